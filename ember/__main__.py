@@ -1,0 +1,21 @@
+"""Command line: ``python -m ember demo | check FILE.py``."""
+import argparse
+import sys
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="ember", description="ember command line")
+    sub = parser.add_subparsers(dest="cmd")
+    demo = sub.add_parser("demo", help="run the guided demo (the seeds' story, then training)")
+    demo.add_argument("--quick", action="store_true", help="a smaller, faster run (for tests)")
+    demo.add_argument("--out", default="ember-demo", help="folder for the files it writes")
+    args, rest = parser.parse_known_args(argv)
+    if args.cmd == "demo":
+        from ._demo import run
+        return run(args)
+    parser.print_help()
+    return 0 if args.cmd is None else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

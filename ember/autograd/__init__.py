@@ -1,0 +1,14 @@
+"""ember.autograd: the graph, the engine, custom Functions and gradient checking."""
+from . import anomaly_mode, engine, function, grad_mode, graph, gradcheck as _gc  # noqa: F401
+from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
+from .engine import backward, grad
+from .function import Function, FunctionCtx, once_differentiable, InplaceFunction
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
+                        inference_mode)
+from .gradcheck import gradcheck, gradgradcheck, GradcheckError
+from .variable import Variable
+
+__all__ = ["Function", "FunctionCtx", "Variable", "backward", "grad", "gradcheck",
+           "gradgradcheck", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+           "inference_mode", "detect_anomaly", "set_detect_anomaly", "once_differentiable",
+           "GradcheckError", "InplaceFunction", "is_anomaly_enabled"]

@@ -1,0 +1,89 @@
+"""detect_anomaly: remember each node's forward stack; name the node behind a NaN in backward."""
+import traceback
+
+import numpy as np
+
+from .grad_mode import state as _state
+
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled"]
+
+
+def is_anomaly_enabled():
+    """True while anomaly detection is on in this thread."""
+    return _state.anomaly
+
+
+def is_anomaly_check_nan_enabled():
+    return _state.anomaly_check_nan
+
+
+class detect_anomaly:
+    """Context manager and decorator that turns on anomaly detection.
+
+    Every node records the stack of the forward call that made it; a backward that produces
+    NaN or Inf raises an error naming the node and printing that stack.
+    """
+
+    def __init__(self, check_nan=True):
+        self.check_nan = check_nan
+
+    def __enter__(self):
+        self._prev = (_state.anomaly, _state.anomaly_check_nan)
+        _state.anomaly = True
+        _state.anomaly_check_nan = self.check_nan
+        return self
+
+    def __exit__(self, *exc):
+        _state.anomaly, _state.anomaly_check_nan = self._prev
+        return False
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with detect_anomaly(self.check_nan):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class set_detect_anomaly:
+    """Turn anomaly detection on or off (also usable as a context manager)."""
+
+    def __init__(self, mode, check_nan=True):
+        self._prev = (_state.anomaly, _state.anomaly_check_nan)
+        _state.anomaly = bool(mode)
+        _state.anomaly_check_nan = check_nan
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _state.anomaly, _state.anomaly_check_nan = self._prev
+        return False
+
+
+def _user_frames():
+    frames = traceback.extract_stack()[:-3]
+    keep = [f for f in frames if "/ember/" not in f.filename.replace("\\", "/")]
+    return "".join(traceback.format_list(keep or frames))
+
+
+def record_trace(node):
+    """Store the forward stack on ``node`` (called by Function.apply under anomaly mode)."""
+    node._trace = _user_frames()
+
+
+def check_nan(node, grads):
+    """Raise if a backward produced NaN/Inf, naming the node and its forward stack."""
+    if not _state.anomaly_check_nan:
+        return
+    for i, g in enumerate(grads):
+        if g is not None and g._array.dtype.kind == "f" and not np.all(np.isfinite(g._array)):
+            bad = "nan" if np.isnan(g._array).any() else "inf"
+            trace = node._trace or "(no forward trace recorded: the node was created outside " \
+                                   "detect_anomaly)\n"
+            raise RuntimeError("Function '%s' returned %s values in its %dth output.\n"
+                               "Traceback of forward call that caused the error:\n%s"
+                               % (node.name(), bad, i, trace))

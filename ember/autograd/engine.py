@@ -1,0 +1,340 @@
+"""backward(): an iterative, dependency-counted walk of the graph from the outputs to the leaves.
+
+Each node runs once, when every consumer has sent its gradient; gradients that meet at a node
+are summed first. Leaves receive theirs through ``.grad`` (or are captured for
+``autograd.grad``).
+"""
+import numpy as np
+
+from .graph import Node
+from .grad_mode import state as _state
+
+__all__ = ["backward", "grad"]
+
+
+def _tensor_cls():
+    from ..tensor import Tensor
+    return Tensor
+
+
+def _make_grads(outputs, grad_outputs):
+    Tensor = _tensor_cls()
+    grads = []
+    for i, t in enumerate(outputs):
+        g = None if grad_outputs is None else grad_outputs[i]
+        if g is None:
+            if t._array.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs "
+                                   "(output %d has shape %s); pass gradient= with that shape"
+                                   % (i, tuple(t._array.shape)))
+            g = Tensor._wrap(np.ones(t._array.shape, dtype=t._array.dtype))
+        else:
+            if not isinstance(g, Tensor):
+                from .. import ops
+                g = ops.as_tensor(g, dtype=t.dtype)
+            if g._array.shape != t._array.shape:
+                raise RuntimeError("Mismatch in shape: grad_output[%d] has a shape of %r and "
+                                   "output[%d] has a shape of %r."
+                                   % (i, g.shape, i, t.shape))
+            if g._array.dtype != t._array.dtype:
+                g = Tensor._wrap(g._array.astype(t._array.dtype))
+        grads.append(g)
+    return grads
+
+
+def _roots(outputs):
+    roots = []
+    for i, t in enumerate(outputs):
+        if t.grad_fn is not None:
+            roots.append((t.grad_fn, t._output_nr))
+        elif t._requires_grad:
+            roots.append((t, 0))
+        else:
+            raise RuntimeError("element %d of tensors does not require grad and does not have a "
+                               "grad_fn" % i)
+    return roots
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Sum the gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
+    Tensor = _tensor_cls()
+    if isinstance(tensors, Tensor):
+        tensors = (tensors,)
+    if isinstance(grad_tensors, Tensor):
+        grad_tensors = (grad_tensors,)
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _make_grads(tensors, grad_tensors)
+    targets = None
+    if inputs is not None:
+        if isinstance(inputs, Tensor):
+            inputs = (inputs,)
+        if len(inputs) == 0:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        targets = {id(t): t for t in inputs}
+    _execute(_roots(tensors), grads, retain_graph, create_graph, targets, None)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return the gradients of ``outputs`` with respect to ``inputs`` (no ``.grad`` is written).
+
+    Example:
+        >>> import ember
+        >>> x = ember.tensor(2.0, requires_grad=True)
+        >>> (dy,) = ember.autograd.grad(x ** 3, x, create_graph=True)
+        >>> ember.autograd.grad(dy, x)[0]
+        tensor(12.)
+    """
+    Tensor = _tensor_cls()
+    single = isinstance(inputs, Tensor)
+    if isinstance(outputs, Tensor):
+        outputs = (outputs,)
+    if single:
+        inputs = (inputs,)
+    inputs = tuple(inputs)
+    if isinstance(grad_outputs, Tensor):
+        grad_outputs = (grad_outputs,)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if retain_graph is None:
+        retain_graph = create_graph
+    for i, t in enumerate(inputs):
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors (input %d) does not require "
+                               "grad" % i)
+    grads = _make_grads(outputs, grad_outputs)
+    capture = {}
+    for t in inputs:
+        key = (id(t.grad_fn), t._output_nr) if t.grad_fn is not None else id(t)
+        capture[key] = None
+    _execute(_roots(outputs), grads, retain_graph, create_graph, None, capture)
+    result = []
+    for i, t in enumerate(inputs):
+        key = (id(t.grad_fn), t._output_nr) if t.grad_fn is not None else id(t)
+        g = capture[key]
+        if g is None:
+            if materialize_grads:
+                g = Tensor._wrap(np.zeros_like(t._array))
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                                   "used in the graph (input %d). Set allow_unused=True if this "
+                                   "is the desired behavior." % i)
+        result.append(g)
+    return tuple(result)
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    return a + b
+
+
+def _execute(roots, grads, retain_graph, create_graph, targets, capture):
+    """Run the graph from ``roots`` (pairs (node or leaf, output_nr)) with ``grads``."""
+    deps = {}
+    stack = [r for r, _ in roots if isinstance(r, Node)]
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for e in node._edges:
+            if e is None:
+                continue
+            nxt = e[0]
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen and isinstance(nxt, Node):
+                seen.add(nxt)
+                stack.append(nxt)
+
+    buffers = {}
+    for (r, nr), g in zip(roots, grads):
+        if isinstance(r, Node):
+            buf = buffers.get(r)
+            if buf is None:
+                buf = buffers[r] = [None] * r._n_out
+            buf[nr] = _add(buf[nr], g)
+        else:
+            buffers[r] = _add(buffers.get(r), g)
+    ready = []
+    for r, _ in roots:
+        if deps.get(r, 0) == 0 and not any(r is x for x in ready):
+            ready.append(r)
+
+    prev = _state.enabled
+    _state.enabled = bool(create_graph)
+    try:
+        while ready:
+            target = ready.pop()
+            if not isinstance(target, Node):
+                g = buffers.pop(target, None)
+                if g is not None:
+                    _leaf(target, g, create_graph, targets, capture)
+                continue
+            buf = buffers.pop(target, None)
+            grads_in = _run_node(target, buf, capture, create_graph, targets)
+            for e, g in zip(target._edges, grads_in):
+                if e is None:
+                    continue
+                nxt, nr = e
+                if g is not None:
+                    if isinstance(nxt, Node):
+                        b = buffers.get(nxt)
+                        if b is None:
+                            b = buffers[nxt] = [None] * nxt._n_out
+                        b[nr] = _add(b[nr], g)
+                    else:
+                        buffers[nxt] = _add(buffers.get(nxt), g)
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    ready.append(nxt)
+            if not retain_graph:
+                target._release()
+    finally:
+        _state.enabled = prev
+
+
+def _run_node(node, buf, capture, create_graph, targets):
+    """Call one node's backward on its summed output gradients; check what it returns."""
+    n_in = len(node._edges)
+    if buf is None:
+        return (None,) * n_in
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            r = hook(tuple(buf))
+            if r is not None:
+                buf = list(r)
+    if node._tensor_hooks:
+        for nr, hooks in node._tensor_hooks.items():
+            g = buf[nr]
+            if g is None:
+                continue
+            for hook in list(hooks.values()):
+                r = hook(g)
+                if r is not None:
+                    g = r
+            buf[nr] = g
+    if node._retains:
+        for nr, ref in node._retains.items():
+            t = ref()
+            if t is not None and buf[nr] is not None and capture is None:
+                _accumulate(t, buf[nr], create_graph)
+    if capture is not None or targets is not None:
+        for nr in range(len(buf)):
+            key = (id(node), nr)
+            if capture is not None and key in capture and buf[nr] is not None:
+                capture[key] = _add(capture[key], buf[nr])
+    if targets is not None:
+        for t in targets.values():
+            if t.grad_fn is node and buf[t._output_nr] is not None:
+                _accumulate(t, buf[t._output_nr], create_graph)
+    if all(g is None for g in buf):
+        return (None,) * n_in
+    if node._materialize:
+        meta = node._out_meta
+        for i, g in enumerate(buf):
+            if g is None and meta[i] is not None:
+                from ..tensor import Tensor
+                buf[i] = Tensor._wrap(np.zeros(meta[i][0], dtype=meta[i][1]))
+    result = node._call_backward(buf)
+    if not isinstance(result, tuple):
+        result = (result,)
+    if len(result) != n_in:
+        if len(result) < n_in or any(g is not None for g in result[n_in:]):
+            raise RuntimeError("function %s returned an incorrect number of gradients (expected "
+                               "%d, got %d)" % (node.name(), n_in, len(result)))
+        result = result[:n_in]
+    result = _validate(node, result)
+    if node._post_hooks:
+        for hook in list(node._post_hooks.values()):
+            r = hook(result, tuple(buf))
+            if r is not None:
+                result = tuple(r)
+    if _state.anomaly:
+        from .anomaly_mode import check_nan
+        check_nan(node, result)
+    return result
+
+
+def _validate(node, result):
+    from ..tensor import Tensor
+    out = list(result)
+    for i, g in enumerate(out):
+        e = node._edges[i]
+        if e is None or g is None:
+            if e is None:
+                out[i] = None
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError("function %s returned a gradient of type %s at index %d; expected a "
+                            "Tensor or None" % (node.name(), type(g).__name__, i))
+        shape, dtype = node._input_meta(i)
+        if g._array.shape != shape:
+            if _expandable(shape, g._array.shape):
+                from .. import ops
+                g = ops.sum_to_size(g, shape)
+            else:
+                raise RuntimeError("Function %s returned an invalid gradient at index %d - got "
+                                   "%s but expected shape compatible with %s"
+                                   % (node.name(), i, list(g._array.shape), list(shape)))
+        if g._array.dtype != dtype:
+            if g._array.dtype.kind not in "fc":
+                raise RuntimeError("Function %s returned an invalid gradient at index %d - "
+                                   "expected dtype %s but got %s"
+                                   % (node.name(), i, dtype, g._array.dtype))
+            g = g.to(_dtype_of(dtype))
+        out[i] = g
+    return out
+
+
+def _dtype_of(np_dtype):
+    from ..dtypes import from_numpy_dtype
+    return from_numpy_dtype(np_dtype)
+
+
+def _expandable(shape, grad_shape):
+    """True when ``shape`` broadcasts to ``grad_shape`` (the grad can be summed back)."""
+    if len(shape) > len(grad_shape):
+        return False
+    for s, g in zip(reversed(shape), reversed(grad_shape)):
+        if s != g and s != 1:
+            return False
+    return True
+
+
+def _leaf(t, g, create_graph, targets, capture):
+    if t._hooks:
+        for hook in list(t._hooks.values()):
+            r = hook(g)
+            if r is not None:
+                g = r
+    if capture is not None:
+        if id(t) in capture:
+            capture[id(t)] = _add(capture[id(t)], g)
+        return
+    if targets is not None and id(t) not in targets:
+        return
+    _accumulate(t, g, create_graph)
+    post = t.__dict__.get("_post_hooks") if hasattr(t, "__dict__") else None
+    if post:
+        for hook in list(post.values()):
+            hook(t)
+
+
+def _accumulate(t, g, create_graph):
+    """Add ``g`` into ``t.grad``: in place normally; out of place (keeping the graph) otherwise."""
+    from ..tensor import Tensor
+    arr = g._array
+    if arr.dtype != t._array.dtype:
+        arr = arr.astype(t._array.dtype)
+        g = Tensor._wrap(arr)
+    old = t._grad
+    if create_graph:
+        t._grad = g if old is None else old + g
+        return
+    if old is None:
+        t._grad = Tensor._wrap(np.array(arr, copy=True))
+    elif old._requires_grad:
+        t._grad = Tensor._wrap(old._array + arr)
+    else:
+        np.add(old._array, arr, out=old._array)

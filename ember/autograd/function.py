@@ -1,0 +1,241 @@
+"""Function: forward/backward pairs that record themselves in the graph when applied.
+
+Built-in ops and user code use the same class::
+
+    class MyReLU(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.clamp(min=0)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            x, = ctx.saved_tensors
+            return grad_output * (x > 0)
+
+    y = MyReLU.apply(x)
+"""
+import functools
+import inspect
+import warnings
+
+from .grad_mode import state as _state
+from .graph import FunctionCtx, Node, pack_saved
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
+           "InplaceFunction", "NestedIOFunction"]
+
+_LEGACY_MSG = (
+    "Legacy autograd function with non-static forward method is deprecated. Please use new-style "
+    "autograd function with static forward method:\n"
+    "    class %s(torch.autograd.Function):\n"
+    "        @staticmethod\n"
+    "        def forward(ctx, input): ...   # ctx.save_for_backward(input)\n"
+    "        @staticmethod\n"
+    "        def backward(ctx, grad_output): ...   # input, = ctx.saved_tensors\n"
+    "and call it as %s.apply(input).")
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The ctx of one call of a Function, and its node in the graph."""
+
+    _forward_cls = None
+
+    def _call_backward(self, grads):
+        return self._forward_cls.backward(self, *grads)
+
+    def apply(self, *grads):
+        return self._forward_cls.backward(self, *grads)
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        fwd = inspect.getattr_static(cls, "forward", None)
+        cls._is_legacy = fwd is not None and not isinstance(fwd, (staticmethod, classmethod)) \
+            and fwd is not globals().get("_base_forward")
+        node_name = attrs.get("node_name") or name + "Backward"
+        cls._backward_cls = type(node_name, (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__module__": cls.__module__,
+                                  "__qualname__": node_name})
+
+
+class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
+    """Base class of differentiable operations.
+
+    Subclass it with static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)`` and
+    call ``YourFunction.apply(*args)``. ``backward`` returns one gradient (or ``None``) per
+    forward argument. The legacy style (instance methods, ``YourFunction()(x)``) still runs,
+    with a DeprecationWarning; its instance becomes the output's ``grad_fn``/``creator``.
+    """
+
+    node_name = None
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        return None
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        if cls._is_legacy:
+            raise RuntimeError(_LEGACY_MSG % (cls.__name__, cls.__name__) +
+                               " (this class defines forward as an instance method)")
+        return _apply(cls.forward, cls._backward_cls(), args, kwargs)
+
+    def __call__(self, *args):
+        cls = type(self)
+        if not cls._is_legacy:
+            raise RuntimeError("%s is a new-style autograd Function with a static forward "
+                               "method; call it as %s.apply(...), not %s()(...)."
+                               % (cls.__name__, cls.__name__, cls.__name__))
+        warnings.warn(_LEGACY_MSG % (cls.__name__, cls.__name__), DeprecationWarning,
+                      stacklevel=2)
+        return _apply(lambda ctx, *a: self.forward(*a), self, args, {})
+
+    def _call_backward(self, grads):
+        return self.backward(*grads)
+
+
+_base_forward = inspect.getattr_static(Function, "forward")
+Function._is_legacy = False
+
+
+class InplaceFunction(Function):
+    """A Function with an ``inplace`` flag (compatibility)."""
+
+    def __init__(self, inplace=False):
+        self.inplace = inplace
+
+
+NestedIOFunction = Function
+
+
+def _apply(forward, node, args, kwargs):
+    """Run ``forward`` with recording off; record ``node`` when some input requires grad."""
+    from ..tensor import Tensor
+    needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    grad_on = _state.enabled and True in needs
+    node.needs_input_grad = needs
+    prev = _state.enabled
+    _state.enabled = False
+    try:
+        out = forward(node, *args, **kwargs)
+    finally:
+        _state.enabled = prev
+    if not grad_on:
+        if isinstance(node, Function):
+            _mark_creator(node, out)
+        return out
+    is_tuple = isinstance(out, tuple)
+    outs = out if is_tuple else (out,)
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor) and o is not None and not is_tuple:
+            raise TypeError("%s.forward must return a Tensor or a tuple of Tensors, but returned "
+                            "%s" % (_fn_name(node), type(o).__name__))
+    node._edges = tuple([_edge(a) if n else None for a, n in zip(args, needs)])
+    dirty = node._dirty
+    non_diff = node._non_diff
+    results = []
+    meta = []
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            results.append(o)
+            meta.append(None)
+            continue
+        is_dirty = any(o is d for d in dirty)
+        if is_dirty:
+            if o.grad_fn is None and o._requires_grad:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                                   "in-place operation.")
+            o._version_ref[0] += 1
+        elif any(o is a for a in args):
+            view = Tensor._wrap(o._array)   # an input returned as-is becomes a view of it
+            view._version_ref = o._version_ref
+            view._base = o._base if o._base is not None else o
+            o = view
+        if any(o is n for n in non_diff) or o._array.dtype.kind not in "fc":
+            o._requires_grad = False
+        else:
+            o.grad_fn = node
+            o._output_nr = i
+            o._requires_grad = True
+        results.append(o)
+        meta.append((o._array.shape, o._array.dtype))
+    node._n_out = len(outs)
+    node._out_meta = tuple(meta)
+    if node._to_save is not None:
+        pack_saved(node, node._to_save, results)
+    if _state.anomaly:
+        from .anomaly_mode import record_trace
+        record_trace(node)
+    return tuple(results) if is_tuple else results[0]
+
+
+def _mark_creator(node, out):
+    """Legacy Functions name themselves as ``.creator`` even when nothing is recorded."""
+    from ..tensor import Tensor
+    for o in (out if isinstance(out, tuple) else (out,)):
+        if isinstance(o, Tensor):
+            o.__dict__["_creator"] = node
+
+
+def _edge(t):
+    fn = t.grad_fn
+    return (fn, t._output_nr) if fn is not None else (t, 0)
+
+
+def _fn_name(node):
+    cls = getattr(node, "_forward_cls", None) or type(node)
+    return cls.__name__
+
+
+def once_differentiable(fn):
+    """Decorate a ``backward`` that is not itself differentiable (it may use raw arrays).
+
+    Under ``create_graph=True`` its results are marked so that a second backward through them
+    raises a clear error instead of silently giving a wrong answer.
+    """
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        prev = _state.enabled
+        _state.enabled = False
+        try:
+            outputs = fn(ctx, *args)
+        finally:
+            _state.enabled = prev
+        if not prev:
+            return outputs
+        from ..tensor import Tensor
+        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        marked = tuple(_OnceDifferentiable.apply(o, *args) if isinstance(o, Tensor) else o
+                       for o in outs)
+        return marked[0] if single else marked
+    return wrapper
+
+
+class _OnceDifferentiable(Function):
+    node_name = "DelayedError"
+
+    @staticmethod
+    def forward(ctx, out, *grads):
+        return out.detach()
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")

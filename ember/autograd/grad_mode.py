@@ -1,0 +1,128 @@
+"""no_grad, enable_grad, set_grad_enabled, inference_mode: thread-local switches for recording."""
+import functools
+import inspect
+import threading
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled"]
+
+
+class _State(threading.local):
+    enabled = True       # class attributes are each new thread's defaults
+    anomaly = False
+    anomaly_check_nan = True
+
+
+state = _State()
+
+
+def is_grad_enabled():
+    """True when operations are being recorded for autograd in this thread."""
+    return state.enabled
+
+
+class _Mode:
+    """Base of the grad-mode switches: a context manager that also decorates functions."""
+
+    _target = True
+
+    def __enter__(self):
+        self._prev = state.enabled
+        state.enabled = self._target
+
+    def __exit__(self, *exc):
+        state.enabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        if inspect.isgeneratorfunction(fn):
+            @functools.wraps(fn)
+            def gen_wrapper(*args, **kwargs):
+                gen = fn(*args, **kwargs)
+                with self.clone():
+                    item = next(gen)
+                while True:
+                    try:
+                        sent = yield item
+                    except GeneratorExit:
+                        gen.close()
+                        raise
+                    with self.clone():
+                        try:
+                            item = gen.send(sent)
+                        except StopIteration as stop:
+                            return stop.value
+            return gen_wrapper
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return fn(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return type(self)()
+
+
+class no_grad(_Mode):
+    """Context manager and decorator that turns off graph recording in this thread.
+
+    Example:
+        >>> import ember
+        >>> x = ember.ones(2, requires_grad=True)
+        >>> with ember.no_grad():
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+    """
+
+    _target = False
+
+    def __init__(self, orig_func=None):
+        if orig_func is not None and callable(orig_func):
+            raise TypeError("use @no_grad() with parentheses")
+
+
+class enable_grad(_Mode):
+    """Context manager and decorator that turns graph recording back on in this thread."""
+
+    _target = True
+
+
+class set_grad_enabled(_Mode):
+    """Set grad mode to ``mode``; takes effect at once, and is undone when used with ``with``."""
+
+    def __init__(self, mode):
+        self._prev = state.enabled
+        self._target = bool(mode)
+        state.enabled = self._target
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        state.enabled = self._prev
+        return False
+
+    def clone(self):
+        return _Scoped(self._target)
+
+
+class _Scoped(_Mode):
+    def __init__(self, target):
+        self._target = target
+
+
+class inference_mode(_Mode):
+    """Like ``no_grad`` (ember has no separate inference tensors)."""
+
+    def __init__(self, mode=True):
+        self._target = not mode
+
+    def clone(self):
+        return inference_mode(not self._target)
+
+
+def is_inference_mode_enabled():
+    """True inside ``inference_mode()``."""
+    return not state.enabled

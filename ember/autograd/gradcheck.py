@@ -1,0 +1,133 @@
+"""gradcheck / gradgradcheck: compare analytic gradients with central finite differences."""
+import numpy as np
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """Raised by gradcheck when analytic and numerical gradients disagree."""
+
+
+def _as_tuple(x):
+    return x if isinstance(x, tuple) else (tuple(x) if isinstance(x, list) else (x,))
+
+
+def _differentiable_outputs(fn, inputs):
+    from ..tensor import Tensor
+    outs = _as_tuple(fn(*inputs))
+    return [o for o in outs if isinstance(o, Tensor) and o._requires_grad]
+
+
+def _numerical_jacobian(fn, inputs, out_index, i, eps):
+    """d out[out_index] / d inputs[i] by central differences, as a (numel_in, numel_out) array."""
+    from ..autograd.grad_mode import no_grad
+    x = inputs[i]
+    arr = x._array
+    flat = arr.reshape(-1)
+    cols = []
+    with no_grad():
+        for k in range(flat.size):
+            orig = flat[k].item()
+            flat[k] = orig + eps
+            plus = _as_tuple(fn(*inputs))[out_index]._array.astype(np.float64).ravel().copy()
+            flat[k] = orig - eps
+            minus = _as_tuple(fn(*inputs))[out_index]._array.astype(np.float64).ravel().copy()
+            flat[k] = orig
+            cols.append((plus - minus) / (2 * eps))
+    return np.array(cols).reshape(flat.size, -1)
+
+
+def _analytic_jacobian(outputs, out_index, inputs, diff_idx):
+    """Rows per output element: the vector-Jacobian product with each unit vector."""
+    from ..autograd.engine import grad as _grad
+    from ..tensor import Tensor
+    out = outputs[out_index]
+    n_out = out._array.size
+    jac = {i: np.zeros((inputs[i]._array.size, n_out)) for i in diff_idx}
+    for k in range(n_out):
+        g = np.zeros(out._array.size, dtype=out._array.dtype)
+        g[k] = 1
+        grads = _grad((out,), tuple(inputs[i] for i in diff_idx),
+                      (Tensor._wrap(g.reshape(out._array.shape)),), retain_graph=True,
+                      allow_unused=True)
+        for i, gi in zip(diff_idx, grads):
+            if gi is not None:
+                jac[i][:, k] = gi._array.astype(np.float64).ravel()
+    return jac
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              nondet_tol=0.0, check_undefined_grad=True, fast_mode=False, **_ignored):
+    """Check ``func``'s gradients against finite differences on float64 inputs.
+
+    Returns True, or raises GradcheckError naming the output, the input index, the element
+    and both values (returns False instead when ``raise_exception=False``).
+
+    Example:
+        >>> import ember
+        >>> x = ember.randn(3, dtype=ember.float64, requires_grad=True)
+        >>> ember.autograd.gradcheck(ember.sin, (x,))
+        True
+    """
+    from ..tensor import Tensor
+    inputs = _as_tuple(inputs)
+    diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
+    if not diff_idx:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient")
+    for i in diff_idx:
+        if inputs[i]._array.dtype != np.float64:
+            import warnings
+            warnings.warn("Input #%d requires gradient and is not a double precision floating "
+                          "point. gradcheck is only reliable in float64." % i, UserWarning)
+    outputs = _differentiable_outputs(func, inputs)
+    try:
+        for o_idx in range(len(outputs)):
+            analytic = _analytic_jacobian(outputs, o_idx, inputs, diff_idx)
+            for i in diff_idx:
+                numeric = _numerical_jacobian(lambda *a: _differentiable_outputs(func, a),
+                                              inputs, o_idx, i, eps)
+                a = analytic[i]
+                bad = ~np.isclose(a, numeric, rtol=rtol, atol=atol, equal_nan=True)
+                if bad.any():
+                    err = np.where(bad, np.abs(a - numeric), -1)
+                    r, c = np.unravel_index(np.argmax(err), err.shape)
+                    raise GradcheckError(
+                        "Jacobian mismatch for output %d with respect to input %d,\n"
+                        "worst element: input element %d, output element %d:\n"
+                        "numerical: %.10g\nanalytical: %.10g\n"
+                        "(%d of %d entries differ; atol=%g, rtol=%g)\n"
+                        "numerical jacobian:\n%s\nanalytical jacobian:\n%s"
+                        % (o_idx, i, r, c, numeric[r, c], a[r, c], int(bad.sum()), bad.size,
+                           atol, rtol, numeric, a))
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, **_ignored):
+    """Check second derivatives: gradcheck of the vector-Jacobian product of ``func``."""
+    from ..tensor import Tensor
+    from ..autograd.engine import grad as _grad
+    inputs = _as_tuple(inputs)
+    outputs = _differentiable_outputs(func, inputs)
+    rng = np.random.default_rng(0)
+    if grad_outputs is None:
+        grad_outputs = tuple(Tensor._wrap(rng.standard_normal(o._array.shape)
+                                          .astype(o._array.dtype), requires_grad=True)
+                             for o in outputs)
+    grad_outputs = _as_tuple(grad_outputs)
+    n_in = len(inputs)
+    diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
+
+    def vjp(*args):
+        ins, gos = args[:n_in], args[n_in:]
+        outs = _differentiable_outputs(func, ins)
+        gs = _grad(tuple(outs), tuple(ins[i] for i in diff_idx), tuple(gos), create_graph=True,
+                   allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    return gradcheck(vjp, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

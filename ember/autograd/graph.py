@@ -1,0 +1,302 @@
+"""Graph nodes: the ``grad_fn`` objects, AccumulateGrad for leaves, ``next_functions``, hooks."""
+import weakref
+
+from .grad_mode import state as _state
+
+__all__ = ["Node", "AccumulateGrad", "FunctionCtx", "saved_tensors_hooks",
+           "save_on_cpu", "disable_saved_tensors_hooks"]
+
+_FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
+          "after they have already been freed). Saved intermediate values of the graph are freed "
+          "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+          "backward through the graph a second time or if you need to access saved tensors after "
+          "calling backward. (The freed node is %s.)")
+
+
+class _Handle:
+    """Removes one hook from a node's hook dict."""
+
+    _next = [0]
+
+    def __init__(self, d):
+        self._d = weakref.ref(d)
+        self.id = _Handle._next[0]
+        _Handle._next[0] += 1
+
+    def remove(self):
+        d = self._d()
+        if d is not None:
+            d.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class Node:
+    """A backward function in the graph (``tensor.grad_fn``).
+
+    ``_edges[i]`` is ``(node, output_nr)`` for a non-leaf input, ``(leaf_tensor, 0)`` for a leaf
+    that requires grad, and ``None`` for an input that needs no gradient.
+    """
+
+    _edges = ()
+    needs_input_grad = ()
+    _n_out = 1
+    _out_meta = ()
+    _tensor_hooks = None     # {output_nr: {id: hook}}
+    _retains = None          # {output_nr: weakref to the tensor}
+    _post_hooks = None       # {id: hook(grad_inputs, grad_outputs)}
+    _pre_hooks = None        # {id: hook(grad_outputs)}
+    _saved = None
+    _freed = False
+    _trace = None            # forward stack under anomaly mode
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return "<%s object at %#x>" % (type(self).__name__, id(self))
+
+    @property
+    def next_functions(self):
+        out = []
+        for e in self._edges:
+            if e is None:
+                out.append((None, 0))
+            elif isinstance(e[0], Node):
+                out.append(e)
+            else:
+                out.append((_accumulate_grad_of(e[0]), 0))
+        return tuple(out)
+
+    @property
+    def metadata(self):
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self.__dict__["_metadata"] = {}
+        return d
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` after this node runs; may return new grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        h = _Handle(self._post_hooks)
+        self._post_hooks[h.id] = fn
+        return h
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` before this node runs; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        h = _Handle(self._pre_hooks)
+        self._pre_hooks[h.id] = fn
+        return h
+
+    def _add_tensor_hook(self, nr, hook):
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        d = self._tensor_hooks.setdefault(nr, {})
+        h = _Handle(d)
+        d[h.id] = hook
+        return h
+
+    def _add_retain(self, nr, wref):
+        if self._retains is None:
+            self._retains = {}
+        self._retains[nr] = wref
+
+    def _release(self):
+        if self._saved is not None:
+            self._saved = None
+            self._freed = True
+
+    def _input_meta(self, i):
+        """(shape, numpy dtype) the gradient of input ``i`` must have."""
+        e = self._edges[i]
+        target = e[0]
+        if isinstance(target, Node):
+            return target._out_meta[e[1]]
+        arr = target._array
+        return arr.shape, arr.dtype
+
+
+class AccumulateGrad(Node):
+    """The node that writes a leaf's gradient into ``.grad``."""
+
+    def __init__(self, variable):
+        self.variable = variable
+
+
+def _accumulate_grad_of(leaf):
+    ref = leaf._accum
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        leaf._accum = weakref.ref(node)
+    return node
+
+
+class FunctionCtx:
+    """What ``forward(ctx, ...)`` receives: save tensors, mark outputs, set flags."""
+
+    _to_save = None
+    _dirty = ()
+    _non_diff = ()
+    _materialize = True
+
+    def save_for_backward(self, *tensors):
+        from ..tensor import Tensor
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument %d is "
+                                "of type %s" % (i, type(t).__name__))
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        self._to_save_fwd = tensors
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_diff = tensors
+
+    def set_materialize_grads(self, value):
+        self._materialize = bool(value)
+
+    @property
+    def saved_tensors(self):
+        saved = self._saved
+        if saved is None:
+            if self._freed:
+                raise RuntimeError(_FREED % self.name())
+            return tuple(self._to_save or ())
+        out = []
+        for entry in saved:
+            if entry is None:
+                out.append(None)
+                continue
+            t, version, out_nr, unpack = entry
+            if t._version_ref[0] != version:
+                raise RuntimeError(_version_message(self, t, version))
+            if unpack is not None:
+                t = unpack(t)
+            elif out_nr is not None and _state.enabled:
+                t = _output_alias(t, self, out_nr)
+            out.append(t)
+        return tuple(out)
+
+    saved_variables = saved_tensors
+
+
+def _output_alias(t, node, nr):
+    """A saved output, reconnected to its node so that double backward flows through it."""
+    from ..tensor import Tensor
+    a = Tensor._wrap(t._array)
+    a._version_ref = t._version_ref
+    a._requires_grad = True
+    a.grad_fn = node
+    a._output_nr = nr
+    return a
+
+
+def _version_message(node, t, version):
+    shape = "x".join(str(d) for d in t._array.shape) if t._array.ndim else ""
+    kind = "torch." + t.dtype._legacy
+    made = ""
+    if t.grad_fn is not None:
+        made = ", which is output %d of %s," % (t._output_nr, t.grad_fn.name())
+    where = ""
+    trace = node._trace
+    if trace:
+        where = " The forward call that saved it:\n" + trace
+    return ("one of the variables needed for gradient computation has been modified by an "
+            "inplace operation: [%s [%s]]%s is at version %d; expected version %d instead. "
+            "It was saved for backward by %s.%s Hint: enable anomaly detection to find the "
+            "operation that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True)."
+            % (kind, shape, made, t._version_ref[0], version, node.name(), where))
+
+
+_pack_hooks = []
+
+
+class saved_tensors_hooks:
+    """Context manager: ``pack_hook(tensor)`` when a tensor is saved, ``unpack_hook`` on use."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        _pack_hooks.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _pack_hooks.pop()
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors already live on the CPU in ember; kept for API compatibility."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        super().__init__(lambda t: t, lambda t: t)
+
+
+class disable_saved_tensors_hooks:
+    """Context manager under which registering saved-tensor hooks raises ``error_message``."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        self._prev = list(_pack_hooks)
+        _pack_hooks.clear()
+
+    def __exit__(self, *exc):
+        _pack_hooks[:] = self._prev
+        return False
+
+
+class _Packed:
+    """A saved tensor replaced by what a pack hook returned."""
+
+    __slots__ = ("value", "_version_ref", "_array")
+
+    def __init__(self, value, version_ref):
+        self.value = value
+        self._version_ref = version_ref
+        self._array = None
+
+
+def pack_saved(node, to_save, outputs):
+    """Record ``to_save`` on ``node`` with versions; outputs are stored without their grad_fn."""
+    from ..tensor import Tensor
+    entries = []
+    hooks = _pack_hooks[-1] if _pack_hooks else None
+    for t in to_save:
+        if t is None:
+            entries.append(None)
+            continue
+        out_nr = None
+        for i, o in enumerate(outputs):
+            if o is t:
+                out_nr = i
+                break
+        stored = t
+        if out_nr is not None:
+            stored = Tensor._wrap(t._array)
+            stored._version_ref = t._version_ref
+        if hooks is not None:
+            packed = _Packed(hooks[0](stored if out_nr is None else t.detach()), t._version_ref)
+            unpack_fn = hooks[1]
+            entries.append((packed, t._version_ref[0], out_nr,
+                            lambda p, f=unpack_fn: f(p.value)))
+            continue
+        entries.append((stored, t._version_ref[0], out_nr, None))
+    node._saved = tuple(entries)
+    node._to_save = None

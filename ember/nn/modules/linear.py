@@ -1,0 +1,60 @@
+"""Linear layers: Identity, Linear (one GEMM plus bias)."""
+import math
+
+from ...ops.creation import empty
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Identity", "Linear"]
+
+
+class Identity(Module):
+    """Returns its input unchanged (any constructor arguments are ignored)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias``.
+
+    Args:
+        in_features: size of each input sample.
+        out_features: size of each output sample.
+        bias: if False, no additive bias.
+
+    Shape:
+        Input ``(*, in_features)``; output ``(*, out_features)``.
+
+    Weights and bias start from U(-1/sqrt(in_features), 1/sqrt(in_features)), as torch.
+    """
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(empty((out_features, in_features), dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.in_features
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return "in_features=%d, out_features=%d, bias=%s" % (
+            self.in_features, self.out_features, self.bias is not None)

@@ -1,0 +1,625 @@
+"""nn.Module: the base class of layers; registers Parameters, buffers and sub-modules in order."""
+from collections import OrderedDict, namedtuple
+
+from ...tensor import Tensor
+from ..parameter import Parameter
+
+__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
+
+_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+_global_forward_hooks = OrderedDict()
+_global_forward_pre_hooks = OrderedDict()
+
+
+class _IncompatibleKeysT(_IncompatibleKeys):
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class RemovableHandle:
+    """Returned by ``register_*_hook``; ``remove()`` unregisters the hook."""
+
+    _next_id = [0]
+
+    def __init__(self, *dicts):
+        self._dicts = dicts
+        self.id = RemovableHandle._next_id[0]
+        RemovableHandle._next_id[0] += 1
+
+    def remove(self):
+        for d in self._dicts:
+            d.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_module_forward_hook(hook):
+    """A forward hook called for every module."""
+    h = RemovableHandle(_global_forward_hooks)
+    _global_forward_hooks[h.id] = hook
+    return h
+
+
+def register_module_forward_pre_hook(hook):
+    """A forward pre-hook called for every module."""
+    h = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[h.id] = hook
+    return h
+
+
+def _addindent(s, n):
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    return lines[0] + "\n" + "\n".join(" " * n + line for line in lines[1:])
+
+
+class Module:
+    """Base class for all neural network modules.
+
+    Assigning a Parameter, a Module or an ``nn.Buffer`` as an attribute registers it; the order
+    of assignment is the order of ``parameters()`` and of the ``state_dict`` keys.
+
+    Example:
+        >>> import ember
+        >>> class Net(ember.nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.fc = ember.nn.Linear(4, 3)
+        ...     def forward(self, x):
+        ...         return self.fc(x).relu()
+        >>> [name for name, _ in Net().named_parameters()]
+        ['fc.weight', 'fc.bias']
+    """
+
+    training = True
+    _version = 1
+    call_super_init = False
+    dump_patches = False
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError("Module.__init__() takes no arguments, got %s %s" % (args, kwargs))
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = {}
+        d["_buffers"] = {}
+        d["_non_persistent_buffers_set"] = set()
+        d["_modules"] = {}
+        d["_forward_hooks"] = OrderedDict()
+        d["_forward_hooks_with_kwargs"] = {}
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_pre_hooks_with_kwargs"] = {}
+        d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_state_dict_hooks"] = OrderedDict()
+        d["_load_state_dict_pre_hooks"] = OrderedDict()
+
+    def forward(self, *input):
+        raise NotImplementedError('Module [%s] is missing the required "forward" function'
+                                  % type(self).__name__)
+
+    # ---- registration -----------------------------------------------------------
+    def _check_init(self):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameters, buffers or modules before "
+                                 "Module.__init__() call (call super().__init__() first in %s)"
+                                 % type(self).__name__)
+
+    def register_parameter(self, name, param):
+        """Add a Parameter (or None, for an optional one) under ``name``."""
+        self._check_init()
+        if not isinstance(name, str):
+            raise TypeError("parameter name should be a string. Got %s" % type(name).__name__)
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError("attribute '%s' already exists" % name)
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError("cannot assign '%s' object to parameter '%s' (torch.nn.Parameter or "
+                            "None required)" % (type(param).__name__, name))
+        if param is not None and param.grad_fn is not None:
+            raise ValueError("Cannot assign non-leaf Tensor to parameter '%s'. Model parameters "
+                             "must be created explicitly." % name)
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Add a tensor (or None) that is state but not a parameter (e.g. running_mean)."""
+        self._check_init()
+        if not isinstance(name, str):
+            raise TypeError("buffer name should be a string. Got %s" % type(name).__name__)
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError("attribute '%s' already exists" % name)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError("cannot assign '%s' object to buffer '%s' (torch Tensor or None "
+                            "required)" % (type(tensor).__name__, name))
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name, module):
+        """Add a child module under ``name``."""
+        self._check_init()
+        if module is not None and not isinstance(module, Module):
+            raise TypeError("%s is not a Module subclass" % type(module).__name__)
+        if not isinstance(name, str):
+            raise TypeError("module name should be a string. Got %s" % type(name).__name__)
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError("attribute '%s' already exists" % name)
+        if "." in name:
+            raise KeyError('module name can\'t contain ".", got: %s' % name)
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            _remove_from(self, name, keep="_parameters")
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError("cannot assign '%s' as parameter '%s' (torch.nn.Parameter or None "
+                                "expected)" % (type(value).__name__, name))
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            if params is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            _remove_from(self, name, keep="_modules")
+            d["_modules"][name] = value
+        elif d.get("_modules") is not None and name in d["_modules"]:
+            if value is not None:
+                raise TypeError("cannot assign '%s' as child module '%s' (torch.nn.Module or "
+                                "None expected)" % (type(value).__name__, name))
+            d["_modules"][name] = value
+        elif isinstance(value, Tensor) and "_buffer_persistent" in getattr(value, "__dict__", {}):
+            persistent = value.__dict__.pop("_buffer_persistent")
+            _remove_from(self, name, keep="_buffers")
+            self.register_buffer(name, value, persistent)
+        elif d.get("_buffers") is not None and name in d["_buffers"]:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError("cannot assign '%s' as buffer '%s' (torch.Tensor or None "
+                                "expected)" % (type(value).__name__, name))
+            d["_buffers"][name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            s = d.get(store)
+            if s is not None and name in s:
+                return s[name]
+        raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
+
+    def __delattr__(self, name):
+        for store in ("_parameters", "_buffers", "_modules"):
+            s = self.__dict__.get(store)
+            if s is not None and name in s:
+                del s[name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        keys = list(object.__dir__(self))
+        for store in ("_parameters", "_buffers", "_modules"):
+            keys += list(self.__dict__.get(store, {}))
+        return sorted(set(k for k in keys if not k[0].isdigit()))
+
+    def get_submodule(self, target):
+        """The sub-module at dotted path ``target`` ('' is self)."""
+        mod = self
+        if target == "":
+            return mod
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target):
+        """The Parameter at dotted path ``target``."""
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if name not in mod._parameters:
+            raise AttributeError(mod._get_name() + " has no parameter `" + name + "`")
+        return mod._parameters[name]
+
+    def get_buffer(self, target):
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if name not in mod._buffers:
+            raise AttributeError(mod._get_name() + " has no buffer `" + name + "`")
+        return mod._buffers[name]
+
+    # ---- iteration --------------------------------------------------------------
+    def _named_members(self, get, prefix="", recurse=True, remove_duplicate=True):
+        seen = set()
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
+            if recurse else [(prefix, self)]
+        for mod_prefix, mod in mods:
+            for k, v in get(mod):
+                if v is None or (remove_duplicate and id(v) in seen):
+                    continue
+                if remove_duplicate:
+                    seen.add(id(v))
+                yield (mod_prefix + ("." if mod_prefix else "") + k, v)
+
+    def parameters(self, recurse=True):
+        """The Parameters of this module (and its sub-modules), in registration order."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """``(name, Parameter)`` pairs; names are the state_dict keys."""
+        return self._named_members(lambda m: m._parameters.items(), prefix, recurse,
+                                   remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse,
+                                   remove_duplicate)
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def named_children(self):
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
+                yield name, m
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """This module and every sub-module, depth first, with dotted names."""
+        if memo is None:
+            memo = set()
+        stack = [(prefix, self)]
+        while stack:
+            name, mod = stack.pop()
+            if remove_duplicate:
+                if id(mod) in memo:
+                    continue
+                memo.add(id(mod))
+            yield name, mod
+            children = [(name + ("." if name else "") + k, m)
+                        for k, m in mod._modules.items() if m is not None]
+            stack.extend(reversed(children))
+
+    # ---- state ------------------------------------------------------------------
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """An ordered dict of parameters and persistent buffers, keyed as torch keys them."""
+        if args:
+            destination = args[0] if len(args) > 0 else destination
+            prefix = args[1] if len(args) > 1 else prefix
+            keep_vars = args[2] if len(args) > 2 else keep_vars
+        if destination is None:
+            destination = OrderedDict()
+        for name, mod in self.named_modules(prefix=prefix.rstrip(".")):
+            mod._save_to_state_dict(destination, name + "." if name else "", keep_vars)
+        for hook in self._state_dict_hooks.values():
+            r = hook(self, destination, prefix, {})
+            if r is not None:
+                destination = r
+        return destination
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy parameters and buffers from ``state_dict``.
+
+        Every mismatch (missing, unexpected or mis-shaped key) is reported at once, by name and
+        shape, and on error nothing is changed. Returns ``(missing_keys, unexpected_keys)``.
+        """
+        if not hasattr(state_dict, "items"):
+            raise TypeError("Expected state_dict to be dict-like, got %s."
+                            % type(state_dict).__name__)
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        for k, v in state_dict.items():
+            if k not in own:
+                continue
+            if not isinstance(v, Tensor):
+                try:
+                    from ...ops.creation import as_tensor
+                    v = as_tensor(v)
+                except Exception:  # noqa: BLE001
+                    errors.append('While copying the parameter named "%s", expected torch.Tensor '
+                                  "or Tensor-like object from checkpoint but received %s"
+                                  % (k, type(v).__name__))
+                    continue
+            if tuple(v.shape) != tuple(own[k].shape):
+                errors.append("size mismatch for %s: copying a param with shape %s from "
+                              "checkpoint, the shape in current model is %s."
+                              % (k, v.shape, own[k].shape))
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: %s. "
+                              % ", ".join('"%s"' % k for k in unexpected))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: %s. "
+                              % ", ".join('"%s"' % k for k in missing))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for %s:\n\t%s"
+                               % (type(self).__name__, "\n\t".join(errors)))
+        from ...autograd.grad_mode import no_grad
+        with no_grad():
+            for k, v in state_dict.items():
+                if k not in own:
+                    continue
+                target = own[k]
+                if assign:
+                    self._assign(k, v)
+                else:
+                    src = v if isinstance(v, Tensor) else None
+                    from ...ops.creation import as_tensor
+                    src = src if src is not None else as_tensor(v)
+                    target.copy_(src)
+        return _IncompatibleKeysT(missing, unexpected)
+
+    def _assign(self, key, value):
+        mod_path, _, name = key.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if name in mod._parameters:
+            mod._parameters[name] = Parameter(value, mod._parameters[name].requires_grad)
+        else:
+            mod._buffers[name] = value
+
+    # ---- modes and transforms ---------------------------------------------------
+    def train(self, mode=True):
+        """Set training mode (``self.training``) here and in all sub-modules."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for m in self.modules():
+            m.__dict__["training"] = mode
+        return self
+
+    def eval(self):
+        """``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients of all parameters (to None by default)."""
+        for p in self.parameters():
+            if p.grad is not None:
+                if set_to_none:
+                    p.grad = None
+                else:
+                    p.grad.detach_()
+                    p.grad.zero_()
+
+    def apply(self, fn):
+        """Call ``fn(m)`` on every sub-module (children first) and on self."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def _apply(self, fn):
+        for m in self.children():
+            m._apply(fn)
+        for key, p in self._parameters.items():
+            if p is None:
+                continue
+            from ...autograd.grad_mode import no_grad
+            with no_grad():
+                new = fn(p)
+            if new is not p:
+                p._array = new._array
+                if p._grad is not None:
+                    p._grad = fn(p._grad)
+        for key, b in self._buffers.items():
+            if b is not None:
+                self._buffers[key] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs):
+        """Convert parameters and buffers: ``to(dtype)``, ``to('cpu')``, ``to(tensor)``."""
+        from ...ops.conversion import to as _to
+
+        def convert(t):
+            if t._array.dtype.kind != "f":
+                kept = [a for a in args if not _is_dtype_like(a)]
+                kw = {k: v for k, v in kwargs.items() if k != "dtype"}
+                return _to(t, *kept, **kw)
+            return _to(t, *args, **kwargs)
+        return self._apply(convert)
+
+    def float(self):
+        from ... import dtypes
+        return self._apply(lambda t: t.to(dtypes.float32) if t.is_floating_point() else t)
+
+    def double(self):
+        from ... import dtypes
+        return self._apply(lambda t: t.to(dtypes.float64) if t.is_floating_point() else t)
+
+    def half(self):
+        from ... import dtypes
+        return self._apply(lambda t: t.to(dtypes.float16) if t.is_floating_point() else t)
+
+    def bfloat16(self):
+        return self.float()
+
+    def type(self, dst_type):
+        return self._apply(lambda t: t.type(dst_type))
+
+    def cpu(self):
+        return self
+
+    def cuda(self, device=None):
+        return self.to("cuda")
+
+    def share_memory(self):
+        return self
+
+    # ---- hooks ------------------------------------------------------------------
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """``hook(module, args)`` before forward; may return new args."""
+        h = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
+        self._forward_pre_hooks[h.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[h.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(h.id, last=False)
+        return h
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
+                              always_call=False):
+        """``hook(module, args, output)`` after forward; may return a new output."""
+        h = RemovableHandle(self._forward_hooks, self._forward_hooks_with_kwargs)
+        self._forward_hooks[h.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[h.id] = True
+        if prepend:
+            self._forward_hooks.move_to_end(h.id, last=False)
+        return h
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` when the gradients w.r.t. the module's
+        inputs are computed; may return new grad_input."""
+        h = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[h.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(h.id, last=False)
+        return h
+
+    register_backward_hook = register_full_backward_hook
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` before the module's input gradients are computed."""
+        h = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[h.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(h.id, last=False)
+        return h
+
+    def register_state_dict_pre_hook(self, hook):
+        h = RemovableHandle(self._state_dict_hooks)
+        return h
+
+    def _register_state_dict_hook(self, hook):
+        h = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[h.id] = hook
+        return h
+
+    def __call__(self, *args, **kwargs):
+        d = self.__dict__
+        if not (d["_forward_hooks"] or d["_forward_pre_hooks"] or d["_backward_hooks"]
+                or d["_backward_pre_hooks"] or _global_forward_hooks
+                or _global_forward_pre_hooks):
+            return self.forward(*args, **kwargs)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args, kwargs):
+        for hid, hook in list(_global_forward_pre_hooks.items()) + \
+                list(self._forward_pre_hooks.items()):
+            if self._forward_pre_hooks_with_kwargs.get(hid):
+                r = hook(self, args, kwargs)
+                if r is not None:
+                    args, kwargs = r
+            else:
+                r = hook(self, args)
+                if r is not None:
+                    args = r if isinstance(r, tuple) else (r,)
+        bw = self._backward_hooks or self._backward_pre_hooks
+        if bw:
+            from ._backward_hooks import BackwardHook
+            state = BackwardHook(self)
+            args = state.setup_input(args)
+        out = self.forward(*args, **kwargs)
+        for hid, hook in list(_global_forward_hooks.items()) + list(self._forward_hooks.items()):
+            if self._forward_hooks_with_kwargs.get(hid):
+                r = hook(self, args, kwargs, out)
+            else:
+                r = hook(self, args, out)
+            if r is not None:
+                out = r
+        if bw:
+            out = state.setup_output(out)
+        return out
+
+    # ---- printing ---------------------------------------------------------------
+    def _get_name(self):
+        return type(self).__name__
+
+    def extra_repr(self):
+        """Extra text inside this module's repr (override in layers)."""
+        return ""
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        for key, mod in self._modules.items():
+            lines.append("(" + key + "): " + _addindent(repr(mod), 2))
+        main = self._get_name() + "("
+        if lines:
+            if len(lines) == 1 and not self._modules:
+                main += lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"
+
+    def __getstate__(self):
+        return self.__dict__.copy()
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+def _is_dtype_like(a):
+    from ... import dtypes
+    return isinstance(a, dtypes.dtype)
+
+
+def _remove_from(module, name, keep):
+    for store in ("_parameters", "_buffers", "_modules"):
+        if store != keep:
+            s = module.__dict__.get(store)
+            if s is not None and name in s:
+                del s[name]
+    module.__dict__.pop(name, None)

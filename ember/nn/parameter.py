@@ -1,0 +1,72 @@
+"""nn.Parameter: a leaf tensor that a Module registers as one of its parameters."""
+from ..tensor import Tensor
+
+__all__ = ["Parameter", "Buffer", "UninitializedParameter"]
+
+
+class Parameter(Tensor):
+    """A Tensor that is a module parameter; requires grad by default.
+
+    Example:
+        >>> import ember
+        >>> p = ember.nn.Parameter(ember.zeros(2))
+        >>> p
+        Parameter containing:
+        tensor([0., 0.], requires_grad=True)
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, data=None, requires_grad=True):
+        from ..ops.creation import empty
+        if data is None:
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError("Parameter data must be a Tensor, got %s" % type(data).__name__)
+        p = Tensor.__new__(cls)
+        p._array = data._array
+        p._requires_grad = False
+        p._grad = None
+        p.grad_fn = None
+        p._output_nr = 0
+        p._version_ref = data._version_ref
+        p._base = None
+        p._hooks = None
+        p._accum = None
+        p._retains_grad = False
+        if requires_grad:
+            p.requires_grad = True
+        return p
+
+    def __init__(self, data=None, requires_grad=True):
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __reduce_ex__(self, proto):
+        from ..tensor import _rebuild
+        return (_rebuild_parameter, (self._array, self._requires_grad))
+
+
+def _rebuild_parameter(arr, requires_grad):
+    import numpy as np
+    from ..tensor import Tensor as _T
+    return Parameter(_T._wrap(np.array(arr)), requires_grad)
+
+
+class UninitializedParameter(Parameter):
+    __slots__ = ()
+
+
+class Buffer(Tensor):
+    """Marks a tensor to be registered as a module buffer: ``self.stats = nn.Buffer(t)``."""
+
+    __slots__ = ()
+
+    def __new__(cls, data=None, *, persistent=True):
+        from ..ops.creation import empty
+        data = empty(0) if data is None else data
+        b = Tensor._wrap(data._array)
+        b.__dict__["_buffer_persistent"] = persistent
+        return b

@@ -1,0 +1,24 @@
+"""Built-in ops: Functions grouped by family, each exposed as ``ember.NAME`` (and as a Tensor
+method where torch has one)."""
+from . import (arithmetic, comparison, conversion, creation, indexing, linalg, reduction,
+               shape, unary)
+from ._util import wrap_dim as _wrap_dim, scalar_like as _scalar_like
+from .arithmetic import *  # noqa: F401,F403
+from .comparison import *  # noqa: F401,F403
+from .conversion import *  # noqa: F401,F403
+from .conversion import _type_to_dtype  # noqa: F401
+from .creation import *  # noqa: F401,F403
+from .indexing import *  # noqa: F401,F403
+from .indexing import _getitem, _setitem  # noqa: F401
+from .linalg import *  # noqa: F401,F403
+from .reduction import *  # noqa: F401,F403
+from .shape import *  # noqa: F401,F403
+from .unary import *  # noqa: F401,F403
+
+_FAMILIES = (arithmetic, comparison, conversion, indexing, linalg, reduction, shape, unary)
+_NOT_METHODS = {"device", "is_tensor", "where"}
+
+# Names callable as ``tensor.NAME(...)``: every family function taking the tensor first.
+_TENSOR_METHODS = frozenset(
+    [n for fam in _FAMILIES for n in fam.__all__ if n not in _NOT_METHODS]
+    + ["bernoulli", "multinomial", "poisson"])

@@ -1,0 +1,184 @@
+"""In-place ops: write the result into the tensor's memory, bump its version, rebase its grad_fn."""
+import numpy as np
+
+from ..autograd.function import Function
+from ..autograd.grad_mode import state as _state
+from ..tensor import Tensor
+
+_LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def _legacy(dtype):
+    from ..dtypes import from_numpy_dtype
+    return from_numpy_dtype(dtype)._legacy.replace("Tensor", "")
+
+
+def write(t, arr, op):
+    """Copy ``arr`` into ``t``'s memory (broadcasting), checking dtype and shape, bump version."""
+    dst = t._array
+    if arr.dtype != dst.dtype and not np.can_cast(arr.dtype, dst.dtype, "same_kind"):
+        raise RuntimeError("%s: result type %s can't be cast to the desired output type %s"
+                           % (op, _legacy(arr.dtype), _legacy(dst.dtype)))
+    if arr.shape != dst.shape:
+        try:
+            if np.broadcast_shapes(arr.shape, dst.shape) != dst.shape:
+                raise ValueError
+        except ValueError:
+            raise RuntimeError("%s: output with shape %s doesn't match the broadcast shape %s"
+                               % (op, list(dst.shape), list(np.broadcast_shapes(
+                                   arr.shape, dst.shape)) if _bcastable(arr.shape, dst.shape)
+                                  else list(arr.shape))) from None
+    if not dst.flags.writeable:
+        raise RuntimeError("%s: unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation." % op)
+    np.copyto(dst, arr, casting="unsafe")
+    t._version_ref[0] += 1
+
+
+def _bcastable(a, b):
+    try:
+        np.broadcast_shapes(a, b)
+        return True
+    except ValueError:
+        return False
+
+
+def inplace(t, fn, *args, **kwargs):
+    """Apply ``fn(t, *args)`` and store the result in ``t`` itself, as torch's ``op_`` does."""
+    op = getattr(fn, "__name__", "op") + "_"
+    if _state.enabled and (t._requires_grad or any(isinstance(a, Tensor) and a._requires_grad
+                                                   for a in args)):
+        return _recorded(t, fn, op, args, kwargs)
+    out = fn(t, *args, **kwargs)
+    write(t, out._array, op)
+    return t
+
+
+def _recorded(t, fn, op, args, kwargs):
+    if t.grad_fn is None and t._requires_grad:
+        raise RuntimeError(_LEAF_MSG)
+    base = t._base
+    if base is not None:
+        if base.grad_fn is None and base._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        return _recorded_view(t, base, fn, op, args, kwargs)
+    old = Tensor._wrap(t._array.copy())
+    old._requires_grad = t._requires_grad
+    old.grad_fn = t.grad_fn
+    old._output_nr = t._output_nr
+    out = fn(old, *args, **kwargs)
+    write(t, out._array, op)
+    t.grad_fn = out.grad_fn
+    t._output_nr = out._output_nr
+    t._requires_grad = out._requires_grad
+    return t
+
+
+def _positions(arr, base_arr):
+    """For each element of the view ``arr``, its flat index in ``base_arr`` (shared memory)."""
+    item = base_arr.itemsize
+    start = arr.__array_interface__["data"][0] - base_arr.__array_interface__["data"][0]
+    if start % item:
+        return None
+    view_pos = np.lib.stride_tricks.as_strided(
+        np.arange(1, dtype=np.int64), shape=arr.shape, strides=(0,) * arr.ndim).copy()
+    for d, (n, s) in enumerate(zip(arr.shape, arr.strides)):
+        shape = [1] * arr.ndim
+        shape[d] = n
+        view_pos = view_pos + (np.arange(n, dtype=np.int64) * (s // item)).reshape(shape)
+    view_pos = view_pos + start // item
+    base_pos = np.zeros(base_arr.shape, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(base_arr.shape, base_arr.strides)):
+        shape = [1] * base_arr.ndim
+        shape[d] = n
+        base_pos = base_pos + (np.arange(n, dtype=np.int64) * (s // item)).reshape(shape)
+    flat = base_pos.ravel()
+    order = np.argsort(flat, kind="stable")
+    found = np.searchsorted(flat, view_pos.ravel(), sorter=order)
+    idx = order[np.clip(found, 0, flat.size - 1)]
+    if flat.size == 0 or not np.array_equal(flat[idx], view_pos.ravel()):
+        return None
+    return idx.reshape(arr.shape)
+
+
+class CopySlices(Function):
+    """The base of a view after an in-place op on the view: view region from the new values."""
+
+    node_name = "CopySlices"
+
+    @staticmethod
+    def forward(ctx, base, new_view, index):
+        ctx.index = index
+        return Tensor._wrap(base._array)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        idx = ctx.index
+        g_base = g_view = None
+        from .indexing import _take_flat, _zero_flat
+        if ctx.needs_input_grad[0]:
+            g_base = _zero_flat(grad_output, idx)
+        if ctx.needs_input_grad[1]:
+            g_view = _take_flat(grad_output, idx)
+        return g_base, g_view, None
+
+
+def _recorded_view(t, base, fn, op, args, kwargs):
+    idx = _positions(t._array, base._array)
+    if idx is None:
+        raise RuntimeError("%s: in-place operation on this view of a tensor that is part of the "
+                           "graph is not supported by ember; clone() the view first" % op)
+    old_base = Tensor._wrap(base._array.copy())
+    old_base._requires_grad = base._requires_grad
+    old_base.grad_fn = base.grad_fn
+    old_base._output_nr = base._output_nr
+    from .indexing import _take_flat
+    old_view = _take_flat(old_base, idx)
+    out = fn(old_view, *args, **kwargs)
+    write(t, out._array, op)
+    new_base = CopySlices.apply(old_base, out, idx)
+    base.grad_fn = new_base.grad_fn
+    base._output_nr = 0
+    base._requires_grad = new_base._requires_grad
+    t.grad_fn = out.grad_fn
+    t._output_nr = out._output_nr
+    t._requires_grad = out._requires_grad
+    return t
+
+
+class Overwrite(Function):
+    """``t.fill_(v)``, ``t.zero_()``, ``t.copy_(src)`` ...: new values that ignore the old ones."""
+
+    node_name = "CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, old, src_arr, src):
+        out = np.empty_like(old._array)
+        np.copyto(out, src_arr, casting="unsafe")
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from ._util import sum_to
+        g_old = grad_output * 0 if ctx.needs_input_grad[0] else None
+        g_src = None
+        if ctx.needs_input_grad[2]:
+            g_src = sum_to(grad_output, ctx._input_meta(2)[0])
+        return g_old, None, g_src
+
+
+def overwrite(t, value, op):
+    """Set every element of ``t`` from ``value`` (a scalar or a broadcastable Tensor)."""
+    src = value if isinstance(value, Tensor) else None
+    arr = src._array if src is not None else np.asarray(value, dtype=t._array.dtype)
+    if arr.dtype != t._array.dtype:
+        arr = arr.astype(t._array.dtype)
+    if _state.enabled and (t._requires_grad or (src is not None and src._requires_grad)):
+        def fn(old):
+            return Overwrite.apply(old, arr, src)
+        fn.__name__ = op[:-1]
+        return _recorded(t, fn, op, (), {})
+    write(t, arr, op)
+    return t

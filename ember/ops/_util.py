@@ -1,0 +1,111 @@
+"""Helpers shared by the op families: dims, broadcasting undo, scalars and dtypes."""
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import Tensor
+
+_ndarray = np.ndarray
+
+
+def get_array_module(*arrays):
+    """NumPy (CPU); the hook where a CuPy backend plugs in."""
+    return np
+
+
+def wrap_dim(dim, ndim, op="op"):
+    """Normalise a possibly negative ``dim`` for a tensor of ``ndim`` dims, as torch checks it."""
+    n = max(ndim, 1)
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError("%s(): dim must be an int, got %s" % (op, type(dim).__name__))
+    if dim < -n or dim >= n:
+        raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but got "
+                         "%d)" % (-n, n - 1, dim))
+    return int(dim) % n
+
+
+def wrap_dims(dim, ndim, op="op"):
+    """``dim`` (None, int, tuple or list) as a sorted tuple of non-negative dims."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (int, np.integer)):
+        return (wrap_dim(dim, ndim, op),)
+    dims = tuple(wrap_dim(d, ndim, op) for d in dim)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("%s(): dim %s appears multiple times in the list of dims"
+                           % (op, list(dim)))
+    return tuple(sorted(dims))
+
+
+def sum_to(grad, shape):
+    """Sum ``grad`` over broadcast dims so that it has ``shape`` (no-op when equal)."""
+    if grad._array.shape == shape:
+        return grad
+    from .reduction import sum_to_size
+    return sum_to_size(grad, shape)
+
+
+def as_tensor_arg(x, like=None):
+    """A Tensor from ``x``; Python scalars take ``like``'s dtype category rules."""
+    if isinstance(x, Tensor):
+        return x
+    if like is not None and isinstance(x, (int, float, bool, np.number, np.bool_)):
+        d = _dt.result_type(like, x)
+        return Tensor._wrap(np.asarray(x, dtype=d.np))
+    from .creation import as_tensor
+    return as_tensor(x)
+
+
+def scalar_like(x, like):
+    """A 0-d Tensor for the Python scalar ``x``, with torch's dtype for ``like op x``."""
+    return as_tensor_arg(x, like)
+
+
+def is_scalar(x):
+    return isinstance(x, (int, float, bool, np.number, np.bool_))
+
+
+def check_shapes_broadcast(op, a_shape, b_shape):
+    """Raise torch's message when two shapes do not broadcast."""
+    try:
+        return np.broadcast_shapes(a_shape, b_shape)
+    except ValueError:
+        for i, (x, y) in enumerate(zip(reversed(a_shape), reversed(b_shape))):
+            if x != y and x != 1 and y != 1:
+                dim = max(len(a_shape), len(b_shape)) - 1 - i
+                raise RuntimeError(
+                    "%s: The size of tensor a (%d) must match the size of tensor b (%d) at "
+                    "non-singleton dimension %d (shapes %s and %s)"
+                    % (op, x, y, dim, tuple(a_shape), tuple(b_shape))) from None
+        raise
+
+
+def binary_arrays(op, a, b):
+    """The raw arrays of ``a`` and ``b`` cast to torch's result dtype (``a`` is a Tensor)."""
+    aa = a._array
+    if isinstance(b, Tensor):
+        ba = b._array
+        if aa.dtype != ba.dtype:
+            d = _dt.result_type(a, b).np
+            if aa.dtype != d:
+                aa = aa.astype(d)
+            if ba.dtype != d:
+                ba = ba.astype(d)
+        if aa.shape != ba.shape:
+            check_shapes_broadcast(op, aa.shape, ba.shape)
+        return aa, ba
+    if isinstance(b, bool) or (aa.dtype.kind == "f" or (aa.dtype.kind in "iu" and
+                                                         isinstance(b, int))):
+        return aa, b
+    d = _dt.result_type(a, b).np
+    return (aa.astype(d) if aa.dtype != d else aa), b
+
+
+def needs_float(arr):
+    """The array as the default float dtype when it is integral or bool (for exp, sqrt, ...)."""
+    if arr.dtype.kind in "fc":
+        return arr
+    return arr.astype(_dt.get_default_dtype().np)
+
+
+def to_dtype(d):
+    return _dt.to_dtype(d)

@@ -1,0 +1,456 @@
+"""Arithmetic with broadcasting and Python scalars on either side: add, sub, mul, div, pow, ..."""
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Function
+from ..tensor import Tensor
+from ._inplace import inplace
+from ._util import binary_arrays, is_scalar, scalar_like, sum_to
+
+__all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+           "floor_divide", "remainder", "fmod", "pow", "float_power", "neg", "negative",
+           "reciprocal", "rsub", "add_", "sub_", "mul_", "div_", "pow_", "neg_",
+           "reciprocal_", "floor_divide_", "remainder_", "fmod_", "true_divide_",
+           "subtract_", "multiply_", "divide_", "square", "square_", "lerp", "lerp_",
+           "addcmul", "addcdiv", "addcmul_", "addcdiv_"]
+
+
+def _grad_shape(ctx, i):
+    return ctx._input_meta(i)[0]
+
+
+class Add(Function):
+    node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        aa, bb = binary_arrays("add", a, b)
+        return Tensor._wrap(aa + bb)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        need = ctx.needs_input_grad
+        ga = sum_to(grad_output, _grad_shape(ctx, 0)) if need[0] else None
+        gb = sum_to(grad_output, _grad_shape(ctx, 1)) if need[1] else None
+        return ga, gb
+
+
+class Sub(Function):
+    node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        aa, bb = binary_arrays("sub", a, b)
+        if aa.dtype == np.bool_:
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                               "supported. Use the `^` or `logical_xor()` operator instead.")
+        return Tensor._wrap(aa - bb)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        need = ctx.needs_input_grad
+        ga = sum_to(grad_output, _grad_shape(ctx, 0)) if need[0] else None
+        gb = sum_to(-grad_output, _grad_shape(ctx, 1)) if need[1] else None
+        return ga, gb
+
+
+class Mul(Function):
+    node_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        aa, bb = binary_arrays("mul", a, b)
+        if isinstance(b, Tensor):
+            ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
+                                  b if ctx.needs_input_grad[0] else None)
+        else:
+            ctx.scalar = b
+        if aa.dtype == np.bool_ and (not isinstance(bb, np.ndarray) or bb.dtype == np.bool_):
+            return Tensor._wrap(np.logical_and(aa, bb))
+        return Tensor._wrap(aa * bb)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if hasattr(ctx, "scalar"):
+            return grad_output * ctx.scalar, None
+        need = ctx.needs_input_grad
+        a, b = ctx.saved_tensors
+        ga = sum_to(grad_output * b, _grad_shape(ctx, 0)) if need[0] else None
+        gb = sum_to(grad_output * a, _grad_shape(ctx, 1)) if need[1] else None
+        return ga, gb
+
+
+class Div(Function):
+    node_name = "DivBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        aa, bb = binary_arrays("div", a, b)
+        if aa.dtype.kind not in "fc":
+            d = _dt.get_default_dtype().np
+            aa = aa.astype(d)
+            if isinstance(bb, np.ndarray) and bb.dtype.kind not in "fc":
+                bb = bb.astype(d)
+        elif isinstance(bb, np.ndarray) and bb.dtype != aa.dtype:
+            bb = bb.astype(aa.dtype)
+        if isinstance(b, Tensor):
+            ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        else:
+            ctx.scalar = b
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return Tensor._wrap(aa / bb)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if hasattr(ctx, "scalar"):
+            return grad_output / ctx.scalar, None
+        need = ctx.needs_input_grad
+        a, b = ctx.saved_tensors
+        ga = sum_to(grad_output / b, _grad_shape(ctx, 0)) if need[0] else None
+        gb = sum_to(-grad_output * a / (b * b), _grad_shape(ctx, 1)) if need[1] else None
+        return ga, gb
+
+
+class Neg(Function):
+    node_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        if a._array.dtype == np.bool_:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                               "If you are trying to invert a mask, use the `~` or "
+                               "`logical_not()` operator instead.")
+        return Tensor._wrap(-a._array)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return -grad_output
+
+
+class Reciprocal(Function):
+    node_name = "ReciprocalBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        arr = a._array if a._array.dtype.kind == "f" else \
+            a._array.astype(_dt.get_default_dtype().np)
+        with np.errstate(divide="ignore"):
+            out = Tensor._wrap(np.reciprocal(arr))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        out, = ctx.saved_tensors
+        return -grad_output * out * out
+
+
+class PowScalar(Function):
+    """``a ** e`` with a Python number ``e``."""
+
+    node_name = "PowBackward0"
+
+    @staticmethod
+    def forward(ctx, a, e):
+        arr = a._array
+        if arr.dtype.kind in "iub":
+            if isinstance(e, float) and not float(e).is_integer():
+                arr = arr.astype(_dt.get_default_dtype().np)
+            elif e < 0:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            elif isinstance(e, float):
+                arr = arr.astype(_dt.get_default_dtype().np)
+        ctx.save_for_backward(a)
+        ctx.e = e
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if e == 2:
+                return Tensor._wrap(arr * arr)
+            return Tensor._wrap(np.power(arr, e if arr.dtype.kind == "f" else int(e)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, = ctx.saved_tensors
+        e = ctx.e
+        if e == 0:
+            return grad_output * 0, None
+        if e == 1:
+            return grad_output, None
+        if e == 2:
+            return grad_output * (a * 2.0), None
+        return grad_output * (e * a ** (e - 1)), None
+
+
+class Pow(Function):
+    """``a ** b`` with both tensors."""
+
+    node_name = "PowBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        aa, bb = binary_arrays("pow", a, b)
+        if aa.dtype.kind in "iu" and np.any(bb < 0):
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = Tensor._wrap(np.power(aa, bb))
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from .unary import log
+        from .comparison import where
+        a, b, out = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ga = gb = None
+        if need[0]:
+            # NOTE: torch gives 0 where b == 0 (even at a == 0).
+            g = grad_output * b * a ** (b - 1)
+            ga = sum_to(where(b == 0, g * 0, g), _grad_shape(ctx, 0))
+        if need[1]:
+            # NOTE: torch gives 0 where a == 0 and b >= 0 instead of nan from log(0).
+            g = grad_output * out * log(where(a == 0, a + 1, a))
+            gb = sum_to(where((a == 0) & (b >= 0), g * 0, g), _grad_shape(ctx, 1))
+        return ga, gb
+
+
+class RPow(Function):
+    """``s ** b`` with a Python number ``s`` and a tensor exponent."""
+
+    node_name = "PowBackward2"
+
+    @staticmethod
+    def forward(ctx, b, s):
+        arr = b._array
+        if arr.dtype.kind in "iub" and isinstance(s, float):
+            arr = arr.astype(_dt.get_default_dtype().np)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = Tensor._wrap(np.power(np.asarray(s, dtype=arr.dtype), arr))
+        ctx.s = s
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        out, = ctx.saved_tensors
+        s = ctx.s
+        if s == 0:
+            return grad_output * 0, None
+        return grad_output * out * float(np.log(s)), None
+
+
+def _tensor_first(op, a, b):
+    if not isinstance(a, Tensor):
+        if isinstance(b, Tensor) and is_scalar(a):
+            return scalar_like(a, b), b
+        from .creation import as_tensor
+        a = as_tensor(a)
+    if not isinstance(b, Tensor) and not is_scalar(b):
+        from .creation import as_tensor
+        b = as_tensor(b)
+    return a, b
+
+
+def add(input, other, *, alpha=1, out=None):
+    """``input + alpha * other`` with broadcasting. Matches ``torch.add``."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor) and alpha == 1:
+        input, other = other, input
+    input, other = _tensor_first("add", input, other)
+    if alpha != 1:
+        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    return Add.apply(input, other)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """``input - alpha * other`` with broadcasting. Matches ``torch.sub``."""
+    input, other = _tensor_first("sub", input, other)
+    if alpha != 1:
+        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    return Sub.apply(input, other)
+
+
+subtract = sub
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input``. Matches ``torch.rsub``."""
+    if alpha != 1:
+        input = mul(input, alpha)
+    if isinstance(other, Tensor):
+        return Sub.apply(other, input)
+    return add(neg(input), other)
+
+
+def mul(input, other, *, out=None):
+    """Element-wise product with broadcasting. Matches ``torch.mul``."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        input, other = other, input
+    input, other = _tensor_first("mul", input, other)
+    return Mul.apply(input, other)
+
+
+multiply = mul
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    """``input / other``; ``rounding_mode`` 'trunc' or 'floor' rounds the quotient."""
+    input, other = _tensor_first("div", input, other)
+    if rounding_mode is None:
+        return Div.apply(input, other)
+    if rounding_mode not in ("trunc", "floor"):
+        raise ValueError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                         "found '%s'" % rounding_mode)
+    from .unary import floor, trunc
+    aa, bb = binary_arrays("div", input, other)
+    if aa.dtype.kind in "iub":
+        if np.any(np.asarray(bb) == 0):
+            raise RuntimeError("ZeroDivisionError")
+        q = np.floor_divide(aa, bb) if rounding_mode == "floor" else \
+            np.trunc(np.true_divide(aa, bb)).astype(aa.dtype)
+        return Tensor._wrap(np.asarray(q))
+    q = Div.apply(input, other)
+    return floor(q) if rounding_mode == "floor" else trunc(q)
+
+
+divide = div
+true_divide = div
+
+
+def floor_divide(input, other, *, out=None):
+    """``floor(input / other)``. Matches ``torch.floor_divide``."""
+    return div(input, other, rounding_mode="floor")
+
+
+def remainder(input, other, *, out=None):
+    """Python-style modulus (sign of the divisor). Matches ``torch.remainder``."""
+    input, other = _tensor_first("remainder", input, other)
+    return sub(input, mul(floor_divide(input, other), other))
+
+
+def fmod(input, other, *, out=None):
+    """C-style modulus (sign of the dividend). Matches ``torch.fmod``."""
+    input, other = _tensor_first("fmod", input, other)
+    return sub(input, mul(div(input, other, rounding_mode="trunc"), other))
+
+
+def pow(input, exponent, *, out=None):
+    """``input ** exponent`` (tensor or number on either side). Matches ``torch.pow``."""
+    if not isinstance(input, Tensor):
+        if isinstance(exponent, Tensor) and is_scalar(input):
+            return RPow.apply(exponent, input)
+        from .creation import as_tensor
+        input = as_tensor(input)
+    if isinstance(exponent, Tensor):
+        if exponent._array.ndim == 0 and not exponent._requires_grad and \
+                input._array.dtype.kind == "f" and exponent._array.dtype.kind != "f":
+            return PowScalar.apply(input, exponent.item())
+        return Pow.apply(input, exponent)
+    if not is_scalar(exponent):
+        from .creation import as_tensor
+        return Pow.apply(input, as_tensor(exponent))
+    return PowScalar.apply(input, exponent)
+
+
+def float_power(input, exponent):
+    """``pow`` computed in float64."""
+    from .conversion import to
+    input = to(input, _dt.float64) if isinstance(input, Tensor) else input
+    exponent = to(exponent, _dt.float64) if isinstance(exponent, Tensor) else exponent
+    return pow(input, exponent)
+
+
+def neg(input, *, out=None):
+    """``-input``."""
+    return Neg.apply(input)
+
+
+negative = neg
+
+
+def reciprocal(input, *, out=None):
+    """``1 / input`` (integers give floats)."""
+    return Reciprocal.apply(input)
+
+
+def square(input, *, out=None):
+    """``input * input``."""
+    return PowScalar.apply(input, 2)
+
+
+def lerp(input, end, weight, *, out=None):
+    """``input + weight * (end - input)``."""
+    return add(input, mul(sub(end, input), weight))
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """``input + value * tensor1 * tensor2``."""
+    return add(input, mul(mul(tensor1, tensor2), value))
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """``input + value * tensor1 / tensor2``."""
+    return add(input, mul(div(tensor1, tensor2), value))
+
+
+def add_(input, other, *, alpha=1):
+    return inplace(input, add, other, alpha=alpha)
+
+
+def sub_(input, other, *, alpha=1):
+    return inplace(input, sub, other, alpha=alpha)
+
+
+subtract_ = sub_
+
+
+def mul_(input, other):
+    return inplace(input, mul, other)
+
+
+multiply_ = mul_
+
+
+def div_(input, other, *, rounding_mode=None):
+    return inplace(input, div, other, rounding_mode=rounding_mode)
+
+
+divide_ = true_divide_ = div_
+
+
+def pow_(input, exponent):
+    return inplace(input, pow, exponent)
+
+
+def neg_(input):
+    return inplace(input, neg)
+
+
+def reciprocal_(input):
+    return inplace(input, reciprocal)
+
+
+def square_(input):
+    return inplace(input, square)
+
+
+def floor_divide_(input, other):
+    return inplace(input, floor_divide, other)
+
+
+def remainder_(input, other):
+    return inplace(input, remainder, other)
+
+
+def fmod_(input, other):
+    return inplace(input, fmod, other)
+
+
+def lerp_(input, end, weight):
+    return inplace(input, lerp, end, weight)
+
+
+def addcmul_(input, tensor1, tensor2, *, value=1):
+    return inplace(input, addcmul, tensor1, tensor2, value=value)
+
+
+def addcdiv_(input, tensor1, tensor2, *, value=1):
+    return inplace(input, addcdiv, tensor1, tensor2, value=value)

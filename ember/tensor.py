@@ -1,0 +1,745 @@
+"""Tensor: one NumPy array plus the autograd fields (grad, grad_fn, version, hooks)."""
+import warnings
+import weakref
+
+import numpy as np
+
+from . import dtypes as _dt
+from .autograd.grad_mode import state as _grad_state
+from ._tensor_str import tensor_repr
+
+__all__ = ["Tensor", "Size"]
+
+_ndarray = np.ndarray
+
+
+class Size(tuple):
+    """The shape of a tensor: a tuple that prints as ``torch.Size([2, 3])``."""
+
+    def __repr__(self):
+        return "torch.Size([%s])" % ", ".join(str(d) for d in self)
+
+    def numel(self):
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+
+class _RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    _next_id = [0]
+
+    def __init__(self, hooks_dict):
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = self._next_id[0]
+        self._next_id[0] += 1
+
+    def remove(self):
+        d = self.hooks_dict_ref()
+        if d is not None:
+            d.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _legacy_data(args):
+    """Interpret the arguments of the legacy constructor ``Tensor(...)``."""
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        data = args[0]
+        if isinstance(data, Tensor):
+            return data._array
+        if isinstance(data, Size):
+            return np.zeros(tuple(data), dtype=np.float32)
+        return None
+    for a in args:
+        if not isinstance(a, (int, np.integer)):
+            raise TypeError("Tensor(): expected a sequence or sizes (ints), got %r"
+                            % type(a).__name__)
+    return np.zeros(tuple(int(a) for a in args), dtype=np.float32)
+
+
+class Tensor:
+    """A multi-dimensional array that records the operations applied to it.
+
+    ``ember.Tensor(2, 3)`` and ``ember.Tensor([1, 2])`` are the legacy constructors (float32);
+    prefer ``ember.tensor(data)``.
+    """
+
+    __slots__ = ("_array", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_ref",
+                 "_base", "_hooks", "_accum", "_retains_grad", "__weakref__", "__dict__")
+    __array_priority__ = 1000
+    __array_ufunc__ = None       # numpy defers to our reflected operators
+
+    def __init__(self, *args, _dtype=None):
+        arr = _legacy_data(args) if args else np.zeros((0,), dtype=np.float32)
+        d = _dtype or _dt.get_default_dtype()
+        if arr is None:
+            arr = _to_array(args[0], d)
+        if arr.dtype != d.np:
+            arr = arr.astype(d.np)
+        self._array = arr
+        self._requires_grad = False
+        self._grad = None
+        self.grad_fn = None
+        self._output_nr = 0
+        self._version_ref = [0]
+        self._base = None
+        self._hooks = None
+        self._accum = None
+        self._retains_grad = False
+
+    @staticmethod
+    def _wrap(arr, requires_grad=False):
+        """Make a Tensor around ``arr`` without copying (internal fast path)."""
+        t = _new(Tensor)
+        t._array = arr if type(arr) is _ndarray else np.asarray(arr)
+        t._requires_grad = requires_grad
+        t._grad = None
+        t.grad_fn = None
+        t._output_nr = 0
+        t._version_ref = [0]
+        t._base = None
+        t._hooks = None
+        t._accum = None
+        t._retains_grad = False
+        return t
+
+    # ---- basic attributes -------------------------------------------------------
+    @property
+    def dtype(self):
+        return _dt._BY_NP[self._array.dtype]
+
+    @property
+    def shape(self):
+        return Size(self._array.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._array.shape)
+        return self._array.shape[_ops._wrap_dim(dim, self._array.ndim, "size")]
+
+    def dim(self):
+        return self._array.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return self._array.ndim
+
+    def numel(self):
+        return self._array.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._array.itemsize
+
+    @property
+    def itemsize(self):
+        return self._array.itemsize
+
+    @property
+    def nbytes(self):
+        return self._array.nbytes
+
+    @property
+    def device(self):
+        return _ops.device("cpu")
+
+    is_cuda = False
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+    layout = "torch.strided"
+
+    def is_floating_point(self):
+        return self._array.dtype.kind == "f"
+
+    def is_complex(self):
+        return False
+
+    def stride(self, dim=None):
+        st = tuple(s // self._array.itemsize for s in self._array.strides)
+        return st if dim is None else st[_ops._wrap_dim(dim, self._array.ndim, "stride")]
+
+    def is_contiguous(self, memory_format=None):
+        return self._array.flags.c_contiguous
+
+    def data_ptr(self):
+        return self._array.__array_interface__["data"][0]
+
+    def storage_offset(self):
+        if self._base is None:
+            return 0
+        return (self.data_ptr() - self._base.data_ptr()) // self._array.itemsize
+
+    @property
+    def _version(self):
+        return self._version_ref[0]
+
+    def _bump(self):
+        self._version_ref[0] += 1
+
+    # ---- autograd attributes ----------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if self.grad_fn is not None:
+            if not value:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables. "
+                                   "If you want to use a computed variable in a subgraph that "
+                                   "doesn't require differentiation use var_no_grad = var.detach().")
+            return
+        if value and self._array.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients (got %r)" % self.dtype)
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def creator(self):
+        """Legacy name of ``grad_fn`` (also set by legacy-style Functions when not recording)."""
+        if self.grad_fn is not None:
+            return self.grad_fn
+        return self.__dict__.get("_creator")
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+                "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+                "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you "
+                "access the leaf Tensor instead.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError("assigned grad expected to be a Tensor or None but got %s"
+                                % type(value).__name__)
+            if value._array.shape != self._array.shape:
+                raise RuntimeError("assigned grad has data of a different size: expected %s, "
+                                   "got %s" % (list(self.shape), list(value.shape)))
+            if value._array.dtype != self._array.dtype:
+                raise RuntimeError("assigned grad has data of a different type: expected %r, "
+                                   "got %r" % (self.dtype, value.dtype))
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def data(self):
+        """The same values as a Tensor detached from the graph (no shared version counter)."""
+        return Tensor._wrap(self._array)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError("data must be a Tensor, got %s" % type(value).__name__)
+        self._array = value._array
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf tensor after backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        self.grad_fn._add_retain(self._output_nr, weakref.ref(self))
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._add_tensor_hook(self._output_nr, hook)
+        if self._hooks is None:
+            self._hooks = {}
+        handle = _RemovableHandle(self._hooks)
+        self._hooks[handle.id] = hook
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` after this leaf's ``.grad`` has been accumulated."""
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        d = self.__dict__.setdefault("_post_hooks", {})
+        handle = _RemovableHandle(d)
+        d[handle.id] = hook
+        return handle
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
+        from .autograd import engine
+        engine.backward((self,), None if gradient is None else (gradient,), retain_graph,
+                        create_graph, inputs)
+
+    def detach(self):
+        """A Tensor sharing values and version counter, outside the graph."""
+        t = Tensor._wrap(self._array)
+        t._version_ref = self._version_ref
+        return t
+
+    def detach_(self):
+        if self._base is not None and self._base.requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    # ---- conversion -------------------------------------------------------------
+    def item(self):
+        if self._array.size != 1:
+            raise RuntimeError("a Tensor with %d elements cannot be converted to Scalar"
+                               % self._array.size)
+        return self._array.item()
+
+    def tolist(self):
+        return self._array.tolist()
+
+    def numpy(self, force=False):
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._array
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is not None and np.dtype(dtype) != self._array.dtype:
+            return self._array.astype(dtype)
+        return self._array.copy() if copy else self._array
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self._array.__dlpack__(**kwargs) if kwargs else self._array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+    def to(self, *args, **kwargs):
+        """Convert dtype and/or device: ``to(dtype)``, ``to('cpu')``, ``to(other)``."""
+        return _ops.to(self, *args, **kwargs)
+
+    def type(self, dtype=None, non_blocking=False):
+        if dtype is None:
+            return "torch." + self.dtype._legacy
+        return _ops.to(self, _ops._type_to_dtype(dtype))
+
+    def type_as(self, other):
+        return _ops.to(self, other.dtype)
+
+    def float(self):
+        return _ops.to(self, _dt.float32)
+
+    def double(self):
+        return _ops.to(self, _dt.float64)
+
+    def half(self):
+        return _ops.to(self, _dt.float16)
+
+    def bfloat16(self):
+        return _ops.to(self, _dt.float32)
+
+    def long(self):
+        return _ops.to(self, _dt.int64)
+
+    def int(self):
+        return _ops.to(self, _dt.int32)
+
+    def short(self):
+        return _ops.to(self, _dt.int16)
+
+    def char(self):
+        return _ops.to(self, _dt.int8)
+
+    def byte(self):
+        return _ops.to(self, _dt.uint8)
+
+    def bool(self):
+        return _ops.to(self, _dt.bool)
+
+    def cpu(self, memory_format=None):
+        return self
+
+    def cuda(self, device=None, non_blocking=False):
+        return _ops.to(self, "cuda")
+
+    def pin_memory(self):
+        return self
+
+    def share_memory_(self):
+        return self
+
+    def is_pinned(self):
+        return False
+
+    def is_shared(self):
+        return False
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        return _ops.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        return _ops.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        return _ops.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        return _ops.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+        return _ops.full(size, fill_value, dtype=dtype or self.dtype,
+                         requires_grad=requires_grad)
+
+    # ---- Python protocol --------------------------------------------------------
+    def __repr__(self, *, tensor_contents=None):
+        return tensor_repr(self)
+
+    def __str__(self):
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self._array.ndim == 0:
+            return self._array.item().__format__(spec)
+        return object.__format__(self, spec) if spec else repr(self)
+
+    def __len__(self):
+        if self._array.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._array.shape[0]
+
+    def __iter__(self):
+        if self._array.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(_ops.unbind(self, 0))
+
+    def __bool__(self):
+        if self._array.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._array.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._array.dtype.kind not in "iub" or self._array.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self._array.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    __hash__ = object.__hash__
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild, (self._array, self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.")
+        new = _new(type(self))
+        _copy_fields(self, new, memo)
+        memo[id(self)] = new
+        return new
+
+    # ---- operators --------------------------------------------------------------
+    def __add__(self, other):
+        return _ops.add(self, other)
+
+    def __radd__(self, other):
+        return _ops.add(self, other)
+
+    def __iadd__(self, other):
+        return _ops.add_(self, other)
+
+    def __sub__(self, other):
+        return _ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return _ops.rsub(self, other)
+
+    def __isub__(self, other):
+        return _ops.sub_(self, other)
+
+    def __mul__(self, other):
+        return _ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return _ops.mul(self, other)
+
+    def __imul__(self, other):
+        return _ops.mul_(self, other)
+
+    def __truediv__(self, other):
+        return _ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.mul(_ops.reciprocal(self), other)
+
+    def __itruediv__(self, other):
+        return _ops.div_(self, other)
+
+    def __floordiv__(self, other):
+        return _ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _ops.floor_divide(_ops._scalar_like(other, self), self)
+
+    def __ifloordiv__(self, other):
+        return _ops.floor_divide_(self, other)
+
+    def __mod__(self, other):
+        return _ops.remainder(self, other)
+
+    def __rmod__(self, other):
+        return _ops.remainder(_ops._scalar_like(other, self), self)
+
+    def __imod__(self, other):
+        return _ops.remainder_(self, other)
+
+    def __pow__(self, other):
+        return _ops.pow(self, other)
+
+    def __rpow__(self, other):
+        return _ops.pow(other, self)
+
+    def __ipow__(self, other):
+        return _ops.pow_(self, other)
+
+    def __matmul__(self, other):
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.matmul(_ops.as_tensor(other), self)
+
+    def __neg__(self):
+        return _ops.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ops.abs(self)
+
+    def __invert__(self):
+        return _ops.bitwise_not(self)
+
+    def __and__(self, other):
+        return _ops.bitwise_and(self, other)
+
+    __rand__ = __and__
+
+    def __iand__(self, other):
+        return _ops.bitwise_and_(self, other)
+
+    def __or__(self, other):
+        return _ops.bitwise_or(self, other)
+
+    __ror__ = __or__
+
+    def __ior__(self, other):
+        return _ops.bitwise_or_(self, other)
+
+    def __xor__(self, other):
+        return _ops.bitwise_xor(self, other)
+
+    __rxor__ = __xor__
+
+    def __ixor__(self, other):
+        return _ops.bitwise_xor_(self, other)
+
+    def __lshift__(self, other):
+        return _ops.bitwise_left_shift(self, other)
+
+    def __rshift__(self, other):
+        return _ops.bitwise_right_shift(self, other)
+
+    def __eq__(self, other):
+        return _ops.eq(self, other)
+
+    def __ne__(self, other):
+        return _ops.ne(self, other)
+
+    def __lt__(self, other):
+        return _ops.lt(self, other)
+
+    def __le__(self, other):
+        return _ops.le(self, other)
+
+    def __gt__(self, other):
+        return _ops.gt(self, other)
+
+    def __ge__(self, other):
+        return _ops.ge(self, other)
+
+    def __getitem__(self, index):
+        return _ops._getitem(self, index)
+
+    def __setitem__(self, index, value):
+        _ops._setitem(self, index, value)
+
+    @property
+    def T(self):
+        return _ops.permute(self, tuple(range(self._array.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        return _ops.transpose(self, -2, -1)
+
+    @property
+    def H(self):
+        return self.T
+
+    @property
+    def mH(self):
+        return self.mT
+
+    def __getattr__(self, name):
+        # Tensor methods that mirror an ``ember.<name>`` function taking the tensor first.
+        if name in _ops._TENSOR_METHODS:
+            return _BoundOp(getattr(_ops, name), self)
+        raise AttributeError("'Tensor' object has no attribute %r" % name)
+
+
+class _BoundOp:
+    """``tensor.exp`` as a bound callable: ``_BoundOp(ember.exp, tensor)``."""
+
+    __slots__ = ("fn", "t")
+
+    def __init__(self, fn, t):
+        self.fn = fn
+        self.t = t
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(self.t, *args, **kwargs)
+
+    def __repr__(self):
+        return "<bound method Tensor.%s>" % getattr(self.fn, "__name__", "?")
+
+
+_new = object.__new__
+
+
+def _rebuild(arr, requires_grad):
+    t = Tensor._wrap(np.array(arr))
+    t._requires_grad = requires_grad
+    return t
+
+
+def _copy_fields(src, dst, memo):
+    import copy
+    dst._array = src._array.copy()
+    dst._requires_grad = src._requires_grad
+    dst._grad = None if src._grad is None else copy.deepcopy(src._grad, memo)
+    dst.grad_fn = None
+    dst._output_nr = 0
+    dst._version_ref = [0]
+    dst._base = None
+    dst._hooks = None
+    dst._accum = None
+    dst._retains_grad = False
+    for k, v in getattr(src, "__dict__", {}).items():
+        if k != "_post_hooks":
+            dst.__dict__[k] = copy.deepcopy(v, memo)
+
+
+def _to_array(data, d=None):
+    """Turn nested lists, scalars, arrays or tensors into an ndarray (dtype inferred as torch)."""
+    if isinstance(data, Tensor):
+        arr = data._array
+    elif isinstance(data, np.ndarray):
+        arr = data
+    elif isinstance(data, (list, tuple)):
+        arr = _nested_to_array(data)
+    else:
+        arr = np.asarray(data)
+        if arr.dtype == object:
+            raise TypeError("can't convert %s to a tensor" % type(data).__name__)
+    if d is None and arr.dtype.kind == "f" and not isinstance(data, (np.ndarray, Tensor)):
+        arr = arr.astype(_dt.get_default_dtype().np)
+    if d is not None and arr.dtype != d.np:
+        arr = arr.astype(d.np)
+    if arr.dtype.kind == "i" and arr.dtype != np.int64 and not isinstance(data, (np.ndarray,
+                                                                                  Tensor)):
+        arr = arr.astype(np.int64)
+    if arr.dtype not in _dt._BY_NP:
+        _dt.from_numpy_dtype(arr.dtype)
+    return arr
+
+
+def _nested_to_array(data):
+    if any(isinstance(x, Tensor) for x in data):
+        data = [x._array if isinstance(x, Tensor) else
+                (_nested_to_array(x) if isinstance(x, (list, tuple)) else x) for x in data]
+    try:
+        arr = np.array(data)
+    except ValueError as e:
+        raise ValueError("expected sequence of equal-length sequences to build a tensor (%s)"
+                         % e) from None
+    if arr.dtype == object:
+        raise TypeError("can't build a tensor from a ragged or non-numeric sequence")
+    return arr
+
+
+class _LegacyType(type):
+    """``isinstance(t, ember.FloatTensor)`` is true of every float32 tensor, as in torch."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj._array.dtype == cls._legacy_dtype.np
+
+    def __call__(cls, *args):
+        t = _new(Tensor)
+        Tensor.__init__(t, *args, _dtype=cls._legacy_dtype)
+        return t
+
+
+def _legacy_type(name, d):
+    return _LegacyType(name, (), {"_legacy_dtype": d,
+                                  "__doc__": "Legacy constructor for %r tensors." % d})
+
+
+FloatTensor = _legacy_type("FloatTensor", _dt.float32)
+DoubleTensor = _legacy_type("DoubleTensor", _dt.float64)
+HalfTensor = _legacy_type("HalfTensor", _dt.float16)
+LongTensor = _legacy_type("LongTensor", _dt.int64)
+IntTensor = _legacy_type("IntTensor", _dt.int32)
+ShortTensor = _legacy_type("ShortTensor", _dt.int16)
+CharTensor = _legacy_type("CharTensor", _dt.int8)
+ByteTensor = _legacy_type("ByteTensor", _dt.uint8)
+BoolTensor = _legacy_type("BoolTensor", _dt.bool)
+
+
+from . import ops as _ops  # noqa: E402  (ops import Tensor; bound late to break the cycle)
