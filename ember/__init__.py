@@ -17,7 +17,8 @@ from .ops import _getitem  # noqa: F401
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
                                  inference_mode, is_inference_mode_enabled)
 from . import autograd, ops  # noqa: F401
-from . import nn  # noqa: F401
+from . import cuda, linalg, nn, optim, utils  # noqa: F401
+from .serialization import *  # noqa: F401,F403
 
 __version__ = "0.1.0"
 
@@ -31,3 +32,11 @@ def typename(obj):
     if isinstance(obj, Tensor):
         return "torch." + obj.dtype._legacy
     return type(obj).__name__
+
+
+def __getattr__(name):
+    # Heavier or optional sub-packages load on first use, keeping ``import ember`` fast.
+    if name in ("viz", "datasets"):
+        import importlib
+        return importlib.import_module("ember." + name)
+    raise AttributeError("module 'ember' has no attribute %r" % name)

@@ -1,8 +1,9 @@
 """Built-in ops: Functions grouped by family, each exposed as ``ember.NAME`` (and as a Tensor
 method where torch has one)."""
-from . import (arithmetic, comparison, conversion, creation, indexing, linalg, reduction,
-               shape, unary)
+from . import (activation, arithmetic, comparison, conversion, conv, creation, indexing, linalg,
+               loss, normalization, pooling, reduction, shape, sorting, unary)
 from ._util import wrap_dim as _wrap_dim, scalar_like as _scalar_like
+from .activation import *  # noqa: F401,F403
 from .arithmetic import *  # noqa: F401,F403
 from .comparison import *  # noqa: F401,F403
 from .conversion import *  # noqa: F401,F403
@@ -14,8 +15,15 @@ from .linalg import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from .unary import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .sorting import *  # noqa: F401,F403
 
-_FAMILIES = (arithmetic, comparison, conversion, indexing, linalg, reduction, shape, unary)
+# Families whose functions are also Tensor methods (conv, pooling, loss ... are not).
+_FAMILIES = (activation, arithmetic, comparison, conversion, indexing, linalg, reduction, shape,
+             sorting, unary)
 _NOT_METHODS = {"device", "is_tensor", "where"}
 
 # Names callable as ``tensor.NAME(...)``: every family function taking the tensor first.

@@ -1,0 +1,1 @@
+"""ember.datasets: small data sets shipped inside the package, and synthetic generators."""

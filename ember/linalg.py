@@ -1,0 +1,3 @@
+"""``ember.linalg``: norms, inverse, determinant (filled in by the op-library work)."""
+
+__all__ = []

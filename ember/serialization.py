@@ -1,0 +1,3 @@
+"""save/load: safetensors files, never pickle (filled in by the nn/optim/data work)."""
+
+__all__ = []

@@ -1,0 +1,1 @@
+"""ember.viz: the backward graph as DOT, SVG and an interactive HTML page."""
