@@ -1,10 +1,14 @@
 """Shared fixtures: the PyTorch oracle (skipped without torch unless EMBER_REQUIRE_TORCH=1)."""
 import os
+import sys
 
 import numpy as np
 import pytest
 
 import ember
+
+# Test helpers (``from oracle import compare``) live beside this file.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def _load_torch():
