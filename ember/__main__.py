@@ -9,7 +9,12 @@ def main(argv=None):
     demo = sub.add_parser("demo", help="run the guided demo (the seeds' story, then training)")
     demo.add_argument("--quick", action="store_true", help="a smaller, faster run (for tests)")
     demo.add_argument("--out", default="ember-demo", help="folder for the files it writes")
+    from . import _check
+    _check.add_arguments(sub.add_parser("check", help="test the custom autograd Functions "
+                                                      "in a file"))
     args, rest = parser.parse_known_args(argv)
+    if args.cmd == "check":
+        return _check.run(args)
     if args.cmd == "demo":
         from ._demo import run
         return run(args)

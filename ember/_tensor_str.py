@@ -56,8 +56,7 @@ class _Formatter:
             return
         vals = arr.astype(np.float64).ravel()
         finite = vals[np.isfinite(vals) & (vals != 0)]
-        nonfinite = [self._special(v) for v in vals[~np.isfinite(vals)]]
-        self.max_width = max((len(s) for s in nonfinite), default=1)
+        # NOTE: as torch, nan/inf do not widen the columns (only nonzero finite values do).
         if finite.size == 0:
             return
         absv = np.abs(finite)

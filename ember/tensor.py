@@ -32,14 +32,12 @@ class _RemovableHandle:
     _next_id = [0]
 
     def __init__(self, hooks_dict):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.hooks_dict = hooks_dict     # (a plain dict cannot be weakly referenced)
         self.id = self._next_id[0]
         self._next_id[0] += 1
 
     def remove(self):
-        d = self.hooks_dict_ref()
-        if d is not None:
-            d.pop(self.id, None)
+        self.hooks_dict.pop(self.id, None)
 
     def __enter__(self):
         return self
@@ -692,8 +690,8 @@ def _to_array(data, d=None):
         arr = arr.astype(_dt.get_default_dtype().np)
     if d is not None and arr.dtype != d.np:
         arr = arr.astype(d.np)
-    if arr.dtype.kind == "i" and arr.dtype != np.int64 and not isinstance(data, (np.ndarray,
-                                                                                  Tensor)):
+    if d is None and arr.dtype.kind == "i" and arr.dtype != np.int64 and \
+            not isinstance(data, (np.ndarray, Tensor)):
         arr = arr.astype(np.int64)
     if arr.dtype not in _dt._BY_NP:
         _dt.from_numpy_dtype(arr.dtype)

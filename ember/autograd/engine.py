@@ -4,6 +4,8 @@ Each node runs once, when every consumer has sent its gradient; gradients that m
 are summed first. Leaves receive theirs through ``.grad`` (or are captured for
 ``autograd.grad``).
 """
+import sys
+
 import numpy as np
 
 from .graph import Node
@@ -12,13 +14,8 @@ from .grad_mode import state as _state
 __all__ = ["backward", "grad"]
 
 
-def _tensor_cls():
-    from ..tensor import Tensor
-    return Tensor
-
-
 def _make_grads(outputs, grad_outputs):
-    Tensor = _tensor_cls()
+    Tensor = _Tensor or _tensor_cls()
     grads = []
     for i, t in enumerate(outputs):
         g = None if grad_outputs is None else grad_outputs[i]
@@ -57,7 +54,7 @@ def _roots(outputs):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Sum the gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
-    Tensor = _tensor_cls()
+    Tensor = _Tensor or _tensor_cls()
     if isinstance(tensors, Tensor):
         tensors = (tensors,)
     if isinstance(grad_tensors, Tensor):
@@ -70,7 +67,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if isinstance(inputs, Tensor):
             inputs = (inputs,)
         if len(inputs) == 0:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         targets = {id(t): t for t in inputs}
     _execute(_roots(tensors), grads, retain_graph, create_graph, targets, None)
 
@@ -86,7 +83,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         >>> ember.autograd.grad(dy, x)[0]
         tensor(12.)
     """
-    Tensor = _tensor_cls()
+    Tensor = _Tensor or _tensor_cls()
     single = isinstance(inputs, Tensor)
     if isinstance(outputs, Tensor):
         outputs = (outputs,)
@@ -133,7 +130,8 @@ def _add(a, b):
 def _execute(roots, grads, retain_graph, create_graph, targets, capture):
     """Run the graph from ``roots`` (pairs (node or leaf, output_nr)) with ``grads``."""
     deps = {}
-    stack = [r for r, _ in roots if isinstance(r, Node)]
+    # dict.fromkeys: two roots on one node (outputs of one Function) count its edges once
+    stack = list(dict.fromkeys([r for r, _ in roots if isinstance(r, Node)]))
     seen = set(stack)
     while stack:
         node = stack.pop()
@@ -141,10 +139,13 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
             if e is None:
                 continue
             nxt = e[0]
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen and isinstance(nxt, Node):
-                seen.add(nxt)
-                stack.append(nxt)
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                if isinstance(nxt, Node) and nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
 
     buffers = {}
     for (r, nr), g in zip(roots, grads):
@@ -175,15 +176,18 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
             for e, g in zip(target._edges, grads_in):
                 if e is None:
                     continue
-                nxt, nr = e
+                nxt = e[0]
                 if g is not None:
                     if isinstance(nxt, Node):
                         b = buffers.get(nxt)
                         if b is None:
                             b = buffers[nxt] = [None] * nxt._n_out
-                        b[nr] = _add(b[nr], g)
+                        nr = e[1]
+                        old = b[nr]
+                        b[nr] = g if old is None else old + g
                     else:
-                        buffers[nxt] = _add(buffers.get(nxt), g)
+                        old = buffers.get(nxt)
+                        buffers[nxt] = g if old is None else old + g
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
@@ -228,16 +232,20 @@ def _run_node(node, buf, capture, create_graph, targets):
         for t in targets.values():
             if t.grad_fn is node and buf[t._output_nr] is not None:
                 _accumulate(t, buf[t._output_nr], create_graph)
-    if all(g is None for g in buf):
+    n_none = 0
+    for g in buf:
+        if g is None:
+            n_none += 1
+    if n_none == len(buf):
         return (None,) * n_in
-    if node._materialize:
+    if n_none and node._materialize:
         meta = node._out_meta
+        Tensor = _Tensor or _tensor_cls()
         for i, g in enumerate(buf):
             if g is None and meta[i] is not None:
-                from ..tensor import Tensor
                 buf[i] = Tensor._wrap(np.zeros(meta[i][0], dtype=meta[i][1]))
     result = node._call_backward(buf)
-    if not isinstance(result, tuple):
+    if type(result) is not tuple:
         result = (result,)
     if len(result) != n_in:
         if len(result) < n_in or any(g is not None for g in result[n_in:]):
@@ -256,35 +264,59 @@ def _run_node(node, buf, capture, create_graph, targets):
     return result
 
 
-def _validate(node, result):
+_Tensor = None
+
+
+def _tensor_cls():
+    global _Tensor
     from ..tensor import Tensor
-    out = list(result)
-    for i, g in enumerate(out):
-        e = node._edges[i]
+    _Tensor = Tensor
+    return Tensor
+
+
+def _validate(node, result):
+    """Check each gradient against its input's shape and dtype (summing or casting if allowed)."""
+    Tensor = _Tensor or _tensor_cls()
+    out = None
+    edges = node._edges
+    for i, g in enumerate(result):
+        e = edges[i]
         if e is None or g is None:
-            if e is None:
+            if e is None and g is not None:
+                if out is None:
+                    out = list(result)
                 out[i] = None
             continue
         if not isinstance(g, Tensor):
             raise TypeError("function %s returned a gradient of type %s at index %d; expected a "
                             "Tensor or None" % (node.name(), type(g).__name__, i))
-        shape, dtype = node._input_meta(i)
-        if g._array.shape != shape:
-            if _expandable(shape, g._array.shape):
+        target = e[0]
+        if isinstance(target, Node):
+            shape, dtype = target._out_meta[e[1]]
+        else:
+            arr = target._array
+            shape, dtype = arr.shape, arr.dtype
+        arr = g._array
+        if arr.shape == shape and arr.dtype == dtype:
+            continue
+        if arr.shape != shape:
+            if _expandable(shape, arr.shape):
                 from .. import ops
                 g = ops.sum_to_size(g, shape)
             else:
                 raise RuntimeError("Function %s returned an invalid gradient at index %d - got "
                                    "%s but expected shape compatible with %s"
-                                   % (node.name(), i, list(g._array.shape), list(shape)))
+                                   % (node.name(), i, list(arr.shape), list(shape)))
         if g._array.dtype != dtype:
             if g._array.dtype.kind not in "fc":
                 raise RuntimeError("Function %s returned an invalid gradient at index %d - "
                                    "expected dtype %s but got %s"
                                    % (node.name(), i, dtype, g._array.dtype))
             g = g.to(_dtype_of(dtype))
+        if out is None:
+            out = list(result)
         out[i] = g
-    return out
+    return result if out is None else out
 
 
 def _dtype_of(np_dtype):
@@ -321,9 +353,13 @@ def _leaf(t, g, create_graph, targets, capture):
             hook(t)
 
 
+_getrefcount = sys.getrefcount
+_UNSHARED = 4   # references to a gradient held only by the engine's frames on the way here
+
+
 def _accumulate(t, g, create_graph):
     """Add ``g`` into ``t.grad``: in place normally; out of place (keeping the graph) otherwise."""
-    from ..tensor import Tensor
+    Tensor = _Tensor or _tensor_cls()
     arr = g._array
     if arr.dtype != t._array.dtype:
         arr = arr.astype(t._array.dtype)
@@ -333,7 +369,12 @@ def _accumulate(t, g, create_graph):
         t._grad = g if old is None else old + g
         return
     if old is None:
-        t._grad = Tensor._wrap(np.array(arr, copy=True))
+        # A gradient array that nothing else references becomes .grad as is (as torch steals
+        # it); any other holder (a view, a hook, another leaf, a saved tensor) forces a copy.
+        if arr.base is None and _getrefcount(arr) <= 3 and _getrefcount(g) <= _UNSHARED:
+            t._grad = Tensor._wrap(arr)
+        else:
+            t._grad = Tensor._wrap(np.array(arr, copy=True))
     elif old._requires_grad:
         t._grad = Tensor._wrap(old._array + arr)
     else:

@@ -40,6 +40,7 @@ class BackwardCFunction(Node, FunctionCtx):
     """The ctx of one call of a Function, and its node in the graph."""
 
     _forward_cls = None
+    _legacy_node = False
 
     def _call_backward(self, grads):
         return self._forward_cls.backward(self, *grads)
@@ -70,6 +71,7 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
     """
 
     node_name = None
+    _legacy_node = True      # a legacy Function instance is its own node
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -124,27 +126,32 @@ NestedIOFunction = Function
 
 def _apply(forward, node, args, kwargs):
     """Run ``forward`` with recording off; record ``node`` when some input requires grad."""
-    from ..tensor import Tensor
+    Tensor = _Tensor or _tensor_cls()
     needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
-    grad_on = _state.enabled and True in needs
     node.needs_input_grad = needs
-    prev = _state.enabled
-    _state.enabled = False
+    state = _state
+    if not state.enabled:
+        out = forward(node, *args, **kwargs)
+        if node._legacy_node:
+            _mark_creator(node, out)
+        return out
+    state.enabled = False
     try:
         out = forward(node, *args, **kwargs)
     finally:
-        _state.enabled = prev
-    if not grad_on:
-        if isinstance(node, Function):
+        state.enabled = True
+    if True not in needs:
+        if node._legacy_node:
             _mark_creator(node, out)
         return out
     is_tuple = isinstance(out, tuple)
     outs = out if is_tuple else (out,)
-    for i, o in enumerate(outs):
-        if not isinstance(o, Tensor) and o is not None and not is_tuple:
-            raise TypeError("%s.forward must return a Tensor or a tuple of Tensors, but returned "
-                            "%s" % (_fn_name(node), type(o).__name__))
-    node._edges = tuple([_edge(a) if n else None for a, n in zip(args, needs)])
+    if not is_tuple and not isinstance(out, Tensor) and out is not None:
+        raise TypeError("%s.forward must return a Tensor or a tuple of Tensors, but returned "
+                        "%s" % (_fn_name(node), type(out).__name__))
+    node._edges = tuple([((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
+                         if n else None for a, n in zip(args, needs)])
+    node._tensor_args = tuple([isinstance(a, Tensor) for a in args])
     dirty = node._dirty
     non_diff = node._non_diff
     results = []
@@ -154,33 +161,52 @@ def _apply(forward, node, args, kwargs):
             results.append(o)
             meta.append(None)
             continue
-        is_dirty = any(o is d for d in dirty)
-        if is_dirty:
+        if dirty and _is_in(o, dirty):
             if o.grad_fn is None and o._requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad is being used in an "
                                    "in-place operation.")
             o._version_ref[0] += 1
-        elif any(o is a for a in args):
+        elif _is_in(o, args):
             view = Tensor._wrap(o._array)   # an input returned as-is becomes a view of it
             view._version_ref = o._version_ref
             view._base = o._base if o._base is not None else o
             o = view
-        if any(o is n for n in non_diff) or o._array.dtype.kind not in "fc":
+        arr = o._array
+        if (non_diff and _is_in(o, non_diff)) or arr.dtype.kind not in "fc":
             o._requires_grad = False
         else:
             o.grad_fn = node
             o._output_nr = i
             o._requires_grad = True
         results.append(o)
-        meta.append((o._array.shape, o._array.dtype))
+        meta.append((arr.shape, arr.dtype))
     node._n_out = len(outs)
     node._out_meta = tuple(meta)
     if node._to_save is not None:
         pack_saved(node, node._to_save, results)
-    if _state.anomaly:
+    if state.anomaly:
         from .anomaly_mode import record_trace
         record_trace(node)
     return tuple(results) if is_tuple else results[0]
+
+
+def _is_in(o, seq):
+    """``o`` is one of ``seq`` (by identity: ``in`` would call Tensor.__eq__)."""
+    for x in seq:
+        if x is o:
+            return True
+    return False
+
+
+_Tensor = None
+
+
+def _tensor_cls():
+    """ember.tensor.Tensor, bound on first use (tensor.py imports this package)."""
+    global _Tensor
+    from ..tensor import Tensor
+    _Tensor = Tensor
+    return Tensor
 
 
 def _mark_creator(node, out):

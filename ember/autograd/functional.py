@@ -1,3 +1,394 @@
-"""Functional autograd: jacobian, hessian, vjp, jvp, hvp (filled in by the see-and-check work)."""
+"""Functional autograd: jacobian, hessian, vjp, jvp, vhp, hvp (torch.autograd.functional).
 
-__all__ = []
+Each is built on :func:`ember.autograd.grad`; ``jvp`` and ``hvp`` use the double-backward
+trick (the gradient of a vector-Jacobian product with respect to its vector), as torch does.
+"""
+import numpy as np
+
+from .engine import grad as _autograd_grad
+from .function import Function
+from .grad_mode import enable_grad
+
+__all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
+
+
+def _tensor_cls():
+    from ..tensor import Tensor
+    return Tensor
+
+
+def _as_tuple(inp, arg_name, fn_name):
+    Tensor = _tensor_cls()
+    is_tuple = isinstance(inp, (tuple, list))
+    items = tuple(inp) if is_tuple else (inp,)
+    for i, el in enumerate(items):
+        if not isinstance(el, Tensor):
+            if is_tuple:
+                raise TypeError("The %s given to %s must be either a Tensor or a tuple of Tensors "
+                                "but the value at index %d has type %s."
+                                % (arg_name, fn_name, i, type(el).__name__))
+            raise TypeError("The %s given to %s must be either a Tensor or a tuple of Tensors but "
+                            "the given %s has type %s."
+                            % (arg_name, fn_name, arg_name, type(el).__name__))
+    return is_tuple, items
+
+
+def _tuple_postprocess(res, to_unpack):
+    if isinstance(to_unpack, tuple):
+        if not to_unpack[1]:
+            res = tuple(el[0] for el in res)
+        if not to_unpack[0]:
+            res = res[0]
+    elif not to_unpack:
+        res = res[0]
+    return res
+
+
+def _grad_preprocess(inputs, create_graph):
+    """Inputs that require grad and are new graph roots (views of the originals when the
+    result must stay differentiable with respect to them)."""
+    out = []
+    for t in inputs:
+        if create_graph and t.requires_grad:
+            out.append(t.view_as(t))
+        else:
+            out.append(t.detach().requires_grad_(True))
+    return tuple(out)
+
+
+def _grad_postprocess(inputs, create_graph):
+    if create_graph:
+        return inputs
+    return tuple(t.detach() if t is not None else None for t in inputs)
+
+
+def _validate_v(v, other, is_other_tuple):
+    if len(other) != len(v):
+        if is_other_tuple:
+            raise RuntimeError("v is a tuple of invalid length: should be %d but got %d."
+                               % (len(other), len(v)))
+        raise RuntimeError("The given v should contain a single Tensor.")
+    for idx, (el_v, el_other) in enumerate(zip(v, other)):
+        if tuple(el_v.shape) != tuple(el_other.shape):
+            prepend = " at index %d" % idx if is_other_tuple else ""
+            raise RuntimeError("Mismatch in sizes between v%s: expected %s but got %s."
+                               % (prepend, tuple(el_other.shape), tuple(el_v.shape)))
+
+
+def _check_requires_grad(inputs, input_type, strict):
+    if not strict:
+        return
+    if input_type not in ("outputs", "grad_inputs", "jacobian", "hessian"):
+        raise RuntimeError("Invalid input_type to _check_requires_grad")
+    for i, inp in enumerate(inputs):
+        if inp is None:
+            raise RuntimeError("The output of the user-provided function is independent of input "
+                               "%d. This is not allowed in strict mode." % i)
+        if not inp.requires_grad:
+            if input_type == "hessian":
+                raise RuntimeError("The hessian of the user-provided function with respect to "
+                                   "input %d is independent of the input. This is not allowed in "
+                                   "strict mode." % i)
+            if input_type == "jacobian":
+                raise RuntimeError("While computing the hessian, found that the jacobian of the "
+                                   "user-provided function with respect to input %d is "
+                                   "independent of the input. This is not allowed in strict "
+                                   "mode." % i)
+            if input_type == "grad_inputs":
+                raise RuntimeError("The gradient with respect to input %d is independent of the "
+                                   "inputs of the user-provided function. This is not allowed in "
+                                   "strict mode." % i)
+            raise RuntimeError("Output %d of the user-provided function does not require "
+                               "gradients. The outputs must be computed in a differentiable "
+                               "manner from the input when running in strict mode." % i)
+
+
+def _grad(outputs, inputs, grad_outputs, create_graph, retain_graph=None):
+    """autograd.grad over the outputs that require grad; None for unreachable inputs."""
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs)
+             if o is not None and o.requires_grad]
+    if not pairs:
+        return (None,) * len(inputs)
+    return _autograd_grad(tuple(o for o, _ in pairs), inputs, tuple(g for _, g in pairs),
+                          create_graph=create_graph, retain_graph=retain_graph,
+                          allow_unused=True)
+
+
+def _fill_in_zeros(grads, refs, strict, create_graph, stage):
+    Tensor = _tensor_cls()
+    res = []
+    for i, (g, r) in enumerate(zip(grads, refs)):
+        if g is None:
+            if strict:
+                if stage == "back":
+                    raise RuntimeError("The output of the user-provided function is independent "
+                                       "of input %d. This is not allowed in strict mode." % i)
+                if stage == "back_trick":
+                    raise RuntimeError("The gradient with respect to the input is independent of "
+                                       "entry %d in the grad_outputs when using the double "
+                                       "backward trick to compute forward mode gradients. This "
+                                       "is not allowed in strict mode." % i)
+                if stage == "double_back":
+                    raise RuntimeError("The jacobian of the user-provided function is "
+                                       "independent of input %d. This is not allowed in strict "
+                                       "mode." % i)
+                raise RuntimeError("The hessian of the user-provided function is independent of "
+                                   "entry %d in the grad_jacobian. This is not allowed in strict "
+                                   "mode as it prevents from using the double backward trick to "
+                                   "replace forward mode AD." % i)
+            g = Tensor._wrap(np.zeros(r.shape, dtype=r._array.dtype))
+        res.append(g)
+    return tuple(res)
+
+
+def _prepare_v(v, outputs, is_outputs_tuple, fn_name):
+    if v is not None:
+        _, v = _as_tuple(v, "v", fn_name)
+        _validate_v(v, outputs, is_outputs_tuple)
+        return v
+    if len(outputs) != 1 or outputs[0].numel() != 1:
+        raise RuntimeError("The vector v can only be None if the user-provided function returns "
+                           "a single Tensor with a single element.")
+    Tensor = _tensor_cls()
+    return (Tensor._wrap(np.ones(outputs[0].shape, dtype=outputs[0]._array.dtype)),)
+
+
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    """Vector-Jacobian product ``v^T J`` of ``func`` at ``inputs``.
+
+    Returns:
+        ``(func_output, vjp)``, shaped like ``func``'s output and like ``inputs``.
+
+    Example:
+        >>> import ember
+        >>> out, g = vjp(lambda x: x ** 2, ember.tensor([1.0, 2.0]), ember.tensor([1.0, 1.0]))
+        >>> g
+        tensor([2., 4.])
+    """
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
+        inputs = _grad_preprocess(inputs, create_graph)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
+                                              "vjp")
+        _check_requires_grad(outputs, "outputs", strict)
+        v = _prepare_v(v, outputs, is_outputs_tuple, "vjp")
+        grad_res = _grad(outputs, inputs, v, create_graph)
+        vjp_res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
+    outputs = _grad_postprocess(outputs, create_graph)
+    vjp_res = _grad_postprocess(vjp_res, create_graph)
+    return (_tuple_postprocess(outputs, is_outputs_tuple),
+            _tuple_postprocess(vjp_res, is_inputs_tuple))
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """Jacobian-vector product ``J v`` of ``func`` at ``inputs`` (double-backward trick).
+
+    Returns:
+        ``(func_output, jvp)``, both shaped like ``func``'s output.
+    """
+    Tensor = _tensor_cls()
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
+        inputs = _grad_preprocess(inputs, create_graph)
+        if v is not None:
+            _, v = _as_tuple(v, "v", "jvp")
+            _validate_v(v, inputs, is_inputs_tuple)
+        else:
+            if len(inputs) != 1 or inputs[0].numel() != 1:
+                raise RuntimeError("The vector v can only be None if the input to the "
+                                   "user-provided function is a single Tensor with a single "
+                                   "element.")
+            v = (Tensor._wrap(np.ones(inputs[0].shape, dtype=inputs[0]._array.dtype)),)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
+                                              "jvp")
+        _check_requires_grad(outputs, "outputs", strict)
+        grad_outputs = tuple(Tensor._wrap(np.zeros(o.shape, dtype=o._array.dtype),
+                                          requires_grad=True) for o in outputs)
+        grad_inputs = _grad(outputs, inputs, grad_outputs, create_graph=True)
+        _check_requires_grad(grad_inputs, "grad_inputs", strict)
+        if create_graph:
+            with enable_grad():
+                grad_res = _grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
+        else:
+            grad_res = _grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
+        jvp_res = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
+    outputs = _grad_postprocess(outputs, create_graph)
+    jvp_res = _grad_postprocess(jvp_res, create_graph)
+    return (_tuple_postprocess(outputs, is_outputs_tuple),
+            _tuple_postprocess(jvp_res, is_outputs_tuple))
+
+
+class _Stack(Function):
+    """Stack same-shaped tensors along a new first dim (differentiable, for jacobian rows)."""
+
+    node_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, *tensors):
+        Tensor = _tensor_cls()
+        return Tensor._wrap(np.stack([t._array for t in tensors]))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return tuple(grad_output[i] if need else None
+                     for i, need in enumerate(ctx.needs_input_grad))
+
+
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
+             strategy="reverse-mode"):
+    """Jacobian of ``func`` at ``inputs``, one reverse pass per output element.
+
+    Entry ``[i][j]`` has shape ``output_i.shape + input_j.shape``; the tuple levels are dropped
+    where ``func`` returns a single Tensor or ``inputs`` is a single Tensor, as in torch.
+    ``vectorize`` is accepted and ignored; only ``strategy="reverse-mode"`` is supported.
+
+    Example:
+        >>> import ember
+        >>> jacobian(lambda x: x ** 2, ember.tensor([1.0, 2.0]))
+        tensor([[2., 0.],
+                [0., 4.]])
+    """
+    if strategy != "reverse-mode":
+        raise NotImplementedError("ember's jacobian supports only strategy='reverse-mode', got "
+                                  "%r" % (strategy,))
+    Tensor = _tensor_cls()
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        inputs = _grad_preprocess(inputs, create_graph)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
+                                              "jacobian")
+        _check_requires_grad(outputs, "outputs", strict)
+        jacobian_res = []
+        for i, out in enumerate(outputs):
+            rows = [[] for _ in inputs]
+            n = out.numel()
+            for j in range(n):
+                onehot = np.zeros(n, dtype=out._array.dtype)
+                onehot[j] = 1
+                go = Tensor._wrap(onehot.reshape(out.shape))
+                if out.requires_grad:
+                    vj = _autograd_grad((out,), inputs, (go,), retain_graph=True,
+                                        create_graph=create_graph, allow_unused=True)
+                else:
+                    vj = (None,) * len(inputs)
+                for k, (g, inp) in enumerate(zip(vj, inputs)):
+                    if g is None:
+                        if strict:
+                            raise RuntimeError("Output %d of the user-provided function is "
+                                               "independent of input %d. This is not allowed in "
+                                               "strict mode." % (i, k))
+                        g = Tensor._wrap(np.zeros(inp.shape, dtype=inp._array.dtype))
+                    rows[k].append(g)
+            jac_i = []
+            for k, inp in enumerate(inputs):
+                shape = tuple(out.shape) + tuple(inp.shape)
+                if n == 0:
+                    jac_i.append(Tensor._wrap(np.zeros(shape, dtype=inp._array.dtype)))
+                else:
+                    jac_i.append(_Stack.apply(*rows[k]).reshape(shape))
+            jacobian_res.append(tuple(jac_i))
+    jacobian_res = tuple(_grad_postprocess(j, create_graph) for j in jacobian_res)
+    return _tuple_postprocess(jacobian_res, (is_outputs_tuple, is_inputs_tuple))
+
+
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
+            outer_jacobian_strategy="reverse-mode"):
+    """Hessian of the scalar function ``func`` at ``inputs`` (the jacobian of its gradient).
+
+    Entry ``[i][j]`` has shape ``input_i.shape + input_j.shape``.
+
+    Example:
+        >>> import ember
+        >>> hessian(lambda x: (x ** 3).sum(), ember.tensor([1.0, 2.0]))
+        tensor([[ 6.,  0.],
+                [ 0., 12.]])
+    """
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+
+    def ensure_single_output_function(*inp):
+        out = func(*inp)
+        is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        _check_requires_grad(t_out, "outputs", strict)
+        if is_out_tuple or not isinstance(out, _tensor_cls()):
+            raise RuntimeError("The function given to hessian should return a single Tensor")
+        if out.numel() != 1:
+            raise RuntimeError("The Tensor returned by the function given to hessian should "
+                               "contain a single element")
+        return out.squeeze()
+
+    def jac_func(*inp):
+        jac = jacobian(ensure_single_output_function, inp, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict)
+        return jac
+
+    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict)
+    return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
+
+
+def _second_order(func, inputs, v, create_graph, strict, fn_name):
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
+        inputs = _grad_preprocess(inputs, create_graph)
+        if v is not None:
+            _, v = _as_tuple(v, "v", fn_name)
+            _validate_v(v, inputs, is_inputs_tuple)
+        elif len(inputs) != 1 or inputs[0].numel() != 1:
+            raise RuntimeError("The vector v can only be None if the input to the user-provided "
+                               "function is a single Tensor with a single element.")
+        else:
+            Tensor = _tensor_cls()
+            v = (Tensor._wrap(np.ones(inputs[0].shape, dtype=inputs[0]._array.dtype)),)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
+                                              fn_name)
+        _check_requires_grad(outputs, "outputs", strict)
+        if is_outputs_tuple or not isinstance(outputs[0], _tensor_cls()):
+            raise RuntimeError("The function given to %s should return a single Tensor" % fn_name)
+        if outputs[0].numel() != 1:
+            raise RuntimeError("The Tensor returned by the function given to %s should contain a "
+                               "single element" % fn_name)
+        jac = _autograd_grad(outputs, inputs, create_graph=True, allow_unused=True)
+        _check_requires_grad(jac, "jacobian", strict)
+    return is_inputs_tuple, inputs, v, outputs, jac
+
+
+def vhp(func, inputs, v=None, create_graph=False, strict=False):
+    """Vector-Hessian product ``v^T H`` of the scalar function ``func`` at ``inputs``.
+
+    Returns:
+        ``(func_output, vhp)``, the second shaped like ``inputs``.
+    """
+    is_inputs_tuple, inputs, v, outputs, jac = _second_order(func, inputs, v, create_graph,
+                                                             strict, "vhp")
+    with enable_grad():
+        grad_res = _grad(jac, inputs, v, create_graph=create_graph)
+        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
+    outputs = _grad_postprocess(outputs, create_graph)
+    res = _grad_postprocess(res, create_graph)
+    return _tuple_postprocess(outputs, False), _tuple_postprocess(res, is_inputs_tuple)
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """Hessian-vector product ``H v`` of the scalar function ``func`` at ``inputs``.
+
+    Computed with the double-backward trick, as torch does.
+
+    Returns:
+        ``(func_output, hvp)``, the second shaped like ``inputs``.
+    """
+    Tensor = _tensor_cls()
+    is_inputs_tuple, inputs, v, outputs, jac = _second_order(func, inputs, v, create_graph,
+                                                             strict, "hvp")
+    with enable_grad():
+        grad_jac = tuple(Tensor._wrap(np.zeros(inp.shape, dtype=inp._array.dtype),
+                                      requires_grad=True) for inp in inputs)
+        double_back = _grad(jac, inputs, grad_jac, create_graph=True)
+        _check_requires_grad(jac, "hessian", strict)
+        grad_res = _grad(double_back, grad_jac, v, create_graph=create_graph)
+        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
+    outputs = _grad_postprocess(outputs, create_graph)
+    res = _grad_postprocess(res, create_graph)
+    return _tuple_postprocess(outputs, False), _tuple_postprocess(res, is_inputs_tuple)

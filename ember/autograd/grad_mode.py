@@ -104,6 +104,10 @@ class set_grad_enabled(_Mode):
         state.enabled = self._prev
         return False
 
+    def __call__(self, fn):
+        state.enabled = self._prev      # used as a decorator: only the calls switch the mode
+        return super().__call__(fn)
+
     def clone(self):
         return _Scoped(self._target)
 

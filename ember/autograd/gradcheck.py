@@ -5,7 +5,22 @@ __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
 class GradcheckError(RuntimeError):
-    """Raised by gradcheck when analytic and numerical gradients disagree."""
+    """Raised by gradcheck when analytic and numerical gradients disagree.
+
+    Attributes (None when not a Jacobian mismatch): ``output_index``, ``input_index``,
+    ``input_element``, ``output_element``, ``numerical``, ``analytical``.
+    """
+
+    output_index = input_index = input_element = output_element = None
+    numerical = analytical = None
+
+
+def _mismatch(o_idx, i, r, c, numerical, analytical, message):
+    err = GradcheckError(message)
+    err.output_index, err.input_index = o_idx, i
+    err.input_element, err.output_element = r, c
+    err.numerical, err.analytical = numerical, analytical
+    return err
 
 
 def _as_tuple(x):
@@ -25,6 +40,9 @@ def _numerical_jacobian(fn, inputs, out_index, i, eps):
     arr = x._array
     flat = arr.reshape(-1)
     cols = []
+    if flat.size == 0:
+        with no_grad():
+            return np.zeros((0, _as_tuple(fn(*inputs))[out_index]._array.size))
     with no_grad():
         for k in range(flat.size):
             orig = flat[k].item()
@@ -79,19 +97,23 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             import warnings
             warnings.warn("Input #%d requires gradient and is not a double precision floating "
                           "point. gradcheck is only reliable in float64." % i, UserWarning)
-    outputs = _differentiable_outputs(func, inputs)
+    all_outs = _as_tuple(func(*inputs))
+    keep = [j for j, o in enumerate(all_outs) if isinstance(o, Tensor) and o._requires_grad]
+    outputs = [all_outs[j] for j in keep]
     try:
         for o_idx in range(len(outputs)):
             analytic = _analytic_jacobian(outputs, o_idx, inputs, diff_idx)
             for i in diff_idx:
-                numeric = _numerical_jacobian(lambda *a: _differentiable_outputs(func, a),
+                # The finite differences run under no_grad: pick outputs by position.
+                numeric = _numerical_jacobian(lambda *a: [_as_tuple(func(*a))[j] for j in keep],
                                               inputs, o_idx, i, eps)
                 a = analytic[i]
                 bad = ~np.isclose(a, numeric, rtol=rtol, atol=atol, equal_nan=True)
                 if bad.any():
                     err = np.where(bad, np.abs(a - numeric), -1)
                     r, c = np.unravel_index(np.argmax(err), err.shape)
-                    raise GradcheckError(
+                    raise _mismatch(
+                        o_idx, i, int(r), int(c), float(numeric[r, c]), float(a[r, c]),
                         "Jacobian mismatch for output %d with respect to input %d,\n"
                         "worst element: input element %d, output element %d:\n"
                         "numerical: %.10g\nanalytical: %.10g\n"
@@ -111,6 +133,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     """Check second derivatives: gradcheck of the vector-Jacobian product of ``func``."""
     from ..tensor import Tensor
     from ..autograd.engine import grad as _grad
+    from ..autograd.grad_mode import enable_grad
     inputs = _as_tuple(inputs)
     outputs = _differentiable_outputs(func, inputs)
     rng = np.random.default_rng(0)
@@ -124,9 +147,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 
     def vjp(*args):
         ins, gos = args[:n_in], args[n_in:]
-        outs = _differentiable_outputs(func, ins)
-        gs = _grad(tuple(outs), tuple(ins[i] for i in diff_idx), tuple(gos), create_graph=True,
-                   allow_unused=True)
+        with enable_grad():    # also inside gradcheck's finite differences (run under no_grad)
+            outs = _differentiable_outputs(func, ins)
+            gs = _grad(tuple(outs), tuple(ins[i] for i in diff_idx), tuple(gos),
+                       create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(vjp, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,

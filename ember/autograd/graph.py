@@ -19,20 +19,21 @@ class _Handle:
     _next = [0]
 
     def __init__(self, d):
-        self._d = weakref.ref(d)
+        self._d = d     # (a plain dict cannot be weakly referenced)
         self.id = _Handle._next[0]
         _Handle._next[0] += 1
 
     def remove(self):
-        d = self._d()
-        if d is not None:
-            d.pop(self.id, None)
+        self._d.pop(self.id, None)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self.remove()
+
+
+_WRAPS_SCALARS = frozenset(["AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0"])
 
 
 class Node:
@@ -53,6 +54,7 @@ class Node:
     _saved = None
     _freed = False
     _trace = None            # forward stack under anomaly mode
+    _tensor_args = None      # which forward arguments were Tensors (for next_functions)
 
     def name(self):
         return type(self).__name__
@@ -63,7 +65,12 @@ class Node:
     @property
     def next_functions(self):
         out = []
-        for e in self._edges:
+        mask = self._tensor_args
+        if mask is not None and type(self).__name__ in _WRAPS_SCALARS:
+            mask = None     # torch turns a Python number operand of these into a tensor
+        for i, e in enumerate(self._edges):
+            if mask is not None and not mask[i]:
+                continue    # as torch: one entry per tensor input, none for Python values
             if e is None:
                 out.append((None, 0))
             elif isinstance(e[0], Node):
@@ -112,6 +119,9 @@ class Node:
         if self._saved is not None:
             self._saved = None
             self._freed = True
+            if getattr(self, "_protected", None):
+                from .anomaly_mode import unprotect_saved
+                unprotect_saved(self)
 
     def _input_meta(self, i):
         """(shape, numpy dtype) the gradient of input ``i`` must have."""
@@ -148,7 +158,7 @@ class FunctionCtx:
     _materialize = True
 
     def save_for_backward(self, *tensors):
-        from ..tensor import Tensor
+        Tensor = _Tensor or _tensor_cls()
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError("save_for_backward can only save variables, but argument %d is "
@@ -273,9 +283,20 @@ class _Packed:
         self._array = None
 
 
+_Tensor = None
+
+
+def _tensor_cls():
+    """ember.tensor.Tensor, bound on first use (tensor.py imports this package)."""
+    global _Tensor
+    from ..tensor import Tensor
+    _Tensor = Tensor
+    return Tensor
+
+
 def pack_saved(node, to_save, outputs):
     """Record ``to_save`` on ``node`` with versions; outputs are stored without their grad_fn."""
-    from ..tensor import Tensor
+    Tensor = _Tensor or _tensor_cls()
     entries = []
     hooks = _pack_hooks[-1] if _pack_hooks else None
     for t in to_save:
@@ -300,3 +321,6 @@ def pack_saved(node, to_save, outputs):
         entries.append((stored, t._version_ref[0], out_nr, None))
     node._saved = tuple(entries)
     node._to_save = None
+    if _state.anomaly:
+        from .anomaly_mode import protect_saved
+        protect_saved(node)

@@ -51,6 +51,9 @@ def _fans(tensor):
     return shape[1] * receptive, shape[0] * receptive
 
 
+_calculate_fan_in_and_fan_out = _fans
+
+
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with U(a, b)."""
     return _set(tensor, _rng(generator).uniform(a, b, tensor._array.shape))

@@ -29,6 +29,8 @@ def write(t, arr, op):
                                    arr.shape, dst.shape)) if _bcastable(arr.shape, dst.shape)
                                   else list(arr.shape))) from None
     if not dst.flags.writeable:
+        from ..autograd.anomaly_mode import raise_if_saved
+        raise_if_saved(dst, op)
         raise RuntimeError("%s: unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation." % op)
@@ -169,15 +171,32 @@ class Overwrite(Function):
         return g_old, None, g_src
 
 
+class _Zero(Overwrite):
+    node_name = "ZeroBackward0"
+
+
+class _FillScalar(Overwrite):
+    node_name = "FillBackward2"
+
+
+class _FillTensor(Overwrite):
+    node_name = "FillBackward3"
+
+
 def overwrite(t, value, op):
     """Set every element of ``t`` from ``value`` (a scalar or a broadcastable Tensor)."""
     src = value if isinstance(value, Tensor) else None
+    node = Overwrite
+    if op == "zero_":
+        node = _Zero
+    elif op == "fill_":
+        node = _FillScalar if src is None else _FillTensor
     arr = src._array if src is not None else np.asarray(value, dtype=t._array.dtype)
     if arr.dtype != t._array.dtype:
         arr = arr.astype(t._array.dtype)
     if _state.enabled and (t._requires_grad or (src is not None and src._requires_grad)):
         def fn(old):
-            return Overwrite.apply(old, arr, src)
+            return node.apply(old, arr, src)
         fn.__name__ = op[:-1]
         return _recorded(t, fn, op, (), {})
     write(t, arr, op)

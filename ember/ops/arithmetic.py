@@ -12,7 +12,9 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "reciprocal", "rsub", "add_", "sub_", "mul_", "div_", "pow_", "neg_",
            "reciprocal_", "floor_divide_", "remainder_", "fmod_", "true_divide_",
            "subtract_", "multiply_", "divide_", "square", "square_", "lerp", "lerp_",
-           "addcmul", "addcdiv", "addcmul_", "addcdiv_"]
+           "addcmul", "addcdiv", "addcmul_", "addcdiv_",
+           "maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "logaddexp", "logaddexp2",
+           "hypot", "xlogy", "atan2_", "arctan2_", "hypot_", "xlogy_"]
 
 
 def _grad_shape(ctx, i):
@@ -40,10 +42,16 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        aa, bb = binary_arrays("sub", a, b)
-        if aa.dtype == np.bool_:
+        a_bool = a._array.dtype == np.bool_
+        b_bool = isinstance(b, bool) or (isinstance(b, Tensor) and b._array.dtype == np.bool_)
+        if a_bool and b_bool:
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                                "supported. Use the `^` or `logical_xor()` operator instead.")
+        if a_bool or b_bool:
+            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                               "supported. If you are trying to invert a mask, use the `~` or "
+                               "`logical_not()` operator instead.")
+        aa, bb = binary_arrays("sub", a, b)
         return Tensor._wrap(aa - bb)
 
     @staticmethod
@@ -153,6 +161,10 @@ class PowScalar(Function):
     @staticmethod
     def forward(ctx, a, e):
         arr = a._array
+        if arr.dtype == np.bool_ and not isinstance(e, (bool, float)):
+            arr = arr.astype(np.int64)   # NOTE: bool ** int is int64, bool ** bool stays bool
+        elif arr.dtype == np.bool_ and isinstance(e, bool):
+            return Tensor._wrap(arr | (not e))
         if arr.dtype.kind in "iub":
             if isinstance(e, float) and not float(e).is_integer():
                 arr = arr.astype(_dt.get_default_dtype().np)
@@ -275,9 +287,9 @@ def rsub(input, other, *, alpha=1):
     """``other - alpha * input``. Matches ``torch.rsub``."""
     if alpha != 1:
         input = mul(input, alpha)
-    if isinstance(other, Tensor):
-        return Sub.apply(other, input)
-    return add(neg(input), other)
+    if not isinstance(other, Tensor):
+        other = scalar_like(other, input)
+    return Sub.apply(other, input)
 
 
 def mul(input, other, *, out=None):
@@ -299,37 +311,37 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode not in ("trunc", "floor"):
         raise ValueError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                          "found '%s'" % rounding_mode)
-    from .unary import floor, trunc
-    aa, bb = binary_arrays("div", input, other)
-    if aa.dtype.kind in "iub":
-        if np.any(np.asarray(bb) == 0):
-            raise RuntimeError("ZeroDivisionError")
-        q = np.floor_divide(aa, bb) if rounding_mode == "floor" else \
-            np.trunc(np.true_divide(aa, bb)).astype(aa.dtype)
-        return Tensor._wrap(np.asarray(q))
-    q = Div.apply(input, other)
-    return floor(q) if rounding_mode == "floor" else trunc(q)
+    return DivRounding.apply(input, other, rounding_mode)
 
 
 divide = div
-true_divide = div
+
+
+def true_divide(dividend, divisor, *, out=None):
+    """``dividend / divisor`` (always true division). Matches ``torch.true_divide``."""
+    return div(dividend, divisor)
 
 
 def floor_divide(input, other, *, out=None):
-    """``floor(input / other)``. Matches ``torch.floor_divide``."""
-    return div(input, other, rounding_mode="floor")
+    """``floor(input / other)`` (not differentiable). Matches ``torch.floor_divide``."""
+    input, other = _tensor_first("floor_divide", input, other)
+    return FloorDivide.apply(input, other)
 
 
 def remainder(input, other, *, out=None):
     """Python-style modulus (sign of the divisor). Matches ``torch.remainder``."""
     input, other = _tensor_first("remainder", input, other)
-    return sub(input, mul(floor_divide(input, other), other))
+    if isinstance(other, Tensor):
+        return Remainder.apply(input, other)
+    return RemainderScalar.apply(input, other)
 
 
 def fmod(input, other, *, out=None):
     """C-style modulus (sign of the dividend). Matches ``torch.fmod``."""
     input, other = _tensor_first("fmod", input, other)
-    return sub(input, mul(div(input, other, rounding_mode="trunc"), other))
+    if isinstance(other, Tensor):
+        return Fmod.apply(input, other)
+    return FmodScalar.apply(input, other)
 
 
 def pow(input, exponent, *, out=None):
@@ -413,7 +425,11 @@ def div_(input, other, *, rounding_mode=None):
     return inplace(input, div, other, rounding_mode=rounding_mode)
 
 
-divide_ = true_divide_ = div_
+divide_ = div_
+
+
+def true_divide_(input, other):
+    return inplace(input, div, other)
 
 
 def pow_(input, exponent):
@@ -454,3 +470,384 @@ def addcmul_(input, tensor1, tensor2, *, value=1):
 
 def addcdiv_(input, tensor1, tensor2, *, value=1):
     return inplace(input, addcdiv, tensor1, tensor2, value=value)
+
+
+def _int_zero_check(bb):
+    if np.any(np.asarray(bb) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _quiet():
+    return np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore")
+
+
+class DivRounding(Function):
+    """``div`` with ``rounding_mode`` 'trunc' or 'floor': piecewise constant, gradient zero."""
+
+    node_name = "DivBackward2"
+
+    @staticmethod
+    def forward(ctx, a, b, mode):
+        aa, bb = binary_arrays("div", a, b)
+        if aa.dtype.kind in "iub":
+            _int_zero_check(bb)
+            if aa.dtype == np.bool_:
+                aa = aa.astype(np.int64)
+            q = np.floor_divide(aa, bb) if mode == "floor" else \
+                np.sign(aa) * np.sign(bb) * (np.abs(aa) // np.abs(bb))
+            return Tensor._wrap(np.asarray(q, dtype=aa.dtype))
+        with _quiet():
+            q = np.floor_divide(aa, bb) if mode == "floor" else np.trunc(aa / bb)
+        return Tensor._wrap(np.asarray(q, dtype=aa.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        need = ctx.needs_input_grad
+        ga = (grad_output * 0).expand(ctx._input_meta(0)[0]) if need[0] else None
+        gb = sum_to(grad_output * 0, ctx._input_meta(1)[0]) if need[1] else None
+        return ga, gb, None
+
+
+class FloorDivide(Function):
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return DivRounding.forward(ctx, a, b, "floor")
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
+
+
+def _mod(ctx, op, np_fn, a, b):
+    aa, bb = binary_arrays(op, a, b)
+    if aa.dtype.kind in "iub":
+        _int_zero_check(bb)
+    if isinstance(b, Tensor):
+        ctx.save_for_backward(a, b)
+    with _quiet():
+        return Tensor._wrap(np.asarray(np_fn(aa, bb)))
+
+
+class Fmod(Function):
+    node_name = "FmodBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _mod(ctx, "fmod", np.fmod, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ga = sum_to(grad_output, ctx._input_meta(0)[0]) if need[0] else None
+        gb = None
+        if need[1]:
+            gb = sum_to(-grad_output * div(a, b, rounding_mode="trunc"), ctx._input_meta(1)[0])
+        return ga, gb
+
+
+class FmodScalar(Function):
+    node_name = "FmodBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return Fmod.forward(ctx, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, None
+
+
+class Remainder(Function):
+    node_name = "RemainderBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _mod(ctx, "remainder", np.remainder, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ga = sum_to(grad_output, ctx._input_meta(0)[0]) if need[0] else None
+        gb = None
+        if need[1]:
+            gb = sum_to(-grad_output * div(a, b, rounding_mode="floor"), ctx._input_meta(1)[0])
+        return ga, gb
+
+
+class RemainderScalar(Function):
+    node_name = "RemainderBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return Remainder.forward(ctx, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, None
+
+
+def _float_arrays(op, a, b):
+    """Promoted arrays of two tensors, as the default float dtype when both are integral."""
+    aa, bb = binary_arrays(op, a, b)
+    if aa.dtype.kind not in "fc":
+        d = _dt.get_default_dtype().np
+        aa, bb = aa.astype(d), bb.astype(d)
+    return aa, bb
+
+
+def _as_tensors(op, a, b):
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise TypeError("%s(): argument 'input' (position 1) must be Tensor, not %s"
+                        % (op, type(a).__name__))
+    a, b = _tensor_first(op, a, b)
+    if not isinstance(b, Tensor):
+        b = scalar_like(b, a)
+    return a, b
+
+
+class Maximum(Function):
+    node_name = "MaximumBackward0"
+    np_fn = staticmethod(np.maximum)
+
+    @classmethod
+    def _run(cls, ctx, a, b):
+        aa, bb = binary_arrays(cls.node_name, a, b)
+        ctx.save_for_backward(a, b)
+        return Tensor._wrap(np.asarray(cls.np_fn(aa, bb)))
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return Maximum._run(ctx, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return _minmax_grads(ctx, grad_output, 1)
+
+
+class Minimum(Function):
+    node_name = "MinimumBackward0"
+    np_fn = staticmethod(np.minimum)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return Maximum._run.__func__(Minimum, ctx, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return _minmax_grads(ctx, grad_output, -1)
+
+
+class Fmax(Function):
+    node_name = "FmaxBackward0"
+    np_fn = staticmethod(np.fmax)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return Maximum._run.__func__(Fmax, ctx, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return _minmax_grads(ctx, grad_output, 1, nan_aware=True)
+
+
+class Fmin(Function):
+    node_name = "FminBackward0"
+    np_fn = staticmethod(np.fmin)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return Maximum._run.__func__(Fmin, ctx, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return _minmax_grads(ctx, grad_output, -1, nan_aware=True)
+
+
+def _minmax_grads(ctx, grad_output, sign, nan_aware=False):
+    """Gradients of maximum (``sign`` 1) or minimum (-1): split in half at ties, as torch."""
+    from .comparison import where, isnan
+    a, b = ctx.saved_tensors
+    need = ctx.needs_input_grad
+    half = where(a == b, grad_output / 2, grad_output)
+    a_loses = (a < b) if sign == 1 else (a > b)
+    b_loses = (a > b) if sign == 1 else (a < b)
+    if nan_aware:
+        # NOTE: fmax/fmin ignore a nan operand: the other one gets the whole gradient.
+        a_loses = a_loses | (isnan(a) & ~isnan(b))
+        b_loses = b_loses | (isnan(b) & ~isnan(a))
+    ga = sum_to(where(a_loses, 0.0, half), ctx._input_meta(0)[0]) if need[0] else None
+    gb = sum_to(where(b_loses, 0.0, half), ctx._input_meta(1)[0]) if need[1] else None
+    return ga, gb
+
+
+def maximum(input, other, *, out=None):
+    """Element-wise maximum (nan propagates; ties split the gradient). Matches ``torch.maximum``."""
+    return Maximum.apply(*_as_tensors("maximum", input, other))
+
+
+def minimum(input, other, *, out=None):
+    """Element-wise minimum (nan propagates; ties split the gradient). Matches ``torch.minimum``."""
+    return Minimum.apply(*_as_tensors("minimum", input, other))
+
+
+def fmax(input, other, *, out=None):
+    """Element-wise maximum that ignores nan. Matches ``torch.fmax``."""
+    return Fmax.apply(*_as_tensors("fmax", input, other))
+
+
+def fmin(input, other, *, out=None):
+    """Element-wise minimum that ignores nan. Matches ``torch.fmin``."""
+    return Fmin.apply(*_as_tensors("fmin", input, other))
+
+
+class Atan2(Function):
+    node_name = "Atan2Backward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        aa, bb = _float_arrays("atan2", a, b)
+        ctx.save_for_backward(a, b)
+        return Tensor._wrap(np.asarray(np.arctan2(aa, bb)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        r = grad_output / (a * a + b * b)
+        ga = sum_to(r * b, ctx._input_meta(0)[0]) if need[0] else None
+        gb = sum_to(-r * a, ctx._input_meta(1)[0]) if need[1] else None
+        return ga, gb
+
+
+class Logaddexp(Function):
+    node_name = "LogaddexpBackward0"
+    base2 = False
+
+    @staticmethod
+    def forward(ctx, a, b):
+        aa, bb = _float_arrays("logaddexp", a, b)
+        ctx.save_for_backward(a, b)
+        with _quiet():
+            return Tensor._wrap(np.asarray(np.logaddexp(aa, bb)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from .unary import exp
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ga = sum_to(grad_output / (exp(b - a) + 1), ctx._input_meta(0)[0]) if need[0] else None
+        gb = sum_to(grad_output / (exp(a - b) + 1), ctx._input_meta(1)[0]) if need[1] else None
+        return ga, gb
+
+
+class Logaddexp2(Function):
+    node_name = "Logaddexp2Backward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        aa, bb = _float_arrays("logaddexp2", a, b)
+        ctx.save_for_backward(a, b)
+        with _quiet():
+            return Tensor._wrap(np.asarray(np.logaddexp2(aa, bb)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from .unary import exp2
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ga = sum_to(grad_output / (exp2(b - a) + 1), ctx._input_meta(0)[0]) if need[0] else None
+        gb = sum_to(grad_output / (exp2(a - b) + 1), ctx._input_meta(1)[0]) if need[1] else None
+        return ga, gb
+
+
+class Hypot(Function):
+    node_name = "HypotBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        aa, bb = binary_arrays("hypot", a, b)
+        out = Tensor._wrap(np.asarray(np.hypot(aa, bb)))
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b, out = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        r = grad_output / out
+        ga = sum_to(r * a, ctx._input_meta(0)[0]) if need[0] else None
+        gb = sum_to(r * b, ctx._input_meta(1)[0]) if need[1] else None
+        return ga, gb
+
+
+class Xlogy(Function):
+    node_name = "XlogyBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        aa, bb = _float_arrays("xlogy", a, b)
+        ctx.save_for_backward(a, b)
+        with _quiet():
+            out = aa * np.log(bb)
+        out = np.where((aa == 0) & ~np.isnan(bb), aa.dtype.type(0), out)
+        return Tensor._wrap(np.asarray(out, dtype=aa.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from .comparison import where
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ga = gb = None
+        if need[0]:
+            g = xlogy(grad_output, b)
+            ga = sum_to(where((a == 0) & (b <= 0), 0.0, g), ctx._input_meta(0)[0])
+        if need[1]:
+            gb = sum_to(grad_output * a / b, ctx._input_meta(1)[0])
+        return ga, gb
+
+
+def atan2(input, other, *, out=None):
+    """Element-wise ``atan(input / other)`` in the right quadrant. Matches ``torch.atan2``."""
+    return Atan2.apply(*_as_tensors("atan2", input, other))
+
+
+arctan2 = atan2
+
+
+def logaddexp(input, other, *, out=None):
+    """``log(exp(input) + exp(other))`` without overflow. Matches ``torch.logaddexp``."""
+    return Logaddexp.apply(*_as_tensors("logaddexp", input, other))
+
+
+def logaddexp2(input, other, *, out=None):
+    """``log2(2**input + 2**other)`` without overflow. Matches ``torch.logaddexp2``."""
+    return Logaddexp2.apply(*_as_tensors("logaddexp2", input, other))
+
+
+def hypot(input, other, *, out=None):
+    """``sqrt(input**2 + other**2)`` element-wise. Matches ``torch.hypot``."""
+    return Hypot.apply(*_as_tensors("hypot", input, other))
+
+
+def xlogy(input, other, *, out=None):
+    """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is nan)."""
+    return Xlogy.apply(*_as_tensors("xlogy", input, other))
+
+
+def atan2_(input, other):
+    return inplace(input, atan2, other)
+
+
+arctan2_ = atan2_
+
+
+def hypot_(input, other):
+    return inplace(input, hypot, other)
+
+
+def xlogy_(input, other):
+    return inplace(input, xlogy, other)

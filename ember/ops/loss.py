@@ -1,3 +1,172 @@
-"""loss ops (filled in by the op-library / nn work)."""
+"""Fused classification losses: cross_entropy (log-softmax + NLL in one Function), nll_loss.
 
-__all__ = []
+The other losses are composed from element-wise ops in ``ember.nn.functional``.
+"""
+import numpy as np
+
+from ..autograd.function import Function, once_differentiable
+from ..tensor import Tensor
+
+__all__ = ["cross_entropy", "nll_loss"]
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _log_softmax(x):
+    m = x.max(axis=1, keepdims=True)
+    if x.size:
+        m = np.where(np.isfinite(m), m, 0)
+    z = x - m
+    with np.errstate(divide="ignore", over="ignore", under="ignore"):
+        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+
+def _coefficients(target, shape, dtype, weight, ignore_index, reduction, label_smoothing):
+    """``A`` with loss = sum_c A[..c..] * -logp, per element or reduced, as torch defines it."""
+    c = shape[1]
+    w = np.ones(c, dtype=dtype) if weight is None else weight.astype(dtype, copy=False)
+    wshape = (1, c) + (1,) * (len(shape) - 2)
+    if target.dtype.kind == "f":
+        t = target.astype(dtype, copy=False)
+        if label_smoothing > 0:
+            t = t * (1 - label_smoothing) + label_smoothing / c
+        a = t * w.reshape(wshape)
+        if reduction == "mean":
+            a = a / (a.size // c if c else 1)
+        return a
+    valid = target != ignore_index
+    safe = np.where(valid, target, 0)
+    if valid.any() and (safe.min() < 0 or safe.max() >= c):
+        bad = safe[(safe < 0) | (safe >= c)][0]
+        raise IndexError("Target %d is out of bounds." % bad)
+    onehot = np.zeros(shape, dtype=dtype)
+    np.put_along_axis(onehot, np.expand_dims(safe, 1), 1, axis=1)
+    wt = w[safe] * valid
+    nll = onehot * np.expand_dims(wt, 1)
+    if reduction == "mean":
+        nll = nll / wt.sum(dtype=dtype)
+    if label_smoothing <= 0:
+        return nll
+    smooth = np.broadcast_to(w.reshape(wshape), shape) * np.expand_dims(valid, 1)
+    if reduction == "mean":
+        smooth = smooth / (wt.sum(dtype=dtype) if weight is not None else max(target.size, 1))
+    return (1 - label_smoothing) * nll + (label_smoothing / c) * smooth
+
+
+class CrossEntropy(Function):
+    node_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target, weight, ignore_index, reduction, label_smoothing, logits):
+        x = input._array
+        with np.errstate(invalid="ignore", divide="ignore"):
+            logp = _log_softmax(x) if logits else x
+            a = _coefficients(target._array, x.shape, x.dtype,
+                              None if weight is None else weight._array, ignore_index,
+                              reduction, label_smoothing)
+            prod = np.where(a != 0, a * logp, 0)
+            loss = -prod.sum(axis=1) if reduction == "none" else -prod.sum()
+        ctx.conf = (a, logp, logits, reduction, label_smoothing)
+        ctx.weight_arr = None if weight is None else weight._array
+        return Tensor._wrap(np.asarray(loss, dtype=x.dtype))
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        a, logp, logits, reduction, eps = ctx.conf
+        g = grad_output._array
+        g = np.expand_dims(g, 1) if reduction == "none" else g
+        ga = -a * g
+        grad_input = grad_target = None
+        if ctx.needs_input_grad[0]:
+            if logits:
+                grad_input = ga - np.exp(logp) * ga.sum(axis=1, keepdims=True)
+            else:
+                grad_input = ga
+            grad_input = Tensor._wrap(grad_input.astype(logp.dtype, copy=False))
+        if ctx.needs_input_grad[1]:
+            da = -logp * g * (1 - eps)
+            if reduction == "mean":
+                da = da / (logp.size // logp.shape[1])
+            w = ctx.weight_arr
+            if w is not None:
+                da = da * w.reshape((1, -1) + (1,) * (logp.ndim - 2))
+            grad_target = Tensor._wrap(da.astype(logp.dtype, copy=False))
+        return grad_input, grad_target, None, None, None, None, None
+
+
+def _check(op, input, target, weight, reduction, probs_ok):
+    if reduction not in _REDUCTIONS:
+        raise ValueError("%s is not a valid value for reduction" % reduction)
+    if input.dim() < 1:
+        raise RuntimeError("%s: input tensor should be 1D or more, got 0-D" % op)
+    x_shape = tuple(input.shape)
+    t_shape = tuple(target.shape)
+    if probs_ok and target.is_floating_point():
+        if t_shape != x_shape:
+            raise RuntimeError("Expected target size %s, got %s" % (list(x_shape), list(t_shape)))
+        return
+    if target.is_floating_point():
+        raise RuntimeError("expected scalar type Long but found %s" % target.dtype)
+    n_in = x_shape[0] if input.dim() > 1 else None
+    if input.dim() == 1:
+        if target.dim() != 0:
+            raise RuntimeError("%s: expected target to be 0-D for a 1-D input, got shape %s"
+                               % (op, t_shape))
+    elif t_shape[:1] != (n_in,):
+        raise ValueError("Expected input batch_size (%d) to match target batch_size (%d)."
+                         % (n_in, t_shape[0] if t_shape else 0))
+    elif t_shape != x_shape[:1] + x_shape[2:]:
+        raise RuntimeError("%s: expected target of shape %s for input of shape %s, got %s"
+                           % (op, x_shape[:1] + x_shape[2:], x_shape, t_shape))
+    if weight is not None and tuple(weight.shape) != (x_shape[0 if input.dim() == 1 else 1],):
+        raise RuntimeError("weight tensor should be defined either for all %d classes or no "
+                           "classes but got weight tensor of shape: %s"
+                           % (x_shape[0 if input.dim() == 1 else 1], list(weight.shape)))
+
+
+def _apply(input, target, weight, ignore_index, reduction, label_smoothing, logits):
+    unbatched = input.dim() == 1
+    if unbatched:
+        input = input.unsqueeze(0)
+        target = target.unsqueeze(0)
+    out = CrossEntropy.apply(input, target, weight, ignore_index, reduction, label_smoothing,
+                             logits)
+    return out.squeeze(0) if unbatched and reduction == "none" else out
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """Cross entropy of logits ``input`` (N, C, ...) against class indices or probabilities.
+
+    One fused Function (stable log-softmax + weighted NLL). Matches
+    ``torch.nn.functional.cross_entropy``, including ``weight``, ``ignore_index`` and
+    ``label_smoothing``.
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check("cross_entropy", input, target, weight, reduction, True)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: %s"
+                           % label_smoothing)
+    return _apply(input, target, weight, ignore_index, reduction, label_smoothing, True)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log-likelihood of log-probabilities ``input`` (N, C, ...) at class indices.
+
+    Matches ``torch.nn.functional.nll_loss``.
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check("nll_loss", input, target, weight, reduction, False)
+    return _apply(input, target, weight, ignore_index, reduction, 0.0, False)
+
+
+def _legacy_reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"

@@ -1,3 +1,300 @@
-"""pooling ops (filled in by the op-library / nn work)."""
+"""Pooling: max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d, adaptive_max_pool1d/2d.
 
-__all__ = []
+Windows are strided views; backward loops over kernel positions only, never over pixels.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..autograd.function import Function, once_differentiable
+from ..tensor import Tensor
+
+__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
+
+
+def _tuple(v, n):
+    if isinstance(v, (list, tuple)):
+        return tuple(int(x) for x in v) if len(v) == n else (int(v[0]),) * n
+    return (int(v),) * n
+
+
+def _out(size, k, s, p, d, ceil_mode):
+    eff = d * (k - 1) + 1
+    num = size + 2 * p - eff
+    out = (-(-num // s) if ceil_mode else num // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _windows(xp, k, s, d, out_hw):
+    n, c = xp.shape[:2]
+    s0, s1, s2, s3 = xp.strides
+    return as_strided(xp, (n, c, out_hw[0], out_hw[1], k[0], k[1]),
+                      (s0, s1, s2 * s[0], s3 * s[1], s2 * d[0], s3 * d[1]), writeable=False)
+
+
+def _padded(x, p, out_hw, k, s, d, fill):
+    """``x`` padded by ``p`` (and on the far side as far as ceil_mode windows reach)."""
+    need = [(out_hw[a] - 1) * s[a] + d[a] * (k[a] - 1) + 1 for a in range(2)]
+    extra = [max(0, need[a] - x.shape[2 + a] - 2 * p[a]) for a in range(2)]
+    widths = ((0, 0), (0, 0), (p[0], p[0] + extra[0]), (p[1], p[1] + extra[1]))
+    return np.pad(x, widths, constant_values=fill) if any(p) or any(extra) else x
+
+
+def _scatter(g, k, s, d, shape):
+    """Sum the window gradients ``g`` (N, C, Ho, Wo, kh, kw) back into an array of ``shape``."""
+    out = np.zeros(shape, dtype=g.dtype)
+    ho, wo = g.shape[2:4]
+    for i in range(k[0]):
+        for j in range(k[1]):
+            h0, w0 = i * d[0], j * d[1]
+            out[:, :, h0:h0 + s[0] * (ho - 1) + 1:s[0], w0:w0 + s[1] * (wo - 1) + 1:s[1]] += \
+                g[:, :, :, :, i, j]
+    return out
+
+
+class MaxPool2d(Function):
+    node_name = "MaxPool2DWithIndicesBackward0"
+
+    @staticmethod
+    def forward(ctx, input, k, s, p, d, ceil_mode):
+        x = input._array
+        h, w = x.shape[2:]
+        out_hw = (_out(h, k[0], s[0], p[0], d[0], ceil_mode),
+                  _out(w, k[1], s[1], p[1], d[1], ceil_mode))
+        fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        xp = _padded(x, p, out_hw, k, s, d, fill)
+        win = _windows(xp, k, s, d, out_hw).reshape(x.shape[:2] + out_hw + (-1,))
+        # NOTE: argmax takes the first maximum (and any NaN), torch's rule for ties.
+        arg = np.argmax(win, axis=-1)
+        out = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+        ki, kj = np.divmod(arg, k[1])
+        hi = np.arange(out_hw[0]).reshape(-1, 1) * s[0] - p[0] + ki * d[0]
+        wi = np.arange(out_hw[1]) * s[1] - p[1] + kj * d[1]
+        ctx.conf = (arg, k, s, p, d, xp.shape, x.shape)
+        return Tensor._wrap(out), Tensor._wrap((hi * w + wi).astype(np.int64))
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output, grad_indices=None):
+        arg, k, s, p, d, pshape, shape = ctx.conf
+        g = grad_output._array
+        kk = np.arange(k[0] * k[1]).reshape(1, 1, 1, 1, k[0], k[1])
+        gw = np.where(arg[..., None, None] == kk, g[..., None, None], g.dtype.type(0))
+        gx = _scatter(gw, k, s, d, pshape)[:, :, p[0]:p[0] + shape[2], p[1]:p[1] + shape[3]]
+        return Tensor._wrap(np.ascontiguousarray(gx)), None, None, None, None, None
+
+
+class AvgPool2d(Function):
+    node_name = "AvgPool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, input, k, s, p, ceil_mode, count_include_pad, divisor_override):
+        x = input._array
+        h, w = x.shape[2:]
+        d = (1, 1)
+        out_hw = (_out(h, k[0], s[0], p[0], 1, ceil_mode), _out(w, k[1], s[1], p[1], 1, ceil_mode))
+        xp = _padded(x, p, out_hw, k, s, d, 0)
+        if divisor_override:
+            div = np.full(out_hw, divisor_override, dtype=x.dtype)
+        else:
+            sizes = []
+            for a, n in enumerate((h, w)):
+                start = np.arange(out_hw[a]) * s[a] - p[a]
+                end = np.minimum(start + k[a], n + p[a])
+                if not count_include_pad:
+                    start, end = np.maximum(start, 0), np.minimum(end, n)
+                sizes.append(end - start)
+            div = (sizes[0][:, None] * sizes[1][None, :]).astype(x.dtype)
+        out = _windows(xp, k, s, d, out_hw).sum(axis=(4, 5)) / div
+        ctx.conf = (div, k, s, p, xp.shape, x.shape)
+        return Tensor._wrap(out.astype(x.dtype, copy=False))
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        div, k, s, p, pshape, shape = ctx.conf
+        g = grad_output._array / div
+        gw = np.broadcast_to(g[..., None, None], g.shape + tuple(k))
+        gx = _scatter(gw, k, s, (1, 1), pshape)[:, :, p[0]:p[0] + shape[2], p[1]:p[1] + shape[3]]
+        return Tensor._wrap(np.ascontiguousarray(gx)), None, None, None, None, None, None
+
+
+def _check(op, input, nd):
+    if input.dim() not in (nd + 1, nd + 2) or 0 in tuple(input.shape)[-nd:]:
+        raise RuntimeError("%s: Expected %dD or %dD (batch mode) tensor with optional 0 dim "
+                           "batch size for input, but got: %s"
+                           % (op, nd + 1, nd + 2, list(input.shape)))
+
+
+def _lift(input, nd):
+    """(N, C, H, W) view of a 1-d or 2-d pooling input, and how to undo it."""
+    unbatched = input.dim() == nd + 1
+    x = input.unsqueeze(0) if unbatched else input
+    if nd == 1:
+        x = x.unsqueeze(2)
+
+    def back(t):
+        if nd == 1:
+            t = t.squeeze(2)
+        return t.squeeze(0) if unbatched else t
+    return x, back
+
+
+def _max_pool(op, nd, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    _check(op, input, nd)
+    k = _tuple(kernel_size, nd)
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
+        else _tuple(stride, nd)
+    p, d = _tuple(padding, nd), _tuple(dilation, nd)
+    for a in range(nd):
+        if p[a] > (d[a] * (k[a] - 1) + 1) // 2:
+            raise RuntimeError("pad should be at most half of effective kernel size, but got "
+                               "pad=%d, kernel_size=%d and dilation=%d" % (p[a], k[a], d[a]))
+    if nd == 1:
+        k, s, p, d = (1,) + k, (1,) + s, (0,) + p, (1,) + d
+    x, back = _lift(input, nd)
+    out, idx = MaxPool2d.apply(x, k, s, p, d, ceil_mode)
+    out = back(out)
+    return (out, back(idx)) if return_indices else out
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """1-D max pooling over ``(N, C, L)``. Matches ``torch.nn.functional.max_pool1d``."""
+    return _max_pool("max_pool1d", 1, input, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """2-D max pooling over ``(N, C, H, W)``; ties go to the first maximum, as torch."""
+    return _max_pool("max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices)
+
+
+def _avg_pool(op, nd, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+              divisor_override):
+    _check(op, input, nd)
+    k = _tuple(kernel_size, nd)
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
+        else _tuple(stride, nd)
+    p = _tuple(padding, nd)
+    for a in range(nd):
+        if p[a] > k[a] // 2:
+            raise RuntimeError("pad should be at most half of effective kernel size, but got "
+                               "pad=%d, kernel_size=%d and dilation=1" % (p[a], k[a]))
+    if nd == 1:
+        k, s, p = (1,) + k, (1,) + s, (0,) + p
+    x, back = _lift(input, nd)
+    return back(AvgPool2d.apply(x, k, s, p, ceil_mode, count_include_pad, divisor_override))
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """1-D average pooling. Matches ``torch.nn.functional.avg_pool1d``."""
+    return _avg_pool("avg_pool1d", 1, input, kernel_size, stride, padding, ceil_mode,
+                     count_include_pad, None)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """2-D average pooling. Matches ``torch.nn.functional.avg_pool2d``."""
+    return _avg_pool("avg_pool2d", 2, input, kernel_size, stride, padding, ceil_mode,
+                     count_include_pad, divisor_override)
+
+
+def _bins(n_in, n_out):
+    start = [(i * n_in) // n_out for i in range(n_out)]
+    end = [-(-((i + 1) * n_in) // n_out) for i in range(n_out)]
+    return start, end
+
+
+def _avg_matrix(n_in, n_out, dtype):
+    m = np.zeros((n_out, n_in), dtype=dtype)
+    for i, (a, b) in enumerate(zip(*_bins(n_in, n_out))):
+        m[i, a:b] = 1.0 / (b - a)
+    return m
+
+
+def _out_size(output_size, shape, nd):
+    sizes = _tuple(output_size, nd) if output_size is not None else shape
+    if isinstance(output_size, (list, tuple)):
+        sizes = tuple(shape[a] if output_size[a] is None else int(output_size[a])
+                      for a in range(nd))
+    return sizes
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average over ``output_size`` near-equal bins per spatial dim (separable: two matmuls)."""
+    _check("adaptive_avg_pool2d", input, 2)
+    from .creation import tensor
+    from .linalg import matmul
+    ho, wo = _out_size(output_size, tuple(input.shape[-2:]), 2)
+    h, w = input.shape[-2:]
+    dt = input._array.dtype
+    if (ho, wo) == (1, 1):
+        return input.mean(dim=(-2, -1), keepdim=True)
+    mh = tensor(_avg_matrix(h, ho, dt))
+    mw = tensor(_avg_matrix(w, wo, dt).T)
+    return matmul(matmul(mh, input), mw)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """1-D adaptive average pooling over ``(N, C, L)``."""
+    _check("adaptive_avg_pool1d", input, 1)
+    from .creation import tensor
+    from .linalg import matmul
+    lo, = _tuple(output_size, 1)
+    return matmul(input, tensor(_avg_matrix(input.shape[-1], lo, input._array.dtype).T))
+
+
+class AdaptiveMaxPool2d(Function):
+    node_name = "AdaptiveMaxPool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, input, out_hw):
+        x = input._array
+        h, w = x.shape[2:]
+        hb, wb = _bins(h, out_hw[0]), _bins(w, out_hw[1])
+        out = np.empty(x.shape[:2] + tuple(out_hw), dtype=x.dtype)
+        idx = np.empty(out.shape, dtype=np.int64)
+        for i, (h0, h1) in enumerate(zip(*hb)):
+            for j, (w0, w1) in enumerate(zip(*wb)):
+                cell = x[:, :, h0:h1, w0:w1].reshape(x.shape[:2] + (-1,))
+                a = np.argmax(cell, axis=-1)
+                out[:, :, i, j] = np.take_along_axis(cell, a[..., None], -1)[..., 0]
+                ah, aw = np.divmod(a, w1 - w0)
+                idx[:, :, i, j] = (h0 + ah) * w + w0 + aw
+        ctx.conf = (idx, x.shape)
+        return Tensor._wrap(out), Tensor._wrap(idx)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output, grad_indices=None):
+        idx, shape = ctx.conf
+        g = grad_output._array
+        n, c = shape[:2]
+        gx = np.zeros((n * c, shape[2] * shape[3]), dtype=g.dtype)
+        rows = np.arange(n * c)[:, None]
+        np.add.at(gx, (rows, idx.reshape(n * c, -1)), g.reshape(n * c, -1))
+        return Tensor._wrap(gx.reshape(shape)), None
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Maximum over ``output_size`` near-equal bins per spatial dim."""
+    _check("adaptive_max_pool2d", input, 2)
+    x, back = _lift(input, 2)
+    out, idx = AdaptiveMaxPool2d.apply(x, _out_size(output_size, tuple(input.shape[-2:]), 2))
+    return (back(out), back(idx)) if return_indices else back(out)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """1-D adaptive max pooling over ``(N, C, L)``."""
+    _check("adaptive_max_pool1d", input, 1)
+    x, back = _lift(input, 1)
+    out, idx = AdaptiveMaxPool2d.apply(x, (1,) + _tuple(output_size, 1))
+    return (back(out), back(idx)) if return_indices else back(out)
+
+

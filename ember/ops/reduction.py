@@ -1,12 +1,18 @@
-"""Reductions: sum, mean and the gradient-side ``sum_to_size``."""
+"""Reductions: sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum, median, mode, ..."""
+import builtins as _b
+from collections import namedtuple
+
 import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import wrap_dims
+from ._util import wrap_dim, wrap_dims
 
-__all__ = ["sum", "mean", "sum_to_size"]
+__all__ = ["sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax",
+           "argmin", "aminmax", "var", "std", "var_mean", "std_mean", "logsumexp", "norm",
+           "all", "any", "cumsum", "cumprod", "median", "nanmedian", "mode", "count_nonzero",
+           "nansum", "nanmean", "cumsum_", "cumprod_"]
 
 
 def _expand_back(grad, shape, dims, keepdim):
@@ -68,7 +74,7 @@ class Mean(Function):
                                "a floating point or complex dtype. Got: %s"
                                % _dt.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", ""))
         with np.errstate(invalid="ignore", divide="ignore"):
-            return Tensor._wrap(np.asarray(arr.mean(dtype=arr.dtype)))
+            return Tensor._wrap(np.asarray(arr.sum(dtype=arr.dtype) / arr.dtype.type(arr.size)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -89,9 +95,12 @@ class MeanDim(Function):
                                "a floating point or complex dtype. Got: %s"
                                % _dt.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", ""))
         ctx.dims, ctx.keepdim = dims, keepdim
+        n = 1
+        for d in dims:
+            n *= arr.shape[d]
         with np.errstate(invalid="ignore", divide="ignore"):
-            return Tensor._wrap(np.asarray(arr.mean(axis=dims, keepdims=keepdim,
-                                                    dtype=arr.dtype)))
+            return Tensor._wrap(np.asarray(arr.sum(axis=dims, keepdims=keepdim, dtype=arr.dtype)
+                                           / arr.dtype.type(n)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -145,19 +154,759 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         tensor([4., 6.])
     """
     d = None if dtype is None else _dt.to_dtype(dtype)
-    if dim is None:
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         if keepdim:
             dims = tuple(range(input._array.ndim))
             return SumDim.apply(input, dims, True, d)
         return Sum.apply(input, d)
-    return SumDim.apply(input, wrap_dims(dim, input._array.ndim, "sum"), keepdim, d)
+    return SumDim.apply(input, _dims_or_all(dim, input._array.ndim, "sum"), keepdim, d)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Mean of all elements, or over ``dim`` (int or tuple); floating inputs only."""
     d = None if dtype is None else _dt.to_dtype(dtype)
-    if dim is None:
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         if keepdim:
             return MeanDim.apply(input, tuple(range(input._array.ndim)), True, d)
         return Mean.apply(input, d)
-    return MeanDim.apply(input, wrap_dims(dim, input._array.ndim, "mean"), keepdim, d)
+    return MeanDim.apply(input, _dims_or_all(dim, input._array.ndim, "mean"), keepdim, d)
+
+
+def _return_type(name, fields=("values", "indices")):
+    """A named tuple class printing as ``torch.return_types.NAME(values=..., indices=...)``."""
+    base = namedtuple(name, fields)
+
+    def __repr__(self):
+        return "torch.return_types.%s(\n%s)" % (
+            name, ",\n".join("%s=%r" % (f, v) for f, v in zip(fields, self)))
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+
+
+_max_t = _return_type("max")
+_min_t = _return_type("min")
+_median_t = _return_type("median")
+_nanmedian_t = _return_type("nanmedian")
+_mode_t = _return_type("mode")
+_aminmax_t = _return_type("aminmax", ("min", "max"))
+
+
+def _legacy_name(arr):
+    return _dt.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", "")
+
+
+def _nonempty(op, arr, dim=None):
+    """Raise torch's error for a reduction with no identity over an empty input or dim."""
+    if dim is None:
+        if arr.size == 0:
+            raise RuntimeError("%s(): Expected reduction dim to be specified for input.numel() == "
+                               "0. Specify the reduction dim with the 'dim' argument." % op)
+    elif arr.ndim and arr.shape[dim] == 0:
+        raise IndexError("%s(): Expected reduction dim %d to have non-zero size." % (op, dim))
+
+
+def _keep_shape(shape, dims):
+    return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+
+def _dims_or_all(dim, ndim, op):
+    """``dim`` as a sorted tuple; None or an empty tuple/list means every dim."""
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
+        return tuple(range(ndim))
+    dims = wrap_dims(dim, ndim, op)
+    return dims if ndim else ()
+
+
+def _float_only(op, arr):
+    if arr.dtype.kind not in "fc":
+        raise RuntimeError("%s(): input dtype should be either floating point or complex. Got %s "
+                           "instead." % (op, _legacy_name(arr)))
+
+
+class _ScatterDim(Function):
+    """Zeros of ``shape`` with ``grad`` put at ``indices`` along ``dim`` (keepdim layout)."""
+
+    node_name = "ScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, indices, dim, shape):
+        out = np.zeros(shape, dtype=grad._array.dtype)
+        if out.size:
+            np.put_along_axis(out, indices, grad._array, axis=dim)
+        ctx.indices, ctx.dim = indices, dim
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return _GatherDim.apply(grad_output, ctx.indices, ctx.dim), None, None, None
+
+
+class _GatherDim(Function):
+    node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, a, indices, dim):
+        ctx.indices, ctx.dim = indices, dim
+        return Tensor._wrap(np.take_along_axis(a._array, indices, axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        shape = ctx._input_meta(0)[0]
+        return _ScatterDim.apply(grad_output, ctx.indices, ctx.dim, shape), None, None
+
+
+def _argmax_kernel(arr, dim):
+    return np.argmax(arr, axis=dim, keepdims=True)
+
+
+def _argmin_kernel(arr, dim):
+    return np.argmin(arr, axis=dim, keepdims=True)
+
+
+def _first_nan(arr, dim, idx):
+    """Point ``idx`` at the first nan of every slice that holds one (nan wins, as torch)."""
+    if arr.dtype.kind == "f":
+        nan = np.isnan(arr)
+        has = nan.any(axis=dim, keepdims=True)
+        if has.any():
+            idx = np.where(has, np.argmax(nan, axis=dim, keepdims=True), idx)
+    return idx
+
+
+def _median_kernel(arr, dim):
+    order = np.argsort(arr, axis=dim, kind="stable")
+    k = (arr.shape[dim] - 1) // 2
+    idx = np.take(order, [k], axis=dim)
+    return _first_nan(arr, dim, idx)
+
+
+def _nanmedian_kernel(arr, dim):
+    order = np.argsort(arr, axis=dim, kind="stable")
+    n_valid = (~np.isnan(arr)).sum(axis=dim, keepdims=True) if arr.dtype.kind == "f" else \
+        np.full(_keep_shape(arr.shape, (dim,)), arr.shape[dim])
+    k = np.maximum(n_valid - 1, 0) // 2
+    return np.take_along_axis(order, k, axis=dim)
+
+
+def _mode_kernel(arr, dim):
+    moved = np.moveaxis(arr, dim, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    idx = np.empty(rows.shape[0], dtype=np.int64)
+    for r, row in enumerate(rows):
+        vals, counts = np.unique(row, return_counts=True)
+        v = vals[np.argmax(counts)]   # NOTE: the smallest of the most frequent values, as torch
+        hits = np.flatnonzero(row == v) if v == v else np.flatnonzero(row != row)
+        idx[r] = hits[-1]             # NOTE: torch reports its last occurrence
+    return np.moveaxis(idx.reshape(moved.shape[:-1] + (1,)), -1, dim)
+
+
+class _SelectDim(Function):
+    """A reduction over one dim that picks an element: values and their int64 indices.
+
+    The gradient flows to the picked element only (torch's value-selecting backward).
+    """
+
+    node_name = "MaxBackward0"
+    kernel = staticmethod(_argmax_kernel)
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim):
+        arr = a._array
+        if arr.ndim == 0:
+            arr = arr.reshape(1)
+        idx = ctx._forward_cls.kernel(arr, dim).astype(np.int64)
+        values = np.take_along_axis(arr, idx, axis=dim)
+        ctx.indices, ctx.dim, ctx.keepdim = idx, dim, keepdim
+        if not keepdim or a._array.ndim == 0:
+            values, idx = values.squeeze(dim), idx.squeeze(dim)
+            if a._array.ndim == 0:
+                values, idx = values.reshape(()), idx.reshape(())
+        return Tensor._wrap(values), Tensor._wrap(idx)
+
+    @staticmethod
+    def backward(ctx, grad_values, grad_indices):
+        from .shape import reshape
+        shape = ctx._input_meta(0)[0]
+        g = reshape(grad_values, ctx.indices.shape)
+        out = _ScatterDim.apply(g, ctx.indices, ctx.dim, tuple(shape) or (1,))
+        return (reshape(out, shape) if not shape else out), None, None
+
+
+def _select_fn(name, kernel, node):
+    return type(name, (_SelectDim,), {"node_name": node, "kernel": staticmethod(kernel)})
+
+
+MaxDim = _select_fn("MaxDim", _argmax_kernel, "MaxBackward0")
+MinDim = _select_fn("MinDim", _argmin_kernel, "MinBackward0")
+MedianDim = _select_fn("MedianDim", _median_kernel, "MedianBackward1")
+NanmedianDim = _select_fn("NanmedianDim", _nanmedian_kernel, "NanmedianBackward1")
+ModeDim = _select_fn("ModeDim", _mode_kernel, "ModeBackward0")
+
+
+def _evenly(grad_output, a, out, dims, keepdim, nan_ties=True):
+    """Spread the gradient evenly over the elements equal to the result (ties share it).
+
+    With ``nan_ties`` a nan result matches the nan inputs (max, min, median); without it
+    (amax, amin) nothing matches and the gradient is nan, as torch's ``scale_grad_by_count``.
+    """
+    from .comparison import where
+    shape = a._array.shape
+    res = out._array if keepdim or not dims else out._array.reshape(_keep_shape(shape, dims))
+    arr = a._array
+    mask = arr == res
+    if nan_ties and arr.dtype.kind == "f":
+        mask |= np.isnan(arr) & np.isnan(res)
+    count = mask.sum(axis=dims, keepdims=True) if dims else mask.astype(np.int64)
+    g = _expand_back(grad_output, shape, dims, keepdim)
+    if not nan_ties:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv = Tensor._wrap((1.0 / count).astype(grad_output._array.dtype))
+        return g * inv * Tensor._wrap(mask)
+    scale = Tensor._wrap((mask / np.maximum(count, 1)).astype(grad_output._array.dtype))
+    return where(Tensor._wrap(mask), g * scale, 0.0)
+
+
+class _ExtremeAll(Function):
+    """max/min/median/amax/amin over ``dims``: the gradient is shared evenly by the ties."""
+
+    node_name = "AmaxBackward0"
+    np_fn = staticmethod(np.max)
+    nan_ties = True
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim):
+        arr = a._array
+        out = ctx._forward_cls.np_fn(arr, axis=dims, keepdims=keepdim)
+        out = Tensor._wrap(np.asarray(out, dtype=arr.dtype))
+        ctx.dims, ctx.keepdim = dims, keepdim
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, out = ctx.saved_tensors
+        ties = ctx._forward_cls.nan_ties
+        return _evenly(grad_output, a, out, ctx.dims, ctx.keepdim, ties), None, None
+
+
+def _lower_median(arr, axis, keepdims):
+    flat = arr.reshape(-1)
+    if flat.dtype.kind == "f" and np.isnan(flat).any():
+        return np.asarray(np.nan, dtype=arr.dtype)
+    return np.sort(flat)[(flat.size - 1) // 2]
+
+
+def _lower_nanmedian(arr, axis, keepdims):
+    flat = arr.reshape(-1)
+    if flat.dtype.kind == "f":
+        flat = flat[~np.isnan(flat)]
+    if flat.size == 0:
+        return np.asarray(np.nan, dtype=arr.dtype)
+    return np.sort(flat)[(flat.size - 1) // 2]
+
+
+def _extreme_fn(name, np_fn, node, nan_ties=True):
+    return type(name, (_ExtremeAll,), {"node_name": node, "np_fn": staticmethod(np_fn),
+                                       "nan_ties": nan_ties})
+
+
+MaxAll = _extreme_fn("MaxAll", np.max, "MaxBackward1")
+MinAll = _extreme_fn("MinAll", np.min, "MinBackward1")
+Amax = _extreme_fn("Amax", np.max, "AmaxBackward0", False)
+Amin = _extreme_fn("Amin", np.min, "AminBackward0", False)
+MedianAll = _extreme_fn("MedianAll", _lower_median, "MedianBackward0")
+NanmedianAll = _extreme_fn("NanmedianAll", _lower_nanmedian, "NanmedianBackward0")
+
+
+def _select_reduce(op, all_fn, dim_fn, rtype, input, dim, keepdim):
+    arr = input._array
+    if dim is None:
+        _nonempty(op, arr)
+        return all_fn.apply(input, (), False) if arr.ndim == 0 else \
+            all_fn.apply(input, tuple(range(arr.ndim)), False)
+    d = wrap_dim(dim, arr.ndim, op)
+    _nonempty(op, arr, d)
+    return rtype(*dim_fn.apply(input, d, keepdim))
+
+
+def max(input, dim=None, keepdim=False, *, out=None):
+    """Largest element; with ``dim``, ``(values, indices)``; with a tensor, ``maximum``.
+
+    Example:
+        >>> import ember
+        >>> ember.tensor([[1., 5.], [7., 2.]]).max(dim=1).indices
+        tensor([1, 0])
+    """
+    if isinstance(dim, Tensor):
+        from .arithmetic import maximum
+        return maximum(input, dim)
+    return _select_reduce("max", MaxAll, MaxDim, _max_t, input, dim, keepdim)
+
+
+def min(input, dim=None, keepdim=False, *, out=None):
+    """Smallest element; with ``dim``, ``(values, indices)``; with a tensor, ``minimum``."""
+    if isinstance(dim, Tensor):
+        from .arithmetic import minimum
+        return minimum(input, dim)
+    return _select_reduce("min", MinAll, MinDim, _min_t, input, dim, keepdim)
+
+
+def median(input, dim=None, keepdim=False, *, out=None):
+    """The lower median; with ``dim``, ``(values, indices)``. nan propagates."""
+    if dim is None:
+        if input._array.size == 0:
+            return Tensor._wrap(np.asarray(np.nan, dtype=input._array.dtype))
+    return _select_reduce("median", MedianAll, MedianDim, _median_t, input, dim, keepdim)
+
+
+def nanmedian(input, dim=None, keepdim=False, *, out=None):
+    """The lower median ignoring nan; with ``dim``, ``(values, indices)``."""
+    if dim is None and input._array.size == 0:
+        return Tensor._wrap(np.asarray(np.nan, dtype=input._array.dtype))
+    return _select_reduce("nanmedian", NanmedianAll, NanmedianDim, _nanmedian_t, input, dim,
+                          keepdim)
+
+
+def mode(input, dim=-1, keepdim=False, *, out=None):
+    """The most frequent value along ``dim`` (smallest on ties) and its last index."""
+    arr = input._array
+    d = wrap_dim(dim, arr.ndim, "mode")
+    _nonempty("mode", arr, d)
+    return _mode_t(*ModeDim.apply(input, d, keepdim))
+
+
+def _amax_amin(op, fn, input, dim, keepdim):
+    arr = input._array
+    dims = _dims_or_all(dim, arr.ndim, op)
+    for d in dims:
+        if arr.shape[d] == 0:
+            raise IndexError("%s(): Expected reduction dim %d to have non-zero size." % (op, d))
+    if arr.size == 0 and not dims:
+        _nonempty(op, arr)
+    return fn.apply(input, dims, keepdim)
+
+
+def amax(input, dim=(), keepdim=False, *, out=None):
+    """Largest values over ``dim`` (int or tuple; all dims by default); ties share the gradient."""
+    return _amax_amin("amax", Amax, input, dim, keepdim)
+
+
+def amin(input, dim=(), keepdim=False, *, out=None):
+    """Smallest values over ``dim`` (int or tuple; all dims by default); ties share the gradient."""
+    return _amax_amin("amin", Amin, input, dim, keepdim)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(min, max)`` over ``dim`` or the whole tensor, as ``torch.return_types.aminmax``."""
+    arr = input._array
+    if dim is None:
+        if arr.size == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
+                               "the operation has no identity.")
+        dims = tuple(range(arr.ndim))
+        return _aminmax_t(Amin.apply(input, dims, keepdim), Amax.apply(input, dims, keepdim))
+    return _aminmax_t(amin(input, dim, keepdim), amax(input, dim, keepdim))
+
+
+def _arg(op, kernel, input, dim, keepdim):
+    arr = input._array
+    if dim is None:
+        if arr.size == 0:
+            raise IndexError("%s(): Expected reduction dim to be specified for input.numel() == 0."
+                             % op)
+        idx = _first_nan(arr.reshape(-1), 0, kernel(arr.reshape(-1), 0))
+        out = idx.reshape((1,) * arr.ndim if keepdim else ())
+        return Tensor._wrap(out.astype(np.int64))
+    d = wrap_dim(dim, arr.ndim, op)
+    _nonempty(op, arr, d)
+    a = arr.reshape(1) if arr.ndim == 0 else arr
+    idx = _first_nan(a, d, kernel(a, d))
+    if not keepdim or arr.ndim == 0:
+        idx = idx.squeeze(d).reshape(idx.shape[:d] + idx.shape[d + 1:] if arr.ndim else ())
+    return Tensor._wrap(np.asarray(idx, dtype=np.int64))
+
+
+def argmax(input, dim=None, keepdim=False):
+    """Index of the largest element (flattened when ``dim`` is None; first on ties)."""
+    return _arg("argmax", _argmax_kernel, input, dim, keepdim)
+
+
+def argmin(input, dim=None, keepdim=False):
+    """Index of the smallest element (flattened when ``dim`` is None; first on ties)."""
+    return _arg("argmin", _argmin_kernel, input, dim, keepdim)
+
+
+class Prod(Function):
+    node_name = "ProdBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim, dtype):
+        arr = a._array
+        if dtype is not None:
+            arr = arr.astype(dtype.np)
+        elif arr.dtype.kind in "biu":
+            arr = arr.astype(np.int64)
+        ctx.dim, ctx.keepdim = dim, keepdim
+        axis = dim if arr.ndim else None
+        out = Tensor._wrap(np.asarray(arr.prod(axis=axis, keepdims=keepdim)))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, out = ctx.saved_tensors
+        shape = a._array.shape
+        dims = tuple(range(len(shape))) if ctx.dim is None or not shape else (ctx.dim,)
+        g = _expand_back(grad_output, shape, dims, ctx.keepdim)
+        if not (a._array == 0).any():
+            return g * _expand_back(out, shape, dims, ctx.keepdim) / a, None, None, None
+        # NOTE: with zeros, the product of the other elements (exclusive products both ways).
+        arr = a._array.reshape(-1) if ctx.dim is None else a._array
+        d = 0 if ctx.dim is None else ctx.dim
+        left = np.cumprod(arr, axis=d)
+        left = np.concatenate([np.ones_like(np.take(arr, [0], axis=d)),
+                               np.delete(left, -1, axis=d)], axis=d) if arr.shape[d] else left
+        flipped = np.flip(arr, axis=d)
+        right = np.cumprod(flipped, axis=d)
+        right = np.flip(np.concatenate([np.ones_like(np.take(flipped, [0], axis=d)),
+                                        np.delete(right, -1, axis=d)], axis=d), axis=d)
+        others = Tensor._wrap((left * right).reshape(shape).astype(grad_output._array.dtype))
+        return g * others, None, None, None
+
+
+class ProdDim(Prod):
+    node_name = "ProdBackward1"
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product of all elements, or along the single ``dim``; ints multiply as int64."""
+    d = None if dtype is None else _dt.to_dtype(dtype)
+    if dim is None:
+        return Prod.apply(input, None, False, d)
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError("prod(): argument 'dim' must be int, not %s" % type(dim).__name__)
+    return ProdDim.apply(input, wrap_dim(dim, input._array.ndim, "prod"), keepdim, d)
+
+
+def _correction(op, dim, unbiased, correction):
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise RuntimeError("%s(): can't specify both unbiased and correction" % op)
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    return dim, correction
+
+
+class Var(Function):
+    node_name = "VarBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim):
+        arr = a._array
+        if arr.dtype.kind not in "fc":
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        n = 1
+        for d in dims:
+            n *= arr.shape[d]
+        ctx.dims, ctx.keepdim, ctx.denom = dims, keepdim, n - correction
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dev = arr - arr.sum(axis=dims, keepdims=True) / arr.dtype.type(n)
+            denom = arr.dtype.type(_b.max(0, n - correction))
+            out = (dev * dev).sum(axis=dims, keepdims=keepdim) / denom
+        ctx.save_for_backward(a)
+        return Tensor._wrap(np.asarray(out, dtype=arr.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, = ctx.saved_tensors
+        return _var_backward(ctx, grad_output, a), None, None, None
+
+
+def _var_backward(ctx, grad_output, a):
+    g = _expand_back(grad_output, a._array.shape, ctx.dims, ctx.keepdim)
+    scale = 2.0 / ctx.denom if ctx.denom else float("inf")
+    return g * scale * (a - mean(a, ctx.dims, keepdim=True))
+
+
+class Std(Function):
+    node_name = "StdBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim):
+        v = Var.forward(ctx, a, dims, correction, keepdim)
+        out = Tensor._wrap(np.sqrt(v._array))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from .comparison import where
+        a, out = ctx.saved_tensors
+        # NOTE: zero where the std is 0 (torch masks the 1 / (2 * std) singularity).
+        g = where(out == 0, 0.0, grad_output / (out * 2))
+        return _var_backward(ctx, g, a), None, None, None
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """Variance over ``dim`` with ``correction`` (1 by default: Bessel's, as ``unbiased``)."""
+    dim, c = _correction("var", dim, unbiased, correction)
+    return Var.apply(input, _dims_or_all(dim, input._array.ndim, "var"), c, keepdim)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """Standard deviation over ``dim`` with ``correction`` (1 by default)."""
+    dim, c = _correction("std", dim, unbiased, correction)
+    return Std.apply(input, _dims_or_all(dim, input._array.ndim, "std"), c, keepdim)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var, mean)`` over ``dim``."""
+    dim, c = _correction("var_mean", dim, unbiased, correction)
+    return var(input, dim, keepdim=keepdim, correction=c), mean(input, dim, keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std, mean)`` over ``dim``."""
+    dim, c = _correction("std_mean", dim, unbiased, correction)
+    return std(input, dim, keepdim=keepdim, correction=c), mean(input, dim, keepdim)
+
+
+class Logsumexp(Function):
+    node_name = "LogsumexpBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim):
+        arr = a._array
+        if arr.dtype.kind not in "fc":
+            arr = arr.astype(_dt.get_default_dtype().np)
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            if arr.size:
+                m = arr.max(axis=dims, keepdims=True)
+                m = np.where(np.isinf(m), 0, m).astype(arr.dtype)
+            else:
+                m = np.zeros(_keep_shape(arr.shape, dims), dtype=arr.dtype)
+            out = np.log(np.exp(arr - m).sum(axis=dims, keepdims=True)) + m
+        if not keepdim:
+            out = out.reshape(tuple(s for i, s in enumerate(arr.shape) if i not in dims))
+        out = Tensor._wrap(np.asarray(out, dtype=arr.dtype))
+        ctx.dims, ctx.keepdim = dims, keepdim
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from .unary import exp
+        a, out = ctx.saved_tensors
+        shape = a._array.shape
+        g = _expand_back(grad_output, shape, ctx.dims, ctx.keepdim)
+        return g * exp(a - _expand_back(out, shape, ctx.dims, ctx.keepdim)), None, None
+
+
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    """``log(sum(exp(input), dim))`` computed without overflow."""
+    return Logsumexp.apply(input, _dims_or_all(dim, input._array.ndim, "logsumexp"), keepdim)
+
+
+class VectorNorm(Function):
+    node_name = "LinalgVectorNormBackward0"
+
+    @staticmethod
+    def forward(ctx, a, p, dims, keepdim):
+        arr = a._array
+        if arr.dtype.kind not in "fc":
+            raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
+                               "as input. Got %s" % _legacy_name(arr))
+        x = np.abs(arr)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            if p == 2:
+                out = np.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
+            elif p == 1:
+                out = x.sum(axis=dims, keepdims=keepdim)
+            elif p == 0:
+                out = (x != 0).sum(axis=dims, keepdims=keepdim)
+            elif np.isinf(p):
+                if x.size == 0 or _b.any(arr.shape[d] == 0 for d in dims):
+                    raise RuntimeError("linalg.vector_norm cannot compute the %s norm on an "
+                                       "empty tensor because the operation does not have an "
+                                       "identity" % p)
+                out = (x.max if p > 0 else x.min)(axis=dims, keepdims=keepdim)
+            else:
+                out = (x ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
+        out = Tensor._wrap(np.asarray(out, dtype=arr.dtype))
+        ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from .comparison import where
+        from .unary import abs, sign
+        a, out = ctx.saved_tensors
+        p, shape = ctx.p, a._array.shape
+        g = _expand_back(grad_output, shape, ctx.dims, ctx.keepdim)
+        norm = _expand_back(out, shape, ctx.dims, ctx.keepdim)
+        if p == 0:
+            return None, None, None, None   # NOTE: torch leaves the input's grad undefined
+        if p == 1:
+            return g * sign(a), None, None, None
+        if np.isinf(p):
+            return _evenly(grad_output, abs(a), out, ctx.dims, ctx.keepdim) * sign(a), None, \
+                None, None
+        if p == 2:
+            gi = g * a / norm
+        elif p < 1:
+            scaled = where(a == 0, 0.0, sign(a) * abs(a) ** (p - 1))
+            return scaled * g * norm ** (1 - p), None, None, None
+        elif p < 2:
+            gi = sign(a) * abs(a) ** (p - 1) * g / norm ** (p - 1)
+        else:
+            gi = a * abs(a) ** (p - 2) * g / norm ** (p - 1)
+        # NOTE: a zero norm gives a zero gradient, as torch.
+        return where(norm == 0, 0.0, gi), None, None, None
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """Vector p-norm over ``dim`` (``'fro'`` is the 2-norm; ``inf``/``-inf`` the max/min |x|)."""
+    if dtype is not None:
+        from .conversion import to
+        input = to(input, _dt.to_dtype(dtype))
+    if p is None or p == "fro":
+        p = 2
+    elif isinstance(p, str):
+        raise RuntimeError("norm(): p=%r is not supported by ember (only numbers and 'fro')" % p)
+    dims = _dims_or_all(dim, input._array.ndim, "norm")
+    return VectorNorm.apply(input, float(p), dims, keepdim)
+
+
+def _bool_reduce(op, np_fn, input, dim, keepdim):
+    arr = input._array
+    dims = _dims_or_all(dim, arr.ndim, op)
+    out = np_fn(arr, axis=dims, keepdims=keepdim) if arr.ndim else np_fn(arr)
+    return Tensor._wrap(np.asarray(out, dtype=np.uint8 if arr.dtype == np.uint8 else bool))
+
+
+def all(input, dim=None, keepdim=False, *, out=None):
+    """True when every element (over ``dim``) is nonzero."""
+    return _bool_reduce("all", np.all, input, dim, keepdim)
+
+
+def any(input, dim=None, keepdim=False, *, out=None):
+    """True when some element (over ``dim``) is nonzero."""
+    return _bool_reduce("any", np.any, input, dim, keepdim)
+
+
+def count_nonzero(input, dim=None):
+    """Number of nonzero elements (over ``dim``), as int64."""
+    arr = input._array
+    dims = _dims_or_all(dim, arr.ndim, "count_nonzero")
+    return Tensor._wrap(np.asarray(np.count_nonzero(arr, axis=dims), dtype=np.int64))
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """``sum`` treating nan as zero."""
+    from .comparison import isnan, where
+    return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """``mean`` over the elements that are not nan."""
+    from .comparison import isnan
+    count = sum(~isnan(input), dim, keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+def _cum_dtype(arr, dtype):
+    if dtype is not None:
+        return arr.astype(_dt.to_dtype(dtype).np)
+    return arr.astype(np.int64) if arr.dtype.kind in "biu" else arr
+
+
+class Cumsum(Function):
+    node_name = "CumsumBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, dtype):
+        arr = _cum_dtype(a._array, dtype)
+        ctx.dim = dim
+        if arr.ndim == 0:
+            return Tensor._wrap(arr.copy())
+        return Tensor._wrap(np.cumsum(arr, axis=dim, dtype=arr.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if grad_output._array.ndim == 0:
+            return grad_output, None, None
+        return _ReverseCumsum.apply(grad_output, ctx.dim), None, None
+
+
+class _ReverseCumsum(Function):
+    """Sums from the end: the backward of ``cumsum``."""
+
+    node_name = "CumsumBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim
+        arr = a._array
+        return Tensor._wrap(np.flip(np.cumsum(np.flip(arr, dim), axis=dim, dtype=arr.dtype), dim)
+                            .copy())
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return Cumsum.apply(grad_output, ctx.dim, None), None
+
+
+class Cumprod(Function):
+    node_name = "CumprodBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, dtype):
+        arr = _cum_dtype(a._array, dtype)
+        ctx.dim = dim
+        out = Tensor._wrap(arr.copy() if arr.ndim == 0 else np.cumprod(arr, axis=dim,
+                                                                        dtype=arr.dtype))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, out = ctx.saved_tensors
+        if a._array.ndim == 0:
+            return grad_output, None, None
+        if not (a._array == 0).any():
+            return _ReverseCumsum.apply(grad_output * out, ctx.dim) / a, None, None
+        return _cumprod_grad_zeros(a._array, grad_output._array, ctx.dim), None, None
+
+
+def _cumprod_grad_zeros(arr, grad, dim):
+    """Cumprod's gradient when the input holds zeros: sum_j>=k g_j prod_{i<=j, i!=k} x_i."""
+    x = np.moveaxis(arr, dim, -1)
+    g = np.moveaxis(grad, dim, -1)
+    n = x.shape[-1]
+    out = np.zeros_like(g)
+    before = np.ones(x.shape[:-1], dtype=g.dtype)
+    for k in range(n):
+        after = np.cumprod(x[..., k + 1:], axis=-1)
+        out[..., k] = before * (g[..., k] + (g[..., k + 1:] * after).sum(axis=-1))
+        before = before * x[..., k]
+    return Tensor._wrap(np.ascontiguousarray(np.moveaxis(out, -1, dim)))
+
+
+def cumsum(input, dim, *, dtype=None, out=None):
+    """Cumulative sum along ``dim``; ints sum as int64."""
+    return Cumsum.apply(input, wrap_dim(dim, input._array.ndim, "cumsum"), dtype)
+
+
+def cumprod(input, dim, *, dtype=None, out=None):
+    """Cumulative product along ``dim``; ints multiply as int64."""
+    return Cumprod.apply(input, wrap_dim(dim, input._array.ndim, "cumprod"), dtype)
+
+
+def cumsum_(input, dim, *, dtype=None):
+    from ._inplace import inplace
+    return inplace(input, cumsum, dim, dtype=dtype)
+
+
+def cumprod_(input, dim, *, dtype=None):
+    from ._inplace import inplace
+    return inplace(input, cumprod, dim, dtype=dtype)

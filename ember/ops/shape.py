@@ -1,4 +1,4 @@
-"""Shape ops: view, reshape, transpose, permute, t, squeeze, unsqueeze, expand, flatten, unbind.
+"""Shape and movement ops: view, reshape, permute, cat, stack, split, flip, roll, diagonal, ...
 
 Views share memory and the version counter with their base, as in torch.
 """
@@ -10,7 +10,13 @@ from ._util import wrap_dim
 
 __all__ = ["view", "reshape", "transpose", "swapaxes", "swapdims", "permute", "t", "squeeze",
            "unsqueeze", "expand", "expand_as", "flatten", "unbind", "view_as", "reshape_as",
-           "squeeze_", "unsqueeze_", "t_", "transpose_"]
+           "squeeze_", "unsqueeze_", "t_", "transpose_", "unflatten", "movedim", "moveaxis",
+           "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "row_stack",
+           "column_stack", "split", "split_with_sizes", "chunk", "tensor_split", "narrow",
+           "select", "flip", "fliplr", "flipud", "roll", "rot90", "tril", "triu", "diag",
+           "diagonal", "diag_embed", "repeat", "repeat_interleave", "tile", "broadcast_to",
+           "broadcast_tensors", "broadcast_shapes", "meshgrid", "atleast_1d", "atleast_2d",
+           "atleast_3d", "ravel", "hsplit", "vsplit", "dsplit", "unfold"]
 
 
 def _view_of(a, arr):
@@ -293,10 +299,10 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 def unbind(input, dim=0):
-    """The slices along ``dim``, as a tuple."""
-    d = wrap_dim(dim, input._array.ndim, "unbind")
-    idx = [slice(None)] * d
-    return tuple(input[tuple(idx + [i])] for i in range(input._array.shape[d]))
+    """The slices along ``dim``, as a tuple of views."""
+    if input._array.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return Unbind.apply(input, wrap_dim(dim, input._array.ndim, "unbind"))
 
 
 def squeeze_(input, dim=None):
@@ -328,3 +334,809 @@ def _reshape_inplace(input, shape):
                            "use the out-of-place op")
     input._array = input._array.reshape(shape)
     return input
+
+
+def _dims_arg(dims):
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        return tuple(dims[0])
+    return tuple(dims)
+
+
+def _shape_list(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+class Unbind(Function):
+    node_name = "UnbindBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim
+        arr = a._array
+        idx = (slice(None),) * dim
+        return tuple(_view_of(a, arr[idx + (i,)]) for i in range(arr.shape[dim]))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return stack(grads, ctx.dim), None
+
+
+class Split(Function):
+    node_name = "SplitBackward0"
+
+    @staticmethod
+    def forward(ctx, a, sizes, dim):
+        ctx.dim = dim
+        arr = a._array
+        outs, start = [], 0
+        pre = (slice(None),) * dim
+        for n in sizes:
+            outs.append(_view_of(a, arr[pre + (slice(start, start + n),)]))
+            start += n
+        return tuple(outs)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return cat(grads, ctx.dim), None, None
+
+
+class Cat(Function):
+    node_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, np_dtype, *tensors):
+        arrs = [t._array for t in tensors]
+        ctx.dim = dim
+        ctx.shapes = [a.shape for a in arrs]
+        keep = [a.astype(np_dtype, copy=False) for a in arrs if not (a.ndim == 1 and a.size == 0)]
+        if not keep:
+            return Tensor._wrap(np.zeros((0,), dtype=np_dtype))
+        return Tensor._wrap(np.concatenate(keep, axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grads = [None, None]
+        start = 0
+        for i, shape in enumerate(ctx.shapes):
+            skipped = len(shape) == 1 and shape[0] == 0
+            if ctx.needs_input_grad[i + 2]:
+                if skipped:
+                    grads.append(Tensor._wrap(np.zeros(shape, ctx._input_meta(i + 2)[1])))
+                else:
+                    grads.append(narrow(grad_output, ctx.dim, start, shape[ctx.dim]))
+            else:
+                grads.append(None)
+            if not skipped:
+                start += shape[ctx.dim]
+        return tuple(grads)
+
+
+class Stack(Function):
+    node_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, np_dtype, *tensors):
+        ctx.dim = dim
+        return Tensor._wrap(np.stack([t._array.astype(np_dtype, copy=False) for t in tensors],
+                                     axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        n = len(ctx.needs_input_grad) - 2
+        return (None, None) + tuple(select(grad_output, ctx.dim, i)
+                                    if ctx.needs_input_grad[i + 2] else None for i in range(n))
+
+
+def _tensor_list(op, tensors):
+    if isinstance(tensors, Tensor):
+        raise TypeError("%s(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        "Tensor" % op)
+    tensors = list(tensors)
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError("expected Tensor as element %d in argument 0, but got %s"
+                            % (tensors.index(t), type(t).__name__))
+    return tensors
+
+
+def _promoted(tensors):
+    from .. import dtypes as _dt
+    d = tensors[0].dtype
+    for t in tensors[1:]:
+        d = _dt.promote_types(d, t.dtype)
+    return d.np
+
+
+def cat(tensors, dim=0, *, out=None):
+    """Join tensors along an existing ``dim`` (dtypes promote; legacy empty 1-D are skipped).
+
+    Example:
+        >>> import ember
+        >>> ember.cat([ember.zeros(2, 1), ember.ones(2, 2)], dim=1)
+        tensor([[0., 1., 1.],
+                [0., 1., 1.]])
+    """
+    tensors = _tensor_list("cat", tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    real = [(i, t) for i, t in enumerate(tensors)
+            if not (t._array.ndim == 1 and t._array.size == 0)]
+    if real:
+        i0, ref = real[0]
+        nd = ref._array.ndim
+        if nd == 0:
+            raise RuntimeError("zero-dimensional tensor (at position %d) cannot be concatenated"
+                               % i0)
+        d = wrap_dim(dim, nd, "cat")
+        for i, t in real:
+            if t._array.ndim != nd:
+                if t._array.ndim == 0:
+                    raise RuntimeError("zero-dimensional tensor (at position %d) cannot be "
+                                       "concatenated" % i)
+                raise RuntimeError("Tensors must have same number of dimensions: got %d and %d"
+                                   % (nd, t._array.ndim))
+            for k in range(nd):
+                if k != d and t._array.shape[k] != ref._array.shape[k]:
+                    raise RuntimeError("Sizes of tensors must match except in dimension %d. "
+                                       "Expected size %d but got size %d for tensor number %d "
+                                       "in the list." % (d, ref._array.shape[k],
+                                                         t._array.shape[k], i))
+    else:
+        d = 0
+    return Cat.apply(d, _promoted(tensors), *tensors)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    """Join equally shaped tensors along a new ``dim``."""
+    tensors = _tensor_list("stack", tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape = tensors[0]._array.shape
+    for i, t in enumerate(tensors[1:], 1):
+        if t._array.shape != shape:
+            raise RuntimeError("stack expects each tensor to be equal size, but got %s at entry "
+                               "0 and %s at entry %d" % (_shape_list(shape),
+                                                         _shape_list(t._array.shape), i))
+    d = wrap_dim(dim, len(shape) + 1, "stack")
+    return Stack.apply(d, _promoted(tensors), *tensors)
+
+
+def atleast_1d(*tensors):
+    """Each tensor viewed with at least 1 dim."""
+    res = [reshape(t, (1,)) if t._array.ndim == 0 else t for t in _dims_arg(tensors)]
+    return res[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else tuple(res)
+
+
+def atleast_2d(*tensors):
+    """Each tensor viewed with at least 2 dims (a leading 1 is added)."""
+    res = []
+    for t in _dims_arg(tensors):
+        n = t._array.ndim
+        res.append(reshape(t, (1,) * (2 - n) + t._array.shape) if n < 2 else t)
+    return res[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else tuple(res)
+
+
+def atleast_3d(*tensors):
+    """Each tensor viewed with at least 3 dims: ``(n,) -> (1, n, 1)``, ``(m, n) -> (m, n, 1)``."""
+    res = []
+    for t in _dims_arg(tensors):
+        n = t._array.ndim
+        if n == 0:
+            t = reshape(t, (1, 1, 1))
+        elif n == 1:
+            t = unsqueeze(unsqueeze(t, 0), 2)
+        elif n == 2:
+            t = unsqueeze(t, 2)
+        res.append(t)
+    return res[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else tuple(res)
+
+
+def hstack(tensors, *, out=None):
+    """Concatenate column-wise (along dim 0 for 1-D tensors, dim 1 otherwise)."""
+    ts = atleast_1d(*tensors)
+    ts = (ts,) if isinstance(ts, Tensor) else ts
+    return cat(ts, 0 if ts[0]._array.ndim == 1 else 1)
+
+
+def vstack(tensors, *, out=None):
+    """Concatenate row-wise after ``atleast_2d``."""
+    ts = atleast_2d(*tensors)
+    return cat((ts,) if isinstance(ts, Tensor) else ts, 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors, *, out=None):
+    """Concatenate depth-wise (dim 2) after ``atleast_3d``."""
+    ts = atleast_3d(*tensors)
+    return cat((ts,) if isinstance(ts, Tensor) else ts, 2)
+
+
+def column_stack(tensors, *, out=None):
+    """Stack 0-d/1-d tensors as columns, concatenate 2-d ones along dim 1."""
+    cols = [reshape(t, (-1, 1)) if t._array.ndim <= 1 else t for t in tensors]
+    return cat(cols, 1)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Split into chunks of ``split_size`` (the last may be smaller) or of the given sizes."""
+    n_dim = tensor._array.ndim
+    if n_dim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = wrap_dim(dim, n_dim, "split")
+    n = tensor._array.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        return split_with_sizes(tensor, split_size_or_sections, d)
+    size = int(split_size_or_sections)
+    if size < 0:
+        raise RuntimeError("split expects split_size be non-negative, but got split_size=%d"
+                           % size)
+    if size == 0:
+        if n:
+            raise RuntimeError("split_size can only be 0 if dimension size is 0, but got "
+                               "dimension size of %d" % n)
+        return Split.apply(tensor, [0], d)
+    sizes = [size] * (n // size) + ([n % size] if n % size else [])
+    return Split.apply(tensor, sizes or [0], d)
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """Split into pieces of exactly ``split_sizes`` along ``dim``."""
+    d = wrap_dim(dim, input._array.ndim, "split_with_sizes")
+    sizes = [int(s) for s in split_sizes]
+    n = input._array.shape[d]
+    if sum(sizes) != n or any(s < 0 for s in sizes):
+        raise RuntimeError("split_with_sizes expects split_sizes to sum exactly to %d (input "
+                           "tensor's size at dimension %d), but got split_sizes=%s"
+                           % (n, d, _shape_list(sizes)))
+    return Split.apply(input, sizes, d)
+
+
+def chunk(input, chunks, dim=0):
+    """Split into ``chunks`` pieces of ``ceil(size / chunks)`` (fewer when it divides unevenly)."""
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: %d" % chunks)
+    if input._array.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    d = wrap_dim(dim, input._array.ndim, "chunk")
+    n = input._array.shape[d]
+    size = -(-n // chunks)
+    if size == 0:
+        return split_with_sizes(input, [0] * chunks, d)
+    return split(input, size, d)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Split into ``sections`` nearly equal parts, or at the given ``indices``."""
+    d = wrap_dim(dim, input._array.ndim, "tensor_split")
+    n = input._array.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = indices_or_sections.tolist()
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        if k <= 0:
+            raise RuntimeError("number of sections must be larger than 0, got %d" % k)
+        sizes = [n // k + 1] * (n % k) + [n // k] * (k - n % k)
+    else:
+        bounds = [min(max(int(i) if i >= 0 else n + int(i), 0), n) for i in indices_or_sections]
+        sizes, prev = [], 0
+        for b in bounds + [n]:
+            b = max(b, prev)
+            sizes.append(b - prev)
+            prev = b
+    return Split.apply(input, sizes, d)
+
+
+def hsplit(input, indices_or_sections):
+    return tensor_split(input, indices_or_sections, 1 if input._array.ndim > 1 else 0)
+
+
+def vsplit(input, indices_or_sections):
+    return tensor_split(input, indices_or_sections, 0)
+
+
+def dsplit(input, indices_or_sections):
+    return tensor_split(input, indices_or_sections, 2)
+
+
+class Narrow(Function):
+    node_name = "SliceBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, start, length):
+        ctx.args = (dim, start)
+        idx = (slice(None),) * dim + (slice(start, start + length),)
+        return _view_of(a, a._array[idx])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        shape, dtype = ctx._input_meta(0)
+        dim, start = ctx.args
+        n = grad_output._array.shape[dim]
+        parts = []
+        if start:
+            parts.append(Tensor._wrap(np.zeros(shape[:dim] + (start,) + shape[dim + 1:], dtype)))
+        parts.append(grad_output)
+        rest = shape[dim] - start - n
+        if rest:
+            parts.append(Tensor._wrap(np.zeros(shape[:dim] + (rest,) + shape[dim + 1:], dtype)))
+        return (cat(parts, dim) if len(parts) > 1 else grad_output), None, None, None
+
+
+def narrow(input, dim, start, length):
+    """The view ``input[..., start:start + length, ...]`` along ``dim``."""
+    if input._array.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, input._array.ndim, "narrow")
+    n = input._array.shape[d]
+    start = int(start)
+    if start < -n or start > n:
+        raise IndexError("start out of range (expected to be in range of [%d, %d], but got %d)"
+                         % (-n, n, start))
+    if start < 0:
+        start += n
+    if length < 0 or start > n - length:
+        raise RuntimeError("start (%d) + length (%d) exceeds dimension size (%d)."
+                           % (start, length, n))
+    return Narrow.apply(input, d, start, int(length))
+
+
+class Select(Function):
+    node_name = "SelectBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        ctx.args = (dim, index)
+        return _view_of(a, a._array[(slice(None),) * dim + (index,)])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        shape, dtype = ctx._input_meta(0)
+        dim, index = ctx.args
+        n = shape[dim]
+        parts = [Tensor._wrap(np.zeros(shape[:dim] + (index,) + shape[dim + 1:], dtype))] \
+            if index else []
+        parts.append(unsqueeze(grad_output, dim))
+        if n - index - 1:
+            parts.append(Tensor._wrap(np.zeros(shape[:dim] + (n - index - 1,) + shape[dim + 1:],
+                                               dtype)))
+        return (cat(parts, dim) if len(parts) > 1 else parts[0]), None, None
+
+
+def select(input, dim, index):
+    """The view ``input[..., index, ...]`` with ``dim`` removed."""
+    if input._array.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, input._array.ndim, "select")
+    n = input._array.shape[d]
+    index = int(index)
+    if index < -n or index >= n:
+        raise IndexError("select(): index %d out of range for tensor of size %s at dimension %d"
+                         % (index, _shape_list(input._array.shape), d))
+    return Select.apply(input, d, index % n)
+
+
+class Flip(Function):
+    node_name = "FlipBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        ctx.dims = dims
+        return Tensor._wrap(np.ascontiguousarray(np.flip(a._array, dims)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return flip(grad_output, ctx.dims), None
+
+
+def flip(input, *dims):
+    """Reverse the order of elements along ``dims`` (a copy)."""
+    from ._util import wrap_dims
+    dims = _dims_arg(dims)
+    wd = tuple(wrap_dim(d, input._array.ndim, "flip") for d in dims)
+    for k, d in enumerate(wd):
+        if d in wd[:k]:
+            raise RuntimeError("dim %d appears multiple times in the list of dims" % d)
+    return Flip.apply(input, tuple(sorted(wd)) if input._array.ndim else ())
+
+
+def fliplr(input):
+    """Flip dim 1 (left/right)."""
+    if input._array.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, 1)
+
+
+def flipud(input):
+    """Flip dim 0 (up/down)."""
+    if input._array.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, 0)
+
+
+class Roll(Function):
+    node_name = "RollBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shifts, dims):
+        ctx.args = (shifts, dims)
+        if dims is None:
+            return Tensor._wrap(np.roll(a._array, shifts[0]))
+        return Tensor._wrap(np.roll(a._array, shifts, dims))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        shifts, dims = ctx.args
+        return Roll.apply(grad_output, tuple(-s for s in shifts), dims), None, None
+
+
+def roll(input, shifts, dims=None):
+    """Rotate elements along ``dims`` by ``shifts`` (the flattened tensor when ``dims`` is None)."""
+    shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else tuple(shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError("`shifts` required")
+        return Roll.apply(input, (int(shifts[0]),), None)
+    dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError("shifts and dimensions must align. shifts: %d, dims:%d"
+                           % (len(shifts), len(dims)))
+    dims = tuple(wrap_dim(d, input._array.ndim, "roll") for d in dims)
+    return Roll.apply(input, tuple(int(s) for s in shifts), dims)
+
+
+class Rot90(Function):
+    node_name = "Rot90Backward0"
+
+    @staticmethod
+    def forward(ctx, a, k, dims):
+        ctx.args = (k, dims)
+        return Tensor._wrap(np.ascontiguousarray(np.rot90(a._array, k, dims)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        k, dims = ctx.args
+        return Rot90.apply(grad_output, -k, dims), None, None
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first towards the
+    second)."""
+    if len(dims) != 2:
+        raise RuntimeError("expected total rotation dims == 2, but got dims = %d" % len(dims))
+    n = input._array.ndim
+    if n < 2:
+        raise RuntimeError("expected total dims >= 2, but got total dims = %d" % n)
+    d = tuple(wrap_dim(x, n, "rot90") for x in dims)
+    if d[0] == d[1]:
+        raise RuntimeError("expected rotation dims to be different, but got dim0 = %d and dim1 "
+                           "= %d" % d)
+    return Rot90.apply(input, int(k) % 4, d)
+
+
+class Tril(Function):
+    node_name = "TrilBackward0"
+
+    @staticmethod
+    def forward(ctx, a, diagonal, upper):
+        ctx.args = (diagonal, upper)
+        fn = np.triu if upper else np.tril
+        return Tensor._wrap(fn(a._array, diagonal))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        diagonal, upper = ctx.args
+        return (Triu if upper else Tril).apply(grad_output, diagonal, upper), None, None
+
+
+class Triu(Tril):
+    node_name = "TriuBackward0"
+
+    @staticmethod
+    def forward(ctx, a, diagonal, upper):
+        return Tril.forward(ctx, a, diagonal, upper)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return Tril.backward(ctx, grad_output)
+
+
+def tril(input, diagonal=0, *, out=None):
+    """The lower triangle (elements with ``col - row <= diagonal``); the rest set to zero."""
+    if input._array.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return Tril.apply(input, int(diagonal), False)
+
+
+def triu(input, diagonal=0, *, out=None):
+    """The upper triangle (elements with ``col - row >= diagonal``); the rest set to zero."""
+    if input._array.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return Triu.apply(input, int(diagonal), True)
+
+
+def _diag_view(arr, offset, d1, d2):
+    """A writable strided view of a diagonal, moved to the last dim (as torch.diagonal)."""
+    from numpy.lib.stride_tricks import as_strided
+    shape, strides = arr.shape, arr.strides
+    if offset >= 0:
+        n = max(min(shape[d1], shape[d2] - offset), 0)
+        sub = arr[(slice(None),) * d2 + (slice(min(offset, shape[d2]), None),)]
+    else:
+        n = max(min(shape[d1] + offset, shape[d2]), 0)
+        sub = arr[(slice(None),) * d1 + (slice(min(-offset, shape[d1]), None),)]
+    rest = [i for i in range(arr.ndim) if i not in (d1, d2)]
+    new_shape = tuple(shape[i] for i in rest) + (n,)
+    new_strides = tuple(strides[i] for i in rest) + (strides[d1] + strides[d2],)
+    if n == 0 or sub.size == 0:
+        return np.zeros(new_shape, arr.dtype)
+    return as_strided(sub, shape=new_shape, strides=new_strides,
+                      writeable=arr.flags.writeable)
+
+
+class Diagonal(Function):
+    node_name = "DiagonalBackward0"
+
+    @staticmethod
+    def forward(ctx, a, offset, d1, d2):
+        ctx.args = (offset, d1, d2)
+        return _view_of(a, _diag_view(a._array, offset, d1, d2))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        shape, dtype = ctx._input_meta(0)
+        offset, d1, d2 = ctx.args
+        return DiagonalScatter.apply(grad_output, shape, offset, d1, d2), None, None, None
+
+
+class DiagonalScatter(Function):
+    """Zeros of ``shape`` with ``src`` written on the given diagonal (backward of diagonal)."""
+
+    node_name = "DiagEmbedBackward0"
+
+    @staticmethod
+    def forward(ctx, src, shape, offset, d1, d2):
+        ctx.args = (offset, d1, d2)
+        out = np.zeros(shape, dtype=src._array.dtype)
+        _diag_view(out, offset, d1, d2)[...] = src._array
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        offset, d1, d2 = ctx.args
+        return Diagonal.apply(grad_output, offset, d1, d2), None, None, None, None
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """A view of the diagonal of the ``dim1``/``dim2`` planes, appended as the last dim."""
+    n = input._array.ndim
+    d1, d2 = wrap_dim(dim1, n, "diagonal"), wrap_dim(dim2, n, "diagonal")
+    if d1 == d2:
+        raise RuntimeError("diagonal dimensions cannot be identical %d, %d" % (dim1, dim2))
+    return Diagonal.apply(input, int(offset), d1, d2)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices whose ``offset`` diagonals (in dims ``dim1``/``dim2``) are the last dim of
+    ``input``."""
+    n = input._array.ndim + 1
+    d1, d2 = wrap_dim(dim1, n, "diag_embed"), wrap_dim(dim2, n, "diag_embed")
+    if d1 == d2:
+        raise RuntimeError("diagonal dimensions cannot be identical %d, %d" % (dim1, dim2))
+    m = input._array.shape[-1] + abs(int(offset))
+    rest = list(input._array.shape[:-1])
+    shape = []
+    for i in range(n):
+        shape.append(m if i in (d1, d2) else rest.pop(0))
+    return DiagonalScatter.apply(input, tuple(shape), int(offset), d1, d2)
+
+
+def diag(input, diagonal=0, *, out=None):
+    """A 1-D tensor as a diagonal matrix, or the diagonal of a 2-D tensor (a copy)."""
+    from .conversion import clone
+    n = input._array.ndim
+    if n == 1:
+        return diag_embed(input, diagonal, 0, 1)
+    if n == 2:
+        return clone(globals()["diagonal"](input, diagonal, 0, 1))
+    raise RuntimeError("diag(): Supports 1D or 2D tensors. Got %dD" % n)
+
+
+def movedim(input, source, destination):
+    """Move dims ``source`` to positions ``destination`` (a permuted view)."""
+    n = input._array.ndim
+    src = (source,) if isinstance(source, (int, np.integer)) else tuple(source)
+    dst = (destination,) if isinstance(destination, (int, np.integer)) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError("movedim: Invalid source or destination dims: source (%s dims) should "
+                           "contain the same number of dims as destination (%s dims)"
+                           % (_shape_list(src), _shape_list(dst)))
+    src = [wrap_dim(d, n, "movedim") for d in src]
+    dst = [wrap_dim(d, n, "movedim") for d in dst]
+    if len(set(src)) != len(src):
+        raise RuntimeError("movedim: repeated dim in `source` (%s)" % _shape_list(source))
+    if len(set(dst)) != len(dst):
+        raise RuntimeError("movedim: repeated dim in `destination` (%s)"
+                           % _shape_list(destination))
+    order = [None] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in src)
+    order = [o if o is not None else next(rest) for o in order]
+    return permute(input, order)
+
+
+moveaxis = movedim
+
+
+def unflatten(input, dim, sizes):
+    """Expand ``dim`` into the shape ``sizes`` (one entry may be -1)."""
+    n = input._array.ndim
+    d = wrap_dim(dim, n, "unflatten")
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    inner = _infer_shape("unflatten", sizes, input._array.shape[d]) if -1 in sizes else sizes
+    if int(np.prod(inner)) != input._array.shape[d]:
+        raise RuntimeError("unflatten: Provided sizes %s don't multiply up to the size of dim %d "
+                           "(%d) in the input tensor" % (_shape_list(sizes), dim,
+                                                         input._array.shape[d]))
+    shape = input._array.shape
+    return view(input, shape[:d] + inner + shape[d + 1:])
+
+
+def ravel(input):
+    """The flattened tensor (a view when possible)."""
+    return reshape(input, (-1,))
+
+
+class Repeat(Function):
+    node_name = "RepeatBackward0"
+
+    @staticmethod
+    def forward(ctx, a, repeats):
+        ctx.repeats = repeats
+        arr = a._array
+        arr = arr.reshape((1,) * (len(repeats) - arr.ndim) + arr.shape)
+        return Tensor._wrap(np.tile(arr, repeats))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from .reduction import sum as _sum
+        shape = ctx._input_meta(0)[0]
+        reps = ctx.repeats
+        full = (1,) * (len(reps) - len(shape)) + tuple(shape)
+        split = []
+        for r, s in zip(reps, full):
+            split += [r, s]
+        g = reshape(grad_output, tuple(split))
+        g = _sum(g, tuple(range(0, 2 * len(reps), 2)))
+        return reshape(g, shape), None
+
+
+def repeat(input, *sizes):
+    """Tile ``input`` ``sizes[i]`` times along each dim (a copy; may add leading dims)."""
+    sizes = _shape_arg(sizes)
+    if len(sizes) < input._array.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    if any(s < 0 for s in sizes):
+        raise RuntimeError("Trying to create tensor with negative dimension %d: %s"
+                           % (min(sizes), _shape_list(sizes)))
+    return Repeat.apply(input, sizes)
+
+
+def tile(input, dims):
+    """``repeat`` with ``dims`` left-padded with ones to the tensor's rank."""
+    dims = tuple(dims) if not isinstance(dims, (int, np.integer)) else (dims,)
+    dims = (1,) * (input._array.ndim - len(dims)) + dims
+    return repeat(input, dims)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeat each element ``repeats`` times (a number or a per-element tensor) along ``dim``."""
+    from .indexing import index_select
+    if repeats is None:
+        counts = input._array
+        if counts.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        return Tensor._wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+    if dim is None:
+        input = reshape(input, (-1,))
+        d = 0
+    else:
+        d = wrap_dim(dim, input._array.ndim, "repeat_interleave")
+    n = input._array.shape[d] if input._array.ndim else 1
+    reps = repeats._array if isinstance(repeats, Tensor) else np.asarray(repeats)
+    if reps.ndim and reps.size != n and reps.size != 1:
+        raise RuntimeError("repeats must have the same size as input along dim, but got "
+                           "repeats.size(0) = %d and input.size(%d) = %d" % (reps.size, d, n))
+    if np.any(reps < 0):
+        raise RuntimeError("repeats can not be negative")
+    idx = np.repeat(np.arange(n, dtype=np.int64), reps.reshape(-1) if reps.ndim else int(reps))
+    return index_select(input, d, Tensor._wrap(idx))
+
+
+def broadcast_to(input, size):
+    """``expand(size)``."""
+    return expand(input, size)
+
+
+def broadcast_shapes(*shapes):
+    """The shape that ``shapes`` broadcast to (torch's error message on mismatch)."""
+    from ..tensor import Size
+    out = ()
+    for s in shapes:
+        s = (s,) if isinstance(s, (int, np.integer)) else tuple(s)
+        try:
+            out = np.broadcast_shapes(out, s)
+        except ValueError:
+            raise RuntimeError("shape mismatch: objects cannot be broadcast to a single shape.  "
+                               "Mismatch is between arg 0 and arg %d." % shapes.index(s)) \
+                from None
+    return Size(out)
+
+
+def broadcast_tensors(*tensors):
+    """Expand all tensors to their common broadcast shape (views)."""
+    tensors = _dims_arg(tensors)
+    try:
+        shape = np.broadcast_shapes(*[t._array.shape for t in tensors])
+    except ValueError:
+        from ._util import check_shapes_broadcast
+        shape = tensors[0]._array.shape
+        for t in tensors[1:]:
+            shape = check_shapes_broadcast("broadcast_tensors", shape, t._array.shape)
+        raise
+    return tuple(expand(t, shape) for t in tensors)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids from 1-D tensors (``indexing='ij'`` by default, or ``'xy'``)."""
+    tensors = list(_dims_arg(tensors))
+    if indexing is None:
+        import warnings
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError("torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+                           "received: %s" % indexing)
+    for t in tensors:
+        if t._array.ndim > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+                               "got: %s" % t)
+    tensors = [reshape(t, (-1,)) for t in tensors]
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        tensors[0], tensors[1] = tensors[1], tensors[0]
+    shape = tuple(t._array.shape[0] for t in tensors)
+    n = len(tensors)
+    out = [expand(reshape(t, tuple(-1 if i == k else 1 for i in range(n))), shape)
+           for k, t in enumerate(tensors)]
+    if swap:
+        out[0], out[1] = out[1], out[0]
+    return tuple(out)
+
+
+def unfold(input, dimension, size, step):
+    """Windows of ``size`` taken every ``step`` along ``dimension``, as a new last dim."""
+    from .indexing import index_select
+    n = input._array.ndim
+    d = wrap_dim(dimension, n, "unfold") if n else 0
+    length = input._array.shape[d] if n else 1
+    if size > length:
+        raise RuntimeError("maximum size for tensor at dimension %d is %d but size is %d"
+                           % (d, length, size))
+    if step <= 0:
+        raise RuntimeError("step is %d but must be > 0" % step)
+    count = (length - size) // step + 1
+    idx = (np.arange(count)[:, None] * step + np.arange(size)[None, :]).reshape(-1)
+    x = index_select(input, d, Tensor._wrap(idx.astype(np.int64)))
+    shape = input._array.shape
+    x = reshape(x, shape[:d] + (count, size) + shape[d + 1:])
+    return movedim(x, d + 1, -1)

@@ -11,7 +11,12 @@ __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "abs", "absolute", "
            "floor", "ceil", "round", "trunc", "fix", "sign", "exp_", "log_", "sqrt_", "abs_",
            "relu_", "sigmoid_", "tanh_", "clamp_", "clip_", "clamp_min_", "clamp_max_",
            "floor_", "ceil_", "round_", "trunc_", "sin_", "cos_", "log1p_", "expm1_",
-           "rsqrt_", "sign_"]
+           "rsqrt_", "sign_", "exp2", "log2", "log10", "tan", "asin", "acos", "atan",
+           "arcsin", "arccos", "arctan", "sinh", "cosh", "asinh", "acosh", "atanh", "frac",
+           "erf", "erfc", "erfinv", "sgn", "logit", "nan_to_num", "exp2_", "log2_", "log10_",
+           "tan_", "asin_", "acos_", "atan_", "sinh_", "cosh_", "frac_", "erf_", "erfc_",
+           "erfinv_", "sgn_", "logit_", "nan_to_num_", "fix_", "absolute_", "arcsin_",
+           "arccos_", "arctan_", "asinh_", "acosh_", "atanh_", "positive"]
 
 
 def _quiet():
@@ -210,42 +215,62 @@ class Clamp(Function):
 
     @staticmethod
     def forward(ctx, a, lo, hi):
+        from .. import dtypes as _dt
         arr = a._array
         lo_a = lo._array if isinstance(lo, Tensor) else lo
         hi_a = hi._array if isinstance(hi, Tensor) else hi
-        if lo_a is not None and hi_a is None:
-            out = np.maximum(arr, lo_a)
-        elif hi_a is not None and lo_a is None:
-            out = np.minimum(arr, hi_a)
-        else:
-            out = np.minimum(np.maximum(arr, lo_a), hi_a)
-        if out.dtype != arr.dtype and arr.dtype.kind == "f":
-            out = out.astype(arr.dtype)
+        d = _dt.result_type(*[x for x in (a, lo, hi) if x is not None]).np
+        out = arr if arr.dtype == d else arr.astype(d)
+        if lo_a is not None:
+            out = np.maximum(out, np.asarray(lo_a, dtype=d))
+        if hi_a is not None:
+            out = np.minimum(out, np.asarray(hi_a, dtype=d))
         ctx.save_for_backward(a, lo if isinstance(lo, Tensor) else None,
                               hi if isinstance(hi, Tensor) else None)
         ctx.bounds = (lo, hi)
-        return Tensor._wrap(out)
+        return Tensor._wrap(out if out is not arr else out.copy())
 
     @staticmethod
     def backward(ctx, grad_output):
         from ._util import sum_to
+        from .comparison import where
         a, lo_t, hi_t = ctx.saved_tensors
         lo, hi = ctx.bounds
         lo = lo_t if lo_t is not None else lo
         hi = hi_t if hi_t is not None else hi
-        # NOTE: the gradient passes at the boundary itself (a == min or a == max), as torch.
-        mask = None
-        if lo is not None:
-            mask = a >= lo
-        if hi is not None:
-            mask = (a <= hi) if mask is None else mask & (a <= hi)
-        ga = grad_output * mask if ctx.needs_input_grad[0] else None
-        glo = ghi = None
-        if ctx.needs_input_grad[1]:
-            glo = sum_to(grad_output * (a < lo), ctx._input_meta(1)[0])
-        if ctx.needs_input_grad[2]:
-            ghi = sum_to(grad_output * (a > hi), ctx._input_meta(2)[0])
+        need = ctx.needs_input_grad
+        # NOTE: the gradient passes at the boundary itself (a == min or a == max), as torch;
+        # when min > max the output is max, so max gets the gradient.
+        if lo is not None and hi is not None:
+            keep = (a >= lo) & (a <= hi)
+            to_lo = (a < lo) & (lo < hi) if need[1] else None
+            to_hi = (a > hi) | (hi < lo) if need[2] else None
+        else:
+            keep = (a >= lo) if lo is not None else (a <= hi)
+            to_lo = (a < lo) if need[1] else None
+            to_hi = (a > hi) if need[2] else None
+        ga = sum_to(where(keep, grad_output, 0.0), ctx._input_meta(0)[0]) if need[0] else None
+        glo = sum_to(where(to_lo, grad_output, 0.0), ctx._input_meta(1)[0]) if need[1] else None
+        ghi = sum_to(where(to_hi, grad_output, 0.0), ctx._input_meta(2)[0]) if need[2] else None
         return ga, glo, ghi
+
+
+class ClampTensor(Clamp):
+    node_name = "ClampBackward0"
+
+
+class ClampMin(Clamp):
+    node_name = "ClampMinBackward0"
+
+
+class ClampMax(Clamp):
+    node_name = "ClampMaxBackward0"
+
+
+def _clamp(fn, input, lo, hi):
+    if isinstance(lo, Tensor) or isinstance(hi, Tensor):
+        return ClampTensor.apply(input, lo, hi)
+    return fn.apply(input, lo, hi)
 
 
 class _ZeroGrad(Function):
@@ -268,7 +293,16 @@ def _zero_grad_op(name, np_fn, node):
 Floor = _zero_grad_op("Floor", np.floor, "FloorBackward0")
 Ceil = _zero_grad_op("Ceil", np.ceil, "CeilBackward0")
 Trunc = _zero_grad_op("Trunc", np.trunc, "TruncBackward0")
-Sign = _zero_grad_op("Sign", np.sign, "SignBackward0")
+def _sign(arr):
+    if arr.dtype == np.bool_:
+        return arr.copy()
+    out = np.sign(arr)
+    if arr.dtype.kind == "f":
+        out = np.where(np.isnan(arr), arr.dtype.type(0), out)   # NOTE: torch's sign(nan) is 0
+    return out
+
+
+Sign = _zero_grad_op("Sign", _sign, "SignBackward0")
 Round = _zero_grad_op("Round", np.round, "RoundBackward0")
 
 
@@ -341,18 +375,20 @@ def clamp(input, min=None, max=None, *, out=None):
     """Limit values to ``[min, max]`` (either may be None, a number or a tensor)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return Clamp.apply(input, min, max)
+    return _clamp(Clamp, input, min, max)
 
 
 clip = clamp
 
 
 def clamp_min(input, min):
-    return Clamp.apply(input, min, None)
+    """``max(input, min)`` element-wise."""
+    return _clamp(ClampMin, input, min, None)
 
 
 def clamp_max(input, max):
-    return Clamp.apply(input, None, max)
+    """``min(input, max)`` element-wise."""
+    return _clamp(ClampMax, input, None, max)
 
 
 def floor(input, *, out=None):
@@ -467,3 +503,342 @@ def trunc_(input):
 
 def sign_(input):
     return inplace(input, sign)
+
+
+_LN2 = 0.6931471805599453
+_LN10 = 2.302585092994046
+_TWO_OVER_SQRT_PI = 1.1283791670955126
+
+
+def _erf_f64(x):
+    """erf in float64 to ~1e-15: a positive series below 3, erfc's continued fraction above."""
+    ax = np.abs(x)
+    out = np.empty_like(ax)
+    small = ax < 3.0
+    xs = ax[small]
+    x2 = xs * xs
+    term = xs.copy()
+    total = xs.copy()
+    n = 0
+    while term.size:
+        n += 1
+        term = term * (2 * x2) / (2 * n + 1)
+        total += term
+        if np.all(term <= total * 1e-17):
+            break
+    out[small] = _TWO_OVER_SQRT_PI * np.exp(-x2) * total
+    out[~small] = 1 - _erfc_large(ax[~small])
+    return np.copysign(out, x)
+
+
+def _erfc_large(x):
+    """erfc for x >= 3 by its continued fraction, evaluated bottom-up."""
+    t = x.copy()
+    with _quiet():
+        for k in range(60, 0, -1):
+            t = x + (k / 2) / t
+        return np.exp(-x * x) / (1.7724538509055159 * t)
+
+
+def _erfc_f64(x):
+    out = 1 - _erf_f64(x)
+    big = x >= 3.0
+    if np.any(big):
+        out[big] = _erfc_large(x[big])
+    return out
+
+
+def _erfinv_f64(y):
+    """erfinv by a closed-form first guess refined with Newton steps on erf."""
+    with _quiet():
+        w = np.log1p(-y * y)
+        a = 0.147
+        b = 2 / (np.pi * a) + w / 2
+        x = np.copysign(np.sqrt(np.sqrt(b * b - w / a) - b), y)
+        ok = np.abs(y) < 1
+        for _ in range(5):
+            step = (_erf_f64(np.where(ok, x, 0)) - y) / (_TWO_OVER_SQRT_PI * np.exp(-x * x))
+            x = np.where(ok & np.isfinite(step), x - step, x)
+        x = np.where(np.abs(y) == 1, np.copysign(np.inf, y), x)
+        return np.where((np.abs(y) > 1) | np.isnan(y), np.nan, x)
+
+
+def _float_fn(f64_fn):
+    """Run a float64 kernel on a float array and cast back to its dtype."""
+    def fn(arr):
+        return f64_fn(arr.astype(np.float64).reshape(-1)).astype(arr.dtype).reshape(arr.shape)
+    return fn
+
+
+def _unary(name, np_fn, node, grad, save="input"):
+    """A Function for ``np_fn`` whose backward is ``grad(grad_output, saved)`` (Tensor ops).
+
+    ``save`` says what ``grad`` receives: the input (``"input"``) or the output (``"output"``).
+    """
+    def forward(ctx, a):
+        with _quiet():
+            out = Tensor._wrap(np.asarray(np_fn(needs_float(a._array))))
+        ctx.save_for_backward(out if save == "output" else a)
+        return out
+
+    def backward(ctx, grad_output):
+        saved, = ctx.saved_tensors
+        return grad(grad_output, saved)
+    return type(name, (Function,), {"node_name": node, "forward": staticmethod(forward),
+                                    "backward": staticmethod(backward)})
+
+
+Exp2 = _unary("Exp2", np.exp2, "Exp2Backward0", lambda g, out: g * out * _LN2, "output")
+Log2 = _unary("Log2", np.log2, "Log2Backward0", lambda g, a: g / (a * _LN2))
+Log10 = _unary("Log10", np.log10, "Log10Backward0", lambda g, a: g / (a * _LN10))
+Tan = _unary("Tan", np.tan, "TanBackward0", lambda g, out: g * (out * out + 1), "output")
+Asin = _unary("Asin", np.arcsin, "AsinBackward0", lambda g, a: g * rsqrt(1 - a * a))
+Acos = _unary("Acos", np.arccos, "AcosBackward0", lambda g, a: -g * rsqrt(1 - a * a))
+Atan = _unary("Atan", np.arctan, "AtanBackward0", lambda g, a: g / (a * a + 1))
+Sinh = _unary("Sinh", np.sinh, "SinhBackward0", lambda g, a: g * cosh(a))
+Cosh = _unary("Cosh", np.cosh, "CoshBackward0", lambda g, a: g * sinh(a))
+Asinh = _unary("Asinh", np.arcsinh, "AsinhBackward0", lambda g, a: g * rsqrt(a * a + 1))
+Acosh = _unary("Acosh", np.arccosh, "AcoshBackward0", lambda g, a: g * rsqrt(a * a - 1))
+Atanh = _unary("Atanh", np.arctanh, "AtanhBackward0", lambda g, a: g / (1 - a * a))
+Frac = _unary("Frac", lambda x: x - np.trunc(x), "FracBackward0", lambda g, a: g)
+Erf = _unary("Erf", _float_fn(_erf_f64), "ErfBackward0",
+             lambda g, a: g * exp(-(a * a)) * _TWO_OVER_SQRT_PI)
+Erfc = _unary("Erfc", _float_fn(_erfc_f64), "ErfcBackward0",
+              lambda g, a: -g * exp(-(a * a)) * _TWO_OVER_SQRT_PI)
+Erfinv = _unary("Erfinv", _float_fn(_erfinv_f64), "ErfinvBackward0",
+                lambda g, out: g * exp(out * out) * (np.sqrt(np.pi) / 2), "output")
+Sgn = _zero_grad_op("Sgn", _sign, "SgnBackward0")
+
+
+def exp2(input, *, out=None):
+    """``2 ** input``."""
+    return Exp2.apply(input)
+
+
+def log2(input, *, out=None):
+    """Base-2 logarithm."""
+    return Log2.apply(input)
+
+
+def log10(input, *, out=None):
+    """Base-10 logarithm."""
+    return Log10.apply(input)
+
+
+def tan(input, *, out=None):
+    """Tangent."""
+    return Tan.apply(input)
+
+
+def asin(input, *, out=None):
+    """Inverse sine."""
+    return Asin.apply(input)
+
+
+def acos(input, *, out=None):
+    """Inverse cosine."""
+    return Acos.apply(input)
+
+
+def atan(input, *, out=None):
+    """Inverse tangent."""
+    return Atan.apply(input)
+
+
+arcsin, arccos, arctan = asin, acos, atan
+
+
+def sinh(input, *, out=None):
+    """Hyperbolic sine."""
+    return Sinh.apply(input)
+
+
+def cosh(input, *, out=None):
+    """Hyperbolic cosine."""
+    return Cosh.apply(input)
+
+
+def asinh(input, *, out=None):
+    """Inverse hyperbolic sine."""
+    return Asinh.apply(input)
+
+
+def acosh(input, *, out=None):
+    """Inverse hyperbolic cosine."""
+    return Acosh.apply(input)
+
+
+def atanh(input, *, out=None):
+    """Inverse hyperbolic tangent."""
+    return Atanh.apply(input)
+
+
+def frac(input, *, out=None):
+    """``input - trunc(input)`` (gradient one)."""
+    return Frac.apply(input)
+
+
+def erf(input, *, out=None):
+    """The error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt``."""
+    return Erf.apply(input)
+
+
+def erfc(input, *, out=None):
+    """``1 - erf(input)``, accurate for large inputs."""
+    return Erfc.apply(input)
+
+
+def erfinv(input, *, out=None):
+    """The inverse of ``erf`` on ``[-1, 1]`` (nan outside, +-inf at +-1)."""
+    return Erfinv.apply(input)
+
+
+def sgn(input, *, out=None):
+    """``sign`` (the same for real tensors; gradient zero)."""
+    return Sgn.apply(input)
+
+
+def positive(input):
+    """``input`` itself."""
+    return input
+
+
+class Logit(Function):
+    node_name = "LogitBackward0"
+
+    @staticmethod
+    def forward(ctx, a, eps):
+        x = needs_float(a._array)
+        if eps is not None:
+            x = np.clip(x, eps, 1 - eps)
+        ctx.save_for_backward(a)
+        ctx.eps = eps
+        with _quiet():
+            return Tensor._wrap(np.asarray(np.log(x / (1 - x))))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from .comparison import where
+        a, = ctx.saved_tensors
+        g = grad_output / (a * (1 - a))
+        if ctx.eps is None:
+            return g, None
+        # NOTE: zero outside [eps, 1 - eps], where the clamp holds the value constant.
+        return where((a < ctx.eps) | (a > 1 - ctx.eps), g * 0, g), None
+
+
+def logit(input, eps=None, *, out=None):
+    """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    return Logit.apply(input, eps)
+
+
+class NanToNum(Function):
+    node_name = "NanToNumBackward0"
+
+    @staticmethod
+    def forward(ctx, a, nan, posinf, neginf):
+        arr = a._array
+        ctx.save_for_backward(a)
+        if arr.dtype.kind not in "fc":
+            return Tensor._wrap(arr.copy())
+        info = np.finfo(arr.dtype)
+        out = np.where(np.isnan(arr), arr.dtype.type(nan), arr)
+        out = np.where(np.isposinf(out), arr.dtype.type(info.max if posinf is None else posinf),
+                       out)
+        out = np.where(np.isneginf(out), arr.dtype.type(info.min if neginf is None else neginf),
+                       out)
+        return Tensor._wrap(out.astype(arr.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from .comparison import isfinite
+        a, = ctx.saved_tensors
+        return grad_output * isfinite(a), None, None, None
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    """Replace nan, +inf and -inf (default: 0, the dtype's largest and smallest value)."""
+    return NanToNum.apply(input, nan, posinf, neginf)
+
+
+def exp2_(input):
+    return inplace(input, exp2)
+
+
+def log2_(input):
+    return inplace(input, log2)
+
+
+def log10_(input):
+    return inplace(input, log10)
+
+
+def tan_(input):
+    return inplace(input, tan)
+
+
+def asin_(input):
+    return inplace(input, asin)
+
+
+def acos_(input):
+    return inplace(input, acos)
+
+
+def atan_(input):
+    return inplace(input, atan)
+
+
+arcsin_, arccos_, arctan_ = asin_, acos_, atan_
+
+
+def sinh_(input):
+    return inplace(input, sinh)
+
+
+def cosh_(input):
+    return inplace(input, cosh)
+
+
+def asinh_(input):
+    return inplace(input, asinh)
+
+
+def acosh_(input):
+    return inplace(input, acosh)
+
+
+def atanh_(input):
+    return inplace(input, atanh)
+
+
+def frac_(input):
+    return inplace(input, frac)
+
+
+def erf_(input):
+    return inplace(input, erf)
+
+
+def erfc_(input):
+    return inplace(input, erfc)
+
+
+def erfinv_(input):
+    return inplace(input, erfinv)
+
+
+def sgn_(input):
+    return inplace(input, sgn)
+
+
+def logit_(input, eps=None):
+    return inplace(input, logit, eps)
+
+
+def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
+    return inplace(input, nan_to_num, nan, posinf, neginf)
+
+
+fix_ = trunc_
+absolute_ = abs_

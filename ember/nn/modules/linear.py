@@ -1,4 +1,4 @@
-"""Linear layers: Identity, Linear (one GEMM plus bias)."""
+"""Linear layers: Identity, Linear (one GEMM plus bias), Bilinear."""
 import math
 
 from ...ops.creation import empty
@@ -7,7 +7,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Identity", "Linear"]
+__all__ = ["Identity", "Linear", "Bilinear"]
 
 
 class Identity(Module):
@@ -58,3 +58,40 @@ class Linear(Module):
     def extra_repr(self):
         return "in_features=%d, out_features=%d, bias=%s" % (
             self.in_features, self.out_features, self.bias is not None)
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear (torch's name for MultiheadAttention's output projection)."""
+
+
+class Bilinear(Module):
+    """``y = x1^T A x2 + b``.
+
+    Weight ``(out_features, in1_features, in2_features)`` and bias start from
+    U(-1/sqrt(in1_features), 1/sqrt(in1_features)), as torch.
+    """
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        self.weight = Parameter(empty((out_features, in1_features, in2_features), dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return "in1_features=%d, in2_features=%d, out_features=%d, bias=%s" % (
+            self.in1_features, self.in2_features, self.out_features, self.bias is not None)

@@ -1,0 +1,180 @@
+"""Functions behind nn.functional that need their own backward (stability, kinks, speed)."""
+import math
+
+import numpy as np
+
+from ..autograd.function import Function, once_differentiable
+from ..tensor import Tensor
+
+__all__ = []
+
+
+def _quiet():
+    return np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore")
+
+
+class Softplus(Function):
+    node_name = "SoftplusBackward0"
+
+    @staticmethod
+    def forward(ctx, input, beta, threshold):
+        x = input._array
+        bx = x * beta
+        with _quiet():
+            # NOTE: log1p(exp(-|bx|)) + relu(bx) never overflows; above threshold it is x.
+            soft = (np.log1p(np.exp(-np.abs(bx))) + np.maximum(bx, 0)) / beta
+        out = np.where(bx > threshold, x, soft).astype(x.dtype, copy=False)
+        ctx.save_for_backward(input)
+        ctx.conf = (beta, threshold)
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        beta, threshold = ctx.conf
+        bx = input * beta
+        from .. import ops
+        return ops.where(bx > threshold, grad_output, grad_output * ops.sigmoid(bx)), None, None
+
+
+class Hardtanh(Function):
+    node_name = "HardtanhBackward0"
+
+    @staticmethod
+    def forward(ctx, input, min_val, max_val):
+        ctx.save_for_backward(input)
+        ctx.conf = (min_val, max_val)
+        x = input._array
+        return Tensor._wrap(np.clip(x, x.dtype.type(min_val), x.dtype.type(max_val)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        lo, hi = ctx.conf
+        # NOTE: zero gradient at the kinks themselves, as torch's hardtanh_backward.
+        return grad_output * ((input > lo) & (input < hi)), None, None
+
+
+class Hardswish(Function):
+    node_name = "HardswishBackward0"
+
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        x = input._array
+        return Tensor._wrap(x * np.clip(x + 3, 0, 6) / 6)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        from .. import ops
+        mid = grad_output * (input / 3 + 0.5)
+        return ops.where(input < -3, grad_output * 0, ops.where(input <= 3, mid, grad_output))
+
+
+class Gelu(Function):
+    node_name = "GeluBackward0"
+
+    @staticmethod
+    def forward(ctx, input):
+        x = input._array
+        erf = np.frompyfunc(math.erf, 1, 1)
+        cdf = (0.5 * (1.0 + erf(x / math.sqrt(2.0)).astype(np.float64))).astype(x.dtype)
+        ctx.save_for_backward(input)
+        ctx.cdf = Tensor._wrap(cdf)
+        return Tensor._wrap(x * cdf)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        from .. import ops
+        pdf = ops.exp(input * input * -0.5) * (1 / math.sqrt(2 * math.pi))
+        return grad_output * (ctx.cdf + input * pdf)
+
+
+class Embedding(Function):
+    node_name = "EmbeddingBackward0"
+
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx):
+        idx = indices._array
+        ctx.conf = (idx, padding_idx)
+        return Tensor._wrap(weight._array[idx])
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        idx, padding_idx = ctx.conf
+        shape, dtype = ctx._input_meta(0)
+        g = grad_output._array.reshape(-1, shape[1]).astype(dtype, copy=False)
+        grad = np.zeros(shape, dtype=dtype)
+        np.add.at(grad, idx.reshape(-1), g)
+        if padding_idx is not None:
+            grad[padding_idx] = 0
+        return Tensor._wrap(grad), None, None
+
+
+class Cat(Function):
+    node_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        ctx.conf = (dim, [t._array.shape[dim] for t in tensors])
+        return Tensor._wrap(np.concatenate([t._array for t in tensors], axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        dim, sizes = ctx.conf
+        out, start = [None], 0
+        for s in sizes:
+            idx = (slice(None),) * dim + (slice(start, start + s),)
+            out.append(grad_output[idx])
+            start += s
+        return tuple(out)
+
+
+class Pad(Function):
+    node_name = "ConstantPadNdBackward0"
+
+    @staticmethod
+    def forward(ctx, input, pads, mode, value):
+        x = input._array
+        ctx.conf = (pads, mode, x.shape)
+        crop = tuple(slice(-lo if lo < 0 else None, hi if hi < 0 else None) for lo, hi in pads)
+        pos = [(max(lo, 0), max(hi, 0)) for lo, hi in pads]
+        if mode == "constant":
+            out = np.pad(x[crop], pos, mode="constant", constant_values=value)
+        else:
+            np_mode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
+            out = np.pad(x[crop], pos, mode=np_mode)
+        return Tensor._wrap(out)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        pads, mode, shape = ctx.conf
+        g = grad_output._array
+        # Pad an array of input positions the same way, then scatter-add the gradient back.
+        lead = min(i for i, p in enumerate(pads + [(1, 1)]) if p != (0, 0))
+        inner = shape[lead:]
+        pos = np.arange(int(np.prod(inner)), dtype=np.int64).reshape(inner)
+        sub = pads[lead:]
+        crop = tuple(slice(-lo if lo < 0 else None, hi if hi < 0 else None) for lo, hi in sub)
+        ppos = [(max(lo, 0), max(hi, 0)) for lo, hi in sub]
+        if mode == "constant":
+            pos = np.pad(pos[crop], ppos, mode="constant", constant_values=-1)
+        else:
+            np_mode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
+            pos = np.pad(pos[crop], ppos, mode=np_mode)
+        nb = int(np.prod(shape[:lead]))
+        g2 = g.reshape(nb, -1)
+        flat = pos.reshape(-1)
+        keep = flat >= 0
+        grad = np.zeros((nb, int(np.prod(inner))), dtype=g.dtype)
+        cols = flat[keep]
+        gk = g2[:, keep]
+        if len(np.unique(cols)) == len(cols):
+            grad[:, cols] = gk
+        else:
+            np.add.at(grad, (slice(None), cols), gk)
+        return Tensor._wrap(grad.reshape(shape)), None, None, None

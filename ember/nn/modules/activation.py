@@ -1,0 +1,273 @@
+"""Activation layers: thin Modules over ``nn.functional`` (torch's names, arguments, reprs)."""
+from ...ops.creation import empty
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish",
+           "Softplus", "Softsign", "Sigmoid", "LogSigmoid", "Tanh", "Hardtanh", "Hardsigmoid",
+           "Hardswish", "Softmax", "LogSoftmax", "Softmin", "Threshold"]
+
+
+def _inplace_repr(inplace):
+    return "inplace=True" if inplace else ""
+
+
+class ReLU(Module):
+    """``max(x, 0)`` element-wise."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.relu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace)
+
+
+class Hardtanh(Module):
+    """Clamp to ``[min_val, max_val]``."""
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+        if self.max_val <= self.min_val:
+            raise ValueError("max_val must be greater than min_val")
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        s = "min_val=%s, max_val=%s" % (self.min_val, self.max_val)
+        return s + (", inplace=True" if self.inplace else "")
+
+
+class ReLU6(Hardtanh):
+    """``min(max(x, 0), 6)``."""
+
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace)
+
+
+class LeakyReLU(Module):
+    """``x`` if positive, else ``negative_slope * x``."""
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return "negative_slope=%s%s" % (self.negative_slope,
+                                       ", inplace=True" if self.inplace else "")
+
+
+class PReLU(Module):
+    """Leaky ReLU with a learned slope (one, or one per channel), initialised to ``init``."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(empty(num_parameters, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return "num_parameters=%d" % self.num_parameters
+
+
+class _AlphaAct(Module):
+    _fn = None
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def extra_repr(self):
+        return "alpha=%s%s" % (self.alpha, ", inplace=True" if self.inplace else "")
+
+
+class ELU(_AlphaAct):
+    """``x`` if positive, else ``alpha * (exp(x) - 1)``."""
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+
+class CELU(_AlphaAct):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+
+class SELU(Module):
+    """Scaled ELU with torch's fixed alpha and scale."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace)
+
+
+class GELU(Module):
+    """Gaussian error linear unit (``approximate='none'`` or ``'tanh'``)."""
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return "approximate=%r" % self.approximate
+
+
+class SiLU(Module):
+    """``x * sigmoid(x)``."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.silu(input, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace)
+
+
+class Mish(SiLU):
+    """``x * tanh(softplus(x))``."""
+
+    def forward(self, input):
+        return F.mish(input, self.inplace)
+
+
+class Softplus(Module):
+    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``; numerically stable."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return "beta=%s, threshold=%s" % (self.beta, self.threshold)
+
+
+class _Plain(Module):
+    _fn = None
+
+    def forward(self, input):
+        return type(self)._fn(input)
+
+
+class Softsign(_Plain):
+    """``x / (1 + |x|)``."""
+    _fn = staticmethod(F.softsign)
+
+
+class Sigmoid(_Plain):
+    """``1 / (1 + exp(-x))``."""
+    _fn = staticmethod(F.sigmoid)
+
+
+class LogSigmoid(_Plain):
+    """``log(sigmoid(x))``, stable."""
+    _fn = staticmethod(F.logsigmoid)
+
+
+class Tanh(_Plain):
+    """Hyperbolic tangent."""
+    _fn = staticmethod(F.tanh)
+
+
+class Hardsigmoid(Module):
+    """``relu6(x + 3) / 6``."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Hardswish(Hardsigmoid):
+    """``x * relu6(x + 3) / 6``."""
+
+    def forward(self, input):
+        return F.hardswish(input, self.inplace)
+
+
+class _SoftmaxBase(Module):
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if not hasattr(self, "dim"):
+            self.dim = None
+
+    def extra_repr(self):
+        return "dim=%s" % self.dim
+
+
+class Softmax(_SoftmaxBase):
+    """Softmax along ``dim``."""
+
+    def forward(self, input):
+        return F.softmax(input, self.dim, _stacklevel=5)
+
+
+class LogSoftmax(_SoftmaxBase):
+    """Log-softmax along ``dim`` (stable)."""
+
+    def forward(self, input):
+        return F.log_softmax(input, self.dim, _stacklevel=5)
+
+
+class Softmin(_SoftmaxBase):
+    """Softmax of ``-x`` along ``dim``."""
+
+    def forward(self, input):
+        return F.softmin(input, self.dim, _stacklevel=5)
+
+
+class Threshold(Module):
+    """``x`` if ``x > threshold``, else ``value``."""
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return "threshold=%s, value=%s%s" % (self.threshold, self.value,
+                                             ", inplace=True" if self.inplace else "")

@@ -1,0 +1,171 @@
+"""Convolution layers: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d."""
+import math
+
+from ...ops.creation import empty
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+
+
+def _ntuple(v, n):
+    if isinstance(v, (list, tuple)):
+        return tuple(v)
+    return (v,) * n
+
+
+class _ConvNd(Module):
+    _nd = 2
+    _transposed = False
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", output_padding=0, device=None,
+                 dtype=None):
+        super().__init__()
+        nd = self._nd
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError("Invalid padding string %r, should be one of {'valid', 'same'}"
+                                 % padding)
+            if padding == "same" and any(s != 1 for s in _ntuple(stride, nd)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode != "zeros":
+            raise NotImplementedError("padding_mode=%r is not supported yet" % padding_mode)
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size = _ntuple(kernel_size, nd)
+        self.stride = _ntuple(stride, nd)
+        self.padding = padding if isinstance(padding, str) else _ntuple(padding, nd)
+        self.dilation = _ntuple(dilation, nd)
+        self.transposed = self._transposed
+        self.output_padding = _ntuple(output_padding, nd)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        if self._transposed:
+            shape = (in_channels, out_channels // groups) + self.kernel_size
+        else:
+            shape = (out_channels, in_channels // groups) + self.kernel_size
+        self.weight = Parameter(empty(shape, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_channels, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self):
+        nd = self._nd
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * nd:
+            s += ", padding={padding}"
+        if self.dilation != (1,) * nd:
+            s += ", dilation={dilation}"
+        if self.output_padding != (0,) * nd:
+            s += ", output_padding={output_padding}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={padding_mode}"
+        return s.format(**{k: getattr(self, k) for k in (
+            "in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation",
+            "output_padding", "groups", "padding_mode")})
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over ``(N, C_in, L)``.
+
+    Shape:
+        Input ``(N, C_in, L)`` or ``(C_in, L)``; output ``(N, C_out, L_out)``.
+    """
+
+    _nd = 1
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, dtype=dtype)
+
+    def forward(self, input):
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over ``(N, C_in, H, W)`` (one GEMM over an im2col view).
+
+    Weights and bias start from torch's default: kaiming-uniform with ``a=sqrt(5)``, i.e.
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+
+    Shape:
+        Input ``(N, C_in, H, W)`` or ``(C_in, H, W)``; output ``(N, C_out, H_out, W_out)``.
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, dtype=dtype)
+
+    def forward(self, input):
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+
+class _ConvTransposeNd(_ConvNd):
+    _transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        if isinstance(padding, str):
+            raise ValueError("padding=%r is not supported by %s" % (padding, type(self).__name__))
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, output_padding, dtype=dtype)
+
+    def _output_padding(self, input, output_size):
+        if output_size is None:
+            return self.output_padding
+        nd = self._nd
+        output_size = list(output_size)[-nd:]
+        pads = []
+        for a in range(nd):
+            n = input.shape[input.dim() - nd + a]
+            min_size = ((n - 1) * self.stride[a] - 2 * self.padding[a]
+                        + self.dilation[a] * (self.kernel_size[a] - 1) + 1)
+            pads.append(output_size[a] - min_size)
+        return tuple(pads)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution (the gradient of Conv1d w.r.t. its input)."""
+
+    _nd = 1
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-D transposed convolution (the gradient of Conv2d w.r.t. its input)."""
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)

@@ -1,0 +1,155 @@
+"""Normalization layers: BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm."""
+import numbers
+
+from ...ops.creation import empty, ones, tensor, zeros
+from ... import dtypes
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm"]
+
+
+class _BatchNorm(Module):
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(empty(num_features, dtype=dtype))
+            self.bias = Parameter(empty(num_features, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=dtypes.long))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        eaf = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked._array[...] += 1
+            self.num_batches_tracked._bump()
+            if self.momentum is None:
+                eaf = 1.0 / float(self.num_batches_tracked.item())
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        track = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if track else None,
+                            self.running_var if track else None, self.weight, self.bias,
+                            bn_training, eaf, self.eps)
+
+    def extra_repr(self):
+        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={affine}, "
+                "track_running_stats={track_running_stats}".format(**self.__dict__))
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization over ``(N, C)`` or ``(N, C, L)``.
+
+    In training it uses the batch statistics and updates ``running_mean``/``running_var``
+    (unbiased) with ``momentum``; in eval mode it uses the running ones.
+    """
+
+    def _check_input_dim(self, input):
+        if input.dim() not in (2, 3):
+            raise ValueError("expected 2D or 3D input (got %dD input)" % input.dim())
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization over ``(N, C, H, W)``."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise ValueError("expected 4D input (got %dD input)" % input.dim())
+
+
+class LayerNorm(Module):
+    """Normalise over the trailing ``normalized_shape`` dims, then scale and shift."""
+
+    def __init__(self, normalized_shape, eps=1e-05, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(ones(self.normalized_shape, dtype=dtype))
+            if bias:
+                self.bias = Parameter(zeros(self.normalized_shape, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return "{}, eps={}, elementwise_affine={}, bias={}".format(
+            self.normalized_shape, self.eps, self.elementwise_affine, self.bias is not None)
+
+
+class GroupNorm(Module):
+    """Normalise over groups of channels, then scale and shift per channel."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-05, affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels = num_groups, num_channels
+        self.eps, self.affine = eps, affine
+        if affine:
+            self.weight = Parameter(ones(num_channels, dtype=dtype))
+            self.bias = Parameter(zeros(num_channels, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def reset_parameters(self):
+        if self.affine:
+            init.ones_(self.weight)
+            init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return "{}, {}, eps={}, affine={}, bias={}".format(
+            self.num_groups, self.num_channels, self.eps, self.affine, self.affine)

@@ -1,0 +1,316 @@
+"""Recurrent layers: RNN, LSTM, GRU (multi-layer, bidirectional) and their Cells.
+
+Parameter names, shapes, gate order (LSTM: i, f, g, o; GRU: r, z, n) and initialisation
+U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)) are torch's, so state_dicts move across.
+"""
+import math
+
+from ... import ops
+from ...ops.creation import empty, zeros
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _rnn_step(mode, gi, h, w_hh, b_hh):
+    gh = F.linear(h, w_hh, b_hh)
+    if mode == "RNN_TANH":
+        return ops.tanh(gi + gh)
+    return ops.relu(gi + gh)
+
+
+def _lstm_step(gi, state, w_hh, b_hh):
+    h, c = state
+    gates = gi + F.linear(h, w_hh, b_hh)
+    i, f, g, o = ops.chunk(gates, 4, -1)
+    c = ops.sigmoid(f) * c + ops.sigmoid(i) * ops.tanh(g)
+    return ops.sigmoid(o) * ops.tanh(c), c
+
+
+def _gru_step(gi, h, w_hh, b_hh):
+    gh = F.linear(h, w_hh, b_hh)
+    i_r, i_z, i_n = ops.chunk(gi, 3, -1)
+    h_r, h_z, h_n = ops.chunk(gh, 3, -1)
+    r = ops.sigmoid(i_r + h_r)
+    z = ops.sigmoid(i_z + h_z)
+    n = ops.tanh(i_n + r * h_n)
+    return (1 - z) * n + z * h
+
+
+def _step(mode, gi, state, w_hh, b_hh):
+    if mode == "LSTM":
+        return _lstm_step(gi, state, w_hh, b_hh)
+    if mode == "GRU":
+        return _gru_step(gi, state, w_hh, b_hh)
+    return _rnn_step(mode, gi, state, w_hh, b_hh)
+
+
+class RNNBase(Module):
+    """Shared machinery of RNN, LSTM and GRU."""
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, proj_size=0, device=None,
+                 dtype=None):
+        super().__init__()
+        if not 0 <= dropout <= 1 or isinstance(dropout, bool):
+            raise ValueError("dropout should be a number in range [0, 1] representing the "
+                             "probability of an element being zeroed")
+        if num_layers <= 0 or not isinstance(num_layers, int):
+            raise ValueError("num_layers must be a positive integer")
+        if proj_size:
+            raise NotImplementedError("proj_size is not supported")
+        self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
+        self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
+        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, 0
+        gate = _GATES[mode] * hidden_size
+        dirs = 2 if bidirectional else 1
+        self._flat_weights_names = []
+        for layer in range(num_layers):
+            for d in range(dirs):
+                suffix = "_reverse" if d == 1 else ""
+                in_size = input_size if layer == 0 else hidden_size * dirs
+                names = ["weight_ih_l%d%s", "weight_hh_l%d%s"]
+                shapes = [(gate, in_size), (gate, hidden_size)]
+                if bias:
+                    names += ["bias_ih_l%d%s", "bias_hh_l%d%s"]
+                    shapes += [(gate,), (gate,)]
+                for name, shape in zip(names, shapes):
+                    name = name % (layer, suffix)
+                    setattr(self, name, Parameter(empty(shape, dtype=dtype)))
+                    self._flat_weights_names.append(name)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for w in self.parameters():
+            init.uniform_(w, -stdv, stdv)
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, n) for n in self._flat_weights_names[i:i + (4 if self.bias else 2)]]
+                for i in range(0, len(self._flat_weights_names), 4 if self.bias else 2)]
+
+    def _weights(self, layer, d):
+        suffix = "_reverse" if d == 1 else ""
+        get = lambda n: getattr(self, n % (layer, suffix), None)  # noqa: E731
+        return get("weight_ih_l%d%s"), get("weight_hh_l%d%s"), get("bias_ih_l%d%s"), \
+            get("bias_hh_l%d%s")
+
+    def _check_input(self, input):
+        if input.dim() not in (2, 3):
+            raise ValueError("%s: Expected input to be 2D or 3D, got %dD tensor instead"
+                             % (type(self).__name__, input.dim()))
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError("input.size(-1) must be equal to input_size. Expected %d, got %d"
+                               % (self.input_size, input.shape[-1]))
+
+    def _check_hidden(self, hx, expected, what="hidden"):
+        if tuple(hx.shape) != expected:
+            raise RuntimeError("Expected %s size %s, got %s"
+                               % (what, expected, list(hx.shape)))
+
+    def forward(self, input, hx=None):
+        self._check_input(input)
+        lstm = self.mode == "LSTM"
+        unbatched = input.dim() == 2
+        if unbatched:
+            input = input.unsqueeze(1)
+            if hx is not None:
+                hx = tuple(h.unsqueeze(1) for h in hx) if lstm else hx.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        dirs = 2 if self.bidirectional else 1
+        n = input.shape[1]
+        expected = (self.num_layers * dirs, n, self.hidden_size)
+        if hx is None:
+            h0 = zeros(expected, dtype=input.dtype)
+            hx = (h0, h0) if lstm else h0
+        if lstm:
+            self._check_hidden(hx[0], expected)
+            self._check_hidden(hx[1], expected, "cell")
+            h_list, c_list = ops.unbind(hx[0], 0), ops.unbind(hx[1], 0)
+        else:
+            self._check_hidden(hx, expected)
+            h_list = ops.unbind(hx, 0)
+        layer_in = input
+        h_out, c_out = [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(dirs):
+                w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
+                seq = layer_in.shape[0]
+                gi_all = F.linear(layer_in.reshape(seq * n, -1), w_ih, b_ih)
+                gi_all = ops.unbind(gi_all.reshape(seq, n, -1), 0)
+                k = layer * dirs + d
+                state = (h_list[k], c_list[k]) if lstm else h_list[k]
+                steps = [None] * seq
+                order = range(seq - 1, -1, -1) if d == 1 else range(seq)
+                for t in order:
+                    state = _step(self.mode, gi_all[t], state, w_hh, b_hh)
+                    steps[t] = state[0] if lstm else state
+                outs.append(ops.stack(steps, 0))
+                if lstm:
+                    h_out.append(state[0])
+                    c_out.append(state[1])
+                else:
+                    h_out.append(state)
+            layer_in = outs[0] if dirs == 1 else ops.cat(outs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_in = F.dropout(layer_in, self.dropout, True)
+        output = layer_in
+        h_n = ops.stack(h_out, 0)
+        hidden = (h_n, ops.stack(c_out, 0)) if lstm else h_n
+        if unbatched:
+            output = output.squeeze(1)
+            hidden = tuple(h.squeeze(1) for h in hidden) if lstm else hidden.squeeze(1)
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        return output, hidden
+
+    def extra_repr(self):
+        s = "{}, {}".format(self.input_size, self.hidden_size)
+        if self.num_layers != 1:
+            s += ", num_layers={}".format(self.num_layers)
+        if self.bias is not True:
+            s += ", bias={}".format(self.bias)
+        if self.batch_first is not False:
+            s += ", batch_first={}".format(self.batch_first)
+        if self.dropout != 0:
+            s += ", dropout={}".format(self.dropout)
+        if self.bidirectional is not False:
+            s += ", bidirectional={}".format(self.bidirectional)
+        return s
+
+
+class RNN(RNNBase):
+    """Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (or relu).
+
+    Shape:
+        Input ``(L, N, H_in)`` (``(N, L, H_in)`` with ``batch_first``) or ``(L, H_in)``;
+        returns ``output (L, N, D * H)`` and ``h_n (D * num_layers, N, H)``.
+    """
+
+    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError("Unknown nonlinearity '%s'. Select from 'tanh' or 'relu'."
+                             % nonlinearity)
+        self.nonlinearity = nonlinearity
+        mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
+        super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, dtype=dtype)
+
+
+class LSTM(RNNBase):
+    """Long short-term memory; gates in torch's order (input, forget, cell, output).
+
+    Returns ``output, (h_n, c_n)``.
+    """
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first,
+                         dropout, bidirectional, proj_size, dtype=dtype)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit; gates in torch's order (reset, update, new)."""
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first,
+                         dropout, bidirectional, dtype=dtype)
+
+
+class RNNCellBase(Module):
+    """Shared parameters of the single-step cells."""
+
+    def __init__(self, input_size, hidden_size, bias, num_chunks, dtype=None):
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        self.weight_ih = Parameter(empty((num_chunks * hidden_size, input_size), dtype=dtype))
+        self.weight_hh = Parameter(empty((num_chunks * hidden_size, hidden_size), dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(empty(num_chunks * hidden_size, dtype=dtype))
+            self.bias_hh = Parameter(empty(num_chunks * hidden_size, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for w in self.parameters():
+            init.uniform_(w, -stdv, stdv)
+
+    def extra_repr(self):
+        s = "{}, {}".format(self.input_size, self.hidden_size)
+        if self.bias is not True:
+            s += ", bias={}".format(self.bias)
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += ", nonlinearity={}".format(self.nonlinearity)
+        return s
+
+    def _prepare(self, input, hx, n_states):
+        if input.dim() not in (1, 2):
+            raise ValueError("%s: Expected input to be 1D or 2D, got %dD instead"
+                             % (type(self).__name__, input.dim()))
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError("input has inconsistent input_size: got %d expected %d"
+                               % (input.shape[-1], self.input_size))
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            z = zeros((input.shape[0], self.hidden_size), dtype=input.dtype)
+            hx = (z, z) if n_states == 2 else z
+        elif not batched:
+            hx = tuple(h.unsqueeze(0) for h in hx) if n_states == 2 else hx.unsqueeze(0)
+        return input, hx, batched
+
+
+class RNNCell(RNNCellBase):
+    """One Elman RNN step: ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)`` (or relu)."""
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
+                 dtype=None):
+        super().__init__(input_size, hidden_size, bias, 1, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        input, hx, batched = self._prepare(input, hx, 1)
+        mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
+        h = _rnn_step(mode, F.linear(input, self.weight_ih, self.bias_ih), hx, self.weight_hh,
+                      self.bias_hh)
+        return h if batched else h.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step; returns ``(h', c')``."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, dtype)
+
+    def forward(self, input, hx=None):
+        input, hx, batched = self._prepare(input, hx, 2)
+        h, c = _lstm_step(F.linear(input, self.weight_ih, self.bias_ih), hx, self.weight_hh,
+                          self.bias_hh)
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, dtype)
+
+    def forward(self, input, hx=None):
+        input, hx, batched = self._prepare(input, hx, 1)
+        h = _gru_step(F.linear(input, self.weight_ih, self.bias_ih), hx, self.weight_hh,
+                      self.bias_hh)
+        return h if batched else h.squeeze(0)

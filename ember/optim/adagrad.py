@@ -1,0 +1,64 @@
+"""Adagrad: per-coordinate learning rates from the sum of squared gradients."""
+import numpy as np
+
+from .optimizer import Optimizer, _grad_array, _scalar_state, _with_weight_decay
+from ..tensor import Tensor
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """Adagrad. Matches ``torch.optim.Adagrad``.
+
+    Update rule at step ``t`` for parameter ``p`` with gradient ``g`` (``-g`` when
+    ``maximize``)::
+
+        g = g + weight_decay * p
+        clr = lr / (1 + (t - 1) * lr_decay)
+        s = s + g * g                      (s starts at initial_accumulator_value)
+        p = p - clr * g / (sqrt(s) + eps)
+
+    Args:
+        params: parameters or parameter groups to optimize.
+        lr: learning rate (default 1e-2).
+        lr_decay: learning-rate decay (default 0).
+        weight_decay: L2 penalty (default 0).
+        initial_accumulator_value: starting value of the sum of squares (default 0).
+        eps: term added to the denominator (default 1e-10).
+        maximize: maximize the objective (default False).
+    """
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
+                 eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
+        if not 0.0 <= lr:
+            raise ValueError("Invalid learning rate: %s" % lr)
+        if not 0.0 <= lr_decay:
+            raise ValueError("Invalid lr_decay value: %s" % lr_decay)
+        if not 0.0 <= weight_decay:
+            raise ValueError("Invalid weight_decay value: %s" % weight_decay)
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError("Invalid initial_accumulator_value value: %s"
+                             % initial_accumulator_value)
+        if not 0.0 <= eps:
+            raise ValueError("Invalid epsilon value: %s" % eps)
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = _scalar_state()
+                state["sum"] = Tensor._wrap(
+                    np.full_like(p._array, group["initial_accumulator_value"]))
+
+    def _update(self, p, group, state):
+        g = _with_weight_decay(_grad_array(p, group["maximize"]), p, group["weight_decay"])
+        state["step"]._array += 1
+        step = float(state["step"]._array)
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        s = state["sum"]._array
+        s += g * g
+        std = np.sqrt(s)
+        std += group["eps"]
+        p._array += -clr * g / std

@@ -1,0 +1,89 @@
+"""Adam and its shared update (also used by AdamW)."""
+import numpy as np
+
+from .optimizer import Optimizer, _grad_array, _lerp_, _scalar_state, _zeros_like
+
+__all__ = ["Adam"]
+
+
+def _check_adam_args(lr, betas, eps, weight_decay):
+    if not 0.0 <= lr:
+        raise ValueError("Invalid learning rate: %s" % lr)
+    if not 0.0 <= eps:
+        raise ValueError("Invalid epsilon value: %s" % eps)
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError("Invalid beta parameter at index 0: %s" % betas[0])
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError("Invalid beta parameter at index 1: %s" % betas[1])
+    if not 0.0 <= weight_decay:
+        raise ValueError("Invalid weight_decay value: %s" % weight_decay)
+
+
+class Adam(Optimizer):
+    """Adam: adaptive moment estimation. Matches ``torch.optim.Adam``.
+
+    Update rule at step ``t`` for parameter ``p`` with gradient ``g`` (``-g`` when
+    ``maximize``)::
+
+        g = g + weight_decay * p             (p = p * (1 - lr * weight_decay) if decoupled)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g * g
+        v_max = max(v_max, v)                (amsgrad; then v_max replaces v below)
+        p = p - lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)
+
+    Args:
+        params: parameters or parameter groups to optimize.
+        lr: learning rate (default 1e-3).
+        betas: coefficients of the running averages of the gradient and its square.
+        eps: term added to the denominator (default 1e-8).
+        weight_decay: L2 penalty (default 0).
+        amsgrad: use the AMSGrad variant (default False).
+        maximize: maximize the objective (default False).
+        decoupled_weight_decay: AdamW's decoupled weight decay (default False).
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        _check_adam_args(lr, betas, eps, weight_decay)
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def _update(self, p, group, state):
+        if not state:
+            state["step"] = _scalar_state()
+            state["exp_avg"] = _zeros_like(p)
+            state["exp_avg_sq"] = _zeros_like(p)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = _zeros_like(p)
+        _adam_update(p, group, state, group["decoupled_weight_decay"])
+
+
+def _adam_update(p, group, state, decoupled):
+    g = _grad_array(p, group["maximize"])
+    lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+    beta1, beta2 = group["betas"]
+    state["step"]._array += 1
+    step = float(state["step"]._array)
+    if wd != 0:
+        if decoupled:
+            p._array *= 1 - lr * wd
+        else:
+            g = g + wd * p._array
+    m, v = state["exp_avg"]._array, state["exp_avg_sq"]._array
+    _lerp_(m, g, 1 - beta1)
+    v *= beta2
+    v += (1 - beta2) * g * g
+    step_size = lr / (1 - beta1 ** step)
+    bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+    if group["amsgrad"]:
+        v_max = state["max_exp_avg_sq"]._array
+        np.maximum(v_max, v, out=v_max)
+        v = v_max
+    denom = np.sqrt(v)
+    denom /= bias_correction2_sqrt
+    denom += eps
+    p._array += -step_size * m / denom

@@ -1,0 +1,248 @@
+"""The Optimizer base class: parameter groups, per-parameter state and torch's state_dict layout."""
+import copy
+import warnings
+from collections import defaultdict
+from itertools import chain
+
+import numpy as np
+
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+
+__all__ = ["Optimizer", "required"]
+
+
+class _RequiredParameter:
+    """Marks a hyper-parameter that has no default (torch's ``optim.optimizer.required``)."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _scalar_state(value=0.0):
+    """A 0-d float32 tensor, the type torch uses for ``state['step']``."""
+    return Tensor._wrap(np.array(value, dtype=np.float32))
+
+
+def _zeros_like(p):
+    return Tensor._wrap(np.zeros_like(p._array))
+
+
+def _grad_array(p, maximize):
+    """``p.grad`` as a raw array, negated (a new array) when maximizing."""
+    g = p._grad._array
+    return -g if maximize else g
+
+
+def _with_weight_decay(g, p, weight_decay):
+    """``g + weight_decay * p`` as a new array (torch's ``grad.add(param, alpha=wd)``)."""
+    return g + weight_decay * p._array if weight_decay != 0 else g
+
+
+def _lerp_(a, b, w):
+    """In-place ``a.lerp_(b, w)`` with torch's formula for either half of ``w``."""
+    if w < 0.5:
+        a += w * (b - a)
+    else:
+        a[...] = b - (b - a) * (1 - w)
+    return a
+
+
+class Optimizer:
+    """Base class of all optimizers.
+
+    Args:
+        params: an iterable of Tensors, or of dicts (parameter groups) each holding ``'params'``
+            and any options that override ``defaults`` for that group.
+        defaults: the default value of every option.
+
+    Subclasses implement ``step(closure=None)``, updating ``p._array`` in place under no_grad.
+    """
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        self._optimizer_step_pre_hooks = {}
+        self._optimizer_step_post_hooks = {}
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            "Tensors or dicts, but got torch.%s" % params.dtype._legacy)
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __repr__(self):
+        lines = [self.__class__.__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append("Parameter Group %d" % i)
+            for key in sorted(group):
+                if key != "params":
+                    lines.append("    %s: %s" % (key, group[key]))
+        lines.append(")")
+        return "\n".join(lines)
+
+    def add_param_group(self, param_group):
+        """Add a group of parameters (a dict with ``'params'`` and optional options)."""
+        if not isinstance(param_group, dict):
+            raise TypeError("param_group must be a dict, but got %s" % type(param_group).__name__)
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+        for p in param_group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + type(p).__name__)
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError("parameter group didn't specify a value of required "
+                                 "optimization parameter " + name)
+            param_group.setdefault(name, default)
+        params = param_group["params"]
+        if len(params) != len({id(p) for p in params}):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; "
+                          "in future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradient of every parameter (to None, or to zeros in place)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p._grad is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                else:
+                    if p._grad.grad_fn is not None:
+                        p._grad = p._grad.detach()
+                    p._grad._array[...] = 0
+
+    def _params_with_grad(self, group):
+        return [p for p in group["params"] if p._grad is not None]
+
+    def _run_closure(self, closure):
+        if closure is None:
+            return None
+        from ..autograd.grad_mode import enable_grad
+        with enable_grad():
+            return closure()
+
+    def step(self, closure=None):
+        """Perform one optimization step; ``closure`` re-evaluates the model, returns the loss."""
+        for hook in list(self._optimizer_step_pre_hooks.values()):
+            hook(self, (closure,), {})
+        loss = self._run_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                for p in self._params_with_grad(group):
+                    self._update(p, group, self.state[p])
+                    p._bump()
+        for hook in list(self._optimizer_step_post_hooks.values()):
+            hook(self, (closure,), {})
+        return loss
+
+    def _update(self, p, group, state):
+        raise NotImplementedError
+
+    def state_dict(self):
+        """The optimizer's state in torch's layout.
+
+        Returns:
+            ``{'state': {index: {...}}, 'param_groups': [{..., 'params': [indices]}]}``, where a
+            parameter's index counts across all groups in order.
+        """
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index and s}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Load a state produced by ``state_dict()`` (of ember or of torch's same optimizer)."""
+        groups = self.param_groups
+        saved_groups = state_dict["param_groups"]
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            key = int(k) if isinstance(k, str) else k
+            if key in id_map:
+                p = id_map[key]
+                state[p] = {name: _cast_state(p, name, value) for name, value in v.items()}
+        new_groups = []
+        for group, saved in zip(groups, saved_groups):
+            new = {k: copy.deepcopy(v) if isinstance(v, (list, dict)) else v
+                   for k, v in saved.items() if k != "params"}
+            if "betas" in new and isinstance(new["betas"], list):
+                new["betas"] = tuple(new["betas"])
+            new["params"] = group["params"]
+            new_groups.append(new)
+        self.state = state
+        self.param_groups = new_groups
+
+    def register_step_pre_hook(self, hook):
+        """Register ``hook(optimizer, args, kwargs)`` to run before ``step``."""
+        from ..tensor import _RemovableHandle
+        handle = _RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook):
+        """Register ``hook(optimizer, args, kwargs)`` to run after ``step``."""
+        from ..tensor import _RemovableHandle
+        handle = _RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
+
+
+def _cast_state(p, name, value):
+    """A loaded state value as an ember Tensor: floating state takes ``p``'s dtype, as in torch."""
+    if hasattr(value, "detach") and not isinstance(value, Tensor):
+        value = np.array(value.detach().cpu().numpy())
+    if isinstance(value, np.ndarray):
+        value = Tensor._wrap(value)
+    if isinstance(value, Tensor):
+        arr = np.array(value._array, copy=True)
+        if name == "step":
+            arr = arr.astype(np.float32)
+        elif arr.dtype.kind == "f":
+            arr = arr.astype(p._array.dtype)
+        return Tensor._wrap(arr)
+    return value

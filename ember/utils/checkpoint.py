@@ -1,0 +1,143 @@
+"""Activation checkpointing: drop a segment's saved tensors in forward, recompute them in backward.
+
+ember implements torch's non-reentrant variant (``use_reentrant=False``) with
+:class:`~ember.autograd.graph.saved_tensors_hooks`: the forward builds the usual graph, but each
+tensor saved inside the segment is replaced by a slot number; the first time backward needs one,
+the segment is run again from its inputs and the tensors it saves fill the slots.
+"""
+import warnings
+
+from ..autograd.grad_mode import enable_grad
+from ..autograd.graph import saved_tensors_hooks
+from ..tensor import Tensor
+
+__all__ = ["checkpoint", "checkpoint_sequential"]
+
+
+class _Slot:
+    """What a checkpointed segment keeps for one saved tensor: its position in the segment."""
+
+    __slots__ = ("frame", "index")
+
+    def __init__(self, frame, index):
+        self.frame = frame
+        self.index = index
+
+
+class _Frame:
+    """One call of a checkpointed segment: its inputs, the RNG state and recomputed tensors."""
+
+    def __init__(self, function, args, kwargs, rng_state):
+        self.function = function
+        self.args = args
+        self.kwargs = kwargs
+        self.rng_state = rng_state
+        self.recomputed = None
+
+    def recompute(self):
+        from .. import random as _random
+        inputs = tuple(a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a
+                       for a in self.args)
+        storage = []
+
+        def pack(t):
+            storage.append(t)
+            return None
+
+        state = None
+        if self.rng_state is not None:
+            state = _random.get_rng_state()
+            _random.set_rng_state(self.rng_state)
+        try:
+            with enable_grad(), saved_tensors_hooks(pack, lambda p: p):
+                self.function(*inputs, **self.kwargs)
+        finally:
+            if state is not None:
+                _random.set_rng_state(state)
+        self.recomputed = dict(enumerate(storage))
+
+
+def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default",
+               debug=False, preserve_rng_state=True, **kwargs):
+    """Run ``function(*args, **kwargs)`` without keeping its intermediate saved tensors.
+
+    The tensors the segment saves for backward are recomputed (by calling ``function`` again,
+    with the same RNG state when ``preserve_rng_state``) when backward first needs them, which
+    trades compute for memory. Gradients reach ``args`` and any parameters used inside, as
+    without checkpointing. Only ``use_reentrant=False`` semantics are implemented; passing
+    ``True`` runs the same code, with a warning.
+
+    Args:
+        function: the segment to run.
+        *args: its inputs (the tensors kept for the recomputation).
+        use_reentrant: torch asks for it to be explicit; ``False`` is recommended.
+        preserve_rng_state: replay the random state so dropout masks match.
+
+    Example:
+        >>> import ember
+        >>> from ember.utils.checkpoint import checkpoint
+        >>> x = ember.ones(3, requires_grad=True)
+        >>> checkpoint(lambda t: (t * t).sin(), x, use_reentrant=False).sum().backward()
+        >>> x.grad.shape
+        torch.Size([3])
+    """
+    if use_reentrant is None:
+        warnings.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed "
+                      "explicitly. Pass use_reentrant=False (ember implements the non-reentrant "
+                      "variant).", UserWarning, stacklevel=2)
+    elif use_reentrant:
+        warnings.warn("ember.utils.checkpoint implements only use_reentrant=False; running that "
+                      "variant.", UserWarning, stacklevel=2)
+    from .. import random as _random
+    frame = _Frame(function, args, kwargs,
+                   _random.get_rng_state() if preserve_rng_state else None)
+    kept = {id(a._array): a for a in args if isinstance(a, Tensor)}
+    counter = [0]
+
+    def pack(t):
+        index = counter[0]
+        counter[0] += 1
+        if id(t._array) in kept:
+            return t            # an input of the segment: held for recomputation anyway
+        return _Slot(frame, index)
+
+    def unpack(packed):
+        if not isinstance(packed, _Slot):
+            return packed
+        f = packed.frame
+        if f.recomputed is None:
+            f.recompute()
+        t = f.recomputed.pop(packed.index, None)
+        if t is None:
+            raise RuntimeError("torch.utils.checkpoint: unpack is being triggered for a tensor "
+                               "that has already been unpacked once, or the recomputation did "
+                               "not save the same tensors as the forward (is the function "
+                               "deterministic?). Use retain_graph=False.")
+        return t
+
+    with saved_tensors_hooks(pack, unpack):
+        return function(*args, **kwargs)
+
+
+def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
+    """Run a Sequential (or list of modules) in ``segments`` checkpointed chunks.
+
+    The last segment runs normally, as torch does.
+    """
+    if hasattr(functions, "children") and not isinstance(functions, (list, tuple)):
+        functions = list(functions.children())
+    functions = list(functions)
+    size = max(1, len(functions) // segments)
+
+    def run(start, end):
+        def forward(x):
+            for k in range(start, end + 1):
+                x = functions[k](x)
+            return x
+        return forward
+
+    end = -1
+    for start in range(0, size * (segments - 1), size):
+        end = start + size - 1
+        input = checkpoint(run(start, end), input, use_reentrant=use_reentrant, **kwargs)
+    return run(end + 1, len(functions) - 1)(input)

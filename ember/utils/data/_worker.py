@@ -1,0 +1,124 @@
+"""Worker processes of the DataLoader: the loop each runs, and how errors travel back."""
+import os
+import queue
+import random
+import sys
+import traceback
+
+__all__ = ["WorkerInfo", "get_worker_info"]
+
+_worker_info = None
+_POLL_S = 0.5
+
+
+class WorkerInfo:
+    """What ``get_worker_info()`` returns inside a worker: ``id``, ``num_workers``, ``seed``,
+    ``dataset`` (this worker's copy)."""
+
+    def __init__(self, **kwargs):
+        self.__dict__.update(kwargs)
+
+    def __repr__(self):
+        return "WorkerInfo(id=%d, num_workers=%d, seed=%d)" % (self.id, self.num_workers,
+                                                              self.seed)
+
+
+def get_worker_info():
+    """Inside a DataLoader worker process, its ``WorkerInfo``; in the main process, None."""
+    return _worker_info
+
+
+class ExceptionWrapper:
+    """An exception caught in a worker, carried to the main process as its traceback text."""
+
+    def __init__(self, exc_info, where):
+        self.exc_type = exc_info[0]
+        self.exc_msg = "".join(traceback.format_exception(*exc_info))
+        self.where = where
+
+    def reraise(self):
+        msg = "Caught %s %s.\nOriginal %s" % (self.exc_type.__name__, self.where, self.exc_msg)
+        try:
+            exception = self.exc_type(msg)
+        except Exception:
+            raise RuntimeError(msg) from None
+        raise exception
+
+
+class _IterableDatasetStop:
+    """Sent by a worker whose IterableDataset iterator is exhausted."""
+
+    def __init__(self, worker_id):
+        self.worker_id = worker_id
+
+
+def _worker_loop(dataset, is_iterable, index_queue, result_queue, collate_fn, auto_collation,
+                 batch_size, drop_last, worker_id, num_workers, seed, worker_init_fn,
+                 parent_pid):
+    """Fetch the batches asked for on ``index_queue`` until told to stop (None)."""
+    global _worker_info
+    from ...random import manual_seed
+    _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
+    manual_seed(seed)
+    random.seed(seed)
+    init_error = None
+    try:
+        if worker_init_fn is not None:
+            worker_init_fn(worker_id)
+        iterator = iter(dataset) if is_iterable else None
+    except Exception:
+        init_error = ExceptionWrapper(sys.exc_info(), "in DataLoader worker process %d"
+                                      % worker_id)
+    exhausted = False
+    while True:
+        try:
+            task = index_queue.get(timeout=_POLL_S)
+        except queue.Empty:
+            if os.getppid() != parent_pid:   # the main process died: don't linger
+                return
+            continue
+        if task is None:
+            return
+        task_id, indices = task
+        if init_error is not None:
+            result_queue.put((task_id, init_error))
+            init_error = None
+            exhausted = True
+            continue
+        if exhausted:
+            result_queue.put((task_id, _IterableDatasetStop(worker_id)))
+            continue
+        try:
+            if is_iterable:
+                data = _fetch_iterable(iterator, auto_collation, batch_size, drop_last)
+                if data is None:
+                    exhausted = True
+                    data = _IterableDatasetStop(worker_id)
+                elif auto_collation:
+                    data = collate_fn(data)
+            elif auto_collation:
+                data = collate_fn([dataset[i] for i in indices])
+            else:
+                data = collate_fn(dataset[indices])
+        except Exception:
+            data = ExceptionWrapper(sys.exc_info(), "in DataLoader worker process %d"
+                                    % worker_id)
+        result_queue.put((task_id, data))
+
+
+def _fetch_iterable(iterator, auto_collation, batch_size, drop_last):
+    """The next batch (a list) or sample from ``iterator``; None when it is exhausted."""
+    if not auto_collation:
+        try:
+            return [next(iterator)]
+        except StopIteration:
+            return None
+    batch = []
+    for _ in range(batch_size):
+        try:
+            batch.append(next(iterator))
+        except StopIteration:
+            break
+    if not batch or (drop_last and len(batch) < batch_size):
+        return None
+    return batch

@@ -1,0 +1,215 @@
+"""to_html: one self-contained HTML page (inline SVG, CSS, JS) showing the backward graph.
+
+The layout is computed here, in Python (layers by longest path, order by barycenter sweeps),
+so the page needs no JavaScript library, no server and no network.
+"""
+import html as _html
+import json
+
+from ._graph import walk
+from .dot import _saved_label
+
+__all__ = ["to_html", "layout"]
+
+_CHAR_W = 7.2
+_LINE_H = 15
+_GAP_X = 28
+_GAP_Y = 60
+_COLORS = {"output": "#caff70", "leaf": "#add8e6", "fn": "#e4e4e4"}
+
+
+def _lines(n):
+    if n["kind"] == "output":
+        return [n["name"], "%s %s" % (n["shape"], n["dtype"])]
+    if n["kind"] == "leaf":
+        return ([n["param"]] if n["param"] else []) + ["%s %s" % (n["shape"], n["dtype"])]
+    lines = [n["name"]]
+    if n["saved"]:
+        size = sum(s.get("bytes", 0) for s in n["saved"] if not s["none"])
+        lines.append("saved: %d (%d B)" % (len(n["saved"]), size))
+    if n["freed"]:
+        lines.append("freed")
+    return lines
+
+
+def layout(nodes, edges):
+    """Positions ``{id: (x, y, w, h)}`` for a layered drawing, the output at the bottom.
+
+    Ranks are longest paths from the outputs; each rank is ordered by a few barycenter sweeps.
+    """
+    ids = [n["id"] for n in nodes]
+    children = {i: [] for i in ids}
+    parents = {i: [] for i in ids}
+    for src, dst, _ in edges:
+        children[src].append(dst)
+        parents[dst].append(src)
+    rank = {i: 0 for i in ids}
+    indeg = {i: len(parents[i]) for i in ids}
+    ready = [i for i in ids if indeg[i] == 0]
+    while ready:
+        i = ready.pop(0)
+        for c in children[i]:
+            rank[c] = max(rank[c], rank[i] + 1)
+            indeg[c] -= 1
+            if indeg[c] == 0:
+                ready.append(c)
+    depth = max(rank.values()) if rank else 0
+    layers = [[] for _ in range(depth + 1)]
+    for i in ids:
+        layers[rank[i]].append(i)
+    for _ in range(4):
+        for r in range(1, depth + 1):
+            _sort_by(layers[r], layers[r - 1], parents)
+        for r in range(depth - 1, -1, -1):
+            _sort_by(layers[r], layers[r + 1], children)
+    size = {}
+    for n in nodes:
+        lines = _lines(n)
+        size[n["id"]] = (max(len(s) for s in lines) * _CHAR_W + 16, len(lines) * _LINE_H + 10)
+    widths = [sum(size[i][0] for i in layer) + _GAP_X * (len(layer) - 1) for layer in layers]
+    full = max(widths) if widths else 0
+    pos = {}
+    y = 20.0
+    for r in range(depth, -1, -1):
+        layer = layers[r]
+        x = 20 + (full - widths[r]) / 2
+        h = max(size[i][1] for i in layer)
+        for i in layer:
+            w, hh = size[i]
+            pos[i] = (x, y + (h - hh) / 2, w, hh)
+            x += w + _GAP_X
+        y += h + _GAP_Y
+    return pos
+
+
+def _sort_by(layer, fixed, links):
+    where = {i: k for k, i in enumerate(fixed)}
+    current = {i: k for k, i in enumerate(layer)}
+
+    def key(i):
+        ks = [where[j] for j in links[i] if j in where]
+        return (sum(ks) / len(ks)) if ks else current[i]
+    layer.sort(key=lambda i: (key(i), current[i]))
+
+
+def _details(n):
+    d = {"id": n["id"], "kind": n["kind"], "name": n["name"]}
+    for k in ("param", "shape", "dtype", "freed", "hooks", "trace"):
+        if n.get(k) not in (None, "", False, 0):
+            d[k] = n[k]
+    if n["needs_input_grad"] is not None:
+        d["needs_input_grad"] = list(n["needs_input_grad"])
+    if n["saved"]:
+        d["saved"] = [_saved_label(s).replace("\n", " ") + (" %d B" % s["bytes"]
+                                                           if not s["none"] else "")
+                      for s in n["saved"]]
+    if n["ctx_tensors"]:
+        d["ctx tensors (not saved_for_backward)"] = ["%s %s %s" % (t["name"], t["shape"],
+                                                                   t["dtype"])
+                                                     for t in n["ctx_tensors"]]
+    if n["ctx_values"]:
+        d["ctx attributes"] = ["%s = %s" % (v["name"], v["value"]) for v in n["ctx_values"]]
+    return d
+
+
+_PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>%(title)s</title>
+<style>
+body{margin:0;font:13px monospace;display:flex;height:100vh;overflow:hidden}
+#view{flex:1;background:#fff;cursor:grab}
+#side{width:340px;border-left:1px solid #ccc;padding:8px;overflow:auto;background:#fafafa}
+g[data-node] rect{stroke:#444;stroke-width:1}
+g[data-node].sel rect{stroke:#d00;stroke-width:3}
+g[data-node].stale rect{stroke:#d00}
+g[data-node].freed rect{stroke-dasharray:4 3}
+g[data-node]{cursor:pointer}
+path.edge{fill:none;stroke:#555;stroke-width:1.2}
+pre{white-space:pre-wrap}
+</style></head><body>
+<svg id="view" xmlns="http://www.w3.org/2000/svg" viewBox="%(vb)s">
+<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7"
+markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="#555"/></marker></defs>
+<g id="scene">
+%(edges)s
+%(nodes)s
+</g></svg>
+<div id="side"><b>%(title)s</b><p>%(count)d nodes. Drag to pan, wheel to zoom, click a node
+for its details.</p><pre id="info"></pre></div>
+<script type="application/json" id="graph-data">%(data)s</script>
+<script>
+(function(){
+var data=JSON.parse(document.getElementById('graph-data').textContent);
+var svg=document.getElementById('view'),info=document.getElementById('info');
+var vb=svg.getAttribute('viewBox').split(' ').map(Number),drag=null,moved=false;
+function setvb(){svg.setAttribute('viewBox',vb.join(' '));}
+svg.addEventListener('wheel',function(e){e.preventDefault();
+ var r=svg.getBoundingClientRect(),f=e.deltaY>0?1.15:1/1.15;
+ var px=vb[0]+(e.clientX-r.left)/r.width*vb[2],py=vb[1]+(e.clientY-r.top)/r.height*vb[3];
+ vb[0]=px-(px-vb[0])*f;vb[1]=py-(py-vb[1])*f;vb[2]*=f;vb[3]*=f;setvb();},{passive:false});
+svg.addEventListener('mousedown',function(e){drag=[e.clientX,e.clientY];moved=false;});
+window.addEventListener('mouseup',function(){drag=null;});
+window.addEventListener('mousemove',function(e){if(!drag)return;
+ var r=svg.getBoundingClientRect(),dx=e.clientX-drag[0],dy=e.clientY-drag[1];
+ if(Math.abs(dx)+Math.abs(dy)>2)moved=true;
+ vb[0]-=dx*vb[2]/r.width;vb[1]-=dy*vb[3]/r.height;drag=[e.clientX,e.clientY];setvb();});
+Array.prototype.forEach.call(document.querySelectorAll('g[data-node]'),function(g){
+ g.addEventListener('click',function(){if(moved)return;
+  Array.prototype.forEach.call(document.querySelectorAll('g.sel'),function(s){
+   s.classList.remove('sel');});
+  g.classList.add('sel');var d=data[g.getAttribute('data-node')],out=[];
+  for(var k in d){var v=d[k];out.push(k+': '+(Array.isArray(v)?'\\n  '+v.join('\\n  '):v));}
+  info.textContent=out.join('\\n');});});
+})();
+</script></body></html>
+"""
+
+
+def to_html(output, path, params=None, title="ember backward graph"):
+    """Write one self-contained HTML page showing ``output``'s backward graph; return ``path``.
+
+    The page holds the drawing as inline SVG (laid out here), with pan (drag), zoom (wheel)
+    and a details panel (click a node: saved tensors with shape, dtype and version, hooks,
+    ``needs_input_grad``, the forward stack under anomaly mode). It loads nothing from the
+    network. Each node is an SVG group with a ``data-node`` attribute.
+
+    Args:
+        output: a Tensor (or a tuple of them) whose graph to draw.
+        path: file to write.
+        params: dict of name -> Tensor to label the leaves.
+        title: page title.
+    """
+    rec = walk(output, params)
+    pos = layout(rec.nodes, rec.edges)
+    svg_nodes, svg_edges = [], []
+    for n in rec.nodes:
+        x, y, w, h = pos[n["id"]]
+        cls = []
+        if any(s.get("stale") for s in n["saved"]):
+            cls.append("stale")
+        if n["freed"]:
+            cls.append("freed")
+        text = "".join('<text x="%.1f" y="%.1f" font-size="12" font-family="monospace">%s</text>'
+                       % (x + 8, y + 17 + k * _LINE_H, _html.escape(s))
+                       for k, s in enumerate(_lines(n)))
+        svg_nodes.append('<g data-node="%s" class="%s"><title>%s</title><rect x="%.1f" '
+                         'y="%.1f" width="%.1f" height="%.1f" rx="4" fill="%s"/>%s</g>'
+                         % (n["id"], " ".join(cls), _html.escape(n["name"]), x, y, w, h,
+                            _COLORS[n["kind"]], text))
+    for src, dst, _lab in rec.edges:
+        # Arrow from the input's node (above) down to its consumer, as in the DOT drawing.
+        x0, y0, w0, h0 = pos[dst]
+        x1, y1, w1, _h1 = pos[src]
+        ax, ay = x0 + w0 / 2, y0 + h0
+        bx, by = x1 + w1 / 2, y1
+        my = (ay + by) / 2
+        svg_edges.append('<path class="edge" marker-end="url(#arrow)" d="M%.1f,%.1f C%.1f,%.1f '
+                         '%.1f,%.1f %.1f,%.1f"/>' % (ax, ay, ax, my, bx, my, bx, by))
+    right = max((x + w for x, y, w, h in pos.values()), default=100) + 20
+    bottom = max((y + h for x, y, w, h in pos.values()), default=100) + 20
+    data = json.dumps({n["id"]: _details(n) for n in rec.nodes}).replace("</", "<\\/")
+    page = _PAGE % {"title": _html.escape(title), "vb": "0 0 %.0f %.0f" % (right, bottom),
+                    "edges": "\n".join(svg_edges), "nodes": "\n".join(svg_nodes),
+                    "count": len(rec.nodes), "data": data}
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(page)
+    return path

@@ -1,0 +1,119 @@
+"""Anomaly mode, in-place diagnostics and graph-lifetime messages."""
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+
+
+def test_nan_from_sqrt_backward_names_node_and_forward_line():
+    x = ember.tensor([0.0, 1.0], requires_grad=True)
+    with ember.autograd.detect_anomaly():
+        y = x.sqrt()  # FORWARD-LINE-SQRT
+        loss = (y * 0).sum()
+        with pytest.raises(RuntimeError) as info:
+            loss.backward()
+    msg = str(info.value)
+    assert "SqrtBackward0" in msg and "nan" in msg
+    assert "test_anomaly.py" in msg and "FORWARD-LINE-SQRT" in msg
+
+
+def test_without_anomaly_mode_nan_passes_silently():
+    x = ember.tensor([0.0, 1.0], requires_grad=True)
+    (x.sqrt() * 0).sum().backward()
+    assert np.isnan(x.grad.numpy()[0])
+
+
+def test_set_detect_anomaly_toggles():
+    assert not ember.autograd.is_anomaly_enabled()
+    with ember.autograd.set_detect_anomaly(True):
+        assert ember.autograd.is_anomaly_enabled()
+    assert not ember.autograd.is_anomaly_enabled()
+
+
+def test_inplace_on_saved_tensor_raises_at_the_mutating_line():
+    x = ember.tensor([1.0, 2.0], requires_grad=True)
+    with ember.autograd.detect_anomaly():
+        y = x * 2
+        z = y.exp()         # ExpBackward0 saves its output z
+        with pytest.raises(RuntimeError, match="saved for backward by ExpBackward0") as info:
+            z.add_(1)
+        assert "test_anomaly.py" in str(info.value)
+        with pytest.raises(RuntimeError, match="ExpBackward0"):
+            z[0] = 5.0
+        w = y.sin()         # SinBackward0 saves its input y
+        with pytest.raises(RuntimeError, match="SinBackward0"):
+            y.mul_(3)
+        (z.sum() + w.sum()).backward()
+        # after backward the buffers are freed, so the arrays are writable again
+        z.add_(1)
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp([2.0, 4.0]) + 2 * np.cos([2.0, 4.0]),
+                               rtol=1e-6)
+
+
+def test_without_anomaly_version_error_at_backward_names_the_saving_op(torch):
+    for lib in (ember, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        z = (x * 2).exp()
+        z.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation") as info:
+            z.sum().backward()
+        assert "is at version 1; expected version 0 instead" in str(info.value)
+        if lib is ember:
+            assert "ExpBackward0" in str(info.value)
+
+
+def test_anomaly_trace_in_version_error():
+    x = ember.tensor([1.0, 2.0], requires_grad=True)
+    with ember.autograd.detect_anomaly():
+        y = x * 2
+        z = y.sin()  # SAVING-LINE
+    y.mul_(3)       # outside anomaly mode the write is allowed ... (y still protected?)
+    with pytest.raises(RuntimeError, match="SinBackward0") as info:
+        z.sum().backward()
+    assert "SAVING-LINE" in str(info.value)
+
+
+def test_backward_twice_names_the_freed_node(torch):
+    for lib in (ember, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = (x * x).sum()
+        y.backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time") as e:
+            y.backward()
+        if lib is ember:
+            assert "MulBackward0" in str(e.value)
+
+
+def test_retain_graph_allows_second_backward(torch):
+    grads = []
+    for lib in (ember, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = (x * x).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1])
+
+
+def test_non_leaf_grad_warning_and_retain_grad(torch):
+    out = []
+    for lib in (ember, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        (y * y).sum().backward(retain_graph=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert y.grad is None
+        assert any("not a leaf Tensor" in str(w.message) for w in caught), lib.__name__
+        y2 = x * 3
+        y2.retain_grad()
+        loss = (y2 * y2).sum()
+        loss.backward(retain_graph=True)
+        loss.backward()      # retained non-leaf gradients accumulate across calls, as torch's
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            out.append(y2.grad.numpy().copy())
+    np.testing.assert_allclose(out[0], out[1])
+    np.testing.assert_allclose(out[0], 4 * np.array([3.0, 6.0]))

@@ -1,0 +1,143 @@
+"""``python -m ember check``: the seeds' Functions pass (MySoftplus overflows), broken ones fail."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ember import _check
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+SEEDS = os.path.join(FIXTURES, "seed_functions.py")
+BROKEN = os.path.join(FIXTURES, "broken_functions.py")
+
+
+@pytest.fixture(scope="module")
+def seed_results():
+    module = _check._load(SEEDS)
+    return {name: _check.check_function(cls) for name, cls in _check.find_functions(module)}
+
+
+@pytest.fixture(scope="module")
+def broken_results():
+    module = _check._load(BROKEN)
+    return {name: _check.check_function(cls) for name, cls in _check.find_functions(module)}
+
+
+def test_finds_the_seed_functions(seed_results):
+    assert list(seed_results) == ["MyReLU", "LinearFunction", "MySoftplus"]
+
+
+@pytest.mark.parametrize("name", ["MyReLU", "LinearFunction"])
+def test_correct_seed_functions_pass(seed_results, name):
+    r = seed_results[name]
+    assert not r.failed, r.details
+    for c in ("forward", "gradcheck", "gradgradcheck", "needs_input_grad", "mark_dirty",
+              "ctx_attributes", "extreme"):
+        assert r.status[c] == "ok", (c, r.status[c], r.details[c])
+
+
+def test_mysoftplus_gradient_consistent_but_overflows(seed_results):
+    r = seed_results["MySoftplus"]
+    assert r.status["gradcheck"] == "ok"
+    assert r.status["gradgradcheck"] == "ok"
+    assert r.status["extreme"] == "FAIL"
+    assert any("+100 in float32" in d and "not finite" in d for d in r.details["extreme"])
+
+
+def test_wrong_formula_names_the_input(broken_results):
+    r = broken_results["WrongFormula"]
+    assert r.status["gradcheck"] == "FAIL"
+    (detail,) = r.details["gradcheck"]
+    assert "input 1" in detail and "analytic" in detail and "numeric" in detail
+
+
+def test_wrong_shape_names_the_index(broken_results):
+    r = broken_results["WrongShape"]
+    assert r.status["gradcheck"] == "FAIL"
+    assert "index 1" in r.details["gradcheck"][0]
+    assert "[4, 3]" in r.details["gradcheck"][0] and "[3, 4]" in r.details["gradcheck"][0]
+
+
+def test_ignoring_needs_input_grad_is_caught(broken_results):
+    r = broken_results["IgnoresNeedsInputGrad"]
+    assert r.status["gradcheck"] == "ok" and r.status["gradgradcheck"] == "ok"
+    assert r.status["needs_input_grad"] == "FAIL"
+    assert any("gradient for input 1" in d for d in r.details["needs_input_grad"])
+    assert any("gradient for input 0" in d for d in r.details["needs_input_grad"])
+
+
+def test_ctx_attribute_misuse_gives_wrong_double_backward(broken_results):
+    r = broken_results["CtxAttribute"]
+    assert r.status["gradcheck"] == "ok"
+    assert r.status["gradgradcheck"] == "FAIL"
+    assert "input 0" in r.details["gradgradcheck"][0]
+    assert r.status["ctx_attributes"] == "FAIL"
+    assert "ctx.e" in r.details["ctx_attributes"][0]
+
+
+def test_missing_mark_dirty_is_caught(broken_results):
+    r = broken_results["DirtyWithoutMark"]
+    assert r.status["mark_dirty"] == "FAIL"
+    assert "input 0" in r.details["mark_dirty"][0]
+
+
+def test_every_broken_function_fails(broken_results):
+    assert all(r.failed for r in broken_results.values())
+    assert len(broken_results) == 5
+
+
+def test_ctx_attribute_on_input_only_warns(tmp_path):
+    src = tmp_path / "ctx_input.py"
+    src.write_text(
+        "import ember as torch\n"
+        "class MyReLUCtxAttr(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, input):\n"
+        "        ctx.input = input\n"
+        "        return input.clamp(min=0)\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, grad_output):\n"
+        "        input = ctx.input\n"
+        "        grad_input = grad_output.clone()\n"
+        "        grad_input[input < 0] = 0\n"
+        "        return grad_input\n")
+    (name, cls), = _check.find_functions(_check._load(str(src)))
+    r = _check.check_function(cls)
+    assert r.status["ctx_attributes"] == "warn" and not r.failed, r.details
+
+
+def test_legacy_function_and_shape_hint(tmp_path):
+    src = tmp_path / "legacy.py"
+    src.write_text(
+        "import ember\n"
+        "class Square(ember.autograd.Function):\n"
+        "    def forward(self, x: (2, 5)):\n"
+        "        self.save_for_backward(x)\n"
+        "        return x * x\n"
+        "    def backward(self, grad_output):\n"
+        "        x, = self.saved_tensors\n"
+        "        return 2 * x * grad_output\n")
+    (name, cls), = _check.find_functions(_check._load(str(src)))
+    assert name == "Square"
+    r = _check.check_function(cls)
+    assert not r.failed, r.details
+
+
+def test_cli_exit_status_and_table():
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    ok = subprocess.run([sys.executable, "-m", "ember", "check", SEEDS, "--name", "MyReLU",
+                         "--name", "LinearFunction"], capture_output=True, text=True, env=env,
+                        cwd=root)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "MyReLU" in ok.stdout and "0 failed" in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "ember", "check", BROKEN, "--name",
+                          "WrongFormula"], capture_output=True, text=True, env=env, cwd=root)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "gradient wrong for input 1" in bad.stdout
+    shaped = subprocess.run([sys.executable, "-m", "ember", "check", SEEDS, "--name",
+                             "LinearFunction", "--shape", "2,5", "--shape", "3,5"],
+                            capture_output=True, text=True, env=env, cwd=root)
+    assert shaped.returncode == 0, shaped.stdout + shaped.stderr
