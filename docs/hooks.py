@@ -17,10 +17,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
-__all__ = ["build_graphs", "on_files", "on_page_markdown"]
+__all__ = ["build_graphs", "on_config", "on_files", "on_page_markdown", "DoctestExtension"]
 
 _SOURCE = re.compile(r"<!-- source: (\S+?)::(\S+?) -->")
 _DOT = re.compile(r"<!-- dot: (\w+) -->")
@@ -60,21 +58,12 @@ def _dynamic(torch):
 GRAPHS = {"seeds": _seeds, "mlp": _mlp, "custom": _custom, "dynamic": _dynamic}
 
 
-def svg_of_html(page):
-    """The drawing inside an ``ember.viz.to_html`` page, as a standalone SVG document."""
-    start, end = page.index("<svg"), page.index("</svg>") + len("</svg>")
-    svg = page[start:end]
-    style = ("<style>rect{stroke:#444;stroke-width:1} path.edge{fill:none;stroke:#555;"
-             "stroke-width:1.2} text{font-family:monospace}</style>")
-    view = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg)
-    size = ' width="%s" height="%s"' % view.groups() if view else ""
-    head = svg.index(">") + 1
-    return svg[:head - 1] + size + ">" + style + svg[head:]
-
-
 def build_graphs(out_dir):
     """Write ``NAME.dot``, ``NAME.svg`` and ``NAME.html`` for every graph; return DOT texts."""
+    if ROOT not in sys.path:  # the ember of this checkout (mkdocs restores sys.path after import)
+        sys.path.insert(0, ROOT)
     import ember
+    from ember._demo import svg_of_html
     os.makedirs(out_dir, exist_ok=True)
     dots = {}
     for name, make in GRAPHS.items():
@@ -112,6 +101,45 @@ def _quote_source(path, qualname):
         lines = text.splitlines()[start - 1:node.end_lineno]
         _cache[key] = "```python\n# %s\n%s\n```" % (path, "\n".join(lines))
     return _cache[key]
+
+
+class DoctestExtension:
+    """Python-Markdown extension: ``>>>`` blocks (docstring examples) become fenced code."""
+
+    def __new__(cls):
+        from markdown.extensions import Extension
+        from markdown.preprocessors import Preprocessor
+
+        class _Doctest(Preprocessor):
+            def run(self, lines):
+                out, fenced, i = [], False, 0
+                while i < len(lines):
+                    line = lines[i]
+                    if line.lstrip().startswith("```"):
+                        fenced = not fenced
+                    if fenced or not line.lstrip().startswith(">>>"):
+                        out.append(line)
+                        i += 1
+                        continue
+                    indent = line[:len(line) - len(line.lstrip())]
+                    out.append(indent + "```pycon")
+                    while i < len(lines) and lines[i].strip():
+                        out.append(lines[i])
+                        i += 1
+                    out.append(indent + "```")
+                return out
+
+        class _Extension(Extension):
+            def extendMarkdown(self, md):
+                md.preprocessors.register(_Doctest(md), "ember_doctest", 40)
+
+        return _Extension()
+
+
+def on_config(config):
+    """Render docstring examples (``>>>`` lines) as code, in pages and in the API reference."""
+    config.markdown_extensions.append(DoctestExtension())
+    return config
 
 
 def on_files(files, config):

@@ -9,6 +9,8 @@ def main(argv=None):
     demo = sub.add_parser("demo", help="run the guided demo (the seeds' story, then training)")
     demo.add_argument("--quick", action="store_true", help="a smaller, faster run (for tests)")
     demo.add_argument("--out", default="ember-demo", help="folder for the files it writes")
+    demo.add_argument("--threads", type=int, default=1,
+                      help="BLAS threads for NumPy (default 1: the demo's models are small)")
     from . import _check
     _check.add_arguments(sub.add_parser("check", help="test the custom autograd Functions "
                                                       "in a file"))

@@ -8,6 +8,7 @@ the digits with ``optim.Adam``. Files go to ``--out`` (``./ember-demo``): ``loss
 ``model.safetensors`` (the CNN's weights, loadable by PyTorch).
 """
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -240,18 +241,31 @@ def draw_graph(model, out):
     dot_path = os.path.join(out, "graph.dot")
     with open(dot_path, "w", encoding="utf-8") as f:
         f.write(str(torch.viz.make_dot(loss, params=params, show_saved=True)))
-    written = [dot_path]
-    if shutil.which("dot"):
-        svg_path = os.path.join(out, "graph.svg")
-        subprocess.run(["dot", "-Tsvg", dot_path, "-o", svg_path], check=True, timeout=30)
-        written.append(svg_path)
-    else:
-        print("   graph.svg skipped: the Graphviz 'dot' program is not installed "
-              "(apt install graphviz)")
     html_path = os.path.join(out, "graph.html")
-    torch.viz.to_html(loss, html_path, params=params)
-    written.append(html_path)
-    return written
+    torch.viz.to_html(loss, html_path, params=params, title="the MLP's backward graph")
+    svg_path = os.path.join(out, "graph.svg")
+    if shutil.which("dot"):
+        subprocess.run(["dot", "-Tsvg", dot_path, "-o", svg_path], check=True, timeout=30)
+    else:
+        print("   graph.svg: drawn by ember's own layout (no Graphviz 'dot' program; "
+              "apt install graphviz)")
+        with open(html_path, encoding="utf-8") as f:
+            svg = svg_of_html(f.read())
+        with open(svg_path, "w", encoding="utf-8") as f:
+            f.write(svg)
+    return [dot_path, svg_path, html_path]
+
+
+def svg_of_html(page):
+    """The drawing inside an ``ember.viz.to_html`` page, as a standalone SVG document."""
+    start, end = page.index("<svg"), page.index("</svg>") + len("</svg>")
+    svg = page[start:end]
+    style = ("<style>rect{stroke:#444;stroke-width:1} path.edge{fill:none;stroke:#555;"
+             "stroke-width:1.2} text{font-family:monospace}</style>")
+    view = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg)
+    size = ' width="%s" height="%s"' % view.groups() if view else ""
+    head = svg.index(">")
+    return svg[:head] + size + ">" + style + svg[head + 1:]
 
 
 def check_in_pytorch(model, path):
@@ -308,6 +322,10 @@ def run(args):
     quick = getattr(args, "quick", False)
     out = getattr(args, "out", "ember-demo")
     os.makedirs(out, exist_ok=True)
+    with warnings.catch_warnings():
+        # The models are small: one BLAS thread is fastest and never oversubscribes the cores.
+        warnings.simplefilter("ignore")
+        torch.set_num_threads(getattr(args, "threads", 1))
     start = time.perf_counter()
     failures, curves, report, models = [], {}, [], {}
     print("ember %s demo%s: PyTorch's autograd on NumPy\n" % (torch.__version__,

@@ -165,7 +165,19 @@ def tensor_repr(t, prefix="tensor("):
         suffixes.append("grad_fn=<%s>" % type(t.grad_fn).__name__)
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
-    out = prefix + body
-    for s in suffixes:
-        out += ", " + s
-    return out + ")"
+    return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def _add_suffixes(text, suffixes, indent):
+    """Append ``, dtype=...`` etc., wrapping onto a new line past the line width as torch does."""
+    parts = [text]
+    last_line_len = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line_len = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line_len += len(suffix) + 2
+    parts.append(")")
+    return "".join(parts)

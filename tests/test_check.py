@@ -141,3 +141,67 @@ def test_cli_exit_status_and_table():
                              "LinearFunction", "--shape", "2,5", "--shape", "3,5"],
                             capture_output=True, text=True, env=env, cwd=root)
     assert shaped.returncode == 0, shaped.stdout + shaped.stderr
+
+
+MULTI = '''
+import ember
+
+
+class SplitNoneSafe(ember.autograd.Function):
+    """Two outputs, handles a None gradient (set_materialize_grads(False))."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        return x * 2, x * 3
+
+    @staticmethod
+    def backward(ctx, g1, g2):
+        g = None
+        if g1 is not None:
+            g = g1 * 2
+        if g2 is not None:
+            g = g2 * 3 if g is None else g + g2 * 3
+        return g
+
+
+class SplitNoneUnsafe(ember.autograd.Function):
+    """Asks for unmaterialized gradients, then adds them as if they were tensors."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        return x * 2, x * 3
+
+    @staticmethod
+    def backward(ctx, g1, g2):
+        return g1 * 2 + g2 * 3
+
+
+class ScaleInPlace(ember.autograd.Function):
+    """Modifies its input in place, correctly marked dirty."""
+
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * 2
+'''
+
+
+def test_materialize_grads_and_mark_dirty(tmp_path):
+    src = tmp_path / "multi.py"
+    src.write_text(MULTI)
+    found = _check.find_functions(_check._load(str(src)))
+    results = {n: _check.check_function(c) for n, c in found}
+    assert not results["SplitNoneSafe"].failed, results["SplitNoneSafe"].details
+    assert results["SplitNoneSafe"].status["materialize_grads"] == "ok"
+    bad = results["SplitNoneUnsafe"]
+    assert bad.status["materialize_grads"] == "FAIL"
+    assert "None" in bad.details["materialize_grads"][0]
+    dirty = results["ScaleInPlace"]
+    assert dirty.status["mark_dirty"] == "ok" and not dirty.failed, dirty.details

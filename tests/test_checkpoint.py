@@ -98,7 +98,8 @@ def test_checkpointed_mlp_saves_memory_with_identical_gradients(capsys, monkeypa
     assert results["sequential"][1] < 0.7 * plain_peak
     with capsys.disabled():
         print("\n20-layer MLP (%dx%d, batch %d), saved activation bytes after forward: "
-              "plain %d, checkpoint per layer %d, checkpoint_sequential(5) %d; peak during backward "
+              "plain %d, checkpoint per layer %d, checkpoint_sequential(5) %d; peak during "
+              "backward "
               "(held + one recomputed segment): plain %d, per layer %d, sequential %d"
               % (WIDTH, WIDTH, BATCH, plain_saved, results["per_layer"][0],
                  results["sequential"][0], plain_peak, results["per_layer"][1],

@@ -69,10 +69,8 @@ def test_size_dim_out_of_range(torch):
         torch.zeros(2, 3).size(2)
 
 
-@pytest.mark.parametrize("shape", [(), (1,), (4,), (2, 3), (2, 3, 4)])
+@pytest.mark.parametrize("shape", [(), (1,), (4,), (2, 3)])
 def test_T_matches_torch(torch, shape):
-    if len(shape) > 2:
-        pytest.skip("Tensor.T on >2-d tensors is deprecated and errors in recent torch")
     data = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
     same(ember.tensor(data).T, torch.tensor(data).T)
 
@@ -420,7 +418,8 @@ def test_element_size_and_stride(torch):
     assert e.element_size() == t.element_size()
     assert e.stride() == t.stride()
     assert e.is_contiguous() and t.is_contiguous()
-    assert ember.tensor(data).transpose(0, 2).stride() == torch.tensor(data).transpose(0, 2).stride()
+    assert ember.tensor(data).transpose(0, 2).stride() == \
+        torch.tensor(data).transpose(0, 2).stride()
 
 
 def test_unknown_attribute_raises_attribute_error():

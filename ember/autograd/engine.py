@@ -192,6 +192,7 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
                 deps[nxt] = left
                 if left == 0:
                     ready.append(nxt)
+            grads_in = buf = g = None    # hold no gradient here (see _accumulate's refcount)
             if not retain_graph:
                 target._release()
     finally:
@@ -354,7 +355,7 @@ def _leaf(t, g, create_graph, targets, capture):
 
 
 _getrefcount = sys.getrefcount
-_UNSHARED = 4   # references to a gradient held only by the engine's frames on the way here
+_UNSHARED = 4   # _execute's, _leaf's and our local names, and getrefcount's argument
 
 
 def _accumulate(t, g, create_graph):

@@ -208,11 +208,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
                                           requires_grad=True) for o in outputs)
         grad_inputs = _grad(outputs, inputs, grad_outputs, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
-        if create_graph:
-            with enable_grad():
-                grad_res = _grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
-        else:
-            grad_res = _grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
+        grad_res = _grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
         jvp_res = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
     outputs = _grad_postprocess(outputs, create_graph)
     jvp_res = _grad_postprocess(jvp_res, create_graph)

@@ -36,21 +36,27 @@ def _differentiable_outputs(fn, inputs):
 def _numerical_jacobian(fn, inputs, out_index, i, eps):
     """d out[out_index] / d inputs[i] by central differences, as a (numel_in, numel_out) array."""
     from ..autograd.grad_mode import no_grad
-    x = inputs[i]
-    arr = x._array
-    flat = arr.reshape(-1)
+    from ..tensor import Tensor
+    # Perturb a copy, not the input: under anomaly mode saved arrays are read-only.
+    base = np.array(inputs[i]._array, copy=True)
+    flat = base.reshape(-1)
+    args = list(inputs)
     cols = []
     if flat.size == 0:
         with no_grad():
             return np.zeros((0, _as_tuple(fn(*inputs))[out_index]._array.size))
+
+    def run(value, k):
+        arr = base.copy()
+        arr.reshape(-1)[k] = value
+        args[i] = Tensor._wrap(arr, requires_grad=inputs[i]._requires_grad)
+        return _as_tuple(fn(*args))[out_index]._array.astype(np.float64).ravel().copy()
+
     with no_grad():
         for k in range(flat.size):
             orig = flat[k].item()
-            flat[k] = orig + eps
-            plus = _as_tuple(fn(*inputs))[out_index]._array.astype(np.float64).ravel().copy()
-            flat[k] = orig - eps
-            minus = _as_tuple(fn(*inputs))[out_index]._array.astype(np.float64).ravel().copy()
-            flat[k] = orig
+            plus = run(orig + eps, k)
+            minus = run(orig - eps, k)
             cols.append((plus - minus) / (2 * eps))
     return np.array(cols).reshape(flat.size, -1)
 

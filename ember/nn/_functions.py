@@ -114,25 +114,6 @@ class Embedding(Function):
         return Tensor._wrap(grad), None, None
 
 
-class Cat(Function):
-    node_name = "CatBackward0"
-
-    @staticmethod
-    def forward(ctx, dim, *tensors):
-        ctx.conf = (dim, [t._array.shape[dim] for t in tensors])
-        return Tensor._wrap(np.concatenate([t._array for t in tensors], axis=dim))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        dim, sizes = ctx.conf
-        out, start = [None], 0
-        for s in sizes:
-            idx = (slice(None),) * dim + (slice(start, start + s),)
-            out.append(grad_output[idx])
-            start += s
-        return tuple(out)
-
-
 class Pad(Function):
     node_name = "ConstantPadNdBackward0"
 

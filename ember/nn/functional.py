@@ -490,6 +490,8 @@ def _norm(x, p, dim, keepdim=False):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``x1 . x2 / (max(|x1|, eps) * max(|x2|, eps))`` along ``dim``."""
+    if tuple(x1.shape) != tuple(x2.shape):
+        x1, x2 = ops.broadcast_tensors(x1, x2)
     n1 = ops.clamp(_norm(x1, 2, dim, True), min=eps)
     n2 = ops.clamp(_norm(x2, 2, dim, True), min=eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)

@@ -503,7 +503,7 @@ class DivRounding(Function):
     @staticmethod
     def backward(ctx, grad_output):
         need = ctx.needs_input_grad
-        ga = (grad_output * 0).expand(ctx._input_meta(0)[0]) if need[0] else None
+        ga = sum_to(grad_output * 0, ctx._input_meta(0)[0]) if need[0] else None
         gb = sum_to(grad_output * 0, ctx._input_meta(1)[0]) if need[1] else None
         return ga, gb, None
 

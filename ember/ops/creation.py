@@ -11,9 +11,69 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "ful
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace",
            "logspace", "eye", "rand", "randn", "randint", "rand_like", "randn_like",
            "randint_like", "randperm", "normal", "bernoulli", "multinomial", "poisson",
-           "empty_strided", "scalar_tensor", "from_dlpack", "frombuffer"]
+           "empty_strided", "scalar_tensor", "from_dlpack", "frombuffer", "set_default_device",
+           "get_default_device", "set_num_threads", "get_num_threads", "set_num_interop_threads",
+           "get_num_interop_threads"]
 
 _builtin_range = range
+
+
+def set_default_device(device):
+    """Set the device new tensors are created on; only ``'cpu'`` (or None) exists in ember."""
+    if device is not None:
+        _check_device(device)
+
+
+def get_default_device():
+    """The device new tensors are created on: always ``device(type='cpu')``."""
+    from .conversion import device as _device
+    return _device("cpu")
+
+
+_threads = {"interop": None}
+
+
+def get_num_threads():
+    """The number of threads NumPy's BLAS uses (``os.cpu_count()`` without threadpoolctl)."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        import os
+        return os.cpu_count() or 1
+    counts = [p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas"]
+    if not counts:
+        import os
+        return os.cpu_count() or 1
+    return max(counts)
+
+
+def set_num_threads(num):
+    """Limit NumPy's BLAS thread pool to ``num`` threads (through threadpoolctl)."""
+    num = int(num)
+    if num <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        import warnings
+        warnings.warn("ember.set_num_threads needs the threadpoolctl package; the number of "
+                      "threads is unchanged", RuntimeWarning, stacklevel=2)
+        return
+    # The limiter object keeps the new limit in force for the rest of the process.
+    _threads["limiter"] = threadpool_limits(limits=num, user_api="blas")
+
+
+def get_num_interop_threads():
+    """Inter-op parallelism is not used by ember: returns the value last set (default 1)."""
+    return _threads["interop"] or 1
+
+
+def set_num_interop_threads(num):
+    """Recorded for ``get_num_interop_threads``; ember runs ops one at a time."""
+    if _threads["interop"] is not None:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has "
+                           "started or set_num_interop_threads called")
+    _threads["interop"] = int(num)
 
 
 def _check_device(device):
@@ -73,6 +133,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
 
 def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but shares memory with a Tensor or ndarray when the dtype allows."""
+    _check_device(device)
     if isinstance(data, Tensor):
         if dtype is None or _dt.to_dtype(dtype) is data.dtype:
             return data
@@ -169,7 +230,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -276,13 +337,13 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
-    return rand(*input._array.shape, generator=generator,
+    return rand(*input._array.shape, generator=generator, device=device,
                 dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
-    return randn(*input._array.shape, generator=generator,
+    return randn(*input._array.shape, generator=generator, device=device,
                  dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
@@ -290,7 +351,7 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
                  device=None, requires_grad=False, memory_format=None):
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input._array.shape), generator=generator,
+    return randint(low, high, tuple(input._array.shape), generator=generator, device=device,
                    dtype=dtype or input.dtype)
 
 

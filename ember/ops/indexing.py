@@ -32,6 +32,8 @@ def _convert(index, shape):
             advanced = True
         elif isinstance(item, (list, np.ndarray)):
             arr = np.asarray(item)
+            if arr.size == 0 and arr.dtype.kind == "f":
+                arr = arr.astype(np.int64)
             if arr.dtype.kind == "f" or arr.dtype == object:
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
                                  "tensors")
@@ -491,8 +493,7 @@ class ScatterReduce(Function):
             value = gather(result, dim, index)
             self_is = (a == result).to(g.dtype)
             src_is = (_src_part_t(src, index) == value).to(g.dtype)
-            if not ctx.include_self:
-                self_is = Scatter.apply(self_is, dim, index, None, 0)
+            # NOTE: torch counts ties with self even when include_self=False.
             count = scatter_add(self_is, dim, index, src_is)
             dist = g / count
             ga = self_is * dist

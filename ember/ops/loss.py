@@ -49,7 +49,7 @@ def _coefficients(target, shape, dtype, weight, ignore_index, reduction, label_s
         return nll
     smooth = np.broadcast_to(w.reshape(wshape), shape) * np.expand_dims(valid, 1)
     if reduction == "mean":
-        smooth = smooth / (wt.sum(dtype=dtype) if weight is not None else max(target.size, 1))
+        smooth = smooth / (wt.sum(dtype=dtype) if weight is not None else valid.sum(dtype=dtype))
     return (1 - label_smoothing) * nll + (label_smoothing / c) * smooth
 
 

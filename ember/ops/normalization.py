@@ -59,7 +59,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         n = x.size // max(c, 1)
         if n <= 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
-                             "size %s" % input.shape)
+                             "size %s" % (input.shape,))
         axes = (0,) + tuple(range(2, x.ndim))
         fn = Standardize.apply(input, axes, eps)
         if running_mean is not None or running_var is not None:

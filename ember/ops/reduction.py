@@ -1,5 +1,6 @@
 """Reductions: sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum, median, mode, ..."""
 import builtins as _b
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -609,6 +610,10 @@ class Var(Function):
         for d in dims:
             n *= arr.shape[d]
         ctx.dims, ctx.keepdim, ctx.denom = dims, keepdim, n - correction
+        if n - correction <= 0:
+            warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less "
+                          "than the reduction factor (input numel divided by output numel).",
+                          UserWarning, stacklevel=4)
         with np.errstate(invalid="ignore", divide="ignore"):
             dev = arr - arr.sum(axis=dims, keepdims=True) / arr.dtype.type(n)
             denom = arr.dtype.type(_b.max(0, n - correction))

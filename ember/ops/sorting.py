@@ -96,7 +96,7 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     arr = input._array
     d = wrap_dim(dim, arr.ndim, "sort")
     idx = _argsort(arr, d, descending)
-    return _sort_rt((_pick(_SortValues, input, d, idx), Tensor._wrap(idx.astype(np.int64))))
+    return _sort_rt(_pick(_SortValues, input, d, idx), Tensor._wrap(idx.astype(np.int64)))
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
@@ -120,7 +120,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     idx = _argsort(arr, d, largest)
     if arr.ndim:
         idx = np.take(idx, np.arange(k), axis=d)
-    return _topk_rt((_pick(_TopkValues, input, d, idx), Tensor._wrap(idx.astype(np.int64))))
+    return _topk_rt(_pick(_TopkValues, input, d, idx), Tensor._wrap(idx.astype(np.int64)))
 
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
@@ -136,7 +136,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     values = _pick(_KthValues, input, d, idx, keepdim)
     if arr.ndim and not keepdim:
         idx = idx.squeeze(d)
-    return _kthvalue_rt((values, Tensor._wrap(idx.astype(np.int64))))
+    return _kthvalue_rt(values, Tensor._wrap(idx.astype(np.int64)))
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):

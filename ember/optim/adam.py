@@ -86,4 +86,6 @@ def _adam_update(p, group, state, decoupled):
     denom = np.sqrt(v)
     denom /= bias_correction2_sqrt
     denom += eps
-    p._array += -step_size * m / denom
+    update = np.multiply(m, -step_size)
+    update /= denom
+    p._array += update

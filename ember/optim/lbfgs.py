@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad, no_grad
+from ..tensor import Tensor
 from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -106,6 +107,15 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
     return bracket_f[low_pos], bracket_g[low_pos], bracket[low_pos], ls_func_evals
 
 
+def _raw(value):
+    """State loaded by ``load_state_dict`` holds Tensors; the algorithm works on arrays."""
+    if isinstance(value, Tensor):
+        return value._array if value._array.ndim else value._array[()]
+    if isinstance(value, list):
+        return [_raw(v) for v in value]
+    return value
+
+
 class LBFGS(Optimizer):
     """L-BFGS. Matches ``torch.optim.LBFGS``; ``step`` needs a closure returning the loss.
 
@@ -194,10 +204,11 @@ class LBFGS(Optimizer):
         if np.abs(flat_grad).max() <= tolerance_grad:
             return orig_loss
 
-        d, t = state.get("d"), state.get("t")
-        old_dirs, old_stps, ro = state.get("old_dirs"), state.get("old_stps"), state.get("ro")
-        H_diag = state.get("H_diag")
-        prev_flat_grad, prev_loss = state.get("prev_flat_grad"), state.get("prev_loss")
+        d, t = _raw(state.get("d")), _raw(state.get("t"))
+        old_dirs, old_stps = _raw(state.get("old_dirs")), _raw(state.get("old_stps"))
+        ro, H_diag = _raw(state.get("ro")), _raw(state.get("H_diag"))
+        prev_flat_grad = _raw(state.get("prev_flat_grad"))
+        prev_loss = _raw(state.get("prev_loss"))
         n_iter = 0
         while n_iter < max_iter:
             n_iter += 1

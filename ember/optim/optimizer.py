@@ -109,6 +109,13 @@ class Optimizer:
                             "Please use a list instead.")
         else:
             param_group["params"] = list(params)
+        named = [isinstance(p, tuple) and len(p) == 2 for p in param_group["params"]]
+        if any(named):
+            if not all(named):
+                raise ValueError("all optimizer params should be with/without names. Some param "
+                                 "names are missing")
+            param_group["param_names"] = [name for name, _ in param_group["params"]]
+            param_group["params"] = [p for _, p in param_group["params"]]
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "

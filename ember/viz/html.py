@@ -98,7 +98,7 @@ def _details(n):
         if n.get(k) not in (None, "", False, 0):
             d[k] = n[k]
     if n["needs_input_grad"] is not None:
-        d["needs_input_grad"] = list(n["needs_input_grad"])
+        d["needs_input_grad"] = str(tuple(n["needs_input_grad"]))
     if n["saved"]:
         d["saved"] = [_saved_label(s).replace("\n", " ") + (" %d B" % s["bytes"]
                                                            if not s["none"] else "")
@@ -159,6 +159,9 @@ Array.prototype.forEach.call(document.querySelectorAll('g[data-node]'),function(
   g.classList.add('sel');var d=data[g.getAttribute('data-node')],out=[];
   for(var k in d){var v=d[k];out.push(k+': '+(Array.isArray(v)?'\\n  '+v.join('\\n  '):v));}
   info.textContent=out.join('\\n');});});
+var m=location.hash.match(/select=(\\w+)/);
+if(m){var g=document.querySelector('g[data-node="'+m[1]+'"]');
+ if(g)g.dispatchEvent(new MouseEvent('click'));}
 })();
 </script></body></html>
 """
@@ -170,7 +173,8 @@ def to_html(output, path, params=None, title="ember backward graph"):
     The page holds the drawing as inline SVG (laid out here), with pan (drag), zoom (wheel)
     and a details panel (click a node: saved tensors with shape, dtype and version, hooks,
     ``needs_input_grad``, the forward stack under anomaly mode). It loads nothing from the
-    network. Each node is an SVG group with a ``data-node`` attribute.
+    network. Each node is an SVG group with a ``data-node`` attribute; opening the page as
+    ``graph.html#select=n3`` shows node ``n3``'s details at once.
 
     Args:
         output: a Tensor (or a tuple of them) whose graph to draw.

@@ -30,6 +30,15 @@ def _binary_samples(low=-2.0, high=2.0, low2=None, high2=None):
     return samples
 
 
+def _inplace_samples(low2=-2.0, high2=2.0):
+    """Pairs whose first operand already has the broadcast shape (in-place targets)."""
+    def samples(dt):
+        return [(make((2, 3), dt), make((3,), dt, low2, high2, seed=1)),
+                (make((4, 3), dt, seed=4).T, make((3, 1), dt, low2, high2, seed=5)),
+                (make((2, 3), dt, seed=6), make((), dt, low2, high2, seed=7))]
+    return samples
+
+
 def _with_scalar(scalar, low=-2.0, high=2.0):
     def samples(dt):
         return [(make((2, 3), dt, low, high), scalar), (make((), dt, low, high, seed=1), scalar)]
@@ -126,9 +135,9 @@ OPS = [
     OpInfo("remainder_scalar", lambda L, a, s: L.remainder(a, s), _with_scalar(-0.7)),
     OpInfo("floordiv_scalar", lambda L, a, s: a // s, _with_scalar(0.7), differentiable=False),
     OpInfo("xlogy_scalar_first", lambda L, a: L.xlogy(2.0, a), _unary_samples(0.5, 2.0)),
-    OpInfo("add_", lambda L, a, b: (a * 1).add_(b, alpha=2), _binary_samples()),
-    OpInfo("mul_", lambda L, a, b: (a * 1).mul_(b), _binary_samples()),
-    OpInfo("div_", lambda L, a, b: (a * 1).div_(b), _binary_samples(-2.0, 2.0, 0.5, 2.0)),
+    OpInfo("add_", lambda L, a, b: (a * 1).add_(b, alpha=2), _inplace_samples()),
+    OpInfo("mul_", lambda L, a, b: (a * 1).mul_(b), _inplace_samples()),
+    OpInfo("div_", lambda L, a, b: (a * 1).div_(b), _inplace_samples(0.5, 2.0)),
     OpInfo("sub_", lambda L, a, s: (a * 1).sub_(s), _with_scalar(1.5)),
     OpInfo("pow_", lambda L, a, s: (a * 1).pow_(s), _with_scalar(2, 0.5, 2.0)),
     OpInfo("maximum_ties", lambda L, a, b: L.maximum(a, b),

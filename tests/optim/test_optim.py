@@ -181,6 +181,14 @@ def test_add_param_group_and_defaults():
     assert opt.state_dict()["param_groups"][1]["params"] == [1]
 
 
+def test_named_parameters_like_torch(torch):
+    groups = []
+    for lib in (ember, torch):
+        model = lib.nn.Linear(2, 2)
+        groups.append(lib.optim.Adam(model.named_parameters()).state_dict()["param_groups"])
+    assert groups[0] == groups[1]
+
+
 def test_errors():
     p = ember.nn.Parameter(ember.ones(2))
     with pytest.raises(ValueError, match="empty parameter list"):
@@ -213,3 +221,35 @@ def test_float32_kept_and_version_bumped():
         assert p.dtype == ember.float32 and p._version == v + 1
         for value in opt.state[p].values():
             assert value.dtype == ember.float32
+
+
+@pytest.mark.parametrize("name,kwargs", [("LBFGS", dict(lr=0.5, max_iter=3, history_size=3)),
+                                         ("NAdam", dict(lr=0.05)),
+                                         ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5))])
+def test_checkpoint_through_a_file_resumes_identically(name, kwargs):
+    import io
+
+    def train(params, opt, steps):
+        def closure():
+            opt.zero_grad()
+            loss = quadratic_loss(ember, params)
+            loss.backward()
+            return loss
+
+        for _ in range(steps):
+            opt.step(closure)
+
+    params = make_params(ember)
+    opt = getattr(ember.optim, name)(params, **kwargs)
+    train(params, opt, 2)
+    buf = io.BytesIO()
+    ember.save({"params": [p.detach() for p in params], "optim": opt.state_dict()}, buf)
+    train(params, opt, 2)
+    buf.seek(0)
+    ckpt = ember.load(buf)
+    params2 = [ember.nn.Parameter(t) for t in ckpt["params"]]
+    opt2 = getattr(ember.optim, name)(params2, **kwargs)
+    opt2.load_state_dict(ckpt["optim"])
+    train(params2, opt2, 2)
+    for a, b in zip(params, params2):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())

@@ -25,6 +25,22 @@ def _rebuild_mapping(elem, items):
         return dict(items)
 
 
+def _stack(batch):
+    """``torch.stack(batch)`` on the raw arrays (samples from a dataset carry no graph)."""
+    shape = batch[0]._array.shape
+    for i, t in enumerate(batch):
+        if not isinstance(t, Tensor):
+            raise TypeError("expected Tensor as element %d in argument 0, but got %s"
+                            % (i, type(t).__name__))
+        if t._array.shape != shape:
+            raise RuntimeError("stack expects each tensor to be equal size, but got %s at entry "
+                               "0 and %s at entry %d" % (list(shape), list(t._array.shape), i))
+    if any(t.requires_grad for t in batch):
+        from ... import ops
+        return ops.stack(batch, 0)
+    return Tensor._wrap(np.stack([t._array for t in batch]))
+
+
 def default_convert(data):
     """Turn NumPy arrays (and arrays inside dicts/lists/tuples) into tensors, leave the rest."""
     if isinstance(data, Tensor):
@@ -64,8 +80,7 @@ def default_collate(batch):
     """
     elem = batch[0]
     if isinstance(elem, Tensor):
-        from ...ops.shape import stack
-        return stack(batch, 0)
+        return _stack(batch)
     if isinstance(elem, np.ndarray):
         if _NP_STR.search(elem.dtype.str) is not None:
             raise TypeError(_ERR.format(elem.dtype))

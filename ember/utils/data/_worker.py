@@ -94,8 +94,8 @@ def _worker_loop(dataset, is_iterable, index_queue, result_queue, collate_fn, au
                 if data is None:
                     exhausted = True
                     data = _IterableDatasetStop(worker_id)
-                elif auto_collation:
-                    data = collate_fn(data)
+                else:
+                    data = collate_fn(data if auto_collation else data[0])
             elif auto_collation:
                 data = collate_fn([dataset[i] for i in indices])
             else:
