@@ -209,7 +209,7 @@ def _time_block(step, n):
 
 
 def time_alternating(cases, rounds, block_s, warmup_s):
-    """Median seconds per step for each case, timing the libraries in alternating blocks."""
+    """Seconds per step of each case in each round, the cases timed in alternating blocks."""
     reps = {}
     for name, case in cases.items():
         n, spent = 1, 0.0
@@ -223,7 +223,17 @@ def time_alternating(cases, rounds, block_s, warmup_s):
     for r in range(rounds):
         for name in (names if r % 2 == 0 else names[::-1]):
             samples[name].append(_time_block(cases[name].step, reps[name]))
+    return samples
+
+
+def _median(samples):
     return {name: statistics.median(s) for name, s in samples.items()}
+
+
+def paired_ratio(samples, a, b):
+    """Median over rounds of ``a``'s time / ``b``'s time in the same round (robust to load
+    drift on a shared machine, since both blocks of a round see the same load)."""
+    return statistics.median([x / y for x, y in zip(samples[a], samples[b])])
 
 
 def _fmt(x, digits=3):
@@ -250,7 +260,8 @@ def run_step_workload(w, libs, opts):
     cases = check_case(w, libs)
     if w.kind == "gemm":
         cases["numpy"] = W.numpy_gemm()   # the machine's limit, timed in the same rounds
-    times = time_alternating(cases, opts["rounds"], opts["block_s"], opts["warmup_s"])
+    samples = time_alternating(cases, opts["rounds"], opts["block_s"], opts["warmup_s"])
+    times = _median(samples)
     flops = cases["ember"].flops
     del cases
     gc.collect()
@@ -258,15 +269,15 @@ def run_step_workload(w, libs, opts):
     if w.kind == "gemm":
         t_np = times.pop("numpy")
         rate = {name: flops / t / 1e9 for name, t in times.items()}
-        frac = rate["ember"] * t_np * 1e9 / flops
+        frac = 1.0 / paired_ratio(samples, "ember", "numpy")
         note = "numpy a@b: %.1f GFLOP/s" % (flops / t_np / 1e9)
         if "torch" in rate:
-            note += "; torch/numpy %.2f" % (rate["torch"] * t_np * 1e9 / flops)
+            note += "; torch/numpy %.2f" % (1.0 / paired_ratio(samples, "torch", "numpy"))
         return [_row(w.key, w.title, w.unit, rate["ember"], rate.get("torch"), frac,
                      ">= %.2f of numpy" % w.target, frac >= w.target, mem, note)]
     ember = times["ember"] * w.scale
     torch = times["torch"] * w.scale if "torch" in times else None
-    ratio = ember / torch if torch else None
+    ratio = paired_ratio(samples, "ember", "torch") if torch else None
     return [_row(w.key, w.title, w.unit, ember, torch, ratio, "<= %.2g" % w.target,
                  None if ratio is None else ratio <= w.target, mem)]
 
@@ -392,6 +403,21 @@ def format_machine(info):
     return "\n".join(parts)
 
 
+def _limit_threads(n, torch):
+    """Use ``n`` threads in NumPy's BLAS and in torch (and in their memory probes)."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(n)
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        print("threadpoolctl is not installed: numpy's BLAS threads are not limited "
+              "(pip install threadpoolctl)", file=sys.stderr)
+    else:
+        threadpool_limits(n)
+    if torch is not None:
+        torch.set_num_threads(n)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", action="append", default=[],
@@ -399,19 +425,26 @@ def main(argv=None):
     ap.add_argument("--json", help="also write the results and machine info to this file")
     ap.add_argument("--quick", action="store_true",
                     help="fewer rounds and shorter blocks (noisier numbers)")
+    ap.add_argument("--threads", type=int,
+                    help="limit BLAS/OpenMP threads of both libraries to this number (numpy via "
+                         "threadpoolctl, torch via set_num_threads); default: leave them")
+    ap.add_argument("--memory-steps", type=int,
+                    help="W8: steps over which memory must stay flat (default 1000; 100 quick)")
     args = ap.parse_args(argv)
 
     import ember
     torch = _import_torch()
+    if args.threads:
+        _limit_threads(args.threads, torch)
     libs = {"ember": ember}
     if torch is None:
         print("torch is not installed: running ember alone (no ratios and no loss check; "
               "pip install torch==2.13.0 to compare)")
     else:
         libs["torch"] = torch
-    opts = {"rounds": 5 if args.quick else 9, "block_s": 0.1 if args.quick else 0.3,
+    opts = {"rounds": 7 if args.quick else 15, "block_s": 0.1 if args.quick else 0.2,
             "warmup_s": 0.2 if args.quick else 0.5, "import_runs": 3 if args.quick else 7,
-            "memory_steps": 100 if args.quick else 1000}
+            "memory_steps": args.memory_steps or (100 if args.quick else 1000)}
     keys = [k.strip() for item in args.only for k in item.split(",") if k.strip()]
     try:
         selected = [W.by_key(k) for k in keys] if keys else W.WORKLOADS

@@ -147,7 +147,7 @@ def story():
 
 
 def two_layer_net(steps):
-    """Part 2: the seeds' network, ``X.mm(w1).clamp(min=0).mm(w2)``, trained by hand."""
+    """The seeds' network, ``X.mm(w1).clamp(min=0).mm(w2)``, trained by hand with SGD."""
     from tqdm import tqdm
     from ember.datasets import DiabetesDataset
     train = DiabetesDataset(train=True, standardize_target=True)
@@ -186,7 +186,7 @@ def cnn():
 
 
 def train_digits(name, model, flatten, epochs, lr):
-    """Parts 3 and 4: a classifier on the digits, ``optim.Adam``, mini-batches of 64."""
+    """A classifier on the digits: ``optim.Adam``, mini-batches of 64 from a DataLoader."""
     from tqdm import tqdm
     from ember.datasets import DigitsDataset
     from ember.utils.data import DataLoader
@@ -195,7 +195,7 @@ def train_digits(name, model, flatten, epochs, lr):
     loader = DataLoader(train, batch_size=64, shuffle=True,
                         generator=torch.Generator().manual_seed(0))
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    losses = []
+    losses, epoch_loss = [], 0.0
     bar = tqdm(range(epochs), desc=name, disable=None, leave=False)
     for _ in bar:
         total = 0.0
@@ -204,28 +204,31 @@ def train_digits(name, model, flatten, epochs, lr):
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            total += loss.item() * len(labels)
-        losses.append(total / len(train))
-        bar.set_postfix(loss="%.4f" % losses[-1])
+            losses.append(loss.item())
+            total += losses[-1] * len(labels)
+        epoch_loss = total / len(train)
+        bar.set_postfix(loss="%.4f" % epoch_loss)
     with torch.no_grad():
         accuracy = (model(test.data).argmax(1) == test.targets).float().mean().item()
     return losses, accuracy, "train loss %.4f, test accuracy %.1f%% (%d images)" % (
-        losses[-1], 100 * accuracy, len(test))
+        epoch_loss, 100 * accuracy, len(test))
 
 
 def plot_losses(curves, path):
-    """``loss.png``: one panel per training run."""
+    """``loss.png``: the training loss of each run, step by step."""
     try:
         import matplotlib
     except ImportError:
         return "skipped: matplotlib not installed (pip install 'ember[plot]')"
+    if not curves:
+        return "skipped: nothing was trained"
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, len(curves), figsize=(4 * len(curves), 3))
-    for ax, (title, values) in zip(axes, curves.items()):
+    fig, axes = plt.subplots(1, len(curves), figsize=(4 * len(curves), 3), squeeze=False)
+    for ax, (title, values) in zip(axes[0], curves.items()):
         ax.plot(range(1, len(values) + 1), values)
         ax.set_title(title)
-        ax.set_xlabel("step" if "net" in title else "epoch")
+        ax.set_xlabel("step")
         ax.set_yscale("log")
     fig.tight_layout()
     fig.savefig(path, dpi=80)
@@ -234,7 +237,7 @@ def plot_losses(curves, path):
 
 
 def draw_graph(model, out):
-    """``graph.dot`` (always), ``graph.svg`` (with Graphviz) and ``graph.html``."""
+    """``graph.dot``, ``graph.html`` and ``graph.svg`` (Graphviz, else ember's own layout)."""
     images, labels = torch.zeros(2, 64), torch.tensor([0, 1])
     loss = nn.functional.cross_entropy(model(images), labels)
     params = dict(model.named_parameters())
@@ -312,8 +315,9 @@ def _write_files(out, curves, models, failures):
         if _step("model.safetensors", lambda: torch.save(models["CNN"].state_dict(), path) or path,
                  failures):
             written.append(path)
-            print("   " + (_step("PyTorch check", lambda: check_in_pytorch(models["CNN"], path),
-                                failures) or "PyTorch check failed"))
+            note = _step("PyTorch check", lambda: check_in_pytorch(models["CNN"], path), failures)
+            if note:
+                print("   " + note)
     return written
 
 

@@ -1,6 +1,7 @@
 """Tensor: one NumPy array plus the autograd fields (grad, grad_fn, version, hooks)."""
 import warnings
 import weakref
+from types import MethodType as _MethodType
 
 import numpy as np
 
@@ -628,7 +629,7 @@ class Tensor:
     def __getattr__(self, name):
         # Tensor methods that mirror an ``ember.<name>`` function taking the tensor first.
         if name in _ops._TENSOR_METHODS:
-            return _BoundOp(getattr(_ops, name), self)
+            return _MethodType(getattr(_ops, name), self)   # a C-level bound method: cheap
         raise AttributeError("'Tensor' object has no attribute %r" % name)
 
 

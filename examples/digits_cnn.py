@@ -62,16 +62,19 @@ def main():
 
     step, start = 0, time.perf_counter()
     for epoch in range(EPOCHS):
+        total, seen = 0.0, 0
         for images, labels in loader:
             loss = loss_fn(model(images), labels)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+            total += loss.item() * len(labels)
+            seen += len(labels)
             step += 1
             if args.steps is not None and step >= args.steps:
                 break
         print("epoch %2d  loss %.4f  test accuracy %.1f%%  (%.1f s)" % (
-            epoch + 1, loss.item(), 100 * evaluate(model, test_set), time.perf_counter() - start))
+            epoch + 1, total / seen, 100 * evaluate(model, test_set), time.perf_counter() - start))
         if args.steps is not None and step >= args.steps:
             break
 

@@ -6,7 +6,7 @@ autograd engine. The data (442 patients x 10 features) ship with ember; features
 are standardised.
 
 Run:
-    python examples/two_layer_net.py              # 2000 steps
+    python examples/two_layer_net.py              # 500 steps, about 5 s
     python examples/two_layer_net.py --steps 2    # smoke run (CI)
 """
 import argparse
@@ -15,10 +15,10 @@ import time
 import ember as torch
 from ember.datasets import load_diabetes
 
-STEPS = 2000
+STEPS = 500
 HIDDEN = 50
 LEARNING_RATE = 1e-4
-LOG_EVERY = 200
+LOG_EVERY = 100
 TEST_SIZE = 88  # patients held out
 SEED = 0
 

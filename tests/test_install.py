@@ -3,8 +3,8 @@
 The copy holds only the files git knows (tracked, plus untracked ones that are not ignored), so
 a data file missing from the package data, or one that .gitignore hides, fails here. The venv
 sees the system's numpy and tqdm (``--system-site-packages``) so that nothing is downloaded;
-ember itself is installed with the system pip and setuptools (``--no-deps``) as a regular (non-editable) package,
-and run from another folder, so only the installed files are used.
+ember is installed with the system's pip and setuptools (``--no-deps``) as a regular, not
+editable, package and run from another folder, so only the installed files are used.
 """
 import os
 import re
@@ -34,6 +34,16 @@ def readme_first_command():
 
 def test_readme_starts_with_the_demo_command():
     assert readme_first_command() == "pip install -e . && python -m ember demo"
+
+
+def test_readme_example_runs(tmp_path, monkeypatch, capsys):
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    code = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
+    assert len(code.strip().splitlines()) <= 12
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    loss, grad_fn = capsys.readouterr().out.split(" ", 1)
+    assert float(loss) < 0.1 and grad_fn.startswith("<NllLossBackward0")
 
 
 def test_install_into_fresh_venv_and_run_demo(tmp_path):

@@ -127,7 +127,15 @@ NestedIOFunction = Function
 def _apply(forward, node, args, kwargs):
     """Run ``forward`` with recording off; record ``node`` when some input requires grad."""
     Tensor = _Tensor or _tensor_cls()
-    needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    if len(args) == 2:     # the common arities, without a comprehension's frame
+        a, b = args
+        needs = (isinstance(a, Tensor) and a._requires_grad,
+                 isinstance(b, Tensor) and b._requires_grad)
+    elif len(args) == 1:
+        a = args[0]
+        needs = (isinstance(a, Tensor) and a._requires_grad,)
+    else:
+        needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
     node.needs_input_grad = needs
     state = _state
     if not state.enabled:
@@ -145,15 +153,36 @@ def _apply(forward, node, args, kwargs):
             _mark_creator(node, out)
         return out
     is_tuple = isinstance(out, tuple)
-    outs = out if is_tuple else (out,)
     if not is_tuple and not isinstance(out, Tensor) and out is not None:
         raise TypeError("%s.forward must return a Tensor or a tuple of Tensors, but returned "
                         "%s" % (_fn_name(node), type(out).__name__))
-    node._edges = tuple([((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
-                         if n else None for a, n in zip(args, needs)])
-    node._tensor_args = tuple([isinstance(a, Tensor) for a in args])
+    if len(args) == 1:
+        a = args[0]
+        node._edges = (((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0)),)
+        node._tensor_args = (True,)
+    else:
+        node._edges = tuple([((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
+                             if n else None for a, n in zip(args, needs)])
+        node._tensor_args = tuple([isinstance(a, Tensor) for a in args])
     dirty = node._dirty
     non_diff = node._non_diff
+    if not is_tuple and out is not None and not dirty and not non_diff \
+            and not _is_in(out, args):
+        arr = out._array    # the common case: one new output tensor
+        if arr.dtype.kind in "fc":
+            out.grad_fn = node
+            out._output_nr = 0
+            out._requires_grad = True
+        else:
+            out._requires_grad = False
+        node._out_meta = ((arr.shape, arr.dtype),)
+        if node._to_save is not None:
+            pack_saved(node, node._to_save, (out,))
+        if state.anomaly:
+            from .anomaly_mode import record_trace
+            record_trace(node)
+        return out
+    outs = out if is_tuple else (out,)
     results = []
     meta = []
     for i, o in enumerate(outs):

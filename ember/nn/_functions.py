@@ -77,9 +77,9 @@ class Gelu(Function):
 
     @staticmethod
     def forward(ctx, input):
+        from ..ops import erf
         x = input._array
-        erf = np.frompyfunc(math.erf, 1, 1)
-        cdf = (0.5 * (1.0 + erf(x / math.sqrt(2.0)).astype(np.float64))).astype(x.dtype)
+        cdf = (erf(Tensor._wrap(x * (1 / math.sqrt(2.0))))._array + 1) * 0.5
         ctx.save_for_backward(input)
         ctx.cdf = Tensor._wrap(cdf)
         return Tensor._wrap(x * cdf)
@@ -90,6 +90,45 @@ class Gelu(Function):
         from .. import ops
         pdf = ops.exp(input * input * -0.5) * (1 / math.sqrt(2 * math.pi))
         return grad_output * (ctx.cdf + input * pdf)
+
+
+def _sig(x):
+    with _quiet():
+        return 1 / (1 + np.exp(-x))
+
+
+class LSTMCell(Function):
+    node_name = "LSTMCellBackward0"
+
+    @staticmethod
+    def forward(ctx, gi, h, c, w_hh, b_hh):
+        """One LSTM step from the precomputed input projection ``gi`` (gates i, f, g, o)."""
+        gates = gi._array + h._array @ w_hh._array.T
+        if b_hh is not None:
+            gates += b_hh._array
+        i, f, g, o = np.split(gates, 4, axis=-1)
+        i, f, g, o = _sig(i), _sig(f), np.tanh(g), _sig(o)
+        c_new = f * c._array + i * g
+        tc = np.tanh(c_new)
+        ctx.conf = (i, f, g, o, tc, h._array, c._array, w_hh._array)
+        return Tensor._wrap(o * tc), Tensor._wrap(c_new)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_h, grad_c):
+        i, f, g, o, tc, h, c, w = ctx.conf
+        gh = 0 if grad_h is None else grad_h._array
+        dc = (0 if grad_c is None else grad_c._array) + gh * o * (1 - tc * tc)
+        dgates = np.concatenate([dc * g * i * (1 - i), dc * c * f * (1 - f),
+                                 dc * i * (1 - g * g), gh * tc * o * (1 - o)],
+                                axis=-1).astype(h.dtype, copy=False)
+        needs = ctx.needs_input_grad
+        grad_gi = Tensor._wrap(dgates) if needs[0] else None
+        grad_hx = Tensor._wrap(dgates @ w) if needs[1] else None
+        grad_cx = Tensor._wrap((dc * f).astype(h.dtype, copy=False)) if needs[2] else None
+        grad_w = Tensor._wrap(dgates.T @ h) if needs[3] else None
+        grad_b = Tensor._wrap(dgates.sum(0)) if needs[4] else None
+        return grad_gi, grad_hx, grad_cx, grad_w, grad_b
 
 
 class Embedding(Function):

@@ -158,7 +158,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     Example:
         >>> import ember
         >>> ember.nn.functional.softplus(ember.tensor([-1e4, 0.0, 1e4]))
-        tensor([    0.0000,     0.6931, 10000.0000])
+        tensor([0.0000e+00, 6.9315e-01, 1.0000e+04])
     """
     return _fn.Softplus.apply(input, beta, threshold)
 

@@ -5,7 +5,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._inplace import inplace
-from ._util import binary_arrays, is_scalar, scalar_like, sum_to
+from ._util import binary_arrays, check_shapes_broadcast, is_scalar, scalar_like, sum_to
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "remainder", "fmod", "pow", "float_power", "neg", "negative",
@@ -97,6 +97,7 @@ class Div(Function):
         if aa.dtype.kind not in "fc":
             d = _dt.get_default_dtype().np
             aa = aa.astype(d)
+            bb = bb if isinstance(b, Tensor) else b
             if isinstance(bb, np.ndarray) and bb.dtype.kind not in "fc":
                 bb = bb.astype(d)
         elif isinstance(bb, np.ndarray) and bb.dtype != aa.dtype:
@@ -200,6 +201,7 @@ class Pow(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = binary_arrays("pow", a, b)
+        _not_for("pow", aa, "b", kernel="pow")
         if aa.dtype.kind in "iu" and np.any(bb < 0):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -217,11 +219,11 @@ class Pow(Function):
         if need[0]:
             # NOTE: torch gives 0 where b == 0 (even at a == 0).
             g = grad_output * b * a ** (b - 1)
-            ga = sum_to(where(b == 0, g * 0, g), _grad_shape(ctx, 0))
+            ga = sum_to(where(b == 0, 0.0, g), _grad_shape(ctx, 0))
         if need[1]:
             # NOTE: torch gives 0 where a == 0 and b >= 0 instead of nan from log(0).
             g = grad_output * out * log(where(a == 0, a + 1, a))
-            gb = sum_to(where((a == 0) & (b >= 0), g * 0, g), _grad_shape(ctx, 1))
+            gb = sum_to(where((a == 0) & (b >= 0), 0.0, g), _grad_shape(ctx, 1))
         return ga, gb
 
 
@@ -232,11 +234,12 @@ class RPow(Function):
 
     @staticmethod
     def forward(ctx, b, s):
-        arr = b._array
-        if arr.dtype.kind in "iub" and isinstance(s, float):
-            arr = arr.astype(_dt.get_default_dtype().np)
+        d = _dt.result_type(b, s).np
+        arr = b._array if b._array.dtype == d else b._array.astype(d)
+        if d.kind in "iu" and np.any(arr < 0):
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = Tensor._wrap(np.power(np.asarray(s, dtype=arr.dtype), arr))
+            out = Tensor._wrap(np.power(np.asarray(s, dtype=d), arr))
         ctx.s = s
         ctx.save_for_backward(out)
         return out
@@ -287,8 +290,13 @@ def rsub(input, other, *, alpha=1):
     """``other - alpha * input``. Matches ``torch.rsub``."""
     if alpha != 1:
         input = mul(input, alpha)
+    if isinstance(other, bool):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
     if not isinstance(other, Tensor):
-        other = scalar_like(other, input)
+        # NOTE: astype wraps an out-of-range int around (uint8), as torch's scalars do
+        other = Tensor._wrap(np.array(other).astype(_dt.result_type(input, other).np))
     return Sub.apply(other, input)
 
 
@@ -309,7 +317,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode is None:
         return Div.apply(input, other)
     if rounding_mode not in ("trunc", "floor"):
-        raise ValueError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                          "found '%s'" % rounding_mode)
     return DivRounding.apply(input, other, rounding_mode)
 
@@ -388,9 +396,47 @@ def square(input, *, out=None):
     return PowScalar.apply(input, 2)
 
 
+class Lerp(Function):
+    node_name = "LerpBackward0"
+
+    @staticmethod
+    def forward(ctx, a, end, weight):
+        aa, ee = binary_arrays("lerp", a, end)
+        w = weight._array if isinstance(weight, Tensor) else weight
+        if isinstance(weight, Tensor):
+            check_shapes_broadcast("lerp", np.broadcast_shapes(aa.shape, ee.shape), w.shape)
+            ctx.save_for_backward(a, end, weight)
+        else:
+            ctx.weight = weight
+        diff = ee - aa
+        # NOTE: torch's two-sided formula, exact at both ends (weight 0 and 1).
+        out = np.where(np.abs(w) < 0.5, aa + w * diff, ee - diff * (1 - w))
+        return Tensor._wrap(np.asarray(out, dtype=aa.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        need = ctx.needs_input_grad
+        if hasattr(ctx, "weight"):
+            w = ctx.weight
+            ga = sum_to(grad_output * (1 - w), _grad_shape(ctx, 0)) if need[0] else None
+            ge = sum_to(grad_output * w, _grad_shape(ctx, 1)) if need[1] else None
+            return ga, ge, None
+        a, end, w = ctx.saved_tensors
+        ga = sum_to(grad_output * (1 - w), _grad_shape(ctx, 0)) if need[0] else None
+        ge = sum_to(grad_output * w, _grad_shape(ctx, 1)) if need[1] else None
+        gw = sum_to(grad_output * (end - a), _grad_shape(ctx, 2)) if need[2] else None
+        return ga, ge, gw
+
+
+class LerpTensor(Lerp):
+    node_name = "LerpBackward1"
+
+
 def lerp(input, end, weight, *, out=None):
-    """``input + weight * (end - input)``."""
-    return add(input, mul(sub(end, input), weight))
+    """``input + weight * (end - input)`` (``weight`` a number or a tensor)."""
+    if isinstance(weight, Tensor):
+        return LerpTensor.apply(input, end, weight)
+    return Lerp.apply(input, end, weight)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
@@ -472,6 +518,15 @@ def addcdiv_(input, tensor1, tensor2, *, value=1):
     return inplace(input, addcdiv, tensor1, tensor2, value=value)
 
 
+def _not_for(op, arr, kinds, kernel=None):
+    """Raise torch's "not implemented for 'Long'" error for an operand dtype kind in ``kinds``."""
+    if arr.dtype.kind in kinds:
+        from .. import dtypes
+        name = dtypes.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", "")
+        raise NotImplementedError("\"%s\" not implemented for '%s'"
+                                  % (kernel or op + "_cpu", name))
+
+
 def _int_zero_check(bb):
     if np.any(np.asarray(bb) == 0):
         raise RuntimeError("ZeroDivisionError")
@@ -490,9 +545,8 @@ class DivRounding(Function):
     def forward(ctx, a, b, mode):
         aa, bb = binary_arrays("div", a, b)
         if aa.dtype.kind in "iub":
+            _not_for("div", aa, "b", "div_%s_cpu" % mode)
             _int_zero_check(bb)
-            if aa.dtype == np.bool_:
-                aa = aa.astype(np.int64)
             q = np.floor_divide(aa, bb) if mode == "floor" else \
                 np.sign(aa) * np.sign(bb) * (np.abs(aa) // np.abs(bb))
             return Tensor._wrap(np.asarray(q, dtype=aa.dtype))
@@ -523,6 +577,7 @@ class FloorDivide(Function):
 def _mod(ctx, op, np_fn, a, b):
     aa, bb = binary_arrays(op, a, b)
     if aa.dtype.kind in "iub":
+        _not_for(op, aa, "b")
         _int_zero_check(bb)
     if isinstance(b, Tensor):
         ctx.save_for_backward(a, b)
@@ -729,7 +784,8 @@ class Logaddexp(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        aa, bb = _float_arrays("logaddexp", a, b)
+        aa, bb = binary_arrays("logaddexp", a, b)
+        _not_for("logaddexp", aa, "iub")
         ctx.save_for_backward(a, b)
         with _quiet():
             return Tensor._wrap(np.asarray(np.logaddexp(aa, bb)))
@@ -749,7 +805,8 @@ class Logaddexp2(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        aa, bb = _float_arrays("logaddexp2", a, b)
+        aa, bb = binary_arrays("logaddexp2", a, b)
+        _not_for("logaddexp2", aa, "iub")
         ctx.save_for_backward(a, b)
         with _quiet():
             return Tensor._wrap(np.asarray(np.logaddexp2(aa, bb)))
@@ -770,6 +827,7 @@ class Hypot(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = binary_arrays("hypot", a, b)
+        _not_for("hypot", aa, "iub")
         out = Tensor._wrap(np.asarray(np.hypot(aa, bb)))
         ctx.save_for_backward(a, b, out)
         return out

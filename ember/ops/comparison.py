@@ -122,12 +122,19 @@ def equal(input, other):
         bool(np.array_equal(input._array, other._array))
 
 
+def _arr(x):
+    return x._array if isinstance(x, Tensor) else x
+
+
 class Where(Function):
     node_name = "WhereBackward0"
 
     @staticmethod
     def forward(ctx, cond, a, b):
         ctx.save_for_backward(cond)
+        from ._util import check_shapes_broadcast
+        shape = check_shapes_broadcast("where", cond._array.shape, np.shape(_arr(a)))
+        check_shapes_broadcast("where", shape, np.shape(_arr(b)))
         if isinstance(a, Tensor) and isinstance(b, Tensor):
             aa, bb = binary_arrays("where", a, b)
         elif isinstance(a, Tensor):

@@ -32,34 +32,54 @@ def _cols(xp, k, s, d, out_hw):
                       (s0, s1, s2 * s[0], s3 * s[1], s2 * d[0], s3 * d[1]), writeable=False)
 
 
-def _gemm(cols, w, groups):
-    """out[n, o, h, w] = sum_{c, i, j} cols[n, c, h, w, i, j] * w[o, c, i, j]."""
-    cg, og = w.shape[1], w.shape[0] // groups
-    outs = [np.tensordot(cols[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og],
-                         axes=([1, 4, 5], [1, 2, 3])) for g in range(groups)]
-    out = outs[0] if groups == 1 else np.concatenate(outs, axis=3)
-    return np.ascontiguousarray(out.transpose(0, 3, 1, 2))
+def _im2col(xp, k, s, d, out_hw):
+    """The patches of ``xp`` as one contiguous matrix (N * Ho * Wo, C * kh * kw)."""
+    v = _cols(xp, k, s, d, out_hw).transpose(0, 2, 3, 1, 4, 5)
+    return np.ascontiguousarray(v).reshape(-1, xp.shape[1] * k[0] * k[1])
 
 
-def _grad_weight(gy, cols, groups):
-    """dw[o, c, i, j] = sum_{n, h, w} gy[n, o, h, w] * cols[n, c, h, w, i, j]."""
-    og, cg = gy.shape[1] // groups, cols.shape[1] // groups
-    outs = [np.tensordot(gy[:, g * og:(g + 1) * og], cols[:, g * cg:(g + 1) * cg],
-                         axes=([0, 2, 3], [0, 2, 3])) for g in range(groups)]
-    return outs[0] if groups == 1 else np.concatenate(outs, axis=0)
+def _gemm(cols, w, groups, n, out_hw):
+    """out[n, o, h, w] = sum_{c, i, j} cols[(n, h, w), (c, i, j)] * w[o, c, i, j]."""
+    o = w.shape[0]
+    og, kg = o // groups, cols.shape[1] // groups
+    wm = w.reshape(o, -1)
+    if groups == 1:
+        out = cols @ wm.T
+    else:
+        out = np.concatenate([cols[:, g * kg:(g + 1) * kg] @ wm[g * og:(g + 1) * og].T
+                              for g in range(groups)], axis=1)
+    return np.ascontiguousarray(out.reshape(n, out_hw[0], out_hw[1], o).transpose(0, 3, 1, 2))
+
+
+def _grad_weight(gy, cols, groups, w_shape):
+    """dw[o, (c, i, j)] = sum_{(n, h, w)} gy[n, o, h, w] * cols[(n, h, w), (c, i, j)]."""
+    o = gy.shape[1]
+    og, kg = o // groups, cols.shape[1] // groups
+    gm = gy.transpose(0, 2, 3, 1).reshape(-1, o)
+    if groups == 1:
+        gw = gm.T @ cols
+    else:
+        gw = np.concatenate([gm[:, g * og:(g + 1) * og].T @ cols[:, g * kg:(g + 1) * kg]
+                             for g in range(groups)], axis=0)
+    return gw.reshape(w_shape)
 
 
 def _col2im(gy, w, groups, padded_shape, s, d):
     """The gradient of the padded input: GEMM to columns, then scatter per kernel position."""
-    og, cg = w.shape[0] // groups, w.shape[1]
-    dcols = [np.tensordot(gy[:, g * og:(g + 1) * og], w[g * og:(g + 1) * og], axes=([1], [0]))
-             for g in range(groups)]
-    dcols = dcols[0] if groups == 1 else np.concatenate(dcols, axis=3)  # (N, Ho, Wo, C, kh, kw)
-    dcols = dcols.transpose(0, 3, 1, 2, 4, 5)
-    ho, wo = gy.shape[2], gy.shape[3]
+    o, cg, kh, kw = w.shape
+    og = o // groups
+    n, _, ho, wo = gy.shape
+    gm = gy.transpose(0, 2, 3, 1).reshape(-1, o)
+    wm = w.reshape(o, -1)
+    if groups == 1:
+        dcols = gm @ wm
+    else:
+        dcols = np.concatenate([gm[:, g * og:(g + 1) * og] @ wm[g * og:(g + 1) * og]
+                                for g in range(groups)], axis=1)
+    dcols = dcols.reshape(n, ho, wo, cg * groups, kh, kw).transpose(0, 3, 1, 2, 4, 5)
     dx = np.zeros(padded_shape, dtype=gy.dtype)
-    for i in range(w.shape[2]):
-        for j in range(w.shape[3]):
+    for i in range(kh):
+        for j in range(kw):
             h0, w0 = i * d[0], j * d[1]
             dx[:, :, h0:h0 + s[0] * (ho - 1) + 1:s[0], w0:w0 + s[1] * (wo - 1) + 1:s[1]] += \
                 dcols[:, :, :, :, i, j]
@@ -83,11 +103,12 @@ class Convolution(Function):
         k = w.shape[2:]
         out_hw = (_out_size(x.shape[2], k[0], stride[0], pt + pb, dilation[0]),
                   _out_size(x.shape[3], k[1], stride[1], pl + pr, dilation[1]))
-        cols = _cols(xp, k, stride, dilation, out_hw)
-        out = _gemm(cols, w, groups)
+        cols = _im2col(xp, k, stride, dilation, out_hw)
+        out = _gemm(cols, w, groups, x.shape[0], out_hw)
         if bias is not None:
             out += bias._array.reshape(1, -1, 1, 1)
         ctx.save_for_backward(input, weight)
+        ctx.cols = cols if weight.requires_grad else None
         ctx.conf = (stride, padding, dilation, groups, squeeze, xp.shape)
         return Tensor._wrap(out[:, :, 0] if squeeze else out)
 
@@ -107,9 +128,11 @@ class Convolution(Function):
             gx = dxp[:, :, pt:pt + x.shape[2], pl:pl + x.shape[3]]
             gx = Tensor._wrap(np.ascontiguousarray(gx[:, :, 0] if squeeze else gx))
         if ctx.needs_input_grad[1]:
-            xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr))) if any(padding) else x
-            cols = _cols(xp, w.shape[2:], stride, dilation, gy.shape[2:])
-            gw = _grad_weight(gy, cols, groups)
+            cols = ctx.cols
+            if cols is None:
+                xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr))) if any(padding) else x
+                cols = _im2col(xp, w.shape[2:], stride, dilation, gy.shape[2:])
+            gw = _grad_weight(gy, cols, groups, w.shape)
             gw = Tensor._wrap(gw[:, :, 0] if squeeze else gw)
         if ctx.needs_input_grad[2]:
             gb = Tensor._wrap(gy.sum(axis=(0, 2, 3)))
@@ -149,13 +172,13 @@ class ConvTranspose(Function):
         gy = gy.astype(x.dtype, copy=False)
         p = padding
         gyp = np.pad(gy, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1]))) if any(p) else gy
-        cols = _cols(gyp, w.shape[2:], stride, dilation, x.shape[2:])
+        cols = _im2col(gyp, w.shape[2:], stride, dilation, x.shape[2:])
         gx = gw = gb = None
         if ctx.needs_input_grad[0]:
-            gx = _gemm(cols, w, groups)
+            gx = _gemm(cols, w, groups, x.shape[0], x.shape[2:])
             gx = Tensor._wrap(gx[:, :, 0] if squeeze else gx)
         if ctx.needs_input_grad[1]:
-            gw = _grad_weight(x, cols, groups)
+            gw = _grad_weight(x, cols, groups, w.shape)
             gw = Tensor._wrap(gw[:, :, 0] if squeeze else gw)
         if ctx.needs_input_grad[2]:
             gb = Tensor._wrap(gy.sum(axis=(0, 2, 3)))

@@ -164,11 +164,38 @@ class IndexPut(Function):
         return gb, None, gv, None
 
 
+class _SelectView(Slice):
+    node_name = "SelectBackward0"
+
+
+class _UnsqueezeView(Slice):
+    node_name = "UnsqueezeBackward0"
+
+
+class _AliasView(Slice):
+    node_name = "AliasBackward0"
+
+
+def _view_kind(idx):
+    """The Function whose name torch gives a basic index: that of its last non-trivial step."""
+    for item in reversed(idx):
+        if item is None:
+            return _UnsqueezeView
+        if isinstance(item, slice):
+            if item.start is None and item.stop is None and item.step in (None, 1):
+                continue
+            return Slice
+        if item is not Ellipsis:
+            return _SelectView
+    return _AliasView
+
+
 def _getitem(t, index):
     idx, advanced = _convert(index, t._array.shape)
     if advanced:
         return Index.apply(t, idx)
-    return Slice.apply(t, idx)
+    # NOTE: torch names ``t[:]`` SliceBackward0 but ``t[(slice(None),)]`` AliasBackward0.
+    return (Slice if isinstance(index, slice) else _view_kind(idx)).apply(t, idx)
 
 
 def _setitem(t, index, value):
@@ -692,7 +719,7 @@ def index_fill(input, dim, index, value):
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """Reduce ``source`` slices into ``input`` at ``index`` (prod, mean, amax, amin)."""
-    from .shape import movedim, expand
+    from .shape import expand
     d = _dim("index_reduce", dim, input._array.ndim)
     idx = _index_1d("index_reduce", index, input._array.shape[d])
     shape = [1] * source._array.ndim

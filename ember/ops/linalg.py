@@ -21,14 +21,6 @@ def _tname(np_dtype):
     return from_numpy_dtype(np_dtype)._legacy.replace("Tensor", "")
 
 
-def _check_same_dtype(op, *arrs):
-    d = arrs[0].dtype
-    for a in arrs[1:]:
-        if a.dtype != d:
-            raise RuntimeError("%s: expected all arguments to have the same dtype, but got %s "
-                               "and %s" % (op, _tname(d), _tname(a.dtype)))
-
-
 class Mm(Function):
     node_name = "MmBackward0"
 
@@ -344,25 +336,23 @@ def matmul(input, other, *, out=None):
     return Matmul.apply(input, other)
 
 
-def _scalar(x, name):
-    if isinstance(x, Tensor):
-        return x.item()
-    return x
+def _scalar(x):
+    return x.item() if isinstance(x, Tensor) else x
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape."""
-    return Addmm.apply(input, mat1, mat2, _scalar(beta, "beta"), _scalar(alpha, "alpha"))
+    return Addmm.apply(input, mat1, mat2, _scalar(beta), _scalar(alpha))
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat @ vec)``."""
-    return Addmv.apply(input, mat, vec, _scalar(beta, "beta"), _scalar(alpha, "alpha"))
+    return Addmv.apply(input, mat, vec, _scalar(beta), _scalar(alpha))
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * bmm(batch1, batch2)``."""
-    return Baddbmm.apply(input, batch1, batch2, _scalar(beta, "beta"), _scalar(alpha, "alpha"))
+    return Baddbmm.apply(input, batch1, batch2, _scalar(beta), _scalar(alpha))
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -451,7 +441,7 @@ class Einsum(Function):
         ops_ = ctx.saved_tensors
         subs, out_sub = ctx.subs, ctx.out_sub
         grads = [None, None]
-        for i, sub in enumerate(subs):
+        for i in range(len(subs)):
             if not ctx.needs_input_grad[i + 2]:
                 grads.append(None)
                 continue

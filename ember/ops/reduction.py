@@ -453,6 +453,9 @@ def min(input, dim=None, keepdim=False, *, out=None):
 
 def median(input, dim=None, keepdim=False, *, out=None):
     """The lower median; with ``dim``, ``(values, indices)``. nan propagates."""
+    if input._array.dtype == np.bool_:
+        raise NotImplementedError("\"median_%s\" not implemented for 'Bool'"
+                                  % ("cpu" if dim is None else "out"))
     if dim is None:
         if input._array.size == 0:
             return Tensor._wrap(np.asarray(np.nan, dtype=input._array.dtype))
@@ -478,6 +481,8 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
 def _amax_amin(op, fn, input, dim, keepdim):
     arr = input._array
     dims = _dims_or_all(dim, arr.ndim, op)
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
+        _nonempty(op, arr)
     for d in dims:
         if arr.shape[d] == 0:
             raise IndexError("%s(): Expected reduction dim %d to have non-zero size." % (op, d))
@@ -510,6 +515,8 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 def _arg(op, kernel, input, dim, keepdim):
     arr = input._array
+    if arr.dtype == np.bool_:
+        raise RuntimeError("%s(): does not support bool input" % op)
     if dim is None:
         if arr.size == 0:
             raise IndexError("%s(): Expected reduction dim to be specified for input.numel() == 0."
@@ -592,7 +599,8 @@ def _correction(op, dim, unbiased, correction):
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
-        raise RuntimeError("%s(): can't specify both unbiased and correction" % op)
+        raise TypeError("%s() received an invalid combination of arguments: can't specify "
+                        "both unbiased and correction" % op)
     if correction is None:
         correction = 0 if unbiased is False else 1
     return dim, correction
@@ -776,6 +784,9 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         from .conversion import to
         input = to(input, _dt.to_dtype(dtype))
     if p is None or p == "fro":
+        if p == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
+            raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got %s"
+                               % " ".join(str(d) for d in dim))
         p = 2
     elif isinstance(p, str):
         raise RuntimeError("norm(): p=%r is not supported by ember (only numbers and 'fro')" % p)

@@ -217,9 +217,9 @@ def t(input):
     return T.apply(input)
 
 
-def permute(input, *dims):
-    """Reorder the dims (a view)."""
-    dims = _shape_arg(dims)
+def permute(input, *dims, **kwargs):
+    """Reorder the dims (a view); ``permute(x, (1, 0))``, ``x.permute(1, 0)`` or ``dims=``."""
+    dims = _shape_arg(dims if dims else (kwargs.pop("dims"),))
     n = input._array.ndim
     if len(dims) != n:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
@@ -733,10 +733,12 @@ class Flip(Function):
         return flip(grad_output, ctx.dims), None
 
 
-def flip(input, *dims):
-    """Reverse the order of elements along ``dims`` (a copy)."""
-    from ._util import wrap_dims
-    dims = _dims_arg(dims)
+def flip(input, *dims, **kwargs):
+    """Reverse the order of elements along ``dims`` (a copy); ``flip(x, (0, 1))``,
+    ``x.flip(0, 1)`` and ``flip(x, dims=...)`` all work."""
+    dims = _dims_arg(dims) if dims else _dims_arg((kwargs.pop("dims"),))
+    if isinstance(dims, (int, np.integer)):
+        dims = (dims,)
     wd = tuple(wrap_dim(d, input._array.ndim, "flip") for d in dims)
     for k, d in enumerate(wd):
         if d in wd[:k]:
@@ -888,7 +890,7 @@ class Diagonal(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        shape, dtype = ctx._input_meta(0)
+        shape = ctx._input_meta(0)[0]
         offset, d1, d2 = ctx.args
         return DiagonalScatter.apply(grad_output, shape, offset, d1, d2), None, None, None
 
@@ -1083,15 +1085,11 @@ def broadcast_shapes(*shapes):
 
 def broadcast_tensors(*tensors):
     """Expand all tensors to their common broadcast shape (views)."""
+    from ._util import check_shapes_broadcast
     tensors = _dims_arg(tensors)
-    try:
-        shape = np.broadcast_shapes(*[t._array.shape for t in tensors])
-    except ValueError:
-        from ._util import check_shapes_broadcast
-        shape = tensors[0]._array.shape
-        for t in tensors[1:]:
-            shape = check_shapes_broadcast("broadcast_tensors", shape, t._array.shape)
-        raise
+    shape = ()
+    for t in tensors:
+        shape = check_shapes_broadcast("broadcast_tensors", shape, t._array.shape)
     return tuple(expand(t, shape) for t in tensors)
 
 

@@ -216,7 +216,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
-    """The bucket index of each value: ``boundaries[i-1] < x <= boundaries[i]`` (``right=False``)."""
+    """The bucket of each value: ``boundaries[i-1] < x <= boundaries[i]`` when ``right=False``."""
     if boundaries._array.ndim != 1:
         raise RuntimeError("boundaries tensor must be 1 dimension, but got dim(%d)"
                            % boundaries._array.ndim)

@@ -338,6 +338,7 @@ def rsqrt(input, *, out=None):
 
 def abs(input, *, out=None):
     """Absolute value."""
+    _not_for_bool(input, "abs_cpu")
     return Abs.apply(input)
 
 
@@ -346,6 +347,8 @@ absolute = abs
 
 def relu(input, inplace=False):
     """``max(input, 0)``."""
+    if input._array.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
     if inplace:
         return relu_(input)
     return Relu.apply(input)
@@ -391,18 +394,35 @@ def clamp_max(input, max):
     return _clamp(ClampMax, input, None, max)
 
 
+def _not_for_bool(input, kernel):
+    if input._array.dtype == np.bool_:
+        raise NotImplementedError("\"%s\" not implemented for 'Bool'" % kernel)
+
+
+def _integral_copy(input, kernel):
+    """Rounding an integer tensor gives a copy of it (a bool one raises, as torch)."""
+    _not_for_bool(input, kernel)
+    return Tensor._wrap(input._array.copy())
+
+
 def floor(input, *, out=None):
     """Round down (gradient zero)."""
-    return input if input._array.dtype.kind in "iub" else Floor.apply(input)
+    if input._array.dtype.kind in "iub":
+        return _integral_copy(input, "floor_vml_cpu")
+    return Floor.apply(input)
 
 
 def ceil(input, *, out=None):
     """Round up (gradient zero)."""
-    return input if input._array.dtype.kind in "iub" else Ceil.apply(input)
+    if input._array.dtype.kind in "iub":
+        return _integral_copy(input, "ceil_vml_cpu")
+    return Ceil.apply(input)
 
 
 def round(input, *, decimals=0, out=None):
     """Round half to even, as torch (gradient zero)."""
+    if input._array.dtype.kind in "iub":
+        return _integral_copy(input, "round_vml_cpu")
     if decimals:
         scale = 10.0 ** decimals
         return Round.apply(input * scale) / scale
@@ -411,7 +431,9 @@ def round(input, *, decimals=0, out=None):
 
 def trunc(input, *, out=None):
     """Round toward zero (gradient zero)."""
-    return input if input._array.dtype.kind in "iub" else Trunc.apply(input)
+    if input._array.dtype.kind in "iub":
+        return _integral_copy(input, "trunc_vml_cpu")
+    return Trunc.apply(input)
 
 
 fix = trunc
@@ -675,6 +697,10 @@ def atanh(input, *, out=None):
 
 def frac(input, *, out=None):
     """``input - trunc(input)`` (gradient one)."""
+    if input._array.dtype.kind in "iub":
+        from .. import dtypes
+        raise NotImplementedError("\"frac_cpu\" not implemented for '%s'" % dtypes.from_numpy_dtype(
+            input._array.dtype)._legacy.replace("Tensor", ""))
     return Frac.apply(input)
 
 

@@ -3,6 +3,7 @@
 The layout is computed here, in Python (layers by longest path, order by barycenter sweeps),
 so the page needs no JavaScript library, no server and no network.
 """
+import collections
 import html as _html
 import json
 
@@ -15,6 +16,7 @@ _CHAR_W = 7.2
 _LINE_H = 15
 _GAP_X = 28
 _GAP_Y = 60
+_DUMMY_W = 12
 _COLORS = {"output": "#caff70", "leaf": "#add8e6", "fn": "#e4e4e4"}
 
 
@@ -33,9 +35,15 @@ def _lines(n):
 
 
 def layout(nodes, edges):
-    """Positions ``{id: (x, y, w, h)}`` for a layered drawing, the output at the bottom.
+    """A layered drawing of the graph, the output at the bottom.
 
-    Ranks are longest paths from the outputs; each rank is ordered by a few barycenter sweeps.
+    Ranks are longest paths from the outputs; an edge that spans several ranks gets one
+    virtual point per rank crossed (so it is routed around the boxes); each rank is ordered
+    by a few barycenter sweeps.
+
+    Returns:
+        ``(pos, routes)``: ``pos[id] = (x, y, w, h)`` for every node, and ``routes[k]`` the
+        list of ``(x, y_top, y_bottom)`` passages of edge ``k``, from its input's side down.
     """
     ids = [n["id"] for n in nodes]
     children = {i: [] for i in ids}
@@ -45,9 +53,9 @@ def layout(nodes, edges):
         parents[dst].append(src)
     rank = {i: 0 for i in ids}
     indeg = {i: len(parents[i]) for i in ids}
-    ready = [i for i in ids if indeg[i] == 0]
+    ready = collections.deque(i for i in ids if indeg[i] == 0)
     while ready:
-        i = ready.pop(0)
+        i = ready.popleft()
         for c in children[i]:
             rank[c] = max(rank[c], rank[i] + 1)
             indeg[c] -= 1
@@ -57,15 +65,31 @@ def layout(nodes, edges):
     layers = [[] for _ in range(depth + 1)]
     for i in ids:
         layers[rank[i]].append(i)
-    for _ in range(4):
-        for r in range(1, depth + 1):
-            _sort_by(layers[r], layers[r - 1], parents)
-        for r in range(depth - 1, -1, -1):
-            _sort_by(layers[r], layers[r + 1], children)
     size = {}
     for n in nodes:
         lines = _lines(n)
         size[n["id"]] = (max(len(s) for s in lines) * _CHAR_W + 16, len(lines) * _LINE_H + 10)
+    down = {i: [] for i in ids}     # links of the graph with virtual points, for ordering
+    up = {i: [] for i in ids}
+    chains = []
+    for k, (src, dst, _) in enumerate(edges):
+        chain = [src]
+        for r in range(rank[src] + 1, rank[dst]):
+            d = "~%d_%d" % (k, r)
+            layers[r].append(d)
+            size[d] = (_DUMMY_W, 0)
+            down[d], up[d] = [], []
+            chain.append(d)
+        chain.append(dst)
+        for a, b in zip(chain, chain[1:]):
+            down[a].append(b)
+            up[b].append(a)
+        chains.append(chain[1:-1])
+    for _ in range(4):
+        for r in range(1, depth + 1):
+            _sort_by(layers[r], layers[r - 1], up)
+        for r in range(depth - 1, -1, -1):
+            _sort_by(layers[r], layers[r + 1], down)
     widths = [sum(size[i][0] for i in layer) + _GAP_X * (len(layer) - 1) for layer in layers]
     full = max(widths) if widths else 0
     pos = {}
@@ -76,10 +100,17 @@ def layout(nodes, edges):
         h = max(size[i][1] for i in layer)
         for i in layer:
             w, hh = size[i]
-            pos[i] = (x, y + (h - hh) / 2, w, hh)
+            pos[i] = (x, y + (h - hh) / 2, w, hh) if hh else (x, y, w, h)
             x += w + _GAP_X
         y += h + _GAP_Y
-    return pos
+    routes = []
+    for chain in chains:
+        points = []
+        for d in reversed(chain):
+            x, y, w, h = pos.pop(d)
+            points.append((x + w / 2, y, y + h))
+        routes.append(points)
+    return pos, routes
 
 
 def _sort_by(layer, fixed, links):
@@ -183,7 +214,7 @@ def to_html(output, path, params=None, title="ember backward graph"):
         title: page title.
     """
     rec = walk(output, params)
-    pos = layout(rec.nodes, rec.edges)
+    pos, routes = layout(rec.nodes, rec.edges)
     svg_nodes, svg_edges = [], []
     for n in rec.nodes:
         x, y, w, h = pos[n["id"]]
@@ -199,15 +230,20 @@ def to_html(output, path, params=None, title="ember backward graph"):
                          'y="%.1f" width="%.1f" height="%.1f" rx="4" fill="%s"/>%s</g>'
                          % (n["id"], " ".join(cls), _html.escape(n["name"]), x, y, w, h,
                             _COLORS[n["kind"]], text))
-    for src, dst, _lab in rec.edges:
-        # Arrow from the input's node (above) down to its consumer, as in the DOT drawing.
+    for (src, dst, _lab), route in zip(rec.edges, routes):
+        # From the input's node (above) down to its consumer, as in the DOT drawing.
         x0, y0, w0, h0 = pos[dst]
         x1, y1, w1, _h1 = pos[src]
-        ax, ay = x0 + w0 / 2, y0 + h0
-        bx, by = x1 + w1 / 2, y1
-        my = (ay + by) / 2
-        svg_edges.append('<path class="edge" marker-end="url(#arrow)" d="M%.1f,%.1f C%.1f,%.1f '
-                         '%.1f,%.1f %.1f,%.1f"/>' % (ax, ay, ax, my, bx, my, bx, by))
+        cx, cy = x0 + w0 / 2, y0 + h0
+        d = "M%.1f,%.1f" % (cx, cy)
+        for px, top, bottom in route + [(x1 + w1 / 2, y1, None)]:
+            my = (cy + top) / 2
+            d += " C%.1f,%.1f %.1f,%.1f %.1f,%.1f" % (cx, my, px, my, px, top)
+            cx, cy = px, top
+            if bottom is not None:
+                d += " L%.1f,%.1f" % (px, bottom)
+                cy = bottom
+        svg_edges.append('<path class="edge" marker-end="url(#arrow)" d="%s"/>' % d)
     right = max((x + w for x, y, w, h in pos.values()), default=100) + 20
     bottom = max((y + h for x, y, w, h in pos.values()), default=100) + 20
     data = json.dumps({n["id"]: _details(n) for n in rec.nodes}).replace("</", "<\\/")

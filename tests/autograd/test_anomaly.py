@@ -69,7 +69,7 @@ def test_anomaly_trace_in_version_error():
     with ember.autograd.detect_anomaly():
         y = x * 2
         z = y.sin()  # SAVING-LINE
-    y.mul_(3)       # outside anomaly mode the write is allowed ... (y still protected?)
+    y.mul_(3)       # leaving anomaly mode made saved arrays writable: the error is deferred
     with pytest.raises(RuntimeError, match="SinBackward0") as info:
         z.sum().backward()
     assert "SAVING-LINE" in str(info.value)

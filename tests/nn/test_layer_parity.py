@@ -5,6 +5,7 @@ same inputs and back-propagates one random upstream gradient through every outpu
 """
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import ember
 
@@ -141,8 +142,7 @@ CASES = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_layer(torch, name):
     ctor, arrays = CASES[name]
-    modes = ("eval",) if name.startswith("encoder") else ("train", "eval")
-    parity(torch, ctor, *arrays, modes=modes, rtol=1e-4, atol=1e-5)
+    parity(torch, ctor, *arrays, rtol=1e-4, atol=1e-5)
 
 
 def test_layer_float64(torch):
@@ -202,3 +202,46 @@ def test_batchnorm_running_stats_over_steps(torch):
     x = r(2, 3, 2, 2, seed=9)
     np.testing.assert_allclose(_np(em(ember.tensor(x))), _np(tm(torch.tensor(x))), rtol=1e-5,
                                atol=1e-6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 2), c=st.sampled_from([1, 2, 4]), o=st.sampled_from([2, 4]),
+       h=st.integers(3, 7), w=st.integers(3, 7), k=st.integers(1, 3), s=st.integers(1, 3),
+       p=st.integers(0, 1), d=st.integers(1, 2), g=st.sampled_from([1, 2]),
+       transposed=st.booleans())
+def test_conv2d_configs(n, c, o, h, w, k, s, p, d, g, transposed):
+    import torch
+    if c % g or o % g or (h + 2 * p < d * (k - 1) + 1) or (w + 2 * p < d * (k - 1) + 1):
+        return
+    x = r(n, c, h, w, dtype=np.float64)
+    if transposed:
+        make = lambda nn: nn.ConvTranspose2d(c, o, k, s, p, groups=g, dilation=d).double()  # noqa
+    else:
+        make = lambda nn: nn.Conv2d(c, o, k, s, p, d, groups=g).double()  # noqa: E731
+    parity(torch, make, x, modes=("train",), rtol=1e-9, atol=1e-10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(h=st.integers(2, 7), w=st.integers(2, 7), k=st.integers(1, 3), s=st.integers(1, 3),
+       p=st.integers(0, 1), d=st.integers(1, 2), ceil=st.booleans(), avg=st.booleans(),
+       ties=st.booleans())
+def test_pool2d_configs(h, w, k, s, p, d, ceil, avg, ties):
+    import torch
+    if 2 * p > k or h + 2 * p < d * (k - 1) + 1 or w + 2 * p < d * (k - 1) + 1:
+        return
+    x = r(2, 2, h, w, dtype=np.float64)
+    if ties:
+        x = np.round(x)
+    if avg:
+        make = lambda nn: nn.AvgPool2d(k, s, p, ceil_mode=ceil,  # noqa: E731
+                                       count_include_pad=bool(d - 1))
+    else:
+        make = lambda nn: nn.MaxPool2d(k, s, p, d, ceil_mode=ceil)  # noqa: E731
+    parity(torch, make, x, modes=("train",), rtol=1e-9, atol=1e-10)
+
+
+def test_lstm_only_cell_state_used(torch):
+    parity(torch, lambda nn: nn.LSTM(3, 4), r(5, 2, 3), call=lambda m, x: m(x)[1][1],
+           rtol=1e-4, atol=1e-5)
+    parity(torch, lambda nn: nn.LSTMCell(3, 4), r(2, 3), call=lambda m, x: m(x)[0],
+           rtol=1e-4, atol=1e-5)

@@ -54,6 +54,11 @@ def test_parameter_containers(torch):
         pd = lib.nn.ParameterDict({"a": lib.nn.Parameter(lib.ones(2)), "b": lib.zeros(1)})
         assert len(pl) == 2 and isinstance(pl[1], lib.nn.Parameter)
         assert list(pd.keys()) == ["a", "b"] and isinstance(pd["b"], lib.nn.Parameter)
+    e = ember.nn.ParameterDict({"a": ember.nn.Parameter(ember.ones(2, 3)),
+                                "b": ember.nn.Parameter(ember.ones(2, dtype=ember.float64))})
+    t = torch.nn.ParameterDict({"a": torch.nn.Parameter(torch.ones(2, 3)),
+                                "b": torch.nn.Parameter(torch.ones(2, dtype=torch.float64))})
+    assert repr(e) == repr(t) and list(e.state_dict()) == list(t.state_dict())
     e = ember.nn.ParameterList([ember.nn.Parameter(ember.ones(2, 3))])
     t = torch.nn.ParameterList([torch.nn.Parameter(torch.ones(2, 3))])
     assert list(e.state_dict()) == list(t.state_dict())
@@ -258,3 +263,16 @@ def test_bad_loss_inputs():
         F.mse_loss(ember.randn(2), ember.randn(2), reduction="avg")
     with pytest.raises(IndexError, match="index out of range"):
         F.embedding(ember.tensor([5]), ember.randn(3, 2))
+
+
+def test_embedding_from_pretrained(torch):
+    w = np.arange(6, dtype=np.float32).reshape(3, 2)
+    e = ember.nn.Embedding.from_pretrained(ember.tensor(w))
+    t = torch.nn.Embedding.from_pretrained(torch.tensor(w))
+    assert repr(e) == repr(t) and not e.weight.requires_grad
+    idx = [[2, 0], [1, 1]]
+    np.testing.assert_array_equal(_np(e(ember.tensor(idx))), _np(t(torch.tensor(idx))))
+    e2 = ember.nn.Embedding.from_pretrained(ember.tensor(w), freeze=False, padding_idx=1)
+    out = e2(ember.tensor(idx))
+    out.sum().backward()
+    np.testing.assert_array_equal(_np(e2.weight.grad), [[1, 1], [0, 0], [1, 1]])

@@ -1,6 +1,4 @@
 """Op-database entries of the shape family: view, permute, cat, stack, split, flip, roll, ..."""
-import numpy as np
-
 from opdb import OpInfo, make
 
 __all__ = ["OPS"]

@@ -202,3 +202,31 @@ def test_errors_match_torch(torch, fn):
     with pytest.raises(type(te.value)) as ee:
         fn(ember)
     assert str(ee.value) == str(te.value)
+
+
+def _perm_cases():
+    from hypothesis import strategies as st
+    return st.lists(st.integers(1, 3), min_size=1, max_size=4).flatmap(
+        lambda shape: st.tuples(st.just(tuple(shape)), st.permutations(range(len(shape)))))
+
+
+try:
+    from hypothesis import given, settings
+    HAVE_HYPOTHESIS = True
+except ImportError:  # pragma: no cover
+    HAVE_HYPOTHESIS = False
+
+
+@pytest.mark.skipif(not HAVE_HYPOTHESIS, reason="hypothesis not installed")
+def test_permute_reshape_roundtrip_property(torch):
+    @settings(max_examples=30, deadline=None)
+    @given(_perm_cases())
+    def check(case):
+        shape, perm = case
+        x = rn(*shape)
+        compare(torch, lambda L, a: a.permute(*perm).reshape(-1).flip(0), x)
+        e = ember.tensor(x).permute(*perm)
+        back = e.permute(*np.argsort(perm).tolist())
+        assert np.array_equal(back.numpy(), x)
+        assert np.array_equal(e.reshape(-1).view(e.shape).numpy(), e.numpy())
+    check()

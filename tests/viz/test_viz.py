@@ -156,7 +156,8 @@ def test_layout_is_layered_and_untangled():
     b = ember.ones(2, requires_grad=True)
     y = ((a * 2).exp() + (b * 3).sin()).sum()
     rec = walk(y, {"a": a, "b": b})
-    pos = layout(rec.nodes, rec.edges)
+    pos, routes = layout(rec.nodes, rec.edges)
+    assert len(routes) == len(rec.edges)
     for src, dst, _ in rec.edges:       # every input sits above its consumer
         assert pos[dst][1] < pos[src][1]
     by_name = {n.get("param") or n["id"]: pos[n["id"]] for n in rec.nodes}
@@ -272,3 +273,40 @@ def test_html_click_shows_node_details(tmp_path):
     assert "needs_input_grad: (True,)" in info, info
     assert "saved[0] (output): (5, 4) float32 v0 80 B" in info, info
     assert re.search(r'<g data-node="n3" class="[^"]*sel', dom.stdout)
+
+
+class _FakeGraphviz:
+    """Stands in for the graphviz package: records what make_dot's Digraph asks it to do."""
+
+    class ExecutableNotFound(RuntimeError):
+        pass
+
+    def __init__(self, missing_dot=False):
+        self.calls = []
+        self.missing_dot = missing_dot
+        fake = self
+
+        class Source:
+            def __init__(self, source):
+                self.source = source
+
+            def render(self, filename, format="pdf", cleanup=False, view=False):
+                if fake.missing_dot:
+                    raise fake.ExecutableNotFound("failed to execute PosixPath('dot')")
+                fake.calls.append((self.source, filename, format, cleanup))
+                return filename + "." + format
+
+        self.Source = Source
+
+
+def test_render_uses_graphviz_when_installed(monkeypatch):
+    import sys
+    fake = _FakeGraphviz()
+    monkeypatch.setitem(sys.modules, "graphviz", fake)
+    _, _, y = _mul_graph()
+    dot = viz.make_dot(y)
+    assert dot.render("graph", format="png") == "graph.png"
+    assert fake.calls == [(dot.source, "graph", "png", True)]
+    monkeypatch.setitem(sys.modules, "graphviz", _FakeGraphviz(missing_dot=True))
+    with pytest.raises(RuntimeError, match="apt-get install graphviz"):
+        dot.render("graph", format="svg")

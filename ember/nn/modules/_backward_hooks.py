@@ -40,9 +40,11 @@ class BackwardHook:
         self.input_wrapped = False
 
     def setup_input(self, args):
-        idx = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
-        self.n_inputs = sum(1 for a in args if isinstance(a, Tensor))
-        if not idx:
+        idx = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        self.n_inputs = len(idx)
+        # NOTE: as torch, every tensor argument is wrapped once any of them requires grad, so
+        # grad_input has one entry per tensor argument.
+        if not any(args[i].requires_grad for i in idx):
             return args
         self.input_wrapped = True
         self.input_pos = idx

@@ -287,10 +287,6 @@ class ParameterList(Module):
                 lines.append("  (%d): Object of type: %s" % (k, type(p).__name__))
         return "\n".join(lines)
 
-    def __repr__(self):
-        return self._get_name() + "(" + self.extra_repr() + ")" if len(self) <= 1 else \
-            self._get_name() + "(\n" + self.extra_repr() + "\n)"
-
 
 class ParameterDict(Module):
     """An ordered dict of Parameters."""
@@ -352,9 +348,3 @@ class ParameterDict(Module):
             lines.append("  (%s): Parameter containing: [%s of size %s]"
                          % (k, p.type(), size))
         return "\n".join(lines)
-
-    def __repr__(self):
-        return self._get_name() + "(" + self.extra_repr() + ")" if len(self) <= 1 else \
-            self._get_name() + "(\n" + self.extra_repr() + "\n)"
-
-

@@ -7,6 +7,7 @@ import math
 
 from ... import ops
 from ...ops.creation import empty, zeros
+from .. import _functions as _fn
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -26,6 +27,8 @@ def _rnn_step(mode, gi, h, w_hh, b_hh):
 
 def _lstm_step(gi, state, w_hh, b_hh):
     h, c = state
+    if gi.dim() == 2 and gi._array.dtype == h._array.dtype == w_hh._array.dtype:
+        return _fn.LSTMCell.apply(gi, h, c, w_hh, b_hh)   # fused: 1 node per step, not ~12
     gates = gi + F.linear(h, w_hh, b_hh)
     i, f, g, o = ops.chunk(gates, 4, -1)
     c = ops.sigmoid(f) * c + ops.sigmoid(i) * ops.tanh(g)
