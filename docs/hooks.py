@@ -18,7 +18,8 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-__all__ = ["build_graphs", "on_config", "on_files", "on_page_markdown", "DoctestExtension"]
+__all__ = ["build_graphs", "on_config", "on_files", "on_page_markdown", "on_post_build",
+           "DoctestExtension"]
 
 _SOURCE = re.compile(r"<!-- source: (\S+?)::(\S+?) -->")
 _DOT = re.compile(r"<!-- dot: (\w+) -->")
@@ -145,13 +146,18 @@ def on_config(config):
 def on_files(files, config):
     """Add the generated graph files to the site."""
     from mkdocs.structure.files import File
-    tmp = tempfile.mkdtemp(prefix="ember-docs-graphs-")
-    _cache["dots"] = build_graphs(tmp)
-    for name in sorted(os.listdir(tmp)):
-        with open(os.path.join(tmp, name), "rb") as f:
-            files.append(File.generated(config, "graphs/" + name, content=f.read()))
-    shutil.rmtree(tmp, ignore_errors=True)
+    tmp = _cache["tmp"] = tempfile.mkdtemp(prefix="ember-docs-")  # graphs/, copied at build
+    _cache["dots"] = build_graphs(os.path.join(tmp, "graphs"))
+    for name in sorted(os.listdir(os.path.join(tmp, "graphs"))):
+        files.append(File("graphs/" + name, tmp, config["site_dir"],
+                          config["use_directory_urls"]))
     return files
+
+
+def on_post_build(config):
+    """Remove the temporary folder of generated graphs."""
+    if "tmp" in _cache:
+        shutil.rmtree(_cache.pop("tmp"), ignore_errors=True)
 
 
 def on_page_markdown(markdown, page, config, files):

@@ -6,7 +6,12 @@ import sys
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="ember", description="ember command line")
     sub = parser.add_subparsers(dest="cmd")
-    demo = sub.add_parser("demo", help="run the guided demo (the seeds' story, then training)")
+    demo = sub.add_parser(
+        "demo", help="run the guided demo (the seeds' story, then training)",
+        description="The seeds' story (a custom Function, the graph, the version counter, "
+                    "Function vs Module, stable Softplus), then a two-layer net on the diabetes "
+                    "data and an MLP and a CNN on the digits. Writes loss.png, graph.dot/.svg/"
+                    ".html and model.safetensors into --out. Needs no network.")
     demo.add_argument("--quick", action="store_true", help="a smaller, faster run (for tests)")
     demo.add_argument("--out", default="ember-demo", help="folder for the files it writes")
     demo.add_argument("--threads", type=int, default=1,

@@ -364,8 +364,9 @@ def run(args):
     print("\nSummary: %.1f s" % (time.perf_counter() - start))
     for line in report:
         print("   " + line)
+    width = max((len(path) for path in written), default=0)
     for path in written:
-        print("   wrote %-30s %8d bytes" % (path, os.path.getsize(path)))
+        print("   wrote %-*s %8d bytes" % (width, path, os.path.getsize(path)))
     if failures:
         print("   failed parts: " + ", ".join(failures))
     return 1 if failures else 0

@@ -142,3 +142,15 @@ def test_make_blobs_centers():
 def test_bad_generator():
     with pytest.raises(TypeError, match="generator"):
         datasets.make_moons(10, generator="seed")
+
+
+def test_datasets_work_with_dataloader():
+    from ember.utils.data import DataLoader, Dataset
+    ds = datasets.DigitsDataset(flatten=False)
+    assert isinstance(ds, Dataset)
+    images, labels = next(iter(DataLoader(ds, batch_size=16, shuffle=True,
+                                          generator=ember.Generator().manual_seed(0))))
+    assert tuple(images.shape) == (16, 1, 8, 8) and tuple(labels.shape) == (16,)
+    assert labels.dtype == ember.int64
+    x, t = next(iter(DataLoader(datasets.DiabetesDataset(train=False), batch_size=8)))
+    assert tuple(x.shape) == (8, 10) and tuple(t.shape) == (8, 1)

@@ -3,11 +3,7 @@ import numpy as np
 
 __all__ = ["Bunch", "Dataset", "numpy_rng", "to_tensors"]
 
-try:
-    from ..utils.data import Dataset
-except ImportError:  # ember.utils.data.Dataset is optional here: a plain base works the same
-    class Dataset:
-        """A map-style dataset: ``__getitem__`` and ``__len__``."""
+from ..utils.data import Dataset
 
 
 class Bunch(dict):

@@ -218,7 +218,8 @@ class Pow(Function):
         ga = gb = None
         if need[0]:
             # NOTE: torch gives 0 where b == 0 (even at a == 0).
-            g = grad_output * b * a ** (b - 1)
+            safe_a = where(b == 0, 1.0, a)   # avoids 0 * inf where the result is masked anyway
+            g = grad_output * b * safe_a ** (b - 1)
             ga = sum_to(where(b == 0, 0.0, g), _grad_shape(ctx, 0))
         if need[1]:
             # NOTE: torch gives 0 where a == 0 and b >= 0 instead of nan from log(0).

@@ -57,7 +57,7 @@ def _check_bounds(index, shape):
     n_ell = sum(1 for i in index if i is Ellipsis)
     if n_ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    consumed = sum(1 if not isinstance(i, np.ndarray) or i.dtype != bool else max(i.ndim, 1)
+    consumed = sum(1 if not isinstance(i, np.ndarray) or i.dtype != bool else i.ndim
                    for i in index if i is not None and i is not Ellipsis)
     if consumed > len(shape):
         raise IndexError("too many indices for tensor of dimension %d" % len(shape))
@@ -575,7 +575,7 @@ class IndexSelect(Function):
         ctx.dim = dim
         ctx.save_for_backward(index)
         if arr.ndim == 0:
-            return Tensor._wrap(arr.reshape(1)[index._array].reshape(()))
+            return Tensor._wrap(arr.reshape(1)[index._array])
         return Tensor._wrap(np.take(arr, index._array, axis=dim))
 
     @staticmethod
@@ -751,7 +751,7 @@ class MaskedFill(Function):
         v = value._array if isinstance(value, Tensor) else value
         out = np.where(mask, np.asarray(v).astype(arr.dtype), arr)
         ctx.mask = mask
-        return Tensor._wrap(np.ascontiguousarray(out))
+        return Tensor._wrap(np.array(out, copy=True))
 
     @staticmethod
     def backward(ctx, grad_output):

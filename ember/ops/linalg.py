@@ -629,8 +629,14 @@ class LinalgDet(Function):
     def backward(ctx, grad_output):
         from .shape import unsqueeze
         a, = ctx.saved_tensors
-        # NOTE: d det(A) / dA = det(A) * A^{-T}; singular inputs are not supported here.
+        # NOTE: d det(A) / dA = det(A) * A^{-T}. For an exactly singular A torch's LU solve
+        # scales by det = 0 and returns zeros; swapping in I keeps the inverse finite.
         d = det(a)
+        singular = d._array == 0
+        if np.any(singular):
+            from .comparison import where
+            eye = Tensor._wrap(np.eye(a._array.shape[-1], dtype=a._array.dtype))
+            a = where(Tensor._wrap(np.asarray(singular)[..., None, None]), eye, a)
         scale = unsqueeze(unsqueeze(grad_output * d, -1), -1)
         return scale * _inv(a).mT
 

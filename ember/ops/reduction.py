@@ -618,10 +618,6 @@ class Var(Function):
         for d in dims:
             n *= arr.shape[d]
         ctx.dims, ctx.keepdim, ctx.denom = dims, keepdim, n - correction
-        if n - correction <= 0:
-            warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less "
-                          "than the reduction factor (input numel divided by output numel).",
-                          UserWarning, stacklevel=4)
         with np.errstate(invalid="ignore", divide="ignore"):
             dev = arr - arr.sum(axis=dims, keepdims=True) / arr.dtype.type(n)
             denom = arr.dtype.type(_b.max(0, n - correction))
@@ -660,16 +656,30 @@ class Std(Function):
         return _var_backward(ctx, g, a), None, None, None
 
 
+def _dof_warning(input, dims, correction):
+    n = 1
+    for d in dims:
+        n *= input._array.shape[d]
+    if n - correction <= 0:
+        warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
+
+
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """Variance over ``dim`` with ``correction`` (1 by default: Bessel's, as ``unbiased``)."""
     dim, c = _correction("var", dim, unbiased, correction)
-    return Var.apply(input, _dims_or_all(dim, input._array.ndim, "var"), c, keepdim)
+    dims = _dims_or_all(dim, input._array.ndim, "var")
+    _dof_warning(input, dims, c)
+    return Var.apply(input, dims, c, keepdim)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """Standard deviation over ``dim`` with ``correction`` (1 by default)."""
     dim, c = _correction("std", dim, unbiased, correction)
-    return Std.apply(input, _dims_or_all(dim, input._array.ndim, "std"), c, keepdim)
+    dims = _dims_or_all(dim, input._array.ndim, "std")
+    _dof_warning(input, dims, c)
+    return Std.apply(input, dims, c, keepdim)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):

@@ -73,17 +73,13 @@ class View(Function):
 
 
 class Reshape(Function):
-    node_name = "ViewBackward0"
+    """``reshape`` when the layout forbids a view: a copy, as torch's ``_unsafe_view``."""
+
+    node_name = "UnsafeViewBackward0"
 
     @staticmethod
     def forward(ctx, a, shape):
-        arr = a._array
-        v = arr.view()
-        try:
-            v.shape = shape
-            return _view_of(a, v)
-        except AttributeError:
-            return Tensor._wrap(arr.reshape(shape))
+        return Tensor._wrap(a._array.reshape(shape))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -155,6 +151,22 @@ class Squeeze(Function):
         return reshape(grad_output, ctx._input_meta(0)[0]), None
 
 
+class SqueezeDim(Squeeze):
+    node_name = "SqueezeBackward1"
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        return Squeeze.forward(ctx, a, dims)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return Squeeze.backward(ctx, grad_output)
+
+
+class SqueezeDims(SqueezeDim):
+    node_name = "SqueezeBackward2"
+
+
 class Expand(Function):
     node_name = "ExpandBackward0"
 
@@ -186,7 +198,12 @@ def view(input, *shape):
 def reshape(input, *shape):
     """``view`` when the memory layout allows, otherwise a copy."""
     shape = _infer_shape("reshape", _shape_arg(shape), input._array.size)
-    return Reshape.apply(input, shape)
+    v = input._array.view()
+    try:
+        v.shape = shape
+    except AttributeError:
+        return Reshape.apply(input, shape)
+    return View.apply(input, shape)
 
 
 def view_as(input, other):
@@ -219,7 +236,7 @@ def t(input):
 
 def permute(input, *dims, **kwargs):
     """Reorder the dims (a view); ``permute(x, (1, 0))``, ``x.permute(1, 0)`` or ``dims=``."""
-    dims = _shape_arg(dims if dims else (kwargs.pop("dims"),))
+    dims = _shape_arg(dims if dims else (kwargs.pop("dims", ()),))
     n = input._array.ndim
     if len(dims) != n:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
@@ -240,12 +257,10 @@ def squeeze(input, dim=None):
     """Remove dims of size 1 (all, or those in ``dim``)."""
     n = input._array.ndim
     if dim is None:
-        dims = tuple(range(n))
-    elif isinstance(dim, (tuple, list)):
-        dims = tuple(wrap_dim(d, n, "squeeze") for d in dim)
-    else:
-        dims = (wrap_dim(dim, n, "squeeze"),) if n else ()
-    return Squeeze.apply(input, dims)
+        return Squeeze.apply(input, tuple(range(n)))
+    if isinstance(dim, (tuple, list)):
+        return SqueezeDims.apply(input, tuple(wrap_dim(d, n, "squeeze") for d in dim))
+    return SqueezeDim.apply(input, (wrap_dim(dim, n, "squeeze"),) if n else ())
 
 
 def expand(input, *sizes):
@@ -726,7 +741,7 @@ class Flip(Function):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
-        return Tensor._wrap(np.ascontiguousarray(np.flip(a._array, dims)))
+        return Tensor._wrap(np.flip(a._array, dims).copy())
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -964,6 +979,8 @@ def movedim(input, source, destination):
     if len(set(dst)) != len(dst):
         raise RuntimeError("movedim: repeated dim in `destination` (%s)"
                            % _shape_list(destination))
+    if n == 0:
+        return permute(input)
     order = [None] * n
     for s, d in zip(src, dst):
         order[d] = s

@@ -312,3 +312,48 @@ def test_double_backward_softplus():
     assert ember.autograd.gradgradcheck(lambda t: ember.nn.functional.softplus(t), (x,))
     assert ember.autograd.gradcheck(lambda t: ember.nn.functional.gelu(t), (x,))
     assert math.isfinite(float(ember.nn.functional.softplus(x).sum()))
+
+
+def _f64(*shape, seed=0):
+    return ember.tensor(r(*shape, seed=seed), requires_grad=True)
+
+
+@pytest.mark.parametrize("name", ["linear", "conv2d", "conv_t", "max_pool", "avg_pool",
+                                  "adaptive_max", "layer_norm", "batch_norm", "group_norm",
+                                  "cross_entropy", "nll", "pad_reflect", "pad_replicate",
+                                  "interpolate", "lstm_cell", "embedding"])
+def test_gradcheck_fused(name):
+    F = ember.nn.functional
+    gc = ember.autograd.gradcheck
+    x4 = _f64(2, 2, 5, 4)
+    cases = {
+        "linear": (lambda a, w, b: F.linear(a, w, b), (_f64(3, 4), _f64(2, 4, seed=1),
+                                                       _f64(2, seed=2))),
+        "conv2d": (lambda a, w: F.conv2d(a, w, stride=2, padding=1, dilation=1),
+                   (x4, _f64(3, 2, 2, 2, seed=1))),
+        "conv_t": (lambda a, w: F.conv_transpose2d(a, w, stride=2, output_padding=1),
+                   (x4, _f64(2, 3, 2, 2, seed=1))),
+        "max_pool": (lambda a: F.max_pool2d(a, 2, 1), (x4,)),
+        "avg_pool": (lambda a: F.avg_pool2d(a, 3, 2, 1, ceil_mode=True), (x4,)),
+        "adaptive_max": (lambda a: F.adaptive_max_pool2d(a, (2, 3)), (x4,)),
+        "layer_norm": (lambda a: F.layer_norm(a, (5, 4)), (x4,)),
+        "batch_norm": (lambda a: F.batch_norm(a, None, None, training=True), (x4,)),
+        "group_norm": (lambda a: F.group_norm(a, 1), (x4,)),
+        "cross_entropy": (lambda a: F.cross_entropy(a, ember.tensor([[1, 0], [0, 1]]),
+                                                    label_smoothing=0.2), (_f64(2, 2, 2),)),
+        "nll": (lambda a: F.nll_loss(a, ember.tensor([1, 0, 2]), reduction="sum"),
+                (_f64(3, 3),)),
+        "pad_reflect": (lambda a: F.pad(a, (2, 1, 1, 3), mode="reflect"), (x4,)),
+        "pad_replicate": (lambda a: F.pad(a, (2, 1), mode="replicate"), (x4,)),
+        "interpolate": (lambda a: F.interpolate(a, (7, 3), mode="bilinear"), (x4,)),
+        "lstm_cell": (lambda a, h, c: ember.nn.LSTMCell(3, 2).double()(a, (h, c)),
+                      (_f64(2, 3), _f64(2, 2, seed=1), _f64(2, 2, seed=2))),
+        "embedding": (lambda w: F.embedding(ember.tensor([[0, 2], [2, 2]]), w),
+                      (_f64(3, 2),)),
+    }
+    fn, args = cases[name]
+    ember.manual_seed(0)
+    if name == "lstm_cell":
+        cell = ember.nn.LSTMCell(3, 2).double()
+        fn = lambda a, h, c: cell(a, (h, c))  # noqa: E731
+    assert gc(fn, args)

@@ -276,3 +276,14 @@ def test_embedding_from_pretrained(torch):
     out = e2(ember.tensor(idx))
     out.sum().backward()
     np.testing.assert_array_equal(_np(e2.weight.grad), [[1, 1], [0, 0], [1, 1]])
+
+
+def test_state_dict_pre_hook(torch):
+    calls = {}
+    for lib in (ember, torch):
+        m = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.ReLU())
+        seen = []
+        m[0].register_state_dict_pre_hook(lambda mod, prefix, kv: seen.append((prefix, kv)))
+        m.state_dict()
+        calls[lib.__name__] = seen
+    assert calls["ember"] == calls["torch"]

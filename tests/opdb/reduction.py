@@ -80,7 +80,7 @@ OPS = [
         _samples_2d(), differentiable=False),
     _op("argmax_ties", lambda L, x: (x.argmax(), x.argmax(1), x.argmin(0), x.argmin()), _ties,
         differentiable=False),
-    _op("var", lambda L, x: x.var()),
+    _op("var", lambda L, x: x.var(), _samples_2d()),
     _op("var_dim", lambda L, x: L.var(x, 1), _samples_2d()),
     _op("var_correction", lambda L, x: L.var(x, (0, -1), correction=0, keepdim=True),
         _samples_2d()),

@@ -142,6 +142,12 @@ def test_inv_det_solve(torch):
     compare(torch, lambda L, a, b: L.linalg.solve(a, b, left=False), spd(3), rn(2, 3))
 
 
+def test_det_singular(torch):
+    compare(torch, lambda L, a: L.linalg.det(a), np.array([[1.0, 2.0], [2.0, 4.0]]))
+    compare(torch, lambda L, a: L.linalg.det(a), np.array([[[1.0, 2.0], [2.0, 4.0]],
+                                                           [[1.0, 2.0], [3.0, 4.0]]]))
+
+
 def test_linalg_gradcheck():
     a = ember.tensor(spd(3), requires_grad=True)
     b = ember.tensor(rn(3, 2), requires_grad=True)

@@ -133,7 +133,11 @@ def test_grad_fn_names(torch):
                lambda L, x: x.repeat(2, 1), lambda L, x: x.unbind()[0],
                lambda L, x: x.permute(1, 0), lambda L, x: x.expand(2, 2, 3),
                lambda L, x: x.transpose(0, 1), lambda L, x: x.unsqueeze(0),
-               lambda L, x: x.view(-1), lambda L, x: x.t()]:
+               lambda L, x: x.view(-1), lambda L, x: x.t(), lambda L, x: x.t().reshape(-1),
+               lambda L, x: x.reshape(3, 2), lambda L, x: x[None].squeeze(),
+               lambda L, x: x[None].squeeze(0), lambda L, x: x[None].squeeze((0,)),
+               lambda L, x: x.unflatten(1, (3, 1)), lambda L, x: x.movedim(0, 1),
+               lambda L, x: x.mT, lambda L, x: x.swapaxes(0, 1), lambda L, x: x.flatten()]:
         te = fn(torch, torch.ones(2, 3, requires_grad=True))
         ee = fn(ember, ember.ones(2, 3, requires_grad=True))
         assert ee.grad_fn.name() == te.grad_fn.name()
@@ -230,3 +234,28 @@ def test_permute_reshape_roundtrip_property(torch):
         assert np.array_equal(back.numpy(), x)
         assert np.array_equal(e.reshape(-1).view(e.shape).numpy(), e.numpy())
     check()
+
+
+EDGE = [
+    (lambda L, x: x.flatten(), ()), (lambda L, x: x.unsqueeze(0), ()),
+    (lambda L, x: x.squeeze(), ()), (lambda L, x: x.squeeze(0), ()),
+    (lambda L, x: x.reshape(1, 1), ()), (lambda L, x: x.expand(3), ()),
+    (lambda L, x: x.repeat(2, 2), ()), (lambda L, x: x.flip(0), (0,)),
+    (lambda L, x: x.flip(()), ()), (lambda L, x: x.roll(1), (0,)),
+    (lambda L, x: L.atleast_2d(x), ()), (lambda L, x: L.stack([x, x]), ()),
+    (lambda L, x: x.t(), ()), (lambda L, x: x.t(), (3,)), (lambda L, x: x.movedim(0, 0), ()),
+    (lambda L, x: x.tril(), (0, 3)), (lambda L, x: x.diagonal(), (0, 3)),
+    (lambda L, x: x.split(1), (0,)), (lambda L, x: x.chunk(2), (0, 2)),
+    (lambda L, x: x.unbind(), (0, 2)), (lambda L, x: x.repeat_interleave(2), ()),
+    (lambda L, x: x[None, ..., None], ()), (lambda L, x: x[...], ()),
+    (lambda L, x: x[x > 0], ()), (lambda L, x: x[True], (2,)),
+    (lambda L, x: L.cat([x, x], 0), (0, 3)), (lambda L, x: L.diag(x), (0,)),
+    (lambda L, x: x.unfold(0, 2, 1), (4,)), (lambda L, x: x.narrow(0, 0, 0), (3,)),
+    (lambda L, x: L.broadcast_to(x, (2, 3)), ()), (lambda L, x: x.rot90(2), (2, 3)),
+    (lambda L, x: x.rot90(-3, (1, 0)), (2, 3)), (lambda L, x: L.matmul(x, x.mT), (2, 0, 3)),
+]
+
+
+@pytest.mark.parametrize("fn,shape", EDGE)
+def test_zero_dim_and_empty(torch, fn, shape):
+    compare(torch, fn, rn(*shape))

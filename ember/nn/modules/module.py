@@ -101,13 +101,13 @@ class Module:
         d["_backward_hooks"] = OrderedDict()
         d["_backward_pre_hooks"] = OrderedDict()
         d["_state_dict_hooks"] = OrderedDict()
+        d["_state_dict_pre_hooks"] = OrderedDict()
         d["_load_state_dict_pre_hooks"] = OrderedDict()
 
     def forward(self, *input):
         raise NotImplementedError('Module [%s] is missing the required "forward" function'
                                   % type(self).__name__)
 
-    # ---- registration -----------------------------------------------------------
     def _check_init(self):
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameters, buffers or modules before "
@@ -256,7 +256,6 @@ class Module:
             raise AttributeError(mod._get_name() + " has no buffer `" + name + "`")
         return mod._buffers[name]
 
-    # ---- iteration --------------------------------------------------------------
     def _named_members(self, get, prefix="", recurse=True, remove_duplicate=True):
         seen = set()
         mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
@@ -318,7 +317,6 @@ class Module:
                         for k, m in mod._modules.items() if m is not None]
             stack.extend(reversed(children))
 
-    # ---- state ------------------------------------------------------------------
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, p in self._parameters.items():
             if p is not None:
@@ -336,6 +334,8 @@ class Module:
         if destination is None:
             destination = OrderedDict()
         for name, mod in self.named_modules(prefix=prefix.rstrip(".")):
+            for hook in mod.__dict__.get("_state_dict_pre_hooks", {}).values():
+                hook(mod, name + "." if name else "", keep_vars)
             mod._save_to_state_dict(destination, name + "." if name else "", keep_vars)
         for hook in self._state_dict_hooks.values():
             r = hook(self, destination, prefix, {})
@@ -405,7 +405,6 @@ class Module:
         else:
             mod._buffers[name] = value
 
-    # ---- modes and transforms ---------------------------------------------------
     def train(self, mode=True):
         """Set training mode (``self.training``) here and in all sub-modules."""
         if not isinstance(mode, bool):
@@ -497,7 +496,6 @@ class Module:
     def share_memory(self):
         return self
 
-    # ---- hooks ------------------------------------------------------------------
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """``hook(module, args)`` before forward; may return new args."""
         h = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
@@ -539,7 +537,9 @@ class Module:
         return h
 
     def register_state_dict_pre_hook(self, hook):
-        h = RemovableHandle(self._state_dict_hooks)
+        """``hook(module, prefix, keep_vars)`` before ``state_dict`` collects the state."""
+        h = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[h.id] = hook
         return h
 
     def _register_state_dict_hook(self, hook):
@@ -583,7 +583,6 @@ class Module:
             out = state.setup_output(out)
         return out
 
-    # ---- printing ---------------------------------------------------------------
     def _get_name(self):
         return type(self).__name__
 
