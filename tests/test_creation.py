@@ -116,6 +116,9 @@ def test_devices(torch):
         ember.zeros(2, device="cuda")
     with pytest.raises(RuntimeError, match="cuda"):
         ember.rand_like(x, device="cuda")
+    assert x.get_device() == -1 and not x.is_cuda
+    with ember.device("cpu"):
+        assert ember.zeros(1).device.type == "cpu"
     ember.set_default_device("cpu")
     assert ember.get_default_device() == ember.device("cpu")
     with pytest.raises(RuntimeError):

@@ -95,9 +95,10 @@ def binary_arrays(op, a, b):
         return aa, ba
     if isinstance(b, bool) or (aa.dtype.kind == "f" or (aa.dtype.kind in "iu" and
                                                          isinstance(b, int))):
-        if aa.dtype.kind in "iu" and not isinstance(b, bool) and \
-                not np.iinfo(aa.dtype).min <= b <= np.iinfo(aa.dtype).max:
-            b = np.array(b).astype(aa.dtype)   # wraps around, as torch's integer scalars
+        if aa.dtype.kind in "iu" and not 0 <= b <= 127:
+            info = np.iinfo(aa.dtype)
+            if not info.min <= b <= info.max:
+                b = np.array(b).astype(aa.dtype)   # wraps around, as torch's integer scalars
         return aa, b
     d = _dt.result_type(a, b).np
     return (aa.astype(d) if aa.dtype != d else aa), b

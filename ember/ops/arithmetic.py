@@ -665,62 +665,48 @@ def _as_tensors(op, a, b):
     return a, b
 
 
-class Maximum(Function):
+class _MinMax(Function):
+    """maximum, minimum, fmax, fmin: an element-wise pick whose ties share the gradient."""
+
     node_name = "MaximumBackward0"
     np_fn = staticmethod(np.maximum)
+    sign = 1            # 1: the larger operand wins, -1: the smaller
+    nan_aware = False   # fmax/fmin ignore a nan operand
 
-    @classmethod
-    def _run(cls, ctx, a, b):
-        aa, bb = binary_arrays(cls.node_name, a, b)
+    @staticmethod
+    def forward(ctx, a, b):
+        cls = ctx._forward_cls
+        aa, bb = binary_arrays(cls.__name__.lower(), a, b)
         ctx.save_for_backward(a, b)
         return Tensor._wrap(np.asarray(cls.np_fn(aa, bb)))
 
     @staticmethod
-    def forward(ctx, a, b):
-        return Maximum._run(ctx, a, b)
-
-    @staticmethod
     def backward(ctx, grad_output):
-        return _minmax_grads(ctx, grad_output, 1)
+        cls = ctx._forward_cls
+        return _minmax_grads(ctx, grad_output, cls.sign, cls.nan_aware)
 
 
-class Minimum(Function):
+class Maximum(_MinMax):
+    node_name = "MaximumBackward0"
+
+
+class Minimum(_MinMax):
     node_name = "MinimumBackward0"
     np_fn = staticmethod(np.minimum)
-
-    @staticmethod
-    def forward(ctx, a, b):
-        return Maximum._run.__func__(Minimum, ctx, a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return _minmax_grads(ctx, grad_output, -1)
+    sign = -1
 
 
-class Fmax(Function):
+class Fmax(_MinMax):
     node_name = "FmaxBackward0"
     np_fn = staticmethod(np.fmax)
-
-    @staticmethod
-    def forward(ctx, a, b):
-        return Maximum._run.__func__(Fmax, ctx, a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return _minmax_grads(ctx, grad_output, 1, nan_aware=True)
+    nan_aware = True
 
 
-class Fmin(Function):
+class Fmin(_MinMax):
     node_name = "FminBackward0"
     np_fn = staticmethod(np.fmin)
-
-    @staticmethod
-    def forward(ctx, a, b):
-        return Maximum._run.__func__(Fmin, ctx, a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return _minmax_grads(ctx, grad_output, -1, nan_aware=True)
+    sign = -1
+    nan_aware = True
 
 
 def _minmax_grads(ctx, grad_output, sign, nan_aware=False):

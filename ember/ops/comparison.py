@@ -4,7 +4,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._inplace import inplace
-from ._util import binary_arrays, sum_to
+from ._util import binary_arrays, check_shapes_broadcast, sum_to
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
            "not_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and",
@@ -132,7 +132,6 @@ class Where(Function):
     @staticmethod
     def forward(ctx, cond, a, b):
         ctx.save_for_backward(cond)
-        from ._util import check_shapes_broadcast
         shape = check_shapes_broadcast("where", cond._array.shape, np.shape(_arr(a)))
         check_shapes_broadcast("where", shape, np.shape(_arr(b)))
         if isinstance(a, Tensor) and isinstance(b, Tensor):

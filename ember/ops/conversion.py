@@ -7,7 +7,8 @@ from ..tensor import Tensor
 
 __all__ = ["to", "clone", "contiguous", "detach", "device", "is_tensor", "is_floating_point",
            "numel", "is_nonzero", "copy_", "zero_", "fill_", "uniform_", "normal_",
-           "bernoulli_", "random_", "exponential_", "cauchy_", "geometric_", "log_normal_"]
+           "bernoulli_", "random_", "exponential_", "cauchy_", "geometric_", "log_normal_",
+           "get_device"]
 
 
 class device:
@@ -48,6 +49,16 @@ class device:
 
     def __hash__(self):
         return hash((self.type, self.index))
+
+    def __enter__(self):
+        _check_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
 
 
 class ToCopy(Function):
@@ -143,6 +154,11 @@ def contiguous(input, memory_format=None):
 def detach(input):
     """A tensor sharing values with ``input``, outside the graph."""
     return input.detach()
+
+
+def get_device(input):
+    """The CUDA device index of ``input``; -1 for CPU tensors (all of ember's)."""
+    return -1
 
 
 def is_tensor(obj):

@@ -497,6 +497,8 @@ def einsum(equation, *operands):
         tensor([3., 3.])
     """
     from .shape import expand
+    if isinstance(equation, Tensor):
+        equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     subs, out_sub = _parse_einsum(equation, [o._array.shape for o in operands])
@@ -521,6 +523,18 @@ def einsum(equation, *operands):
             raise RuntimeError("expected scalar type %s but found %s"
                                % (_tname(d), _tname(o._array.dtype)))
     return _einsum_apply(subs, out_sub, ops_)
+
+
+def _sublist_equation(args):
+    """``einsum(a, [0, 1], b, [1, 2], [0, 2])`` as an equation string and its operands."""
+    def letters(sub):
+        return "".join("..." if s is Ellipsis else "abcdefghijklmnopqrstuvwxyz"[s] for s in sub)
+    operands = args[0::2][:len(args) // 2]
+    subs = [letters(s) for s in args[1::2][:len(args) // 2]]
+    eq = ",".join(subs)
+    if len(args) % 2:
+        eq += "->" + letters(args[-1])
+    return eq, tuple(operands)
 
 
 def tensordot(a, b, dims=2, out=None):

@@ -66,7 +66,6 @@ def _inplace(name, low=-2.0, high=2.0, **kw):
 
 _POS = dict(low=0.5, high=2.0)
 _UNIT = dict(low=-0.9, high=0.9)
-_ZERO_GRAD = dict(double_backward=True)
 
 OPS = [
     _unary("exp"), _unary("exp2"), _unary("expm1"), _unary("log", **_POS),

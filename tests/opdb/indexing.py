@@ -24,7 +24,7 @@ def _distinct(dt):
 
 
 OPS = [
-    _op("getitem_basic", lambda L, x: x[1:, None, ::-1 if False else 2]),
+    _op("getitem_basic", lambda L, x: x[1:, None, ::2]),
     _op("getitem_int_neg", lambda L, x: x[-1, ..., 1:]),
     _op("getitem_adv", lambda L, x: x[_i(L, [0, 2, 0]), 1:]),
     _op("getitem_adv_pair", lambda L, x: x[_i(L, [[0, 1]]), _i(L, [[3], [1]])]),

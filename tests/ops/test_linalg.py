@@ -82,6 +82,8 @@ def test_einsum(torch, eq, shapes):
 
 def test_einsum_list_and_double_backward(torch):
     compare(torch, lambda L, a, b: L.einsum("ij,jk->ik", [a, b]), rn(2, 3), rn(3, 4))
+    compare(torch, lambda L, a, b: L.einsum(a, [0, 1], b, [1, 2], [2, 0]), rn(2, 3), rn(3, 4))
+    compare(torch, lambda L, a, b: L.einsum(a, [Ellipsis, 1], b, [1]), rn(2, 3), rn(3))
     a = ember.tensor(rn(2, 3), requires_grad=True)
     b = ember.tensor(rn(3, 3), requires_grad=True)
     assert ember.autograd.gradcheck(lambda x, y: ember.einsum("ij,jj->i", x, y), (a, b))
