@@ -1,11 +1,12 @@
 """Time the workloads in ember and PyTorch, in one process, alternating, and print a table.
 
-    python -m benchmarks.run [--only W3] [--json out.json] [--quick]
+    python -m benchmarks.run [--only W3] [--json out.json] [--quick] [--threads N]
 
 For every workload both libraries start from the same weights (copied from torch's model) and
 first run a few steps whose losses must agree: a fast wrong answer is a failure (exit status
-1). Timing then alternates ember and torch blocks after a warm-up and reports medians. Without
-torch installed, ember runs alone and the table says so.
+1). Timing then alternates ember and torch blocks after a warm-up and reports each library's
+median; the ratio is the median of the per-round ratios. Peak memory is measured in a fresh
+interpreter per library. Without torch installed, ember runs alone and the runner says so.
 """
 import argparse
 import gc
@@ -395,9 +396,10 @@ def format_machine(info):
     parts = ["CPU: %s, %s logical cores (%s usable)" % (info["cpu"], info["logical_cores"],
                                                         info["usable_cores"]),
              "BLAS: %s" % blas,
-             "Python %s, numpy %s, ember %s, torch %s (%s threads)"
-             % (info["python"], info["numpy"], info["ember"], info["torch"] or "not installed",
-                info["torch_threads"])]
+             "Python %s, numpy %s, ember %s, torch %s"
+             % (info["python"], info["numpy"], info["ember"],
+                "%s (%s threads)" % (info["torch"], info["torch_threads"]) if info["torch"]
+                else "not installed")]
     if info["env"]:
         parts.append("env: " + " ".join("%s=%s" % kv for kv in info["env"].items()))
     return "\n".join(parts)

@@ -42,6 +42,9 @@ def _make_grads(outputs, grad_outputs):
 def _roots(outputs):
     roots = []
     for i, t in enumerate(outputs):
+        if t._base is not None and t._requires_grad:
+            from .function import refresh_view
+            refresh_view(t)
         if t.grad_fn is not None:
             roots.append((t.grad_fn, t._output_nr))
         elif t._requires_grad:

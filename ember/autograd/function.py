@@ -156,10 +156,21 @@ def _apply(forward, node, args, kwargs):
     if not is_tuple and not isinstance(out, Tensor) and out is not None:
         raise TypeError("%s.forward must return a Tensor or a tuple of Tensors, but returned "
                         "%s" % (_fn_name(node), type(out).__name__))
+    for a in args:
+        if isinstance(a, Tensor) and a._base is not None and a._requires_grad:
+            refresh_view(a)
     if len(args) == 1:
         a = args[0]
         node._edges = (((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0)),)
         node._tensor_args = (True,)
+    elif len(args) == 2:
+        a, b = args
+        node._edges = (
+            (((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
+             if needs[0] else None),
+            (((b.grad_fn, b._output_nr) if b.grad_fn is not None else (b, 0))
+             if needs[1] else None))
+        node._tensor_args = (isinstance(a, Tensor), isinstance(b, Tensor))
     else:
         node._edges = tuple([((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
                              if n else None for a, n in zip(args, needs)])
@@ -173,6 +184,8 @@ def _apply(forward, node, args, kwargs):
             out.grad_fn = node
             out._output_nr = 0
             out._requires_grad = True
+            if out._base is not None:
+                out.__dict__["_view_version"] = out._version_ref[0]
         else:
             out._requires_grad = False
         node._out_meta = ((arr.shape, arr.dtype),)
@@ -207,6 +220,8 @@ def _apply(forward, node, args, kwargs):
             o.grad_fn = node
             o._output_nr = i
             o._requires_grad = True
+            if o._base is not None:
+                o.__dict__["_view_version"] = o._version_ref[0]
         results.append(o)
         meta.append((arr.shape, arr.dtype))
     node._n_out = len(outs)
@@ -217,6 +232,29 @@ def _apply(forward, node, args, kwargs):
         from .anomaly_mode import record_trace
         record_trace(node)
     return tuple(results) if is_tuple else results[0]
+
+
+def refresh_view(view):
+    """Give ``view`` a grad_fn through its base's current one when the base (or another view
+    of it) was modified in place after ``view`` was made, as torch regenerates it."""
+    version = view.__dict__.get("_view_version")
+    if version is None or version == view._version_ref[0] or not view._base._requires_grad:
+        return
+    from ..ops._inplace import _positions
+    from ..ops.indexing import _take_flat
+    base = view._base
+    idx = _positions(view._array, base._array)
+    if idx is None:
+        return
+    prev = _state.enabled
+    _state.enabled = True
+    try:
+        fresh = _take_flat(base, idx)
+    finally:
+        _state.enabled = prev
+    view.grad_fn = fresh.grad_fn
+    view._output_nr = fresh._output_nr
+    view.__dict__["_view_version"] = view._version_ref[0]
 
 
 def _is_in(o, seq):

@@ -28,6 +28,9 @@ def write(t, arr, op):
                                % (op, list(dst.shape), list(np.broadcast_shapes(
                                    arr.shape, dst.shape)) if _bcastable(arr.shape, dst.shape)
                                   else list(arr.shape))) from None
+    if dst.size == 0:           # nothing to write (an expanded size-0 view is read-only)
+        t._version_ref[0] += 1
+        return
     if not dst.flags.writeable:
         from ..autograd.anomaly_mode import raise_if_saved
         raise_if_saved(dst, op)
@@ -52,9 +55,44 @@ def inplace(t, fn, *args, **kwargs):
     if _state.enabled and (t._requires_grad or any(isinstance(a, Tensor) and a._requires_grad
                                                    for a in args)):
         return _recorded(t, fn, op, args, kwargs)
+    if len(args) == 1 and _direct(t, fn, args[0], kwargs):
+        return t
     out = fn(t, *args, **kwargs)
     write(t, out._array, op)
     return t
+
+
+_UFUNCS = {}
+
+
+def _direct(t, fn, other, kwargs):
+    """``t op= other`` as one NumPy ufunc writing into ``t``'s memory, for the common case (a
+    float tensor and a tensor of its dtype that broadcasts to it, or a Python number; add, sub
+    or mul, no alpha): the same values as ``fn`` then ``write``, without the temporary."""
+    if not _UFUNCS:
+        from . import arithmetic
+        _UFUNCS.update({arithmetic.add: np.add, arithmetic.sub: np.subtract,
+                        arithmetic.mul: np.multiply})
+    ufunc = _UFUNCS.get(fn)
+    dst = t._array
+    if ufunc is None or dst.dtype.kind != "f" or not dst.flags.writeable:
+        return False
+    for v in kwargs.values():
+        if v is not None and v != 1:
+            return False
+    if isinstance(other, Tensor):
+        src = other._array
+        if src.dtype != dst.dtype or (src.shape != dst.shape and (
+                src.ndim > dst.ndim or not _bcastable(src.shape, dst.shape) or
+                np.broadcast_shapes(src.shape, dst.shape) != dst.shape)):
+            return False
+    elif type(other) is float or type(other) is int:
+        src = other
+    else:
+        return False
+    ufunc(dst, src, out=dst)
+    t._version_ref[0] += 1
+    return True
 
 
 def _recorded(t, fn, op, args, kwargs):
@@ -72,14 +110,35 @@ def _recorded(t, fn, op, args, kwargs):
     old._output_nr = t._output_nr
     out = fn(old, *args, **kwargs)
     write(t, out._array, op)
+    _saved_output_is(out, t)
     t.grad_fn = out.grad_fn
     t._output_nr = out._output_nr
     t._requires_grad = out._requires_grad
     return t
 
 
+def _saved_output_is(out, t):
+    """A node that saved its output ``out`` now saves ``t`` (which holds those values), as in
+    torch: modifying ``t`` in place again makes backward raise the version error."""
+    node = out.grad_fn
+    saved = getattr(node, "_saved", None)
+    if not saved:
+        return
+    ref = out._version_ref
+    entries = []
+    for e in saved:
+        if e is not None and e[3] is None and e[0]._version_ref is ref:
+            s = Tensor._wrap(e[0]._array)
+            s._version_ref = t._version_ref
+            e = (s, t._version_ref[0], e[2], None)
+        entries.append(e)
+    node._saved = tuple(entries)
+
+
 def _positions(arr, base_arr):
     """For each element of the view ``arr``, its flat index in ``base_arr`` (shared memory)."""
+    if arr.size == 0:
+        return np.zeros(arr.shape, dtype=np.int64)
     item = base_arr.itemsize
     start = arr.__array_interface__["data"][0] - base_arr.__array_interface__["data"][0]
     if start % item:
@@ -140,6 +199,7 @@ def _recorded_view(t, base, fn, op, args, kwargs):
     old_view = _take_flat(old_base, idx)
     out = fn(old_view, *args, **kwargs)
     write(t, out._array, op)
+    _saved_output_is(out, t)
     new_base = CopySlices.apply(old_base, out, idx)
     base.grad_fn = new_base.grad_fn
     base._output_nr = 0
@@ -147,6 +207,7 @@ def _recorded_view(t, base, fn, op, args, kwargs):
     t.grad_fn = out.grad_fn
     t._output_nr = out._output_nr
     t._requires_grad = out._requires_grad
+    t.__dict__["_view_version"] = t._version_ref[0]
     return t
 
 
