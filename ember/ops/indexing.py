@@ -511,11 +511,8 @@ class ScatterReduce(Function):
             ga = g / n
             gs = gather(ga, dim, index)
         elif reduce == "prod":
-            # NOTE: assumes no zeros among the reduced values (torch special-cases them).
-            gr = g * result
-            ga = where(a == 0, 0.0, gr / a)
-            gs = where(_src_part_t(src, index) == 0, 0.0,
-                       gather(gr, dim, index) / _src_part_t(src, index))
+            ga, gs = _scatter_prod_grads(g, a, dim, index, _src_part_t(src, index), result,
+                                         ctx.include_self)
         else:
             value = gather(result, dim, index)
             self_is = (a == result).to(g.dtype)
@@ -529,6 +526,25 @@ class ScatterReduce(Function):
             ga = Scatter.apply(ga, dim, index, None, 0)
         gs = _pad_to(gs, ctx._input_meta(3)[0]) if ctx.needs_input_grad[3] else None
         return (ga if ctx.needs_input_grad[0] else None), None, None, gs, None, None
+
+
+def _scatter_prod_grads(g, a, dim, index, src, result, include_self):
+    """Scatter-prod gradients, torch's formula: a zero gets the product of the others in its
+    group (the exclusive product), so one zero in a group still passes a gradient."""
+    from .comparison import where
+    # NOTE: self's zeros are masked to 1, so its gradient is the product of everything else.
+    masked_self = where(a == 0, 1.0, a)
+    ga = g * ScatterReduce.apply(masked_self, dim, index, src, "prod", include_self) \
+        / masked_self
+    src_zero = src == 0
+    zeros = Tensor._wrap(np.zeros(a._array.shape, g._array.dtype))
+    n_zeros = gather(scatter_add(zeros, dim, index, src_zero.to(g.dtype)), dim, index)
+    single = src_zero & (n_zeros == 1)
+    masked_src_result = ScatterReduce.apply(a, dim, index, where(single, 1.0, src), "prod",
+                                            include_self)
+    gs = where(single, gather(g * masked_src_result, dim, index),
+               gather(g * result, dim, index) / where(src_zero, 1.0, src))
+    return ga, gs
 
 
 def _src_part_t(src, index):
