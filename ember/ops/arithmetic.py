@@ -42,15 +42,7 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        a_bool = a._array.dtype == np.bool_
-        b_bool = isinstance(b, bool) or (isinstance(b, Tensor) and b._array.dtype == np.bool_)
-        if a_bool and b_bool:
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                               "supported. Use the `^` or `logical_xor()` operator instead.")
-        if a_bool or b_bool:
-            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
-                               "supported. If you are trying to invert a mask, use the `~` or "
-                               "`logical_not()` operator instead.")
+        _no_bool_sub(a, b)
         aa, bb = binary_arrays("sub", a, b)
         return Tensor._wrap(aa - bb)
 
@@ -60,6 +52,48 @@ class Sub(Function):
         ga = sum_to(grad_output, _grad_shape(ctx, 0)) if need[0] else None
         gb = sum_to(-grad_output, _grad_shape(ctx, 1)) if need[1] else None
         return ga, gb
+
+
+def _no_bool_sub(a, b):
+    a_bool = a._array.dtype == np.bool_
+    b_bool = isinstance(b, bool) or (isinstance(b, Tensor) and b._array.dtype == np.bool_)
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
+
+
+class Rsub(Function):
+    """``other - alpha * input`` (``other`` a tensor); inputs in torch's order (self, other)."""
+
+    node_name = "RsubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha):
+        _no_bool_sub(a, b)
+        aa, bb = binary_arrays("rsub", a, b)
+        ctx.alpha = alpha
+        if alpha != 1:
+            out = bb - aa * alpha
+            return Tensor._wrap(np.asarray(out).astype(aa.dtype, copy=False))
+        return Tensor._wrap(np.asarray(bb - aa))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        need = ctx.needs_input_grad
+        g = -grad_output if ctx.alpha == 1 else grad_output * -ctx.alpha
+        ga = sum_to(g, _grad_shape(ctx, 0)) if need[0] else None
+        gb = sum_to(grad_output, _grad_shape(ctx, 1)) if need[1] else None
+        return ga, gb, None
+
+
+class RsubScalar(Rsub):
+    """``other - alpha * input`` for a Python number ``other`` (``1 - x``)."""
+
+    node_name = "RsubBackward1"
 
 
 class Mul(Function):
@@ -289,16 +323,12 @@ subtract = sub
 
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``. Matches ``torch.rsub``."""
-    if alpha != 1:
-        input = mul(input, alpha)
-    if isinstance(other, bool):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
-    if not isinstance(other, Tensor):
-        # NOTE: astype wraps an out-of-range int around (uint8), as torch's scalars do
-        other = Tensor._wrap(np.array(other).astype(_dt.result_type(input, other).np))
-    return Sub.apply(other, input)
+    if isinstance(other, Tensor):
+        return Rsub.apply(input, other, alpha)
+    if not is_scalar(other):
+        from .creation import as_tensor
+        return Rsub.apply(input, as_tensor(other), alpha)
+    return RsubScalar.apply(input, other, alpha)
 
 
 def mul(input, other, *, out=None):

@@ -11,7 +11,8 @@ __all__ = ["nonzero", "argwhere", "index_put", "index_put_", "gather", "scatter"
            "scatter_add", "scatter_add_", "scatter_reduce", "scatter_reduce_", "index_select",
            "index_add", "index_add_", "index_copy", "index_copy_", "index_fill", "index_fill_",
            "masked_fill", "masked_fill_", "masked_scatter", "masked_scatter_", "masked_select",
-           "take", "take_along_dim", "put", "put_", "index_reduce"]
+           "take", "take_along_dim", "put", "put_", "index_reduce",
+           "index_reduce_"]
 
 
 def _convert(index, shape):
@@ -736,13 +737,21 @@ def index_fill(input, dim, index, value):
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """Reduce ``source`` slices into ``input`` at ``index`` (prod, mean, amax, amin)."""
     from .shape import expand
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or amin "
+                           "but got %s." % reduce)
     d = _dim("index_reduce", dim, input._array.ndim)
     idx = _index_1d("index_reduce", index, input._array.shape[d])
     shape = [1] * source._array.ndim
     shape[d] = -1
     full = expand(idx.reshape(shape), source._array.shape)
-    return scatter_reduce(input, d, Tensor._wrap(np.ascontiguousarray(full._array)), source,
-                          reduce, include_self=include_self)
+    _check_scatter_dtypes("index_reduce", input, source)
+    return _IndexReduce.apply(input, d, Tensor._wrap(np.ascontiguousarray(full._array)), source,
+                              reduce, include_self)
+
+
+class _IndexReduce(ScatterReduce):
+    node_name = "IndexReduceBackward0"
 
 
 def _mask(op, mask):
@@ -935,3 +944,4 @@ index_fill_ = _inplace_of(index_fill, "index_fill")
 masked_fill_ = _inplace_of(masked_fill, "masked_fill")
 masked_scatter_ = _inplace_of(masked_scatter, "masked_scatter")
 put_ = _inplace_of(put, "put")
+index_reduce_ = _inplace_of(index_reduce, "index_reduce")

@@ -41,8 +41,8 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        from .shape import expand
-        return expand(grad_output, ctx._input_meta(0)[0]), None
+        from .shape import Expand
+        return Expand.apply(grad_output, ctx._input_meta(0)[0]), None
 
 
 class SumDim(Function):

@@ -144,7 +144,23 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad_output):
         out, = ctx.saved_tensors
-        return grad_output * (out > 0)   # NOTE: gradient 0 at 0, as torch
+        return ReluGrad.apply(grad_output, out)   # NOTE: gradient 0 at 0, as torch
+
+
+class ReluGrad(Function):
+    """``grad_output`` where ``out > 0``, else 0 (relu's backward, itself differentiable)."""
+
+    node_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, out):
+        ctx.save_for_backward(out)
+        return Tensor._wrap(np.where(out._array > 0, grad_output._array, 0))
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, = ctx.saved_tensors
+        return ReluGrad.apply(grad, out), None
 
 
 class Sigmoid(Function):
