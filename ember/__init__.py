@@ -16,7 +16,7 @@ from .ops import *  # noqa: F401,F403
 from .ops import _getitem  # noqa: F401
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
                                  inference_mode, is_inference_mode_enabled)
-from . import autograd, ops  # noqa: F401
+from . import autograd, ops, return_types  # noqa: F401
 from . import cuda, nn, optim, utils  # noqa: F401
 # ``from .ops import *`` bound ``linalg`` to ``ops.linalg``; load the public ``ember.linalg``.
 linalg = __import__("importlib").import_module(__name__ + ".linalg")

@@ -336,6 +336,10 @@ class Tensor:
             return self._array.astype(dtype)
         return self._array.copy() if copy else self._array
 
+    def __array_function__(self, func, types, args, kwargs):
+        """NumPy functions see tensors as their arrays: ``np.sum(t)`` is a NumPy value."""
+        return func(*_as_arrays(args), **_as_arrays(kwargs))
+
     def __dlpack__(self, stream=None, **kwargs):
         return self._array.__dlpack__(**kwargs) if kwargs else self._array.__dlpack__()
 
@@ -673,6 +677,19 @@ def _copy_fields(src, dst, memo):
     for k, v in getattr(src, "__dict__", {}).items():
         if k != "_post_hooks":
             dst.__dict__[k] = copy.deepcopy(v, memo)
+
+
+def _as_arrays(x):
+    """``x`` with every Tensor (also inside lists, tuples and dicts) replaced by its array."""
+    if isinstance(x, Tensor):
+        return x._array
+    if isinstance(x, list):
+        return [_as_arrays(v) for v in x]
+    if isinstance(x, tuple):
+        return tuple(_as_arrays(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _as_arrays(v) for k, v in x.items()}
+    return x
 
 
 def _to_array(data, d=None):

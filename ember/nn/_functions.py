@@ -37,6 +37,35 @@ class Softplus(Function):
         return ops.where(bx > threshold, grad_output, grad_output * ops.sigmoid(bx)), None, None
 
 
+class BinaryCrossEntropy(Function):
+    """Unreduced, unweighted binary cross entropy with torch's clamps (log >= -100)."""
+
+    node_name = "BinaryCrossEntropyBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target):
+        x, t = input._array, target._array
+        with _quiet():
+            log_x = np.maximum(np.log(x), -100)
+            log_1mx = np.maximum(np.log1p(-x), -100)
+        ctx.save_for_backward(input, target)
+        return Tensor._wrap(((t - 1) * log_1mx - t * log_x).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, target = ctx.saved_tensors
+        from .. import ops
+        grad_input = grad_target = None
+        if ctx.needs_input_grad[0]:
+            # NOTE: torch divides by max(x (1 - x), 1e-12): finite at x = 0 and x = 1.
+            denom = ops.clamp((1 - input) * input, min=1e-12)
+            grad_input = grad_output * (input - target) / denom
+        if ctx.needs_input_grad[1]:
+            # NOTE: unclamped, as torch's binary_cross_entropy_target_backward (inf at 0, 1).
+            grad_target = -grad_output * ops.logit(input)
+        return grad_input, grad_target
+
+
 class Hardtanh(Function):
     node_name = "HardtanhBackward0"
 
@@ -88,8 +117,14 @@ class Gelu(Function):
     def backward(ctx, grad_output):
         input, = ctx.saved_tensors
         from .. import ops
+        from ..autograd.grad_mode import is_grad_enabled
         pdf = ops.exp(input * input * -0.5) * (1 / math.sqrt(2 * math.pi))
-        return grad_output * (ctx.cdf + input * pdf)
+        cdf = ctx.cdf
+        if is_grad_enabled():
+            # NOTE: create_graph: recompute the cdf from the input so its derivative (the pdf)
+            # reaches the second-order gradient.
+            cdf = (ops.erf(input * (1 / math.sqrt(2.0))) + 1) * 0.5
+        return grad_output * (cdf + input * pdf)
 
 
 def _sig(x):

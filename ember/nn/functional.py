@@ -109,8 +109,8 @@ def prelu(input, weight):
 
 def elu(input, alpha=1.0, inplace=False):
     """``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``."""
-    neg = ops.expm1(ops.clamp(input, max=0)) * alpha
-    out = ops.where(input > 0, input, neg)
+    from ..ops.activation import _elu
+    out = _elu(input, alpha)
     return ops.copy_(input, out) if inplace else out
 
 
@@ -414,17 +414,20 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """Quadratic below ``beta`` (``0.5 d^2 / beta``), linear above (``|d| - 0.5 beta``)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    d = ops.abs(input - target)
+    z = input - target
+    d = ops.abs(z)
     if beta == 0:
         return _reduce(d, reduction)
-    loss = ops.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
+    # NOTE: z * z, not d * d: abs's zero slope at 0 would lose the curvature 1 / beta there.
+    loss = ops.where(d < beta, z * z * (0.5 / beta), d - 0.5 * beta)
     return _reduce(loss, reduction)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """Quadratic below ``delta`` (``0.5 d^2``), linear above (``delta (|d| - 0.5 delta)``)."""
-    d = ops.abs(input - target)
-    loss = ops.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    z = input - target
+    d = ops.abs(z)
+    loss = ops.where(d < delta, z * z * 0.5, (d - 0.5 * delta) * delta)
     return _reduce(loss, reduction)
 
 
@@ -439,9 +442,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     x = input._array
     if x.size and (x.min() < 0 or x.max() > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    log_x = ops.clamp(ops.log(input), min=-100)
-    log_1mx = ops.clamp(ops.log(1 - input), min=-100)
-    loss = -(target * log_x + (1 - target) * log_1mx)
+    loss = _fn.BinaryCrossEntropy.apply(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
@@ -471,21 +472,16 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = ops.exp(target) * (target - input)
     else:
-        safe = ops.where(target > 0, target, ops.ones_like(target))
-        loss = target * ops.log(safe) - target * input
+        # NOTE: xlogy as torch, so a zero target gives the same (nan) target gradient.
+        loss = ops.xlogy(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / (input.shape[0] if input.dim() else 1)
     return _reduce(loss, reduction)
 
 
 def _norm(x, p, dim, keepdim=False):
-    if p == 2:
-        return ops.sqrt((x * x).sum(dim, keepdim=keepdim))
-    if p == 1:
-        return ops.abs(x).sum(dim, keepdim=keepdim)
-    if p == math.inf:
-        return ops.abs(x).amax(dim, keepdim=keepdim)
-    return (ops.abs(x) ** p).sum(dim, keepdim=keepdim) ** (1.0 / p)
+    # NOTE: torch's norm backward gives 0 where the norm is 0 (sqrt(0)' would be inf * 0 = nan).
+    return ops.norm(x, p, dim, keepdim)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
@@ -537,7 +533,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_swap = pairwise_distance(positive, negative, p, eps)
-        d_neg = ops.where(d_swap < d_neg, d_swap, d_neg)
+        d_neg = ops.minimum(d_neg, d_swap)   # NOTE: ties split the gradient, as torch
     return _reduce(ops.clamp(d_pos - d_neg + margin, min=0), reduction)
 
 

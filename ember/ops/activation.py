@@ -112,19 +112,50 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+class Elu(Function):
+    """``scale * x`` for ``x > 0``, else ``scale * alpha * expm1(input_scale * x)`` (torch's elu)."""
+
+    node_name = "EluBackward0"
+
+    @staticmethod
+    def forward(ctx, input, alpha, scale, input_scale):
+        x = input._array
+        t = x.dtype.type
+        with np.errstate(over="ignore"):
+            neg = np.expm1(np.minimum(x, 0) * t(input_scale)) * t(alpha * scale)
+        ctx.save_for_backward(input)
+        ctx.conf = (alpha, scale, input_scale)
+        return Tensor._wrap(np.where(x > 0, x * t(scale), neg).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from .comparison import where
+        from .unary import exp
+        input, = ctx.saved_tensors
+        alpha, scale, input_scale = ctx.conf
+        # NOTE: at x = 0 the slope is the negative side's (alpha * scale * input_scale) but its
+        # derivative is the positive side's (0), as torch's elu_backward and its double backward;
+        # where(x < 0, x, 0) also keeps exp from overflowing for large x.
+        neg = exp(where(input < 0, input, 0.0) * input_scale) * (alpha * scale * input_scale)
+        return grad_output * where(input > 0, scale, neg), None, None, None
+
+
+class Celu(Elu):
+    node_name = "CeluBackward0"
+
+
+def _elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
+    return Elu.apply(input, alpha, scale, input_scale)
+
+
 def celu(input, alpha=1.0):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``. Matches ``torch.celu``."""
-    from .comparison import where
-    from .unary import clamp, expm1
-    # NOTE: clamp first so the unused branch never overflows (inf * 0 = nan in the gradient).
-    return where(input > 0, input, expm1(clamp(input, max=0) / alpha) * alpha)
+    return Celu.apply(input, alpha, 1.0, 1.0 / alpha)
 
 
 def selu(input):
     """``scale * (max(0, x) + min(0, alpha * (exp(x) - 1)))``. Matches ``torch.selu``."""
-    from .comparison import where
-    from .unary import clamp, expm1
-    return where(input > 0, input, expm1(clamp(input, max=0)) * _SELU_ALPHA) * _SELU_SCALE
+    return Elu.apply(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
 def celu_(input, alpha=1.0):

@@ -24,65 +24,69 @@ def _pair(v, n, name="value"):
     return (int(v),) * n
 
 
-def _cols(xp, k, s, d, out_hw):
-    """The im2col view (N, C, Ho, Wo, kh, kw) of the padded input ``xp``."""
+def _im2col(xp, k, s, d, out_hw):
+    """The patches of ``xp`` as one contiguous array (N, C * kh * kw, Ho * Wo).
+
+    Rows run over (c, i, j), so each copied run is a row of output pixels, not a kernel row.
+    """
     n, c, _, _ = xp.shape
     s0, s1, s2, s3 = xp.strides
-    return as_strided(xp, (n, c, out_hw[0], out_hw[1], k[0], k[1]),
-                      (s0, s1, s2 * s[0], s3 * s[1], s2 * d[0], s3 * d[1]), writeable=False)
-
-
-def _im2col(xp, k, s, d, out_hw):
-    """The patches of ``xp`` as one contiguous matrix (N * Ho * Wo, C * kh * kw)."""
-    v = _cols(xp, k, s, d, out_hw).transpose(0, 2, 3, 1, 4, 5)
-    return np.ascontiguousarray(v).reshape(-1, xp.shape[1] * k[0] * k[1])
+    v = as_strided(xp, (n, c, k[0], k[1], out_hw[0], out_hw[1]),
+                   (s0, s1, s2 * d[0], s3 * d[1], s2 * s[0], s3 * s[1]), writeable=False)
+    return np.ascontiguousarray(v).reshape(n, c * k[0] * k[1], out_hw[0] * out_hw[1])
 
 
 def _gemm(cols, w, groups, n, out_hw):
-    """out[n, o, h, w] = sum_{c, i, j} cols[(n, h, w), (c, i, j)] * w[o, c, i, j]."""
+    """out[n, o, h, w] = sum_{c, i, j} w[o, c, i, j] * cols[n, (c, i, j), (h, w)]."""
     o = w.shape[0]
-    og, kg = o // groups, cols.shape[1] // groups
-    wm = w.reshape(o, -1)
     if groups == 1:
-        out = cols @ wm.T
+        out = np.matmul(w.reshape(o, -1), cols)
     else:
-        out = np.concatenate([cols[:, g * kg:(g + 1) * kg] @ wm[g * og:(g + 1) * og].T
-                              for g in range(groups)], axis=1)
-    return np.ascontiguousarray(out.reshape(n, out_hw[0], out_hw[1], o).transpose(0, 3, 1, 2))
+        out = np.matmul(w.reshape(groups, o // groups, -1),
+                        cols.reshape(n, groups, -1, cols.shape[-1]))
+    return out.reshape(n, o, out_hw[0], out_hw[1])
 
 
 def _grad_weight(gy, cols, groups, w_shape):
-    """dw[o, (c, i, j)] = sum_{(n, h, w)} gy[n, o, h, w] * cols[(n, h, w), (c, i, j)]."""
-    o = gy.shape[1]
-    og, kg = o // groups, cols.shape[1] // groups
-    gm = gy.transpose(0, 2, 3, 1).reshape(-1, o)
-    if groups == 1:
-        gw = gm.T @ cols
-    else:
-        gw = np.concatenate([gm[:, g * og:(g + 1) * og].T @ cols[:, g * kg:(g + 1) * kg]
-                             for g in range(groups)], axis=0)
-    return gw.reshape(w_shape)
+    """dw[o, (c, i, j)] = sum_{n, (h, w)} gy[n, o, h, w] * cols[n, (c, i, j), (h, w)]."""
+    n, o = gy.shape[:2]
+    gm = gy.reshape(n, groups, o // groups, -1)
+    cm = cols.reshape(n, groups, -1, cols.shape[-1])
+    return np.matmul(gm, cm.transpose(0, 1, 3, 2)).sum(axis=0).reshape(w_shape)
 
 
 def _col2im(gy, w, groups, padded_shape, s, d):
-    """The gradient of the padded input: GEMM to columns, then scatter per kernel position."""
+    """The gradient of the padded input: GEMM to columns, then scatter per kernel position.
+
+    With stride 1 the columns are computed for output rows as wide as the padded input (the
+    extra columns of ``gy`` are zero), so each kernel position adds one long contiguous run.
+    """
     o, cg, kh, kw = w.shape
-    og = o // groups
     n, _, ho, wo = gy.shape
-    gm = gy.transpose(0, 2, 3, 1).reshape(-1, o)
-    wm = w.reshape(o, -1)
-    if groups == 1:
-        dcols = gm @ wm
-    else:
-        dcols = np.concatenate([gm[:, g * og:(g + 1) * og] @ wm[g * og:(g + 1) * og]
-                                for g in range(groups)], axis=1)
-    dcols = dcols.reshape(n, ho, wo, cg * groups, kh, kw).transpose(0, 3, 1, 2, 4, 5)
+    hp, wp = padded_shape[2:]
+    c = cg * groups
+    wide = s == (1, 1)
+    if wide:
+        gyw = np.zeros((n, o, ho, wp), dtype=gy.dtype)
+        gyw[..., :wo] = gy
+        gy, wo = gyw, wp
+    wt = w.reshape(groups, o // groups, -1).transpose(0, 2, 1)
+    dcols = np.matmul(wt, gy.reshape(n, groups, o // groups, ho * wo))
+    if wide:
+        dcols = dcols.reshape(n, c, kh, kw, ho * wp)
+        dx = np.zeros((n, c, hp * wp + (kw - 1) * d[1]), dtype=gy.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                off = i * d[0] * wp + j * d[1]
+                dx[:, :, off:off + ho * wp] += dcols[:, :, i, j]
+        return dx[:, :, :hp * wp].reshape(padded_shape)
+    dcols = dcols.reshape(n, c, kh, kw, ho, wo)
     dx = np.zeros(padded_shape, dtype=gy.dtype)
     for i in range(kh):
         for j in range(kw):
             h0, w0 = i * d[0], j * d[1]
             dx[:, :, h0:h0 + s[0] * (ho - 1) + 1:s[0], w0:w0 + s[1] * (wo - 1) + 1:s[1]] += \
-                dcols[:, :, :, :, i, j]
+                dcols[:, :, i, j]
     return dx
 
 

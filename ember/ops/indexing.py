@@ -15,8 +15,10 @@ __all__ = ["nonzero", "argwhere", "index_put", "index_put_", "gather", "scatter"
            "index_reduce_"]
 
 
-def _convert(index, shape):
-    """Turn a user index into a NumPy index; checks dtypes and bounds with torch's wording."""
+def _convert(index, shape, zero_dim_as_int=False):
+    """Turn a user index into a NumPy index; checks dtypes and bounds with torch's wording.
+
+    With ``zero_dim_as_int`` a 0-d integer tensor is an int (a select, as in ``t[i]``)."""
     if not isinstance(index, tuple):
         index = (index,)
     out = []
@@ -24,6 +26,10 @@ def _convert(index, shape):
     for item in index:
         if isinstance(item, Tensor):
             arr = item._array
+            if zero_dim_as_int and arr.ndim == 0 and arr.dtype.kind in "iu" and \
+                    arr.dtype != np.uint8:
+                out.append(int(arr))
+                continue
             if arr.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
                                  "tensors (got %s)" % item.dtype)
@@ -120,7 +126,10 @@ class Slice(Function):
     def forward(ctx, a, index):
         from .shape import _view_of
         ctx.index = index
-        return _view_of(a, a._array[index])
+        arr = a._array[index]
+        if not isinstance(arr, np.ndarray):     # all ints: a 0-d view, not a NumPy scalar
+            arr = a._array[index + (Ellipsis,)]
+        return _view_of(a, arr)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -191,44 +200,123 @@ def _view_kind(idx):
     return _AliasView
 
 
+def _split(idx, shape):
+    """Split an index as torch applies it: the basic part (ints, slices, None, ...) first as a
+    view, then the advanced part on that view. The basic part is None when it is the identity
+    (only full slices and ``...``), which torch skips."""
+    basic, rest = [], []
+    identity = True
+    dim = 0
+    n_ell = len(shape) - sum(1 if not isinstance(i, np.ndarray) or i.dtype != bool else i.ndim
+                             for i in idx if i is not None and i is not Ellipsis)
+    for item in idx:
+        if isinstance(item, np.ndarray):
+            k = item.ndim if item.dtype == bool else 1
+            basic.extend([slice(None)] * k)
+            rest.append(item)
+            dim += k
+        elif item is Ellipsis:
+            basic.append(item)
+            rest.append(item)
+            dim += n_ell
+        elif isinstance(item, slice):
+            basic.append(item)
+            rest.append(slice(None))
+            # NOTE: torch skips a slice 0:n:1 with n >= the size (not -size:), as here.
+            if item.start not in (None, 0) or item.step not in (None, 1) or (
+                    item.stop is not None and item.stop < shape[dim]):
+                identity = False
+            dim += 1
+        else:
+            basic.append(item)
+            identity = False
+            if item is None:
+                rest.append(slice(None))
+            else:
+                dim += 1
+    return (None if identity else tuple(basic)), tuple(rest)
+
+
 def _getitem(t, index):
-    idx, advanced = _convert(index, t._array.shape)
+    idx, advanced = _convert(index, t._array.shape, True)
     if advanced:
-        return Index.apply(t, idx)
+        basic, rest = _split(idx, t._array.shape)
+        if basic is None:
+            return Index.apply(t, idx)
+        # NOTE: torch selects with the ints first (so ``x[0, :, [0, 1]]`` is 3x2 for 2x3x4
+        # ``x``, where NumPy gives 2x3), then indexes the view.
+        return Index.apply(_view_kind(basic).apply(t, basic), rest)
     # NOTE: torch names ``t[:]`` SliceBackward0 but ``t[(slice(None),)]`` AliasBackward0.
     return (Slice if isinstance(index, slice) else _view_kind(idx)).apply(t, idx)
 
 
-def _setitem(t, index, value):
-    idx, _ = _convert(index, t._array.shape)
-    if isinstance(value, Tensor) and not (_state.enabled and (value._requires_grad or
-                                                              t._requires_grad)):
-        value = value._array
-    if isinstance(value, (list, tuple)):
-        value = np.asarray(value)
+def _copy_to(dst, value):
+    """``dst.copy_(value)`` as torch's setitem writes a value: a 0-d value fills, others lose
+    leading 1s and expand to ``dst``'s shape."""
+    from ._inplace import overwrite
+    from .shape import expand, reshape
     if not isinstance(value, Tensor):
-        arr = t._array
-        if not arr.flags.writeable:
-            from ..autograd.anomaly_mode import raise_if_saved
-            raise_if_saved(arr, "setitem")
-            raise RuntimeError("unsupported operation: more than one element of the written-to "
-                               "tensor refers to a single memory location. Please clone() the "
-                               "tensor before performing the operation.")
-        if _state.enabled and t._requires_grad:
-            inplace(t, _index_put_fn, idx, value)
-            return
-        v = value
-        if isinstance(v, np.ndarray) and v.dtype.kind == "f" and arr.dtype.kind in "iub":
-            v = v.astype(arr.dtype)
-        try:
-            arr[idx] = v
-        except ValueError as e:
-            raise RuntimeError("shape mismatch: value tensor of shape %s cannot be broadcast to "
-                               "indexing result of shape %s"
-                               % (list(np.shape(v)), list(arr[idx].shape))) from e
-        t._version_ref[0] += 1
+        value = Tensor._wrap(np.asarray(value, dtype=dst._array.dtype))
+    shape, dst_shape = value._array.shape, dst._array.shape
+    if shape == dst_shape:
+        return overwrite(dst, value, "copy_")
+    if not shape:
+        return overwrite(dst, value, "fill_")
+    lead = 0
+    while lead < len(shape) and shape[lead] == 1:
+        lead += 1
+    if lead:
+        value = reshape(value, shape[lead:])
+    return overwrite(dst, expand(value, dst_shape), "copy_")
+
+
+def _check_put_dtype(t, value):
+    if isinstance(value, Tensor) and value._array.dtype != t._array.dtype:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got %s "
+                           "for the destination and %s for the source."
+                           % (_tname(t._array.dtype), _tname(value._array.dtype)))
+
+
+def _setitem(t, index, value):
+    idx, advanced = _convert(index, t._array.shape, True)
+    basic, rest = _split(idx, t._array.shape)
+    if advanced and not (isinstance(index, Tensor) and index._array.dtype == np.bool_ and
+                         isinstance(value, Tensor) and value._array.ndim == 0):
+        _check_put_dtype(t, value)      # NOTE: torch masked_fills a 0-d value for a mask
+    if _state.enabled and (t._requires_grad or (isinstance(value, Tensor) and
+                                                value._requires_grad)):
+        if isinstance(value, (list, tuple)):
+            value = np.asarray(value)
+        # NOTE: as torch: the basic part is a view written in place (CopySlices on ``t``); an
+        # advanced index on ``t`` itself is an index_put_ (IndexPutBackward0).
+        target = t if basic is None else _view_kind(basic).apply(t, basic)
+        if advanced:
+            inplace(target, _index_put_fn, idx if basic is None else rest, value)
+        else:
+            _copy_to(target, value)
         return
-    inplace(t, _index_put_fn, idx, value)
+    if advanced and basic is not None:
+        t = _view_kind(basic).apply(t, basic)
+        idx = rest
+    v = value._array if isinstance(value, Tensor) else value
+    if isinstance(v, (list, tuple)):
+        v = np.asarray(v)
+    arr = t._array
+    if not arr.flags.writeable:
+        from ..autograd.anomaly_mode import raise_if_saved
+        raise_if_saved(arr, "setitem")
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    if isinstance(v, np.ndarray) and v.dtype.kind == "f" and arr.dtype.kind in "iub":
+        v = v.astype(arr.dtype)
+    try:
+        arr[idx] = v
+    except ValueError as e:
+        raise RuntimeError("shape mismatch: value tensor of shape %s cannot be broadcast to "
+                           "indexing result of shape %s"
+                           % (list(np.shape(v)), list(arr[idx].shape))) from e
+    t._version_ref[0] += 1
 
 
 def _index_put_fn(old, idx, value):
@@ -241,12 +329,14 @@ _index_put_fn.__name__ = "index_put"
 def index_put(input, indices, values, accumulate=False):
     """``input`` with ``input[indices] = values`` (``+=`` when ``accumulate``), out of place."""
     idx, _ = _convert(tuple(indices), input._array.shape)
+    _check_put_dtype(input, values)
     return IndexPut.apply(input, idx, values, accumulate)
 
 
 def index_put_(input, indices, values, accumulate=False):
     """In-place ``index_put``."""
     idx, _ = _convert(tuple(indices), input._array.shape)
+    _check_put_dtype(input, values)
     return inplace(input, lambda old: IndexPut.apply(old, idx, values, accumulate))
 
 

@@ -333,7 +333,24 @@ def matmul(input, other, *, out=None):
             return Dot.apply(input, other)
         if na == 2 and nb == 1:
             return Mv.apply(input, other)
+    if na == 1 and nb == 2:
+        return _MatmulSqueeze.apply(input, other)
+    if na == 2 and nb >= 3 and input._requires_grad:
+        return _MatmulClone.apply(input, other)
     return Matmul.apply(input, other)
+
+
+class _MatmulSqueeze(Matmul):
+    """1-D @ 2-D: torch runs ``unsqueeze(0).mm(other).squeeze_(0)``, so the node's name."""
+
+    node_name = "SqueezeBackward4"
+
+
+class _MatmulClone(Matmul):
+    """2-D @ batched with a 2-D input requiring grad: torch folds the batch into one mm and
+    ends with ``.mT.contiguous()``, so the node's name."""
+
+    node_name = "CloneBackward0"
 
 
 def _scalar(x):

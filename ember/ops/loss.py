@@ -18,7 +18,9 @@ def _log_softmax(x):
         m = np.where(np.isfinite(m), m, 0)
     z = x - m
     with np.errstate(divide="ignore", over="ignore", under="ignore"):
-        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        s = np.exp(z).sum(axis=1, keepdims=True)
+        z -= np.log(s, out=s)
+    return z
 
 
 def _coefficients(target, shape, dtype, weight, ignore_index, reduction, label_smoothing):
@@ -95,6 +97,58 @@ class CrossEntropy(Function):
         return grad_input, grad_target, None, None, None, None, None
 
 
+class ClassNll(Function):
+    """The common case: (N, C) input, class-index target, no weight and no smoothing."""
+
+    node_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target, ignore_index, reduction, logits):
+        x, t = input._array, target._array
+        n, c = x.shape
+        valid = t != ignore_index
+        if valid.all():
+            valid = None
+        else:
+            t = np.where(valid, t, 0)
+        if n and (t.min() < 0 or t.max() >= c):
+            raise IndexError("Target %d is out of bounds." % t[(t < 0) | (t >= c)][0])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            logp = _log_softmax(x) if logits else x
+            rows = np.arange(n)
+            picked = logp[rows, t]
+            if valid is not None:
+                picked = np.where(valid, picked, 0)
+            count = x.dtype.type(n if valid is None else np.count_nonzero(valid))
+            if reduction == "none":
+                loss = -picked
+            else:
+                loss = -picked.sum()
+                if reduction == "mean":
+                    loss = loss / count
+        ctx.conf = (logp, t, valid, count, reduction, logits)
+        return Tensor._wrap(np.asarray(loss, dtype=x.dtype))
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        logp, t, valid, count, reduction, logits = ctx.conf
+        g = grad_output._array.astype(logp.dtype, copy=False)
+        n = logp.shape[0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            k = g / count if reduction == "mean" else g
+            k = np.broadcast_to(k, (n,))
+            if valid is not None:
+                k = np.where(valid, k, 0).astype(logp.dtype, copy=False)
+            if logits:
+                grad = np.exp(logp)
+                grad *= k[:, None]
+            else:
+                grad = np.zeros_like(logp)
+            grad[np.arange(n), t] -= k
+        return Tensor._wrap(grad), None, None, None, None
+
+
 def _check(op, input, target, weight, reduction, probs_ok):
     if reduction not in _REDUCTIONS:
         raise ValueError("%s is not a valid value for reduction" % reduction)
@@ -130,8 +184,12 @@ def _apply(input, target, weight, ignore_index, reduction, label_smoothing, logi
     if unbatched:
         input = input.unsqueeze(0)
         target = target.unsqueeze(0)
-    out = CrossEntropy.apply(input, target, weight, ignore_index, reduction, label_smoothing,
-                             logits)
+    if (weight is None and label_smoothing <= 0 and input.dim() == 2
+            and target._array.dtype.kind in "iu"):
+        out = ClassNll.apply(input, target, ignore_index, reduction, logits)
+    else:
+        out = CrossEntropy.apply(input, target, weight, ignore_index, reduction,
+                                 label_smoothing, logits)
     return out.squeeze(0) if unbatched and reduction == "none" else out
 
 

@@ -36,6 +36,14 @@ class Standardize(Function):
         return Tensor._wrap(gx.astype(xhat.dtype, copy=False)), None, None
 
 
+class LayerStandardize(Standardize):
+    node_name = "NativeLayerNormBackward0"
+
+
+class GroupStandardize(Standardize):
+    node_name = "NativeGroupNormBackward0"
+
+
 def _affine(out, weight, bias, shape):
     if weight is not None:
         out = out * weight.reshape(shape)
@@ -60,6 +68,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if n <= 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              "size %s" % (input.shape,))
+        if eps <= 0.0:
+            raise ValueError("batch_norm eps must be positive during training, but got %s" % eps)
         axes = (0,) + tuple(range(2, x.ndim))
         fn = Standardize.apply(input, axes, eps)
         if running_mean is not None or running_var is not None:
@@ -76,6 +86,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                 running_var._bump()
         out = fn
     else:
+        if eps < 0.0:
+            raise ValueError("batch_norm eps must be non-negative, but got %s" % eps)
         if running_mean is None or running_var is None:
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
         from .unary import rsqrt
@@ -95,7 +107,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
                                                     ", ".join(map(str, normalized_shape)),
                                                     list(input.shape)))
     axes = tuple(range(input.dim() - k, input.dim()))
-    out = Standardize.apply(input, axes, eps)
+    out = LayerStandardize.apply(input, axes, eps)
     return _affine(out, weight, bias, normalized_shape)
 
 
@@ -110,5 +122,5 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
                            "num_groups, but got input of shape %s and num_groups=%d"
                            % (list(input.shape), num_groups))
     x = input.reshape(n, num_groups, -1)
-    out = Standardize.apply(x, (2,), eps).reshape(tuple(input.shape))
+    out = GroupStandardize.apply(x, (2,), eps).reshape(tuple(input.shape))
     return _affine(out, weight, bias, (1, c) + (1,) * (input.dim() - 2))

@@ -54,36 +54,127 @@ def _scatter(g, k, s, d, shape):
     return out
 
 
+def _window(xp, i, j, s, d, out_hw):
+    """The strided view of ``xp`` that kernel position (i, j) sees in every window."""
+    h0, w0 = i * d[0], j * d[1]
+    return xp[..., h0:h0 + s[0] * (out_hw[0] - 1) + 1:s[0], w0:w0 + s[1] * (out_hw[1] - 1) + 1:s[1]]
+
+
+def _max_exact(xp, k, s, p, d, out_hw, shape):
+    """torch's scan per window: skip padding, replace on ``val > max or isnan(val)``."""
+    ok = np.zeros(xp.shape[2:], dtype=bool)
+    ok[p[0]:p[0] + shape[2], p[1]:p[1] + shape[3]] = True
+    kk = k[0] * k[1]
+    arg = np.zeros(xp.shape[:2] + tuple(out_hw), dtype=np.int64)
+    for pos in range(kk - 1, -1, -1):
+        np.copyto(arg, pos, where=_window(ok, pos // k[1], pos % k[1], s, d, out_hw))
+    lowest = -np.inf if xp.dtype.kind == "f" else np.iinfo(xp.dtype).min
+    out = np.full(arg.shape, lowest, dtype=xp.dtype)
+    for pos in range(kk):
+        i, j = divmod(pos, k[1])
+        v = _window(xp, i, j, s, d, out_hw)
+        upd = v > out
+        if xp.dtype.kind == "f":
+            upd |= np.isnan(v)
+        upd &= _window(ok, i, j, s, d, out_hw)
+        np.copyto(out, v, where=upd)
+        np.copyto(arg, pos, where=upd)
+    return out, arg
+
+
+def _running_max(parts):
+    """Element-wise max of the arrays ``parts`` and the index of the first one holding it."""
+    if len(parts) == 1:
+        return parts[0].copy(), np.zeros(parts[0].shape, dtype=np.int8)
+    m = np.maximum(parts[0], parts[1])
+    arg = (parts[1] > parts[0]).view(np.int8)
+    for j in range(2, len(parts)):
+        np.putmask(arg, parts[j] > m, j)
+        np.maximum(m, parts[j], out=m)
+    return m, arg
+
+
+def _max_blocks(x, k):
+    """Max over non-overlapping k-blocks of a contiguous (N, C, H, W) ``x`` (k divides H, W).
+
+    Within each block row first, then the rows against each other, so the kernel position of
+    the first maximum in row-major order (torch's rule for ties) comes out. The first stage
+    runs as long 1-D strided loops instead of many short ones.
+    """
+    n, c, h, w = x.shape
+    wo = w // k[1]
+    a = x.reshape(-1, k[1])
+    m, col = _running_max([a[:, j] for j in range(k[1])])
+    m = m.reshape(-1, k[0], wo)
+    col = col.reshape(m.shape)
+    out, row = _running_max([m[:, i] for i in range(k[0])])
+    sel = col[:, 0]
+    for i in range(1, k[0]):
+        sel = np.where(row == i, col[:, i], sel)
+    row *= k[1]
+    row += sel
+    return out.reshape(n, c, h // k[0], wo), row.reshape(n, c, h // k[0], wo)
+
+
 class MaxPool2d(Function):
     node_name = "MaxPool2DWithIndicesBackward0"
 
     @staticmethod
-    def forward(ctx, input, k, s, p, d, ceil_mode):
+    def forward(ctx, input, k, s, p, d, ceil_mode, with_indices=True):
         x = input._array
         h, w = x.shape[2:]
         out_hw = (_out(h, k[0], s[0], p[0], d[0], ceil_mode),
                   _out(w, k[1], s[1], p[1], d[1], ceil_mode))
         fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
         xp = _padded(x, p, out_hw, k, s, d, fill)
-        win = _windows(xp, k, s, d, out_hw).reshape(x.shape[:2] + out_hw + (-1,))
-        # NOTE: argmax takes the first maximum (and any NaN), torch's rule for ties.
-        arg = np.argmax(win, axis=-1)
-        out = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
-        ki, kj = np.divmod(arg, k[1])
+        blocks = (s == k and d == (1, 1) and xp is x and h % k[0] == 0 and w % k[1] == 0
+                  and x.size > 0 and k[0] * k[1] < 128)
+        if blocks:
+            out, arg = _max_blocks(np.ascontiguousarray(x), k)
+        else:
+            # Loop over kernel positions (not pixels), keeping the running max and its position.
+            # NOTE: strict '>' keeps the first maximum, torch's rule for ties.
+            out = _window(xp, 0, 0, s, d, out_hw).copy()
+            kk = k[0] * k[1]
+            arg = np.zeros(out.shape, dtype=np.int8 if kk < 128 else np.int64)
+            for pos in range(1, kk):
+                v = _window(xp, pos // k[1], pos % k[1], s, d, out_hw)
+                np.putmask(arg, v > out, pos)
+                np.maximum(out, v, out=out)
+        # NOTE: NaN, and an all -inf window next to padding, take torch's exact scan.
+        if x.dtype.kind != "f" or np.isnan(out).any() or (xp is not x and np.isneginf(out).any()):
+            out, arg = _max_exact(xp, k, s, p, d, out_hw, x.shape)
+        ctx.conf = (arg, k, s, p, d, xp.shape, x.shape, blocks)
+        if not with_indices:
+            return Tensor._wrap(out)
+        ki, kj = np.divmod(arg.astype(np.int64), k[1])
         hi = np.arange(out_hw[0]).reshape(-1, 1) * s[0] - p[0] + ki * d[0]
         wi = np.arange(out_hw[1]) * s[1] - p[1] + kj * d[1]
-        ctx.conf = (arg, k, s, p, d, xp.shape, x.shape)
-        return Tensor._wrap(out), Tensor._wrap((hi * w + wi).astype(np.int64))
+        return Tensor._wrap(out), Tensor._wrap(hi * w + wi)
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_output, grad_indices=None):
-        arg, k, s, p, d, pshape, shape = ctx.conf
+        arg, k, s, p, d, pshape, shape, blocks = ctx.conf
         g = grad_output._array
-        kk = np.arange(k[0] * k[1]).reshape(1, 1, 1, 1, k[0], k[1])
-        gw = np.where(arg[..., None, None] == kk, g[..., None, None], g.dtype.type(0))
-        gx = _scatter(gw, k, s, d, pshape)[:, :, p[0]:p[0] + shape[2], p[1]:p[1] + shape[3]]
-        return Tensor._wrap(np.ascontiguousarray(gx)), None, None, None, None, None
+        if blocks:
+            # Non-overlapping windows: every output sends its gradient to one distinct input.
+            n, c, h, w = shape
+            ho, wo = g.shape[2:]
+            offset = (np.arange(k[0], dtype=np.intp)[:, None] * w + np.arange(k[1])).reshape(-1)
+            idx = np.take(offset, arg.reshape(-1, wo))
+            idx += np.arange(0, n * c * h * w, k[0] * w, dtype=np.intp)[:, None]
+            idx += np.arange(0, w, k[1], dtype=np.intp)
+            gx = np.zeros(n * c * h * w, dtype=g.dtype)
+            gx[idx.reshape(-1)] = g.reshape(-1)
+            return Tensor._wrap(gx.reshape(shape)), None, None, None, None, None, None
+        gx = np.zeros(pshape, dtype=g.dtype)
+        for pos in range(k[0] * k[1]):
+            sl = _window(gx, pos // k[1], pos % k[1], s, d, g.shape[2:])
+            np.add(sl, g, out=sl, where=arg == pos)
+        if pshape != shape:
+            gx = np.ascontiguousarray(gx[:, :, p[0]:p[0] + shape[2], p[1]:p[1] + shape[3]])
+        return Tensor._wrap(gx), None, None, None, None, None, None
 
 
 class AvgPool2d(Function):
@@ -155,9 +246,10 @@ def _max_pool(op, nd, input, kernel_size, stride, padding, dilation, ceil_mode, 
     if nd == 1:
         k, s, p, d = (1,) + k, (1,) + s, (0,) + p, (1,) + d
     x, back = _lift(input, nd)
-    out, idx = MaxPool2d.apply(x, k, s, p, d, ceil_mode)
-    out = back(out)
-    return (out, back(idx)) if return_indices else out
+    if not return_indices:
+        return back(MaxPool2d.apply(x, k, s, p, d, ceil_mode, False))
+    out, idx = MaxPool2d.apply(x, k, s, p, d, ceil_mode, True)
+    return back(out), back(idx)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,

@@ -1,11 +1,11 @@
 """Reductions: sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum, median, mode, ..."""
 import builtins as _b
 import warnings
-from collections import namedtuple
 
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import return_types as _rt
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import wrap_dim, wrap_dims
@@ -173,22 +173,12 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return MeanDim.apply(input, _dims_or_all(dim, input._array.ndim, "mean"), keepdim, d)
 
 
-def _return_type(name, fields=("values", "indices")):
-    """A named tuple class printing as ``torch.return_types.NAME(values=..., indices=...)``."""
-    base = namedtuple(name, fields)
-
-    def __repr__(self):
-        return "torch.return_types.%s(\n%s)" % (
-            name, ",\n".join("%s=%r" % (f, v) for f, v in zip(fields, self)))
-    return type(name, (base,), {"__slots__": (), "__repr__": __repr__})
-
-
-_max_t = _return_type("max")
-_min_t = _return_type("min")
-_median_t = _return_type("median")
-_nanmedian_t = _return_type("nanmedian")
-_mode_t = _return_type("mode")
-_aminmax_t = _return_type("aminmax", ("min", "max"))
+_max_t = _rt.max
+_min_t = _rt.min
+_median_t = _rt.median
+_nanmedian_t = _rt.nanmedian
+_mode_t = _rt.mode
+_aminmax_t = _rt.aminmax
 
 
 def _legacy_name(arr):
@@ -296,8 +286,19 @@ def _mode_kernel(arr, dim):
         vals, counts = np.unique(row, return_counts=True)
         v = vals[np.argmax(counts)]   # NOTE: the smallest of the most frequent values, as torch
         hits = np.flatnonzero(row == v) if v == v else np.flatnonzero(row != row)
-        idx[r] = hits[-1]             # NOTE: torch reports its last occurrence
+        idx[r] = hits[-1]             # NOTE: torch reports its last occurrence ...
+        if row.size > 16 and hits.size > 1 and v == v:
+            idx[r] = _last_after_std_sort(row, v)   # ... in the order std::sort leaves
     return np.moveaxis(idx.reshape(moved.shape[:-1] + (1,)), -1, dim)
+
+
+def _last_after_std_sort(row, v):
+    """The index of the last ``v`` once torch's CPU mode has std::sort-ed the row."""
+    from .sorting import _std_sort
+    keys = np.unique(row, return_inverse=True)[1].reshape(-1).tolist()
+    pairs = list(zip(keys, range(row.size)))
+    _std_sort(pairs, 0, len(pairs))
+    return [i for _, i in pairs if row[i] == v][-1]
 
 
 class _SelectDim(Function):

@@ -2,10 +2,9 @@
 
 Values are differentiable: the gradient goes back to the position each value came from.
 """
-import collections
-
 import numpy as np
 
+from .. import return_types as _rt
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import wrap_dim
@@ -14,19 +13,252 @@ __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_con
            "searchsorted", "bucketize"]
 
 
-def _return_type(name):
-    base = collections.namedtuple(name, ["values", "indices"])
-
-    def __repr__(self):
-        return "torch.return_types.%s(\nvalues=%r,\nindices=%r)" % (name, self.values,
-                                                                    self.indices)
-    return type(name, (base,), {"__slots__": (), "__repr__": __repr__,
-                                "__module__": "torch.return_types"})
+_sort_rt = _rt.sort
+_topk_rt = _rt.topk
+_kthvalue_rt = _rt.kthvalue
 
 
-_sort_rt = _return_type("sort")
-_topk_rt = _return_type("topk")
-_kthvalue_rt = _return_type("kthvalue")
+# Tie-breaking as torch's CPU kernels: they run libstdc++'s std::sort (introsort),
+# std::nth_element (introselect) and std::partial_sort (heap select) on (value, index) pairs,
+# comparing values only, so equal values come out in the order those algorithms leave them.
+# The functions below replay those algorithms step for step on a list ``v`` of (key, index)
+# pairs, where the key is an int rank (nan largest; negated for a descending order). They run
+# in Python, only on the rows whose result depends on the tie order.
+
+def _median_to_first(v, result, a, b, c):
+    ka, kb, kc = v[a][0], v[b][0], v[c][0]
+    if ka < kb:
+        m = b if kb < kc else (c if ka < kc else a)
+    else:
+        m = a if ka < kc else (c if kb < kc else b)
+    v[result], v[m] = v[m], v[result]
+
+
+def _partition_pivot(v, first, last):
+    _median_to_first(v, first, first + 1, first + (last - first) // 2, last - 1)
+    p = v[first][0]
+    lo, hi = first + 1, last
+    while True:
+        while v[lo][0] < p:
+            lo += 1
+        hi -= 1
+        while p < v[hi][0]:
+            hi -= 1
+        if not lo < hi:
+            return lo
+        v[lo], v[hi] = v[hi], v[lo]
+        lo += 1
+
+
+def _linear_insert(v, last):
+    val = v[last]
+    nxt = last - 1
+    while val[0] < v[nxt][0]:
+        v[last] = v[nxt]
+        last = nxt
+        nxt -= 1
+    v[last] = val
+
+
+def _insertion_sort(v, first, last):
+    for i in range(first + 1, last):
+        val = v[i]
+        if val[0] < v[first][0]:
+            v[first + 1:i + 1] = v[first:i]
+            v[first] = val
+        else:
+            _linear_insert(v, i)
+
+
+def _adjust_heap(v, first, hole, length, value):
+    top = second = hole
+    while second < (length - 1) // 2:
+        second = 2 * (second + 1)
+        if v[first + second][0] < v[first + second - 1][0]:
+            second -= 1
+        v[first + hole] = v[first + second]
+        hole = second
+    if length % 2 == 0 and second == (length - 2) // 2:
+        second = 2 * (second + 1)
+        v[first + hole] = v[first + second - 1]
+        hole = second - 1
+    parent = (hole - 1) // 2
+    while hole > top and v[first + parent][0] < value[0]:
+        v[first + hole] = v[first + parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    v[first + hole] = value
+
+
+def _heap_select(v, first, middle, last):
+    length = middle - first
+    if length >= 2:
+        for parent in range((length - 2) // 2, -1, -1):
+            _adjust_heap(v, first, parent, length, v[first + parent])
+    for i in range(middle, last):
+        if v[i][0] < v[first][0]:
+            value = v[i]
+            v[i] = v[first]
+            _adjust_heap(v, first, 0, length, value)
+
+
+def _sort_heap(v, first, last):
+    while last - first > 1:
+        last -= 1
+        value = v[last]
+        v[last] = v[first]
+        _adjust_heap(v, first, 0, last - first, value)
+
+
+def _std_sort(v, first, last):
+    """libstdc++'s ``std::sort``: introsort, then insertion sort on runs of <= 16."""
+    if last - first < 2:
+        return
+    depth = 2 * ((last - first).bit_length() - 1)
+    stack = [(first, last, depth)]
+    while stack:
+        lo, hi, depth = stack.pop()
+        while hi - lo > 16:
+            if depth == 0:
+                _heap_select(v, lo, hi, hi)
+                _sort_heap(v, lo, hi)
+                break
+            depth -= 1
+            cut = _partition_pivot(v, lo, hi)
+            stack.append((cut, hi, depth))
+            hi = cut
+            # NOTE: libstdc++ recurses into the right part first; it touches disjoint ranges,
+            # so the order does not change the result.
+    if last - first > 16:
+        _insertion_sort(v, first, first + 16)
+        for i in range(first + 16, last):
+            _linear_insert(v, i)
+    else:
+        _insertion_sort(v, first, last)
+
+
+def _nth_element(v, nth):
+    """libstdc++'s ``std::nth_element`` (introselect)."""
+    first, last = 0, len(v)
+    if nth == last:
+        return
+    depth = 2 * (last.bit_length() - 1)
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(v, first, nth + 1, last)
+            v[first], v[nth] = v[nth], v[first]
+            return
+        depth -= 1
+        cut = _partition_pivot(v, first, last)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(v, first, last)
+
+
+def _quick_select(v, k):
+    """torch's ``quick_select_template`` (kthvalue) with ``gt_or_nan`` on the keys."""
+    lo, hi = 0, len(v) - 1
+    while True:
+        if hi <= lo:
+            return
+        if hi == lo + 1:
+            if v[lo][0] > v[hi][0]:
+                v[lo], v[hi] = v[hi], v[lo]
+            return
+        p = lo + (hi - lo) // 2
+        v[p], v[lo + 1] = v[lo + 1], v[p]
+        if v[lo + 1][0] > v[hi][0]:
+            v[lo + 1], v[hi] = v[hi], v[lo + 1]
+        if v[lo][0] > v[hi][0]:
+            v[lo], v[hi] = v[hi], v[lo]
+        if v[lo + 1][0] > v[lo][0]:
+            v[lo + 1], v[lo] = v[lo], v[lo + 1]
+        i, j = lo + 1, hi
+        piv = v[lo][0]
+        while True:
+            i += 1
+            while piv > v[i][0]:
+                i += 1
+            j -= 1
+            while v[j][0] > piv:
+                j -= 1
+            if j < i:
+                break
+            v[i], v[j] = v[j], v[i]
+        v[lo], v[j] = v[j], v[lo]
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+
+
+def _keyed_rows(arr, axis, descending):
+    """Rows along ``axis`` as int ranks (nan largest, all nans equal), negated if descending."""
+    rows = np.moveaxis(arr, axis, -1).reshape(-1, arr.shape[axis])
+    keys = np.empty(rows.shape, dtype=np.int64)
+    for r, row in enumerate(rows):
+        keys[r] = np.unique(row, return_inverse=True)[1].reshape(-1)
+    return -keys if descending else keys
+
+
+def _tied(sorted_keys):
+    """Per row: whether two neighbours of the sorted keys are equal."""
+    if sorted_keys.shape[-1] < 2:
+        return np.zeros(sorted_keys.shape[:-1], dtype=bool)
+    return np.any(sorted_keys[..., 1:] == sorted_keys[..., :-1], axis=-1)
+
+
+def _torch_order(arr, axis, descending, select=None, k=None, sorted_=True):
+    """The indices torch's CPU kernel leaves along ``axis``: ``select`` is None (sort), "topk"
+    (the first ``k``) or "kth" (the ``k``-th smallest, 0-based, as a size-1 axis)."""
+    idx = _argsort(arr, axis, descending)
+    n = arr.shape[axis] if arr.ndim else 1
+    if select == "topk":
+        idx = np.take(idx, np.arange(k), axis=axis) if arr.ndim else idx
+    elif select == "kth":
+        idx = np.take(idx, [k], axis=axis) if arr.ndim else idx
+    if arr.ndim == 0 or arr.size == 0 or n < 2 or (select is None and n <= 16):
+        return idx
+    keys = _keyed_rows(arr, axis, descending)
+    skeys = np.sort(keys, axis=-1)
+    if select is None:
+        todo = _tied(skeys)
+    elif select == "topk":
+        partial = k * 64 <= n
+        todo = _tied(skeys[:, :min(k + 1, n)]) if sorted_ or partial or k <= 1 else \
+            np.ones(len(keys), dtype=bool)
+        if k == 0:
+            todo[:] = False
+    else:
+        todo = np.zeros(len(keys), dtype=bool)
+        if k > 0:
+            todo |= skeys[:, k] == skeys[:, k - 1]
+        if k + 1 < n:
+            todo |= skeys[:, k] == skeys[:, k + 1]
+    if not todo.any():
+        return idx
+    moved = np.moveaxis(idx, axis, -1)
+    out = moved.reshape(-1, moved.shape[-1]).copy()
+    for r in np.flatnonzero(todo):
+        v = list(zip(keys[r].tolist(), range(n)))
+        if select is None:
+            _std_sort(v, 0, n)
+        elif select == "topk":
+            if k * 64 <= n:
+                _heap_select(v, 0, k, n)
+                _sort_heap(v, 0, k)
+            else:
+                _nth_element(v, k - 1)
+                if sorted_:
+                    _std_sort(v, 0, k - 1)
+            v = v[:k]
+        else:
+            _quick_select(v, k)
+            v = v[k:k + 1]
+        out[r] = [p[1] for p in v]
+    return np.moveaxis(out.reshape(moved.shape), -1, axis)
 
 
 def _argsort(arr, axis, descending):
@@ -86,7 +318,10 @@ def _pick(cls, input, dim, idx, keepdim=True):
 
 
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):
-    """Sorted values and their original indices along ``dim`` (ties keep their order).
+    """Sorted values and their original indices along ``dim``.
+
+    With ``stable=True`` equal values keep their order; otherwise they come out in the order
+    torch's CPU sort leaves them (the same indices as torch).
 
     Example:
         >>> import ember
@@ -95,14 +330,16 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     """
     arr = input._array
     d = wrap_dim(dim, arr.ndim, "sort")
-    idx = _argsort(arr, d, descending)
+    idx = _argsort(arr, d, descending) if stable else _torch_order(arr, d, descending)
     return _sort_rt(_pick(_SortValues, input, d, idx), Tensor._wrap(idx.astype(np.int64)))
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
     """The indices that sort ``input`` along ``dim``."""
     d = wrap_dim(dim, input._array.ndim, "argsort")
-    return Tensor._wrap(_argsort(input._array, d, descending).astype(np.int64))
+    arr = input._array
+    idx = _argsort(arr, d, descending) if stable else _torch_order(arr, d, descending)
+    return Tensor._wrap(idx.astype(np.int64))
 
 
 def msort(input, *, out=None):
@@ -117,9 +354,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     n = arr.shape[d] if arr.ndim else 1
     if k < 0 or k > n:
         raise RuntimeError("selected index k out of range")
-    idx = _argsort(arr, d, largest)
-    if arr.ndim:
-        idx = np.take(idx, np.arange(k), axis=d)
+    if arr.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    idx = _torch_order(arr, d, largest, "topk", k, sorted)
     return _topk_rt(_pick(_TopkValues, input, d, idx), Tensor._wrap(idx.astype(np.int64)))
 
 
@@ -130,9 +367,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     n = arr.shape[d] if arr.ndim else 1
     if k < 1 or k > n:
         raise IndexError("kthvalue(): selected number k out of range for dimension %d" % d)
-    idx = _argsort(arr, d, False)
-    if arr.ndim:
-        idx = np.take(idx, [k - 1], axis=d)
+    idx = _torch_order(arr, d, False, "kth", k - 1)
     values = _pick(_KthValues, input, d, idx, keepdim)
     if arr.ndim and not keepdim:
         idx = idx.squeeze(d)

@@ -643,8 +643,10 @@ Erf = _unary("Erf", _float_fn(_erf_f64), "ErfBackward0",
              lambda g, a: g * exp(-(a * a)) * _TWO_OVER_SQRT_PI)
 Erfc = _unary("Erfc", _float_fn(_erfc_f64), "ErfcBackward0",
               lambda g, a: -g * exp(-(a * a)) * _TWO_OVER_SQRT_PI)
+# NOTE: saves the input and recomputes erfinv in backward, as torch (so an in-place op on the
+# result does not invalidate the graph).
 Erfinv = _unary("Erfinv", _float_fn(_erfinv_f64), "ErfinvBackward0",
-                lambda g, out: g * exp(out * out) * (np.sqrt(np.pi) / 2), "output")
+                lambda g, a: g * exp(erfinv(a) ** 2) * (np.sqrt(np.pi) / 2))
 Sgn = _zero_grad_op("Sgn", _sign, "SgnBackward0")
 
 

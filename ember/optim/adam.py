@@ -1,7 +1,7 @@
 """Adam and its shared update (also used by AdamW)."""
 import numpy as np
 
-from .optimizer import Optimizer, _grad_array, _lerp_, _scalar_state, _zeros_like
+from .optimizer import Optimizer, _grad_array, _lerp_, _scalar_state, _scratch, _zeros_like
 
 __all__ = ["Adam"]
 
@@ -59,10 +59,14 @@ class Adam(Optimizer):
             state["exp_avg_sq"] = _zeros_like(p)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = _zeros_like(p)
-        _adam_update(p, group, state, group["decoupled_weight_decay"])
+        _adam_update(p, group, state, group["decoupled_weight_decay"], self)
 
 
-def _adam_update(p, group, state, decoupled):
+_BLOCK = 65536    # elements per chunk: the update's six arrays stay in the L2 cache
+
+
+def _adam_update(p, group, state, decoupled, opt=None):
+    """One Adam step on ``p`` in place; with ``opt``, chunk by chunk in its reused work arrays."""
     g = _grad_array(p, group["maximize"])
     lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
     beta1, beta2 = group["betas"]
@@ -74,18 +78,44 @@ def _adam_update(p, group, state, decoupled):
         else:
             g = g + wd * p._array
     m, v = state["exp_avg"]._array, state["exp_avg_sq"]._array
-    _lerp_(m, g, 1 - beta1)
-    v *= beta2
-    v += (1 - beta2) * g * g
     step_size = lr / (1 - beta1 ** step)
     bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
-    if group["amsgrad"]:
-        v_max = state["max_exp_avg_sq"]._array
-        np.maximum(v_max, v, out=v_max)
-        v = v_max
-    denom = np.sqrt(v)
-    denom /= bias_correction2_sqrt
-    denom += eps
-    update = np.multiply(m, -step_size)
-    update /= denom
-    p._array += update
+    pa = p._array
+    if opt is None or group["amsgrad"] or not (pa.flags.c_contiguous and m.flags.c_contiguous
+                                               and v.flags.c_contiguous):
+        _lerp_(m, g, 1 - beta1)
+        v *= beta2
+        v += (1 - beta2) * g * g
+        if group["amsgrad"]:
+            v_max = state["max_exp_avg_sq"]._array
+            np.maximum(v_max, v, out=v_max)
+            v = v_max
+        denom = np.sqrt(v)
+        denom /= bias_correction2_sqrt
+        denom += eps
+        update = np.multiply(m, -step_size)
+        update /= denom
+        pa += update
+        return
+    # NOTE: m / (sqrt(v) / c + eps) is computed as c * m / (sqrt(v) + c * eps): one pass less
+    # (a division), equal to torch's formula up to rounding.
+    n = pa.size
+    g, pa, m, v = np.ascontiguousarray(g).reshape(-1), pa.reshape(-1), m.reshape(-1), \
+        v.reshape(-1)
+    w1, w2 = 1 - beta1, 1 - beta2
+    scale, eps_c = -step_size * bias_correction2_sqrt, eps * bias_correction2_sqrt
+    t1_all = _scratch(opt, g[:_BLOCK], 0)
+    t2_all = _scratch(opt, g[:_BLOCK], 1)
+    for i in range(0, n, _BLOCK):
+        j = min(i + _BLOCK, n)
+        gb, mb, vb, pb, t1, t2 = g[i:j], m[i:j], v[i:j], pa[i:j], t1_all[:j - i], t2_all[:j - i]
+        _lerp_(mb, gb, w1, t1)
+        vb *= beta2
+        np.multiply(gb, w2, out=t1)
+        t1 *= gb
+        vb += t1
+        np.sqrt(vb, out=t2)
+        t2 += eps_c
+        np.multiply(mb, scale, out=t1)
+        t1 /= t2
+        pb += t1

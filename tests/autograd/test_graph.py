@@ -43,9 +43,7 @@ GRAPHS = {
     "add_scalar": lambda L, x, y: x + 1,
     "radd_scalar": lambda L, x, y: 1 + x,
     "sub": lambda L, x, y: x - y,
-    "rsub_scalar": pytest.param(lambda L, x, y: 1 - x,
-                                marks=_xfail("ops/arithmetic: 1 - x is Add(Neg) in ember, "
-                                             "RsubBackward1 in torch")),
+    "rsub_scalar": lambda L, x, y: 1 - x,
     "div_scalar": lambda L, x, y: x / 2,
     "rdiv_scalar": lambda L, x, y: 2 / x,
     "pow_scalar": lambda L, x, y: x ** 2,

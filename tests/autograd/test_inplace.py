@@ -71,12 +71,7 @@ def test_inplace_on_non_leaf_rebases_grad_fn(torch, op):
     compare(torch, fn, A.astype(np.float64))
 
 
-_NAME_XFAIL = pytest.mark.xfail(strict=True, reason="ops/indexing: t[0] = v and t[:, 0] = v "
-                                "record IndexPutBackward0; torch records CopySlices")
-
-
-@pytest.mark.parametrize("op", [pytest.param(v, marks=_NAME_XFAIL) if k in (
-    "setitem_slice", "setitem_int") else v for k, v in GRAD_OPS.items()], ids=list(GRAD_OPS))
+@pytest.mark.parametrize("op", list(GRAD_OPS.values()), ids=list(GRAD_OPS))
 def test_inplace_grad_fn_name_like_torch(torch, op):
     names = []
     for lib in (ember, torch):

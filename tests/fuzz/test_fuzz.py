@@ -22,10 +22,6 @@ def test_random_programs_match_torch(program):
 
 
 # Every mismatch the fuzzer found, kept as a regression test: (shapes, dtype, code, outputs).
-_ERFINV_SAVES_RESULT = pytest.mark.xfail(strict=True, reason=(
-    "ops/unary: erfinv saves its result for backward (torch saves the input), so an in-place "
-    "op on the result raises the version error in ember only"))
-
 REGRESSIONS = [
     # relu_ saves its output; a second in-place op on it must fail backward (fixed in _inplace)
     ([(3,), (1, 3, 3)], "float32",
@@ -76,9 +72,9 @@ REGRESSIONS = [
     ([(0, 1)], "float64", [("binary", "maximum", 0, 0), ("binary", "maximum", 0, 0),
                            ("expand", 2, (0, 2)), ("binary", "maximum", 1, 0),
                            ("inplace", "relu_", 3)], [4, 3]),
-    pytest.param(([(), (), ()], "float64", [("unary", "exp", 0), ("opdb", "opdb:erfinv", 3),
-                                            ("inplace", "mask_zero", 4)], [4]),
-                 marks=_ERFINV_SAVES_RESULT),
+    # erfinv saves its input, as torch (fixed in ops/unary)
+    ([(), (), ()], "float64", [("unary", "exp", 0), ("opdb", "opdb:erfinv", 3),
+                               ("inplace", "mask_zero", 4)], [4]),
 ]
 
 

@@ -1,0 +1,43 @@
+"""``ember.return_types``: the named tuples that ops with several results return, as
+``torch.return_types`` (``x.max(0)`` is a ``max(values=..., indices=...)``).
+
+Each class is a ``tuple`` subclass: it unpacks (``values, indices = x.max(0)``), indexes
+(``r[0]``) and has named fields (``r.values``), and it prints as torch's does.
+
+Example:
+    >>> import ember
+    >>> r = ember.tensor([1.0, 3.0, 2.0]).max(0)
+    >>> type(r).__name__, r.indices.item()
+    ('max', 1)
+    >>> r
+    torch.return_types.max(
+    values=tensor(3.),
+    indices=tensor(1))
+"""
+from collections import namedtuple
+
+__all__ = ["max", "min", "median", "nanmedian", "mode", "sort", "topk", "kthvalue", "aminmax",
+           "linalg_inv_ex"]
+
+
+def _return_type(name, fields=("values", "indices")):
+    """A named tuple class printing as ``torch.return_types.NAME(values=..., indices=...)``."""
+    base = namedtuple(name, fields)
+
+    def __repr__(self):
+        return "torch.return_types.%s(\n%s)" % (
+            name, ",\n".join("%s=%r" % (f, v) for f, v in zip(fields, self)))
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__,
+                                "__module__": __name__, "__qualname__": name})
+
+
+max = _return_type("max")
+min = _return_type("min")
+median = _return_type("median")
+nanmedian = _return_type("nanmedian")
+mode = _return_type("mode")
+sort = _return_type("sort")
+topk = _return_type("topk")
+kthvalue = _return_type("kthvalue")
+aminmax = _return_type("aminmax", ("min", "max"))
+linalg_inv_ex = _return_type("linalg_inv_ex", ("inverse", "info"))

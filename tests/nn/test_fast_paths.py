@@ -1,0 +1,90 @@
+"""Parity of the speed paths: wide col2im, loop-free pooling, fused cross_entropy, fused LSTM,
+blocked Adam. Every case is compared against PyTorch."""
+import numpy as np
+import pytest
+
+from oracle import compare
+
+
+def r(*shape, dtype=np.float64, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def F(lib):
+    return lib.nn.functional
+
+
+@pytest.mark.parametrize("padding, dilation, groups", [
+    (1, 1, 1), (0, 1, 1), (2, 2, 1), ((1, 0), (1, 2), 2), ("same", 1, 1), ("same", 2, 3),
+    ((0, 2), 1, 6),
+])
+def test_conv2d_stride1(torch, padding, dilation, groups):
+    compare(torch, lambda L, x, w, b: F(L).conv2d(x, w, b, padding=padding, dilation=dilation,
+                                                  groups=groups),
+            r(2, 6, 7, 5), r(6, 6 // groups, 3, 2, seed=1), r(6, seed=2))
+
+
+@pytest.mark.parametrize("stride, padding, dilation", [(2, 1, 1), ((1, 2), 0, 2), (3, 2, 1)])
+def test_conv2d_strided(torch, stride, padding, dilation):
+    compare(torch, lambda L, x, w: F(L).conv2d(x, w, stride=stride, padding=padding,
+                                               dilation=dilation),
+            r(2, 3, 9, 8), r(4, 3, 3, 3, seed=1))
+
+
+def test_conv2d_float32_and_1d(torch):
+    compare(torch, lambda L, x, w, b: F(L).conv2d(x, w, b, padding=1),
+            r(4, 3, 10, 10, dtype=np.float32), r(8, 3, 3, 3, dtype=np.float32, seed=1),
+            r(8, dtype=np.float32, seed=2), rtol=1e-4, atol=1e-4)
+    compare(torch, lambda L, x, w: F(L).conv1d(x, w, padding=2, dilation=2, groups=2),
+            r(3, 4, 11), r(6, 2, 3, seed=1))
+    compare(torch, lambda L, x, w: F(L).conv2d(x, w, padding=1), r(3, 6, 5), r(2, 3, 3, 3, seed=1))
+
+
+def test_conv2d_input_only_or_weight_only(torch):
+    compare(torch, lambda L, x, w: F(L).conv2d(x, w, padding=1), r(2, 3, 6, 6),
+            r(4, 3, 3, 3, seed=1), requires_grad=[True, False])
+    compare(torch, lambda L, x, w: F(L).conv2d(x, w, padding=1), r(2, 3, 6, 6),
+            r(4, 3, 3, 3, seed=1), requires_grad=[False, True])
+
+
+@pytest.mark.parametrize("stride, padding, output_padding, dilation, groups", [
+    (1, 0, 0, 1, 1), (1, 1, 0, 2, 1), (1, 1, 1, 2, 2), (2, 1, 1, 1, 1), ((2, 1), 0, 0, 1, 2),
+])
+def test_conv_transpose2d(torch, stride, padding, output_padding, dilation, groups):
+    compare(torch, lambda L, x, w, b: F(L).conv_transpose2d(
+        x, w, b, stride=stride, padding=padding, output_padding=output_padding,
+        dilation=dilation, groups=groups),
+        r(2, 4, 5, 6), r(4, 6 // groups, 3, 2, seed=1), r(6, seed=2))
+
+
+@pytest.mark.parametrize("kernel, stride, padding, dilation, ceil_mode", [
+    (2, None, 0, 1, False), (3, None, 0, 1, False), ((2, 3), None, 0, 1, False),
+    (2, None, 0, 1, True), (3, 2, 1, 1, False), (3, 2, 1, 2, True), ((1, 2), (2, 1), 0, 1, False),
+])
+def test_max_pool2d(torch, kernel, stride, padding, dilation, ceil_mode):
+    for shape in [(2, 3, 6, 6), (2, 3, 7, 9)]:
+        compare(torch, lambda L, x: F(L).max_pool2d(x, kernel, stride, padding, dilation,
+                                                    ceil_mode, return_indices=True), r(*shape))
+        compare(torch, lambda L, x: F(L).max_pool2d(x, kernel, stride, padding, dilation,
+                                                    ceil_mode), r(*shape, dtype=np.float32))
+
+
+def test_max_pool2d_ties_nan_and_inf(torch):
+    rng = np.random.default_rng(3)
+    ties = rng.integers(0, 3, (2, 2, 6, 6)).astype(np.float64)
+    for k, s, p in [(2, 2, 0), (3, 3, 0), (3, 1, 1), (2, 1, 0)]:
+        compare(torch, lambda L, x: F(L).max_pool2d(x, k, s, p, return_indices=True), ties)
+    special = r(1, 2, 4, 6)
+    special[0, 0, 0, :3] = np.nan
+    special[0, 0, 1, 1] = np.nan
+    special[0, 1, :2, :2] = -np.inf
+    special[0, 1, 2:, 4:] = np.inf
+    for k, s, p in [(2, 2, 0), (3, 1, 1), (2, 1, 1)]:
+        compare(torch, lambda L, x: F(L).max_pool2d(x, k, s, p, return_indices=True), special)
+
+
+def test_max_pool1d_and_unbatched(torch):
+    compare(torch, lambda L, x: F(L).max_pool1d(x, 2, return_indices=True), r(2, 3, 8))
+    compare(torch, lambda L, x: F(L).max_pool1d(x, 3, 2, 1), r(3, 9))
+    compare(torch, lambda L, x: F(L).max_pool2d(x, 2), r(3, 4, 6))
+    compare(torch, lambda L, x: L.nn.MaxPool2d(2)(x), r(2, 3, 8, 8, dtype=np.float32))
