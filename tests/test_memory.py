@@ -144,19 +144,42 @@ def test_saved_output_array_released_after_backward():
     assert after - before < 8000 + 6000
 
 
-def _mlp_steps(steps, record_every=100, warmup=0):
-    """Train a small MLP with manual SGD; the traced peak memory of each ``record_every`` steps.
+def _traced_peaks(step, steps, record_every=100, warmup=0):
+    """Run ``step`` ``warmup`` times untraced, then ``steps`` times under tracemalloc with the
+    garbage collector off; return the traced peak memory of each ``record_every`` steps and the
+    last loss.
 
-    ``warmup`` untraced steps first: CPython's allocator keeps some freed blocks for a while
-    (about 1,500 steps of this loop) before memory levels off.
+    At the end of each window a full ``gc.collect()`` must find no garbage (the engine makes no
+    reference cycles); it also empties CPython's free lists of tuples and floats, whose slow
+    filling tracemalloc would otherwise report as growth.
     """
+    for _ in range(warmup):
+        step()
+    # allocated up front, as an array: a list of new int objects would itself be growth
+    peaks = np.zeros(steps // record_every, dtype=np.int64)
+    with gc_disabled():
+        tracemalloc.start()
+        try:
+            for i in range(steps):
+                loss = step()
+                if (i + 1) % record_every == 0:
+                    loss = loss.item()
+                    assert gc.collect() == 0, "a training step left reference cycles"
+                    peaks[i // record_every] = tracemalloc.get_traced_memory()[1]
+                    tracemalloc.reset_peak()
+        finally:
+            tracemalloc.stop()
+    return peaks.tolist(), loss
+
+
+def _mlp_step():
+    """One manual-SGD step of a small MLP, as a closure over its model and data."""
     ember.manual_seed(0)
     l1, l2 = ember.nn.Linear(8, 16), ember.nn.Linear(16, 1)
     params = list(l1.parameters()) + list(l2.parameters())
     rng = np.random.default_rng(0)
     data = ember.tensor(rng.standard_normal((32, 8)).astype(np.float32))
     target = ember.tensor(rng.standard_normal((32, 1)).astype(np.float32))
-    peaks = []
 
     def step():
         loss = (l2(l1(data).relu()) - target).pow(2).mean()
@@ -167,24 +190,39 @@ def _mlp_steps(steps, record_every=100, warmup=0):
             for p in params:
                 p -= 0.01 * p.grad
         return loss
+    return step
 
-    for _ in range(warmup):
-        step()
-    tracemalloc.start()
-    try:
-        for i in range(steps):
-            loss = step()
-            if (i + 1) % record_every == 0:
-                peaks.append(tracemalloc.get_traced_memory()[1])
-                tracemalloc.reset_peak()
-    finally:
-        tracemalloc.stop()
-    return peaks, loss.item()
+
+def _cnn_step():
+    """One SGD-with-momentum step of a small CNN with cross-entropy."""
+    ember.manual_seed(0)
+    nn = ember.nn
+    model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Flatten(), nn.Linear(4 * 4 * 4, 10))
+    opt = ember.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    rng = np.random.default_rng(0)
+    data = ember.tensor(rng.standard_normal((16, 1, 8, 8)).astype(np.float32))
+    target = ember.tensor(rng.integers(0, 10, 16))
+
+    def step():
+        loss = nn.functional.cross_entropy(model(data), target)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+    return step
 
 
 def test_training_memory_is_flat():
-    """2,000 untraced warm-up steps, then 1,000 traced: peaks per 100 steps within 5%."""
-    peaks, loss = _mlp_steps(1000, warmup=2000)
+    """10,000 MLP steps: 2,000 untraced warm-up, then peaks per 100 steps within 5%."""
+    peaks, loss = _traced_peaks(_mlp_step(), 8000, warmup=2000)
+    assert max(peaks) <= 1.05 * min(peaks), "peak traced memory per 100 steps: %s" % peaks
+    assert np.isfinite(loss)
+
+
+def test_cnn_training_memory_is_flat():
+    """500 CNN steps: 100 untraced warm-up, then peaks per 100 steps within 5%."""
+    peaks, loss = _traced_peaks(_cnn_step(), 400, warmup=100)
     assert max(peaks) <= 1.05 * min(peaks), "peak traced memory per 100 steps: %s" % peaks
     assert np.isfinite(loss)
 
