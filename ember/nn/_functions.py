@@ -166,6 +166,108 @@ class LSTMCell(Function):
         return grad_gi, grad_hx, grad_cx, grad_w, grad_b
 
 
+def _sigmoid_(x):
+    """``x = 1 / (1 + exp(-x))`` in place."""
+    np.negative(x, out=x)
+    np.exp(x, out=x)
+    x += 1
+    np.reciprocal(x, out=x)
+
+
+class LSTMLayer(Function):
+    """One LSTM layer and direction over a whole sequence: one graph node, not one per step.
+
+    Forward loops over time on raw arrays from the precomputed input projection ``gi``
+    (seq, N, 4H); backward runs BPTT on raw arrays and computes the recurrent weight's
+    gradient as one GEMM over all steps.
+    """
+
+    node_name = "MkldnnRnnLayerBackward0"
+
+    @staticmethod
+    def forward(ctx, gi, h0, c0, w_hh, b_hh, reverse):
+        x, w = gi._array, w_hh._array
+        seq, n, g4 = x.shape
+        hid = g4 // 4
+        h, c = h0._array, c0._array
+        gates = np.empty((seq, n, g4), dtype=x.dtype)
+        cs = np.empty((seq, n, hid), dtype=x.dtype)
+        tcs = np.empty((seq, n, hid), dtype=x.dtype)
+        hs = np.empty((seq, n, hid), dtype=x.dtype)
+        wt = np.ascontiguousarray(w.T)    # a row-major right operand: a faster GEMM per step
+        b = None if b_hh is None else b_hh._array
+        order = range(seq - 1, -1, -1) if reverse else range(seq)
+        with _quiet():
+            for t in order:
+                gt = gates[t]
+                np.matmul(h, wt, out=gt)
+                gt += x[t]
+                if b is not None:
+                    gt += b
+                _sigmoid_(gt[:, :2 * hid])
+                np.tanh(gt[:, 2 * hid:3 * hid], out=gt[:, 2 * hid:3 * hid])
+                _sigmoid_(gt[:, 3 * hid:])
+                i, f, g, o = gt[:, :hid], gt[:, hid:2 * hid], gt[:, 2 * hid:3 * hid], gt[:, 3 * hid:]
+                c_new = cs[t]
+                np.multiply(f, c, out=c_new)
+                c_new += i * g
+                np.tanh(c_new, out=tcs[t])
+                np.multiply(o, tcs[t], out=hs[t])
+                h, c = hs[t], c_new
+        ctx.conf = (gates, cs, tcs, hs, h0._array, c0._array, w, reverse)
+        return Tensor._wrap(hs), Tensor._wrap(h.copy()), Tensor._wrap(c.copy())
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_out, grad_hn, grad_cn):
+        gates, cs, tcs, hs, h0, c0, w, reverse = ctx.conf
+        seq, n, g4 = gates.shape
+        hid = g4 // 4
+        dt = hs.dtype
+        dh_next = np.zeros((n, hid), dtype=dt) if grad_hn is None \
+            else grad_hn._array.astype(dt, copy=True)
+        dc_next = np.zeros((n, hid), dtype=dt) if grad_cn is None \
+            else grad_cn._array.astype(dt, copy=True)
+        go = None if grad_out is None else grad_out._array
+        dgates = np.empty_like(gates)
+        order = range(seq) if reverse else range(seq - 1, -1, -1)
+        for t in order:
+            prev = t + 1 if reverse else t - 1
+            c_prev = c0 if prev < 0 or prev >= seq else cs[prev]
+            gt = gates[t]
+            i, f, g, o = gt[:, :hid], gt[:, hid:2 * hid], gt[:, 2 * hid:3 * hid], gt[:, 3 * hid:]
+            tc = tcs[t]
+            dh = dh_next if go is None else dh_next + go[t]
+            dc = 1 - tc * tc
+            dc *= o
+            dc *= dh
+            dc += dc_next
+            dg = dgates[t]
+            np.multiply(dc, g, out=dg[:, :hid])
+            dg[:, :hid] *= i * (1 - i)
+            np.multiply(dc, c_prev, out=dg[:, hid:2 * hid])
+            dg[:, hid:2 * hid] *= f * (1 - f)
+            np.multiply(dc, i, out=dg[:, 2 * hid:3 * hid])
+            dg[:, 2 * hid:3 * hid] *= 1 - g * g
+            np.multiply(dh, tc, out=dg[:, 3 * hid:])
+            dg[:, 3 * hid:] *= o * (1 - o)
+            dh_next = dg @ w
+            dc_next = dc * f
+        needs = ctx.needs_input_grad
+        grad_w = grad_b = None
+        if needs[3]:
+            if reverse:
+                h_prev = np.concatenate([hs[1:], h0[None]], axis=0)
+            else:
+                h_prev = np.concatenate([h0[None], hs[:-1]], axis=0)
+            grad_w = Tensor._wrap(dgates.reshape(-1, g4).T @ h_prev.reshape(-1, hid))
+        if needs[4]:
+            grad_b = Tensor._wrap(dgates.sum(axis=(0, 1)))
+        return (Tensor._wrap(dgates) if needs[0] else None,
+                Tensor._wrap(dh_next) if needs[1] else None,
+                Tensor._wrap(dc_next) if needs[2] else None, grad_w, grad_b, None)
+
+
 class Embedding(Function):
     node_name = "EmbeddingBackward0"
 

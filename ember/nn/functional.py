@@ -10,6 +10,7 @@ from ..ops.loss import cross_entropy, nll_loss, _legacy_reduction
 from ..ops.normalization import batch_norm, group_norm, layer_norm
 from ..ops.pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d,
                            adaptive_max_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d)
+from ..ops._inplace import inplace as _inplace
 from ..tensor import Tensor
 from . import _functions as _fn
 
@@ -84,8 +85,9 @@ def relu_(input):
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Clamp to ``[min_val, max_val]`` (zero gradient at and beyond the ends)."""
-    out = _fn.Hardtanh.apply(input, min_val, max_val)
-    return ops.copy_(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, hardtanh, min_val, max_val)
+    return _fn.Hardtanh.apply(input, min_val, max_val)
 
 
 def relu6(input, inplace=False):
@@ -95,8 +97,9 @@ def relu6(input, inplace=False):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``x`` for ``x > 0``, else ``negative_slope * x``."""
-    out = ops.where(input > 0, input, input * negative_slope)
-    return ops.copy_(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, leaky_relu, negative_slope)
+    return ops.where(input > 0, input, input * negative_slope)
 
 
 def prelu(input, weight):
@@ -109,9 +112,10 @@ def prelu(input, weight):
 
 def elu(input, alpha=1.0, inplace=False):
     """``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``."""
+    if inplace:
+        return _inplace(input, elu, alpha)
     from ..ops.activation import _elu
-    out = _elu(input, alpha)
-    return ops.copy_(input, out) if inplace else out
+    return _elu(input, alpha)
 
 
 def selu(input, inplace=False):
@@ -142,14 +146,16 @@ def gelu(input, approximate="none"):
 
 def silu(input, inplace=False):
     """``x * sigmoid(x)``."""
-    out = input * ops.sigmoid(input)
-    return ops.copy_(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, silu)
+    return input * ops.sigmoid(input)
 
 
 def mish(input, inplace=False):
     """``x * tanh(softplus(x))``."""
-    out = input * ops.tanh(softplus(input))
-    return ops.copy_(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, mish)
+    return input * ops.tanh(softplus(input))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -183,20 +189,26 @@ def logsigmoid(input):
 
 def hardsigmoid(input, inplace=False):
     """``relu6(x + 3) / 6``."""
-    out = _fn.Hardtanh.apply(input + 3, 0.0, 6.0) / 6
-    return ops.copy_(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, hardsigmoid)
+    return _fn.Hardtanh.apply(input + 3, 0.0, 6.0) / 6
 
 
 def hardswish(input, inplace=False):
     """``x * relu6(x + 3) / 6``."""
-    out = _fn.Hardswish.apply(input)
-    return ops.copy_(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, hardswish)
+    return _fn.Hardswish.apply(input)
 
 
 def threshold(input, threshold, value, inplace=False):
     """``x`` where ``x > threshold``, else ``value``."""
-    out = ops.where(input > threshold, input, ops.full_like(input, value))
-    return ops.copy_(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, _THRESHOLD, threshold, value)
+    return ops.where(input > threshold, input, ops.full_like(input, value))
+
+
+_THRESHOLD = threshold   # the function, for the in-place path (its argument shadows the name)
 
 
 def _softmax_dim(ndim):
@@ -235,12 +247,14 @@ def dropout(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     if not training or p == 0.0:
         return input
+    if inplace:
+        return _inplace(input, dropout, p, training)
     if p == 1.0:
         out = input * 0
     else:
         mask = ops.empty_like(input).bernoulli_(1 - p)
         out = input * mask * (1.0 / (1 - p))
-    return ops.copy_(input, out) if inplace else out
+    return out
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
@@ -251,6 +265,8 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
                            % (input.dim(), tuple(input.shape)))
     if not training or p == 0.0:
         return input
+    if inplace:
+        return _inplace(input, dropout2d, p, training)
     batched = input.dim() == 4
     shape = tuple(input.shape[:2]) + (1, 1) if batched else (input.shape[0], 1, 1)
     if p == 1.0:
@@ -258,7 +274,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     else:
         mask = ops.empty(shape, dtype=input.dtype).bernoulli_(1 - p)
         out = input * mask * (1.0 / (1 - p))
-    return ops.copy_(input, out) if inplace else out
+    return out
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,

@@ -113,7 +113,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 class Elu(Function):
-    """``scale * x`` for ``x > 0``, else ``scale * alpha * expm1(input_scale * x)`` (torch's elu)."""
+    """``scale * x`` for ``x > 0``, else ``scale * alpha * expm1(input_scale * x)``, as torch."""
 
     node_name = "EluBackward0"
 

@@ -1,5 +1,7 @@
 """Indexing: ``t[...]`` (basic, advanced, boolean masks), ``t[...] = v``, gather/scatter,
 index_* and masked_* ops, with gradients."""
+import warnings
+
 import numpy as np
 
 from ..autograd.function import Function
@@ -305,9 +307,17 @@ def _setitem(t, index, value):
     if not arr.flags.writeable:
         from ..autograd.anomaly_mode import raise_if_saved
         raise_if_saved(arr, "setitem")
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the "
-                           "tensor before performing the operation.")
+        arr = _expanded_alias(arr) if advanced else None
+        if arr is None:
+            raise RuntimeError("unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the "
+                               "tensor before performing the operation.")
+        fill = isinstance(index, Tensor) and index._array.dtype == np.bool_ and np.ndim(v) == 0
+        warnings.warn("Use of %s on expanded tensors is deprecated. Please clone() the tensor "
+                      "before performing this operation. This also applies to advanced "
+                      "indexing e.g. tensor[%s] = %s"
+                      % (("masked_fill_", "mask", "scalar") if fill else
+                         ("index_put_", "indices", "tensor")), UserWarning, stacklevel=3)
     if isinstance(v, np.ndarray) and v.dtype.kind == "f" and arr.dtype.kind in "iub":
         v = v.astype(arr.dtype)
     try:
@@ -317,6 +327,26 @@ def _setitem(t, index, value):
                            "indexing result of shape %s"
                            % (list(np.shape(v)), list(arr[idx].shape))) from e
     t._version_ref[0] += 1
+
+
+def _expanded_alias(arr):
+    """A writable array on the memory of the expanded (read-only, 0-stride) ``arr``, or None.
+
+    NOTE: torch still writes ``t[indices] = v`` into an expanded tensor (deprecated, with a
+    warning); each written element lands in the memory its aliases share."""
+    if 0 not in arr.strides:
+        return None
+    owner = arr
+    while getattr(owner, "base", None) is not None:
+        owner = owner.base
+    if not isinstance(owner, np.ndarray) or not owner.flags.writeable:
+        return None
+    offset = arr.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    try:
+        return np.ndarray(arr.shape, arr.dtype, buffer=owner, offset=offset,
+                          strides=arr.strides)
+    except (TypeError, ValueError):
+        return None
 
 
 def _index_put_fn(old, idx, value):

@@ -88,3 +88,57 @@ def test_max_pool1d_and_unbatched(torch):
     compare(torch, lambda L, x: F(L).max_pool1d(x, 3, 2, 1), r(3, 9))
     compare(torch, lambda L, x: F(L).max_pool2d(x, 2), r(3, 4, 6))
     compare(torch, lambda L, x: L.nn.MaxPool2d(2)(x), r(2, 3, 8, 8, dtype=np.float32))
+
+
+def _lstm_case(torch, make, x, *state, pick=None, rtol=1e-9, atol=1e-10):
+    """Same weights in both libraries; compare outputs and every input's and weight's grad."""
+    import ember
+    tm = make(torch.nn).double()
+    em = make(ember.nn).double()
+    em.load_state_dict({k: ember.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    results = []
+    rng = np.random.default_rng(5)
+    ups = None
+    for lib, m in ((ember, em), (torch, tm)):
+        xs = [lib.tensor(a.copy(), requires_grad=True) for a in (x,) + state]
+        hx = tuple(xs[1:]) if state else None
+        out, (h, c) = m(xs[0], hx)
+        outs = [out, h, c] if pick is None else [[out, h, c][i] for i in pick]
+        if ups is None:
+            ups = [rng.standard_normal(tuple(o.shape)) for o in outs]
+        lib.autograd.backward(outs, [lib.tensor(u) for u in ups])
+        grads = [t.grad.numpy() for t in xs] + [p.grad.numpy() for p in m.parameters()]
+        results.append(([o.detach().numpy() for o in outs], grads))
+    (eo, eg), (to, tg) = results
+    for a, b in zip(eo + eg, to + tg):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(), dict(bias=False), dict(num_layers=2, bidirectional=True),
+    dict(batch_first=True, bidirectional=True),
+])
+def test_lstm_sequence(torch, kwargs):
+    shape = (2, 5, 3) if kwargs.get("batch_first") else (5, 2, 3)
+    _lstm_case(torch, lambda nn: nn.LSTM(3, 4, **kwargs), r(*shape))
+
+
+def test_lstm_state_and_partial_outputs(torch):
+    _lstm_case(torch, lambda nn: nn.LSTM(3, 4, num_layers=2), r(6, 2, 3), r(2, 2, 4, seed=1),
+               r(2, 2, 4, seed=2))
+    _lstm_case(torch, lambda nn: nn.LSTM(3, 4), r(6, 2, 3), pick=[0])
+    _lstm_case(torch, lambda nn: nn.LSTM(3, 4, bidirectional=True), r(6, 2, 3), pick=[1])
+    _lstm_case(torch, lambda nn: nn.LSTM(3, 4), r(6, 2, 3), pick=[2])
+    _lstm_case(torch, lambda nn: nn.LSTM(3, 4), r(1, 2, 3), pick=[0, 2])
+
+
+def test_lstm_float32_and_gradcheck():
+    import ember
+    m = ember.nn.LSTM(2, 3, bidirectional=True).double()
+    x = ember.tensor(r(4, 2, 2), requires_grad=True)
+    h0 = ember.tensor(r(2, 2, 3, seed=1), requires_grad=True)
+    c0 = ember.tensor(r(2, 2, 3, seed=2), requires_grad=True)
+    assert ember.autograd.gradcheck(lambda a, b, c: m(a, (b, c))[0], (x, h0, c0))
+    out, (h, c) = ember.nn.LSTM(3, 4)(ember.tensor(r(5, 2, 3, dtype=np.float32)))
+    assert out.dtype == h.dtype == c.dtype == ember.float32
+    assert out.grad_fn.name() == "MkldnnRnnLayerBackward0"

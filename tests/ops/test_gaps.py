@@ -330,3 +330,32 @@ def test_tie_breaking_matches_torch_cpu(torch, name, kind):
         a = _tie_data(kind, shape, seed)
         compare(torch, TIES[name], a, seed=seed)     # values, indices and gradients
 
+
+
+def test_advanced_setitem_on_expanded_tensor_writes_with_warning(torch):
+    got = []
+    for lib in (ember, torch):
+        base = lib.tensor([[1.0, 2.0]])
+        e = base.expand(3, 2)
+        with pytest.warns(UserWarning, match="Use of masked_fill_ on expanded tensors is "
+                                             "deprecated"):
+            e[e > 1] = 0.0
+        with pytest.warns(UserWarning, match="Use of index_put_ on expanded tensors is "
+                                             "deprecated"):
+            e[ix(lib, [0, 1]), ix(lib, [0, 0])] = lib.tensor([7.0, 8.0])
+        got.append((e.numpy().copy(), base.numpy().copy()))
+        with pytest.raises(RuntimeError, match="more than one element of the written-to"):
+            e[:, 0] = lib.tensor([3.0, 4.0, 5.0])
+    np.testing.assert_array_equal(got[0][0], got[1][0])
+    np.testing.assert_array_equal(got[0][1], got[1][1])
+
+
+def test_setitem_double_backward(torch):
+    def fn(L, x):
+        y = x * 1
+        y[0] = x[1] ** 2
+        y[:, 1] = 3.0
+        y[1, ix(L, [0, 2])] = x[0, :2] * x[1, 1]
+        g, = L.autograd.grad((y ** 3).sum(), x, create_graph=True)
+        return g * g
+    compare(torch, fn, np.array([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7]]))

@@ -35,6 +35,13 @@ def _lstm_step(gi, state, w_hh, b_hh):
     return ops.sigmoid(o) * ops.tanh(c), c
 
 
+def _fusable(gi, h, c, w_hh, b_hh):
+    """Whether the whole-sequence LSTM Function applies: one dtype throughout."""
+    dt = gi._array.dtype
+    return (dt.kind == "f" and h._array.dtype == c._array.dtype == w_hh._array.dtype == dt
+            and (b_hh is None or b_hh._array.dtype == dt))
+
+
 def _gru_step(gi, h, w_hh, b_hh):
     gh = F.linear(h, w_hh, b_hh)
     i_r, i_z, i_n = ops.chunk(gi, 3, -1)
@@ -147,9 +154,16 @@ class RNNBase(Module):
             for d in range(dirs):
                 w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
                 seq = layer_in.shape[0]
-                gi_all = F.linear(layer_in.reshape(seq * n, -1), w_ih, b_ih)
-                gi_all = ops.unbind(gi_all.reshape(seq, n, -1), 0)
+                gi_all = F.linear(layer_in.reshape(seq * n, -1), w_ih, b_ih).reshape(seq, n, -1)
                 k = layer * dirs + d
+                if lstm and _fusable(gi_all, h_list[k], c_list[k], w_hh, b_hh):
+                    out, h_last, c_last = _fn.LSTMLayer.apply(gi_all, h_list[k], c_list[k],
+                                                              w_hh, b_hh, d == 1)
+                    outs.append(out)
+                    h_out.append(h_last)
+                    c_out.append(c_last)
+                    continue
+                gi_all = ops.unbind(gi_all, 0)
                 state = (h_list[k], c_list[k]) if lstm else h_list[k]
                 steps = [None] * seq
                 order = range(seq - 1, -1, -1) if d == 1 else range(seq)
