@@ -58,7 +58,6 @@ def _inputs(dtype):
 
 
 DTYPES = [np.float32, np.float64]
-INPUT_NAMES = list(_inputs(np.float32))
 
 
 def _flip(x):

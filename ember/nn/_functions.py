@@ -178,8 +178,9 @@ class LSTMLayer(Function):
     """One LSTM layer and direction over a whole sequence: one graph node, not one per step.
 
     Forward loops over time on raw arrays from the precomputed input projection ``gi``
-    (seq, N, 4H); backward runs BPTT on raw arrays and computes the recurrent weight's
-    gradient as one GEMM over all steps.
+    (seq, N, 4H). While a step's gates are still in cache it also stores the factors BPTT needs
+    (gate derivatives times their partners), so the backward loop is a GEMM and five
+    element-wise products per step; the recurrent weight's gradient is one GEMM over all steps.
     """
 
     node_name = "MkldnnRnnLayerBackward0"
@@ -189,11 +190,14 @@ class LSTMLayer(Function):
         x, w = gi._array, w_hh._array
         seq, n, g4 = x.shape
         hid = g4 // 4
+        dt = x.dtype
         h, c = h0._array, c0._array
-        gates = np.empty((seq, n, g4), dtype=x.dtype)
-        cs = np.empty((seq, n, hid), dtype=x.dtype)
-        tcs = np.empty((seq, n, hid), dtype=x.dtype)
-        hs = np.empty((seq, n, hid), dtype=x.dtype)
+        grad = any(ctx.needs_input_grad)
+        gates = np.empty((seq, n, g4), dtype=dt)
+        quad = gates.reshape(seq, n, 4, hid)
+        hs = np.empty((seq, n, hid), dtype=dt)
+        a_all = np.empty((seq, n, hid), dtype=dt) if grad else None
+        f_all = np.empty((seq, n, hid), dtype=dt) if grad else None
         wt = np.ascontiguousarray(w.T)    # a row-major right operand: a faster GEMM per step
         b = None if b_hh is None else b_hh._array
         order = range(seq - 1, -1, -1) if reverse else range(seq)
@@ -204,55 +208,60 @@ class LSTMLayer(Function):
                 gt += x[t]
                 if b is not None:
                     gt += b
-                _sigmoid_(gt[:, :2 * hid])
-                np.tanh(gt[:, 2 * hid:3 * hid], out=gt[:, 2 * hid:3 * hid])
-                _sigmoid_(gt[:, 3 * hid:])
-                i, f, g, o = gt[:, :hid], gt[:, hid:2 * hid], gt[:, 2 * hid:3 * hid], gt[:, 3 * hid:]
-                c_new = cs[t]
-                np.multiply(f, c, out=c_new)
+                i, f, g, o = quad[t, :, 0], quad[t, :, 1], quad[t, :, 2], quad[t, :, 3]
+                tg = np.tanh(g)
+                _sigmoid_(gt)
+                g[...] = tg
+                c_new = f * c
                 c_new += i * g
-                np.tanh(c_new, out=tcs[t])
-                np.multiply(o, tcs[t], out=hs[t])
+                tc = np.tanh(c_new)
+                np.multiply(o, tc, out=hs[t])
+                if grad:
+                    # NOTE: BPTT factors: dc = dh * A + dc_next; d(i, f, g, o) = dc * (K_i, K_f,
+                    # K_g), dh * K_o with K_i = i(1-i)g, K_f = f(1-f)c_prev, K_g = (1-g^2)i,
+                    # K_o = o(1-o)tanh(c); dc_prev = dc * f.
+                    f_all[t] = f
+                    a = a_all[t]
+                    np.multiply(tc, tc, out=a)
+                    np.subtract(1, a, out=a)
+                    a *= o
+                    k_g = g * g
+                    np.subtract(1, k_g, out=k_g)
+                    k_g *= i
+                    d = 1 - gt
+                    d *= gt
+                    np.multiply(d[:, :hid], g, out=i)
+                    np.multiply(d[:, hid:2 * hid], c, out=f)
+                    np.multiply(d[:, 3 * hid:], tc, out=o)
+                    g[...] = k_g
                 h, c = hs[t], c_new
-        ctx.conf = (gates, cs, tcs, hs, h0._array, c0._array, w, reverse)
+        ctx.conf = (quad, a_all, f_all, hs, h0._array, w, reverse)
         return Tensor._wrap(hs), Tensor._wrap(h.copy()), Tensor._wrap(c.copy())
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_out, grad_hn, grad_cn):
-        gates, cs, tcs, hs, h0, c0, w, reverse = ctx.conf
-        seq, n, g4 = gates.shape
-        hid = g4 // 4
+        quad, a_all, f_all, hs, h0, w, reverse = ctx.conf
+        seq, n, _, hid = quad.shape
         dt = hs.dtype
         dh_next = np.zeros((n, hid), dtype=dt) if grad_hn is None \
             else grad_hn._array.astype(dt, copy=True)
         dc_next = np.zeros((n, hid), dtype=dt) if grad_cn is None \
             else grad_cn._array.astype(dt, copy=True)
-        go = None if grad_out is None else grad_out._array
-        dgates = np.empty_like(gates)
+        go = None if grad_out is None else grad_out._array.astype(dt, copy=False)
+        dquad = np.empty_like(quad)
+        dgates = dquad.reshape(seq, n, 4 * hid)
         order = range(seq) if reverse else range(seq - 1, -1, -1)
         for t in order:
-            prev = t + 1 if reverse else t - 1
-            c_prev = c0 if prev < 0 or prev >= seq else cs[prev]
-            gt = gates[t]
-            i, f, g, o = gt[:, :hid], gt[:, hid:2 * hid], gt[:, 2 * hid:3 * hid], gt[:, 3 * hid:]
-            tc = tcs[t]
             dh = dh_next if go is None else dh_next + go[t]
-            dc = 1 - tc * tc
-            dc *= o
-            dc *= dh
+            dc = dh * a_all[t]
             dc += dc_next
-            dg = dgates[t]
-            np.multiply(dc, g, out=dg[:, :hid])
-            dg[:, :hid] *= i * (1 - i)
-            np.multiply(dc, c_prev, out=dg[:, hid:2 * hid])
-            dg[:, hid:2 * hid] *= f * (1 - f)
-            np.multiply(dc, i, out=dg[:, 2 * hid:3 * hid])
-            dg[:, 2 * hid:3 * hid] *= 1 - g * g
-            np.multiply(dh, tc, out=dg[:, 3 * hid:])
-            dg[:, 3 * hid:] *= o * (1 - o)
-            dh_next = dg @ w
-            dc_next = dc * f
+            np.multiply(quad[t, :, 0], dc, out=dquad[t, :, 0])
+            np.multiply(quad[t, :, 1], dc, out=dquad[t, :, 1])
+            np.multiply(quad[t, :, 2], dc, out=dquad[t, :, 2])
+            np.multiply(quad[t, :, 3], dh, out=dquad[t, :, 3])
+            dh_next = dgates[t] @ w
+            dc_next = dc * f_all[t]
         needs = ctx.needs_input_grad
         grad_w = grad_b = None
         if needs[3]:
@@ -260,7 +269,7 @@ class LSTMLayer(Function):
                 h_prev = np.concatenate([hs[1:], h0[None]], axis=0)
             else:
                 h_prev = np.concatenate([h0[None], hs[:-1]], axis=0)
-            grad_w = Tensor._wrap(dgates.reshape(-1, g4).T @ h_prev.reshape(-1, hid))
+            grad_w = Tensor._wrap(dgates.reshape(-1, 4 * hid).T @ h_prev.reshape(-1, hid))
         if needs[4]:
             grad_b = Tensor._wrap(dgates.sum(axis=(0, 1)))
         return (Tensor._wrap(dgates) if needs[0] else None,
@@ -284,7 +293,13 @@ class Embedding(Function):
         shape, dtype = ctx._input_meta(0)
         g = grad_output._array.reshape(-1, shape[1]).astype(dtype, copy=False)
         grad = np.zeros(shape, dtype=dtype)
-        np.add.at(grad, idx.reshape(-1), g)
+        flat = idx.reshape(-1)
+        if flat.size:
+            # Sort the rows by index and sum each run: much faster than np.add.at.
+            order = np.argsort(flat, kind="stable")
+            rows = flat[order]
+            starts = np.flatnonzero(np.concatenate(([True], rows[1:] != rows[:-1])))
+            grad[rows[starts]] = np.add.reduceat(g[order], starts, axis=0)
         if padding_idx is not None:
             grad[padding_idx] = 0
         return Tensor._wrap(grad), None, None
