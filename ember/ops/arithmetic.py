@@ -150,7 +150,7 @@ class Div(Function):
         need = ctx.needs_input_grad
         a, b = ctx.saved_tensors
         ga = sum_to(grad_output / b, _grad_shape(ctx, 0)) if need[0] else None
-        gb = sum_to(-grad_output * a / (b * b), _grad_shape(ctx, 1)) if need[1] else None
+        gb = sum_to(-grad_output * (a / b) / b, _grad_shape(ctx, 1)) if need[1] else None
         return ga, gb
 
 
