@@ -6,6 +6,7 @@ from types import MethodType as _MethodType
 import numpy as np
 
 from . import dtypes as _dt
+from .autograd import engine as _engine
 from .autograd.grad_mode import state as _grad_state
 from ._tensor_str import tensor_repr
 
@@ -298,9 +299,8 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
-        from .autograd import engine
-        engine.backward((self,), None if gradient is None else (gradient,), retain_graph,
-                        create_graph, inputs)
+        _engine.backward((self,), None if gradient is None else (gradient,), retain_graph,
+                         create_graph, inputs)
 
     def detach(self):
         """A Tensor sharing values and version counter, outside the graph."""
@@ -629,6 +629,82 @@ class Tensor:
     @property
     def mH(self):
         return self.mT
+
+    # The hottest ``ember.<name>`` methods, defined here so that they skip ``__getattr__``.
+    def relu(self):
+        return _ops.relu(self)
+
+    def sum(self, *args, **kwargs):
+        return _ops.sum(self, *args, **kwargs)
+
+    def mean(self, *args, **kwargs):
+        return _ops.mean(self, *args, **kwargs)
+
+    def mm(self, *args, **kwargs):
+        return _ops.mm(self, *args, **kwargs)
+
+    def matmul(self, *args, **kwargs):
+        return _ops.matmul(self, *args, **kwargs)
+
+    def t(self):
+        return _ops.t(self)
+
+    def view(self, *args, **kwargs):
+        return _ops.view(self, *args, **kwargs)
+
+    def reshape(self, *args, **kwargs):
+        return _ops.reshape(self, *args, **kwargs)
+
+    def exp(self):
+        return _ops.exp(self)
+
+    def log(self):
+        return _ops.log(self)
+
+    def clamp(self, *args, **kwargs):
+        return _ops.clamp(self, *args, **kwargs)
+
+    def pow(self, *args, **kwargs):
+        return _ops.pow(self, *args, **kwargs)
+
+    def unsqueeze(self, *args, **kwargs):
+        return _ops.unsqueeze(self, *args, **kwargs)
+
+    def squeeze(self, *args, **kwargs):
+        return _ops.squeeze(self, *args, **kwargs)
+
+    def expand(self, *args, **kwargs):
+        return _ops.expand(self, *args, **kwargs)
+
+    def sigmoid(self):
+        return _ops.sigmoid(self)
+
+    def tanh(self):
+        return _ops.tanh(self)
+
+    def transpose(self, *args, **kwargs):
+        return _ops.transpose(self, *args, **kwargs)
+
+    def permute(self, *args, **kwargs):
+        return _ops.permute(self, *args, **kwargs)
+
+    def flatten(self, *args, **kwargs):
+        return _ops.flatten(self, *args, **kwargs)
+
+    def add_(self, *args, **kwargs):
+        return _ops.add_(self, *args, **kwargs)
+
+    def sub_(self, *args, **kwargs):
+        return _ops.sub_(self, *args, **kwargs)
+
+    def mul_(self, *args, **kwargs):
+        return _ops.mul_(self, *args, **kwargs)
+
+    def div_(self, *args, **kwargs):
+        return _ops.div_(self, *args, **kwargs)
+
+    def zero_(self):
+        return _ops.zero_(self)
 
     def __getattr__(self, name):
         # Tensor methods that mirror an ``ember.<name>`` function taking the tensor first.

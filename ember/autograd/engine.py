@@ -20,11 +20,15 @@ def _make_grads(outputs, grad_outputs):
     for i, t in enumerate(outputs):
         g = None if grad_outputs is None else grad_outputs[i]
         if g is None:
-            if t._array.size != 1:
+            arr = t._array
+            if arr.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs "
                                    "(output %d has shape %s); pass gradient= with that shape"
-                                   % (i, tuple(t._array.shape)))
-            g = Tensor._wrap(np.ones(t._array.shape, dtype=t._array.dtype))
+                                   % (i, tuple(arr.shape)))
+            if arr.ndim:
+                g = Tensor._wrap(np.ones(arr.shape, dtype=arr.dtype))
+            else:
+                g = Tensor._wrap(np.array(1, dtype=arr.dtype))
         else:
             if not isinstance(g, Tensor):
                 from .. import ops
@@ -132,9 +136,13 @@ def _add(a, b):
 
 def _execute(roots, grads, retain_graph, create_graph, targets, capture):
     """Run the graph from ``roots`` (pairs (node or leaf, output_nr)) with ``grads``."""
+    Tensor = _Tensor or _tensor_cls()
     deps = {}
-    # dict.fromkeys: two roots on one node (outputs of one Function) count its edges once
-    stack = list(dict.fromkeys([r for r, _ in roots if isinstance(r, Node)]))
+    if len(roots) == 1:
+        stack = [roots[0][0]] if isinstance(roots[0][0], Node) else []
+    else:
+        # dict.fromkeys: two roots on one node (outputs of one Function) count its edges once
+        stack = list(dict.fromkeys([r for r, _ in roots if isinstance(r, Node)]))
     seen = set(stack)
     while stack:
         node = stack.pop()
@@ -151,6 +159,7 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
                     stack.append(nxt)
 
     buffers = {}
+    ready = []
     for (r, nr), g in zip(roots, grads):
         if isinstance(r, Node):
             buf = buffers.get(r)
@@ -159,11 +168,9 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
             buf[nr] = _add(buf[nr], g)
         else:
             buffers[r] = _add(buffers.get(r), g)
-    ready = []
-    for r, _ in roots:
-        if deps.get(r, 0) == 0 and not any(r is x for x in ready):
+        if r not in deps and not _is_in(r, ready):
             ready.append(r)
-
+    plain = capture is None and targets is None and not _state.anomaly
     prev = _state.enabled
     _state.enabled = bool(create_graph)
     try:
@@ -173,33 +180,82 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
                 g = buffers.pop(target, None)
                 if g is not None:
                     _leaf(target, g, create_graph, targets, capture)
+                g = None
                 continue
             buf = buffers.pop(target, None)
-            grads_in = _run_node(target, buf, capture, create_graph, targets)
-            for e, g in zip(target._edges, grads_in):
+            edges = target._edges
+            if buf is None:
+                grads_in = None
+            elif (plain and target._pre_hooks is None and target._tensor_hooks is None
+                  and target._retains is None and target._post_hooks is None
+                  and len(buf) == 1 and buf[0] is not None):
+                grads_in = target._call_backward(buf)   # the common case: no hooks, one output
+                if type(grads_in) is not tuple:
+                    grads_in = (grads_in,)
+                if len(grads_in) != len(edges):
+                    grads_in = _check_count(target, grads_in)
+            else:
+                grads_in = _run_node(target, buf, capture, create_graph, targets)
+            i = 0
+            for e in edges:
                 if e is None:
+                    i += 1
                     continue
                 nxt = e[0]
+                g = None if grads_in is None else grads_in[i]
                 if g is not None:
-                    if isinstance(nxt, Node):
+                    is_node = isinstance(nxt, Node)
+                    if is_node:
+                        shape, dtype = nxt._out_meta[e[1]]
+                    else:
+                        shape, dtype = nxt._array.shape, nxt._array.dtype
+                    if type(g) is not Tensor or g._array.shape != shape or \
+                            g._array.dtype != dtype:
+                        g = _check_grad(target, i, g, (shape, dtype))
+                    if is_node:
                         b = buffers.get(nxt)
                         if b is None:
                             b = buffers[nxt] = [None] * nxt._n_out
-                        nr = e[1]
-                        old = b[nr]
-                        b[nr] = g if old is None else old + g
+                        old = b[e[1]]
+                        b[e[1]] = g if old is None else _sum(old, g, create_graph)
                     else:
                         old = buffers.get(nxt)
-                        buffers[nxt] = g if old is None else old + g
+                        buffers[nxt] = g if old is None else _sum(old, g, create_graph)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
                     ready.append(nxt)
-            grads_in = buf = g = None    # hold no gradient here (see _accumulate's refcount)
+                i += 1
+            grads_in = buf = g = old = None    # hold no gradient here (see _accumulate)
             if not retain_graph:
                 target._release()
     finally:
         _state.enabled = prev
+
+
+def _sum(a, b, create_graph):
+    """Two gradients of one input (same shape and dtype, already checked), added."""
+    if create_graph:
+        return a + b
+    Tensor = _Tensor or _tensor_cls()
+    return Tensor._wrap(a._array + b._array)    # no graph to record: skip the op's wrapper
+
+
+def _is_in(o, seq):
+    """``o`` is one of ``seq`` (by identity: ``in`` would call Tensor.__eq__)."""
+    for x in seq:
+        if x is o:
+            return True
+    return False
+
+
+def _check_count(node, result):
+    """``result`` cut to one gradient per input, or torch's error when the count is wrong."""
+    n_in = len(node._edges)
+    if len(result) < n_in or any(g is not None for g in result[n_in:]):
+        raise RuntimeError("function %s returned an incorrect number of gradients (expected "
+                           "%d, got %d)" % (node.name(), n_in, len(result)))
+    return result[:n_in]
 
 
 def _run_node(node, buf, capture, create_graph, targets):
@@ -280,7 +336,6 @@ def _tensor_cls():
 
 def _validate(node, result):
     """Check each gradient against its input's shape and dtype (summing or casting if allowed)."""
-    Tensor = _Tensor or _tensor_cls()
     out = None
     edges = node._edges
     for i, g in enumerate(result):
@@ -291,36 +346,44 @@ def _validate(node, result):
                     out = list(result)
                 out[i] = None
             continue
-        if not isinstance(g, Tensor):
-            raise TypeError("function %s returned a gradient of type %s at index %d; expected a "
-                            "Tensor or None" % (node.name(), type(g).__name__, i))
         target = e[0]
         if isinstance(target, Node):
-            shape, dtype = target._out_meta[e[1]]
+            meta = target._out_meta[e[1]]
         else:
-            arr = target._array
-            shape, dtype = arr.shape, arr.dtype
-        arr = g._array
-        if arr.shape == shape and arr.dtype == dtype:
-            continue
-        if arr.shape != shape:
-            if _expandable(shape, arr.shape):
-                from .. import ops
-                g = ops.sum_to_size(g, shape)
-            else:
-                raise RuntimeError("Function %s returned an invalid gradient at index %d - got "
-                                   "%s but expected shape compatible with %s"
-                                   % (node.name(), i, list(arr.shape), list(shape)))
-        if g._array.dtype != dtype:
-            if g._array.dtype.kind not in "fc":
-                raise RuntimeError("Function %s returned an invalid gradient at index %d - "
-                                   "expected dtype %s but got %s"
-                                   % (node.name(), i, dtype, g._array.dtype))
-            g = g.to(_dtype_of(dtype))
-        if out is None:
-            out = list(result)
-        out[i] = g
+            meta = target._array.shape, target._array.dtype
+        checked = _check_grad(node, i, g, meta)
+        if checked is not g:
+            if out is None:
+                out = list(result)
+            out[i] = checked
     return result if out is None else out
+
+
+def _check_grad(node, i, g, meta):
+    """Gradient ``g`` (index ``i`` of ``node``'s result) given the input's (shape, dtype)."""
+    Tensor = _Tensor or _tensor_cls()
+    if not isinstance(g, Tensor):
+        raise TypeError("function %s returned a gradient of type %s at index %d; expected a "
+                        "Tensor or None" % (node.name(), type(g).__name__, i))
+    shape, dtype = meta
+    arr = g._array
+    if arr.shape == shape and arr.dtype == dtype:
+        return g
+    if arr.shape != shape:
+        if _expandable(shape, arr.shape):
+            from .. import ops
+            g = ops.sum_to_size(g, shape)
+        else:
+            raise RuntimeError("Function %s returned an invalid gradient at index %d - got "
+                               "%s but expected shape compatible with %s"
+                               % (node.name(), i, list(arr.shape), list(shape)))
+    if g._array.dtype != dtype:
+        if g._array.dtype.kind not in "fc":
+            raise RuntimeError("Function %s returned an invalid gradient at index %d - "
+                               "expected dtype %s but got %s"
+                               % (node.name(), i, dtype, g._array.dtype))
+        g = g.to(_dtype_of(dtype))
+    return g
 
 
 def _dtype_of(np_dtype):

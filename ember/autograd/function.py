@@ -94,7 +94,22 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
         if cls._is_legacy:
             raise RuntimeError(_LEGACY_MSG % (cls.__name__, cls.__name__) +
                                " (this class defines forward as an instance method)")
-        return _apply(cls.forward, cls._backward_cls(), args, kwargs)
+        node = cls._backward_cls()
+        if _state.enabled:
+            return _apply(cls.forward, node, args, kwargs)
+        Tensor = _Tensor or _tensor_cls()
+        # Grad mode off: nothing is recorded, only ``needs_input_grad`` is set for forward.
+        if len(args) == 2:
+            a, b = args
+            node.needs_input_grad = (isinstance(a, Tensor) and a._requires_grad,
+                                     isinstance(b, Tensor) and b._requires_grad)
+        elif len(args) == 1:
+            a = args[0]
+            node.needs_input_grad = (isinstance(a, Tensor) and a._requires_grad,)
+        else:
+            node.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad
+                                           for a in args])
+        return cls.forward(node, *args, **kwargs)
 
     def __call__(self, *args):
         cls = type(self)
@@ -156,15 +171,18 @@ def _apply(forward, node, args, kwargs):
     if not is_tuple and not isinstance(out, Tensor) and out is not None:
         raise TypeError("%s.forward must return a Tensor or a tuple of Tensors, but returned "
                         "%s" % (_fn_name(node), type(out).__name__))
-    for a in args:
-        if isinstance(a, Tensor) and a._base is not None and a._requires_grad:
-            refresh_view(a)
     if len(args) == 1:
         a = args[0]
+        if a._base is not None:
+            refresh_view(a)
         node._edges = (((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0)),)
         node._tensor_args = (True,)
     elif len(args) == 2:
         a, b = args
+        if needs[0] and a._base is not None:
+            refresh_view(a)
+        if needs[1] and b._base is not None:
+            refresh_view(b)
         node._edges = (
             (((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
              if needs[0] else None),
@@ -172,6 +190,9 @@ def _apply(forward, node, args, kwargs):
              if needs[1] else None))
         node._tensor_args = (isinstance(a, Tensor), isinstance(b, Tensor))
     else:
+        for a, n in zip(args, needs):
+            if n and a._base is not None:
+                refresh_view(a)
         node._edges = tuple([((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
                              if n else None for a, n in zip(args, needs)])
         node._tensor_args = tuple([isinstance(a, Tensor) for a in args])

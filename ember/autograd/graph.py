@@ -299,6 +299,18 @@ def pack_saved(node, to_save, outputs):
     Tensor = _Tensor or _tensor_cls()
     entries = []
     hooks = _pack_hooks[-1] if _pack_hooks else None
+    if hooks is None and len(outputs) == 1:
+        out = outputs[0]    # the common case: one output, no pack hooks
+        for t in to_save:
+            if t is None:
+                entries.append(None)
+            elif t is out:
+                stored = Tensor._wrap(t._array)
+                stored._version_ref = t._version_ref
+                entries.append((stored, t._version_ref[0], 0, None))
+            else:
+                entries.append((t, t._version_ref[0], None, None))
+        to_save = ()
     for t in to_save:
         if t is None:
             entries.append(None)

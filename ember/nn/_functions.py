@@ -235,13 +235,17 @@ class LSTMLayer(Function):
                     np.multiply(d[:, 3 * hid:], tc, out=o)
                     g[...] = k_g
                 h, c = hs[t], c_new
-        ctx.conf = (quad, a_all, f_all, hs, h0._array, w, reverse)
-        return Tensor._wrap(hs), Tensor._wrap(h.copy()), Tensor._wrap(c.copy())
+        out = Tensor._wrap(hs)
+        ctx.save_for_backward(out, h0)    # version-checked: an in-place change raises
+        ctx.conf = (quad, a_all, f_all, w, reverse)
+        return out, Tensor._wrap(h.copy()), Tensor._wrap(c.copy())
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_out, grad_hn, grad_cn):
-        quad, a_all, f_all, hs, h0, w, reverse = ctx.conf
+        quad, a_all, f_all, w, reverse = ctx.conf
+        out, h0 = ctx.saved_tensors
+        hs, h0 = out._array, h0._array
         seq, n, _, hid = quad.shape
         dt = hs.dtype
         dh_next = np.zeros((n, hid), dtype=dt) if grad_hn is None \

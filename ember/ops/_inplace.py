@@ -260,5 +260,9 @@ def overwrite(t, value, op):
             return node.apply(old, arr, src)
         fn.__name__ = op[:-1]
         return _recorded(t, fn, op, (), {})
+    if src is None and t._array.flags.writeable:
+        np.copyto(t._array, arr)     # a scalar (zero_, fill_): write's checks cannot fail
+        t._version_ref[0] += 1
+        return t
     write(t, arr, op)
     return t

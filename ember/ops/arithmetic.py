@@ -102,9 +102,10 @@ class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = binary_arrays("mul", a, b)
+        need = ctx.needs_input_grad
         if isinstance(b, Tensor):
-            ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
-                                  b if ctx.needs_input_grad[0] else None)
+            if need[0] or need[1]:
+                ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         else:
             ctx.scalar = b
         if aa.dtype == np.bool_ and (not isinstance(bb, np.ndarray) or bb.dtype == np.bool_):
@@ -302,6 +303,9 @@ def _tensor_first(op, a, b):
 
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting. Matches ``torch.add``."""
+    if alpha == 1 and isinstance(input, Tensor) and (isinstance(other, Tensor) or
+                                                     is_scalar(other)):
+        return Add.apply(input, other)     # the common case, without argument juggling
     if not isinstance(input, Tensor) and isinstance(other, Tensor) and alpha == 1:
         input, other = other, input
     input, other = _tensor_first("add", input, other)
@@ -312,6 +316,9 @@ def add(input, other, *, alpha=1, out=None):
 
 def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other`` with broadcasting. Matches ``torch.sub``."""
+    if alpha == 1 and isinstance(input, Tensor) and (isinstance(other, Tensor) or
+                                                     is_scalar(other)):
+        return Sub.apply(input, other)
     input, other = _tensor_first("sub", input, other)
     if alpha != 1:
         other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
@@ -333,6 +340,8 @@ def rsub(input, other, *, alpha=1):
 
 def mul(input, other, *, out=None):
     """Element-wise product with broadcasting. Matches ``torch.mul``."""
+    if isinstance(input, Tensor) and (isinstance(other, Tensor) or is_scalar(other)):
+        return Mul.apply(input, other)
     if not isinstance(input, Tensor) and isinstance(other, Tensor):
         input, other = other, input
     input, other = _tensor_first("mul", input, other)
@@ -344,6 +353,9 @@ multiply = mul
 
 def div(input, other, *, rounding_mode=None, out=None):
     """``input / other``; ``rounding_mode`` 'trunc' or 'floor' rounds the quotient."""
+    if rounding_mode is None and isinstance(input, Tensor) and (isinstance(other, Tensor) or
+                                                                is_scalar(other)):
+        return Div.apply(input, other)
     input, other = _tensor_first("div", input, other)
     if rounding_mode is None:
         return Div.apply(input, other)

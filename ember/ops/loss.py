@@ -120,10 +120,11 @@ class ClassNll(Function):
             if valid is not None:
                 picked = np.where(valid, picked, 0)
             count = x.dtype.type(n if valid is None else np.count_nonzero(valid))
+            # NOTE: 0 - x, not -x: ignored targets and empty sums give +0.0, as torch.
             if reduction == "none":
-                loss = -picked
+                loss = 0 - picked
             else:
-                loss = -picked.sum()
+                loss = 0 - picked.sum()
                 if reduction == "mean":
                     loss = loss / count
         ctx.conf = (logp, t, valid, count, reduction, logits)

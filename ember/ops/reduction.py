@@ -9,6 +9,7 @@ from .. import return_types as _rt
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import wrap_dim, wrap_dims
+from .shape import Expand
 
 __all__ = ["sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax",
            "argmin", "aminmax", "var", "std", "var_mean", "std_mean", "logsumexp", "norm",
@@ -41,7 +42,6 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        from .shape import Expand
         return Expand.apply(grad_output, ctx._input_meta(0)[0]), None
 
 

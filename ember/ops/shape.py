@@ -6,7 +6,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import wrap_dim
+from ._util import sum_to, wrap_dim
 
 __all__ = ["view", "reshape", "transpose", "swapaxes", "swapdims", "permute", "t", "squeeze",
            "unsqueeze", "expand", "expand_as", "flatten", "unbind", "view_as", "reshape_as",
@@ -172,12 +172,20 @@ class Expand(Function):
 
     @staticmethod
     def forward(ctx, a, shape):
-        return _view_of(a, np.broadcast_to(a._array, shape))
+        arr = a._array
+        if arr.ndim == 0:
+            return _view_of(a, _broadcast_scalar(arr, shape))
+        return _view_of(a, np.broadcast_to(arr, shape))
 
     @staticmethod
     def backward(ctx, grad_output):
-        from ._util import sum_to
         return sum_to(grad_output, ctx._input_meta(0)[0]), None
+
+
+def _broadcast_scalar(arr, shape):
+    """``np.broadcast_to`` of a 0-d array (a read-only view) without its Python overhead."""
+    # (a read-only buffer: setting ``flags.writeable`` afterwards makes NumPy keep memory)
+    return np.ndarray(shape, arr.dtype, memoryview(arr).toreadonly(), 0, (0,) * len(shape))
 
 
 def view(input, *shape):

@@ -1,6 +1,7 @@
 """Element-wise functions of one tensor: exp, log, sqrt, abs, relu, sigmoid, tanh, clamp, ..."""
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._inplace import inplace
@@ -163,6 +164,21 @@ class ReluGrad(Function):
         return ReluGrad.apply(grad, out), None
 
 
+class MaskGrad(Function):
+    """``grad_output`` where the bool ``mask`` is true, else 0 (a backward, differentiable)."""
+
+    node_name = "MaskGradBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, mask):
+        ctx.mask = mask
+        return Tensor._wrap(np.where(mask._array, grad_output._array, 0))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return MaskGrad.apply(grad, ctx.mask), None
+
+
 class Sigmoid(Function):
     node_name = "SigmoidBackward0"
 
@@ -231,7 +247,6 @@ class Clamp(Function):
 
     @staticmethod
     def forward(ctx, a, lo, hi):
-        from .. import dtypes as _dt
         arr = a._array
         lo_a = lo._array if isinstance(lo, Tensor) else lo
         hi_a = hi._array if isinstance(hi, Tensor) else hi
@@ -248,10 +263,18 @@ class Clamp(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        from ._util import sum_to
-        from .comparison import where
         a, lo_t, hi_t = ctx.saved_tensors
         lo, hi = ctx.bounds
+        if lo_t is None and hi_t is None:
+            # Python-number bounds: the mask needs no graph, so it is computed on the array.
+            arr = a._array
+            if lo is not None and hi is not None:
+                keep = (arr >= lo) & (arr <= hi)
+            else:
+                keep = (arr >= lo) if lo is not None else (arr <= hi)
+            return MaskGrad.apply(grad_output, Tensor._wrap(keep)), None, None
+        from ._util import sum_to
+        from .comparison import where
         lo = lo_t if lo_t is not None else lo
         hi = hi_t if hi_t is not None else hi
         need = ctx.needs_input_grad

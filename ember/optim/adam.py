@@ -97,13 +97,11 @@ def _adam_update(p, group, state, decoupled, opt=None):
         update /= denom
         pa += update
         return
-    # NOTE: m / (sqrt(v) / c + eps) is computed as c * m / (sqrt(v) + c * eps): one pass less
-    # (a division), equal to torch's formula up to rounding.
+    # The same operations in torch's order, on chunks that stay in cache.
     n = pa.size
     g, pa, m, v = np.ascontiguousarray(g).reshape(-1), pa.reshape(-1), m.reshape(-1), \
         v.reshape(-1)
     w1, w2 = 1 - beta1, 1 - beta2
-    scale, eps_c = -step_size * bias_correction2_sqrt, eps * bias_correction2_sqrt
     t1_all = _scratch(opt, g[:_BLOCK], 0)
     t2_all = _scratch(opt, g[:_BLOCK], 1)
     for i in range(0, n, _BLOCK):
@@ -115,7 +113,8 @@ def _adam_update(p, group, state, decoupled, opt=None):
         t1 *= gb
         vb += t1
         np.sqrt(vb, out=t2)
-        t2 += eps_c
-        np.multiply(mb, scale, out=t1)
+        t2 /= bias_correction2_sqrt
+        t2 += eps
+        np.multiply(mb, -step_size, out=t1)
         t1 /= t2
         pb += t1

@@ -142,3 +142,47 @@ def test_lstm_float32_and_gradcheck():
     out, (h, c) = ember.nn.LSTM(3, 4)(ember.tensor(r(5, 2, 3, dtype=np.float32)))
     assert out.dtype == h.dtype == c.dtype == ember.float32
     assert out.grad_fn.name() == "MkldnnRnnLayerBackward0"
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_class_indices(torch, reduction):
+    x = r(6, 5)
+    for t, ignore in [([0, 4, 1, 1, 3, 2], -100), ([0, 4, -100, 1, -100, 2], -100),
+                      ([0, 4, 1, 1, 3, 2], 1), ([2, 2, 2, 2, 2, 2], 2)]:
+        compare(torch, lambda L, a: F(L).cross_entropy(a, L.tensor(t), ignore_index=ignore,
+                                                       reduction=reduction), x)
+        compare(torch, lambda L, a: F(L).nll_loss(F(L).log_softmax(a, 1), L.tensor(t),
+                                                  ignore_index=ignore, reduction=reduction), x)
+    compare(torch, lambda L, a: F(L).cross_entropy(a, L.tensor([3, 0, 1, 9]),
+                                                   reduction=reduction),
+            r(4, 10, dtype=np.float32))
+
+
+def test_cross_entropy_bad_target():
+    import ember
+    with pytest.raises(IndexError, match="Target 5 is out of bounds."):
+        ember.nn.functional.cross_entropy(ember.tensor(r(2, 5)), ember.tensor([1, 5]))
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("Adam", dict(lr=0.01)), ("Adam", dict(lr=0.01, weight_decay=0.1, betas=(0.6, 0.9))),
+    ("AdamW", dict(lr=0.01)), ("Adam", dict(lr=0.01, amsgrad=True, maximize=True)),
+])
+def test_adam_blocked_update(torch, name, kwargs):
+    """Parameters larger than one 65536-element chunk, and one that is not contiguous."""
+    import ember
+    out = []
+    for lib in (ember, torch):
+        params = [lib.nn.Parameter(lib.tensor(r(300, 300, dtype=np.float32, seed=s)))
+                  for s in range(2)] + [lib.nn.Parameter(lib.tensor(r(7, dtype=np.float32)))]
+        params.append(lib.nn.Parameter(lib.tensor(r(5, 4, dtype=np.float32, seed=3)).t()))
+        opt = getattr(lib.optim, name)(params, **kwargs)
+        for step in range(4):
+            opt.zero_grad()
+            loss = sum(((p * p * (k + 1)).sum() + (p.sin() * step).sum())
+                       for k, p in enumerate(params))
+            loss.backward()
+            opt.step()
+        out.append([p.detach().numpy().copy() for p in params])
+    for a, b in zip(*out):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
