@@ -196,10 +196,8 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
                     grads_in = _check_count(target, grads_in)
             else:
                 grads_in = _run_node(target, buf, capture, create_graph, targets)
-            i = 0
-            for e in edges:
+            for i, e in enumerate(edges):
                 if e is None:
-                    i += 1
                     continue
                 nxt = e[0]
                 g = None if grads_in is None else grads_in[i]
@@ -225,7 +223,6 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
                 deps[nxt] = left
                 if left == 0:
                     ready.append(nxt)
-                i += 1
             grads_in = buf = g = old = None    # hold no gradient here (see _accumulate)
             if not retain_graph:
                 target._release()
