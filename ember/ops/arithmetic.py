@@ -629,11 +629,16 @@ def _mod(ctx, op, np_fn, a, b):
 
 
 class Fmod(Function):
+    """C-style modulus by a tensor; Remainder is the same with floor rounding."""
+
     node_name = "FmodBackward1"
+    op, rounding = "fmod", "trunc"
+    np_fn = staticmethod(np.fmod)
 
     @staticmethod
     def forward(ctx, a, b):
-        return _mod(ctx, "fmod", np.fmod, a, b)
+        cls = ctx._forward_cls
+        return _mod(ctx, cls.op, cls.np_fn, a, b)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -642,50 +647,31 @@ class Fmod(Function):
         ga = sum_to(grad_output, ctx._input_meta(0)[0]) if need[0] else None
         gb = None
         if need[1]:
-            gb = sum_to(-grad_output * div(a, b, rounding_mode="trunc"), ctx._input_meta(1)[0])
+            q = div(a, b, rounding_mode=ctx._forward_cls.rounding)
+            gb = sum_to(-grad_output * q, ctx._input_meta(1)[0])
         return ga, gb
 
 
-class FmodScalar(Function):
-    node_name = "FmodBackward0"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        return Fmod.forward(ctx, a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output, None
-
-
-class Remainder(Function):
+class Remainder(Fmod):
     node_name = "RemainderBackward1"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        return _mod(ctx, "remainder", np.remainder, a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, b = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        ga = sum_to(grad_output, ctx._input_meta(0)[0]) if need[0] else None
-        gb = None
-        if need[1]:
-            gb = sum_to(-grad_output * div(a, b, rounding_mode="floor"), ctx._input_meta(1)[0])
-        return ga, gb
+    op, rounding = "remainder", "floor"
+    np_fn = staticmethod(np.remainder)
 
 
-class RemainderScalar(Function):
+def _pass_through(ctx, grad_output):
+    return grad_output, None
+
+
+class FmodScalar(Fmod):
+    """``fmod`` by a Python number: the gradient passes through unchanged."""
+
+    node_name = "FmodBackward0"
+    backward = staticmethod(_pass_through)
+
+
+class RemainderScalar(Remainder):
     node_name = "RemainderBackward0"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        return Remainder.forward(ctx, a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output, None
+    backward = staticmethod(_pass_through)
 
 
 def _float_arrays(op, a, b):
