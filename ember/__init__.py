@@ -17,7 +17,7 @@ from .ops import _getitem  # noqa: F401
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
                                  inference_mode, is_inference_mode_enabled)
 from . import autograd, ops, return_types  # noqa: F401
-from . import cuda, nn, optim, utils  # noqa: F401
+from . import cuda  # noqa: F401
 # ``from .ops import *`` bound ``linalg`` to ``ops.linalg``; load the public ``ember.linalg``.
 linalg = __import__("importlib").import_module(__name__ + ".linalg")
 from .serialization import *  # noqa: F401,F403
@@ -38,7 +38,7 @@ def typename(obj):
 
 def __getattr__(name):
     # Heavier or optional sub-packages load on first use, keeping ``import ember`` fast.
-    if name in ("viz", "datasets"):
+    if name in ("nn", "optim", "utils", "viz", "datasets"):
         import importlib
         return importlib.import_module("ember." + name)
     raise AttributeError("module 'ember' has no attribute %r" % name)
