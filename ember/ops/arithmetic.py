@@ -794,46 +794,36 @@ class Atan2(Function):
 
 
 class Logaddexp(Function):
+    """``log(exp(a) + exp(b))``; Logaddexp2 is the same in base 2."""
+
     node_name = "LogaddexpBackward0"
-    base2 = False
+    op = "logaddexp"
+    np_fn = staticmethod(np.logaddexp)
 
     @staticmethod
     def forward(ctx, a, b):
-        aa, bb = binary_arrays("logaddexp", a, b)
-        _not_for("logaddexp", aa, "iub")
+        cls = ctx._forward_cls
+        aa, bb = binary_arrays(cls.op, a, b)
+        _not_for(cls.op, aa, "iub")
         ctx.save_for_backward(a, b)
         with _quiet():
-            return Tensor._wrap(np.asarray(np.logaddexp(aa, bb)))
+            return Tensor._wrap(np.asarray(cls.np_fn(aa, bb)))
 
     @staticmethod
     def backward(ctx, grad_output):
-        from .unary import exp
+        from .unary import exp, exp2
+        power = exp2 if ctx._forward_cls is Logaddexp2 else exp
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
-        ga = sum_to(grad_output / (exp(b - a) + 1), ctx._input_meta(0)[0]) if need[0] else None
-        gb = sum_to(grad_output / (exp(a - b) + 1), ctx._input_meta(1)[0]) if need[1] else None
+        ga = sum_to(grad_output / (power(b - a) + 1), ctx._input_meta(0)[0]) if need[0] else None
+        gb = sum_to(grad_output / (power(a - b) + 1), ctx._input_meta(1)[0]) if need[1] else None
         return ga, gb
 
 
-class Logaddexp2(Function):
+class Logaddexp2(Logaddexp):
     node_name = "Logaddexp2Backward0"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        aa, bb = binary_arrays("logaddexp2", a, b)
-        _not_for("logaddexp2", aa, "iub")
-        ctx.save_for_backward(a, b)
-        with _quiet():
-            return Tensor._wrap(np.asarray(np.logaddexp2(aa, bb)))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        from .unary import exp2
-        a, b = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        ga = sum_to(grad_output / (exp2(b - a) + 1), ctx._input_meta(0)[0]) if need[0] else None
-        gb = sum_to(grad_output / (exp2(a - b) + 1), ctx._input_meta(1)[0]) if need[1] else None
-        return ga, gb
+    op = "logaddexp2"
+    np_fn = staticmethod(np.logaddexp2)
 
 
 class Hypot(Function):

@@ -28,16 +28,23 @@ def _expand_back(grad, shape, dims, keepdim):
     return expand(grad, shape)
 
 
+def _accumulation_array(a, dtype):
+    """``a``'s array in the dtype a sum or product accumulates in: ``dtype`` if given, int64
+    for integer and bool inputs (as torch), else unchanged."""
+    arr = a._array
+    if dtype is not None:
+        return arr.astype(dtype.np)
+    if arr.dtype.kind in "biu":
+        return arr.astype(np.int64)
+    return arr
+
+
 class Sum(Function):
     node_name = "SumBackward0"
 
     @staticmethod
     def forward(ctx, a, dtype):
-        arr = a._array
-        if dtype is not None:
-            arr = arr.astype(dtype.np)
-        elif arr.dtype.kind in "biu":
-            arr = arr.astype(np.int64)
+        arr = _accumulation_array(a, dtype)
         return Tensor._wrap(np.asarray(arr.sum()))
 
     @staticmethod
@@ -50,11 +57,7 @@ class SumDim(Function):
 
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
-        arr = a._array
-        if dtype is not None:
-            arr = arr.astype(dtype.np)
-        elif arr.dtype.kind in "biu":
-            arr = arr.astype(np.int64)
+        arr = _accumulation_array(a, dtype)
         ctx.dims, ctx.keepdim = dims, keepdim
         return Tensor._wrap(np.asarray(arr.sum(axis=dims, keepdims=keepdim)))
 
@@ -549,11 +552,7 @@ class Prod(Function):
 
     @staticmethod
     def forward(ctx, a, dim, keepdim, dtype):
-        arr = a._array
-        if dtype is not None:
-            arr = arr.astype(dtype.np)
-        elif arr.dtype.kind in "biu":
-            arr = arr.astype(np.int64)
+        arr = _accumulation_array(a, dtype)
         ctx.dim, ctx.keepdim = dim, keepdim
         axis = dim if arr.ndim else None
         out = Tensor._wrap(np.asarray(arr.prod(axis=axis, keepdims=keepdim)))
