@@ -713,22 +713,6 @@ class Tensor:
         raise AttributeError("'Tensor' object has no attribute %r" % name)
 
 
-class _BoundOp:
-    """``tensor.exp`` as a bound callable: ``_BoundOp(ember.exp, tensor)``."""
-
-    __slots__ = ("fn", "t")
-
-    def __init__(self, fn, t):
-        self.fn = fn
-        self.t = t
-
-    def __call__(self, *args, **kwargs):
-        return self.fn(self.t, *args, **kwargs)
-
-    def __repr__(self):
-        return "<bound method Tensor.%s>" % getattr(self.fn, "__name__", "?")
-
-
 _new = object.__new__
 
 

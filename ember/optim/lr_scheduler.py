@@ -581,7 +581,23 @@ class OneCycleLR(LRScheduler):
         return lrs
 
 
-class SequentialLR(LRScheduler):
+class _Composite(LRScheduler):
+    """A scheduler made of others: its state holds each one's state_dict."""
+
+    def state_dict(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        saved = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for scheduler, s in zip(self._schedulers, saved):
+            scheduler.load_state_dict(s)
+
+
+class SequentialLR(_Composite):
     """Run ``schedulers`` one after another, switching at each of ``milestones``.
 
     Args:
@@ -633,18 +649,6 @@ class SequentialLR(LRScheduler):
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
 
-    def state_dict(self):
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict):
-        state_dict = dict(state_dict)
-        saved = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        for scheduler, s in zip(self._schedulers, saved):
-            scheduler.load_state_dict(s)
-
 
 def _undo_initial_steps(scheduler):
     if hasattr(scheduler, "_schedulers"):
@@ -654,7 +658,7 @@ def _undo_initial_steps(scheduler):
         scheduler.last_epoch -= 1
 
 
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_Composite):
     """Step several schedulers together each epoch (their effects multiply).
 
     Args:
@@ -683,18 +687,6 @@ class ChainedScheduler(LRScheduler):
         for scheduler in self._schedulers:
             scheduler.step()
         self._last_lr = _lrs(self._schedulers[-1].optimizer)
-
-    def state_dict(self):
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict):
-        state_dict = dict(state_dict)
-        saved = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        for scheduler, s in zip(self._schedulers, saved):
-            scheduler.load_state_dict(s)
 
 
 class ReduceLROnPlateau(LRScheduler):

@@ -33,10 +33,6 @@ def both(torch, fn):
     return out
 
 
-def _xfail(reason):
-    return pytest.mark.xfail(reason=reason, strict=True)
-
-
 GRAPHS = {
     "mul_scalar": lambda L, x, y: x * 2,
     "rmul_scalar": lambda L, x, y: 2 * x,

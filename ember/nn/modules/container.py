@@ -16,6 +16,14 @@ def _index(idx, n, what):
     return idx % n
 
 
+
+def _renumber(container):
+    """Name a container's sub-modules 0, 1, 2, ... again after a deletion, keeping order."""
+    mods = list(container._modules.values())
+    container._modules.clear()
+    for i, m in enumerate(mods):
+        container._modules[str(i)] = m
+
 class Sequential(Module):
     """Runs its modules in order, each on the previous one's output.
 
@@ -52,10 +60,7 @@ class Sequential(Module):
                 delattr(self, key)
         else:
             delattr(self, keys[_index(idx, len(keys), "Sequential")])
-        mods = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self._modules[str(i)] = m
+        _renumber(self)
 
     def __len__(self):
         return len(self._modules)
@@ -124,10 +129,7 @@ class ModuleList(Module):
                 delattr(self, str(k))
         else:
             delattr(self, str(_index(idx, len(self), "ModuleList")))
-        mods = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self._modules[str(i)] = m
+        _renumber(self)
 
     def __len__(self):
         return len(self._modules)
