@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import ops
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..ops.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
 from ..ops.loss import cross_entropy, nll_loss, _legacy_reduction
 from ..ops.normalization import batch_norm, group_norm, layer_norm
@@ -43,6 +44,12 @@ class _Addmm(Function):
     @staticmethod
     def backward(ctx, grad_output):
         input, weight = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        if not is_grad_enabled():   # NOTE: no double backward asked: the arrays directly
+            g = grad_output._array
+            return (Tensor._wrap(g.sum(0)) if need[0] else None,
+                    Tensor._wrap(g @ weight._array) if need[1] else None,
+                    Tensor._wrap(g.T @ input._array) if need[2] else None)
         gb = grad_output.sum(0) if ctx.needs_input_grad[0] else None
         gi = grad_output.matmul(weight) if ctx.needs_input_grad[1] else None
         gw = grad_output.t().matmul(input) if ctx.needs_input_grad[2] else None
@@ -51,13 +58,19 @@ class _Addmm(Function):
 
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` (one fused GEMM for 2-D input)."""
-    if input.dim() == 2 and bias is not None and bias.dim() == 1 and weight.dim() == 2:
-        if input.shape[1] != weight.shape[1]:
+    x = input._array
+    if x.ndim >= 2 and bias is not None and bias.dim() == 1 and weight.dim() == 2 and \
+            x.dtype == weight._array.dtype == bias._array.dtype and \
+            (x.ndim == 2 or x.flags.c_contiguous):
+        if x.shape[-1] != weight.shape[1]:
             raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)"
-                               % (input.shape[0], input.shape[1], weight.shape[1],
-                                  weight.shape[0]))
-        if input._array.dtype == weight._array.dtype == bias._array.dtype:
+                               % (x.size // max(x.shape[-1], 1), x.shape[-1],
+                                  weight.shape[1], weight.shape[0]))
+        if x.ndim == 2:
             return _Addmm.apply(bias, input, weight)
+        # NOTE: as torch, a contiguous N-d input is folded to 2-D: View(Addmm(view(x))).
+        out = _Addmm.apply(bias, input.reshape(-1, x.shape[-1]), weight)
+        return out.view(*x.shape[:-1], weight.shape[0])
     out = ops.matmul(input, ops.t(weight))
     if bias is not None:
         out = out + bias

@@ -44,6 +44,18 @@ def sum_to(grad, shape):
     return sum_to_size(grad, shape)
 
 
+def keep_where(keep, g):
+    """``np.where(keep, g, 0)``: ``g`` where the bool array ``keep`` holds, else +0."""
+    if g.dtype.kind != "f" or keep.shape != g.shape or not g.ndim:
+        return np.where(keep, g, g.dtype.type(0))
+    # NOTE: a bit mask instead of np.where, whose branchy loop is ~10x slower on random masks.
+    it = np.dtype("i%d" % g.itemsize)
+    m = keep.astype(it)
+    np.negative(m, out=m)
+    m &= g.view(it)
+    return m.view(g.dtype)
+
+
 def as_tensor_arg(x, like=None):
     """A Tensor from ``x``; Python scalars take ``like``'s dtype category rules."""
     if isinstance(x, Tensor):

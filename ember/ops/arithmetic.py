@@ -3,6 +3,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad
 from ..tensor import Tensor
 from ._inplace import inplace
 from ._util import binary_arrays, check_shapes_broadcast, is_scalar, scalar_like, sum_to
@@ -19,6 +20,11 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
 
 def _grad_shape(ctx, i):
     return ctx._input_meta(i)[0]
+
+
+def _same(g, arr):
+    """``arr`` has the shape and float dtype of gradient ``g`` (its backward may skip the ops)."""
+    return g.shape == arr.shape and g.dtype == arr.dtype and g.dtype.kind == "f"
 
 
 class Add(Function):
@@ -114,10 +120,17 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
+        g = grad_output._array
         if hasattr(ctx, "scalar"):
+            if not _grad.enabled and g.dtype.kind == "f" and type(ctx.scalar) in (int, float):
+                return Tensor._wrap(g * ctx.scalar), None   # NOTE: arrays: no double backward
             return grad_output * ctx.scalar, None
         need = ctx.needs_input_grad
         a, b = ctx.saved_tensors
+        if not _grad.enabled and (a is None or _same(g, a._array)) and \
+                (b is None or _same(g, b._array)):
+            return (Tensor._wrap(g * b._array) if need[0] else None,
+                    Tensor._wrap(g * a._array) if need[1] else None)
         ga = sum_to(grad_output * b, _grad_shape(ctx, 0)) if need[0] else None
         gb = sum_to(grad_output * a, _grad_shape(ctx, 1)) if need[1] else None
         return ga, gb
@@ -224,6 +237,9 @@ class PowScalar(Function):
         if e == 1:
             return grad_output, None
         if e == 2:
+            g = grad_output._array
+            if not _grad.enabled and g.dtype == a._array.dtype and g.dtype.kind == "f":
+                return Tensor._wrap(g * (a._array * 2.0)), None
             return grad_output * (a * 2.0), None
         return grad_output * (e * a ** (e - 1)), None
 

@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad
 from ..tensor import Tensor
 from ._util import binary_arrays, sum_to, wrap_dim
 
@@ -45,6 +46,10 @@ class Mm(Function):
     def backward(ctx, grad_output):
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
+        if not _grad.enabled:   # NOTE: no double backward asked: the same formulas on arrays
+            g = grad_output._array
+            return (Tensor._wrap(g @ b._array.T) if need[0] else None,
+                    Tensor._wrap(a._array.T @ g) if need[1] else None)
         ga = mm(grad_output, b.t()) if need[0] else None
         gb = mm(a.t(), grad_output) if need[1] else None
         return ga, gb

@@ -3,9 +3,10 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad
 from ..tensor import Tensor
 from ._inplace import inplace
-from ._util import needs_float
+from ._util import keep_where, needs_float
 
 __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "abs", "absolute", "relu",
            "sigmoid", "tanh", "sin", "cos", "clamp", "clip", "clamp_min", "clamp_max",
@@ -145,7 +146,14 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad_output):
         out, = ctx.saved_tensors
+        if not _grad.enabled:   # NOTE: no double backward asked: the array formula directly
+            return Tensor._wrap(_relu_grad(grad_output._array, out._array))
         return ReluGrad.apply(grad_output, out)   # NOTE: gradient 0 at 0, as torch
+
+
+def _relu_grad(g, out):
+    # NOTE: torch keeps the gradient where out is NaN (its test is out <= 0).
+    return keep_where(~np.less_equal(out, 0), g)
 
 
 class ReluGrad(Function):
@@ -156,7 +164,7 @@ class ReluGrad(Function):
     @staticmethod
     def forward(ctx, grad_output, out):
         ctx.save_for_backward(out)
-        return Tensor._wrap(np.where(out._array > 0, grad_output._array, 0))
+        return Tensor._wrap(_relu_grad(grad_output._array, out._array))
 
     @staticmethod
     def backward(ctx, grad):
@@ -172,7 +180,7 @@ class MaskGrad(Function):
     @staticmethod
     def forward(ctx, grad_output, mask):
         ctx.mask = mask
-        return Tensor._wrap(np.where(mask._array, grad_output._array, 0))
+        return Tensor._wrap(keep_where(mask._array, grad_output._array))
 
     @staticmethod
     def backward(ctx, grad):
@@ -272,6 +280,8 @@ class Clamp(Function):
                 keep = (arr >= lo) & (arr <= hi)
             else:
                 keep = (arr >= lo) if lo is not None else (arr <= hi)
+            if not _grad.enabled:   # NOTE: no double backward asked: the array directly
+                return Tensor._wrap(keep_where(keep, grad_output._array)), None, None
             return MaskGrad.apply(grad_output, Tensor._wrap(keep)), None, None
         from ._util import sum_to
         from .comparison import where

@@ -62,7 +62,7 @@ class Adam(Optimizer):
         _adam_update(p, group, state, group["decoupled_weight_decay"], self)
 
 
-_BLOCK = 65536    # elements per chunk: the update's six arrays stay in the L2 cache
+_BLOCK = 32768    # elements per chunk: the update's six arrays stay in the L2 cache
 
 
 def _adam_update(p, group, state, decoupled, opt=None):
@@ -102,6 +102,7 @@ def _adam_update(p, group, state, decoupled, opt=None):
     g, pa, m, v = np.ascontiguousarray(g).reshape(-1), pa.reshape(-1), m.reshape(-1), \
         v.reshape(-1)
     w1, w2 = 1 - beta1, 1 - beta2
+    eps_bc2, scale = eps * bias_correction2_sqrt, -step_size * bias_correction2_sqrt
     t1_all = _scratch(opt, g[:_BLOCK], 0)
     t2_all = _scratch(opt, g[:_BLOCK], 1)
     for i in range(0, n, _BLOCK):
@@ -112,9 +113,9 @@ def _adam_update(p, group, state, decoupled, opt=None):
         np.multiply(gb, w2, out=t1)
         t1 *= gb
         vb += t1
+        # NOTE: sqrt(v) / bc2 + eps == (sqrt(v) + eps * bc2) / bc2: one pass fewer.
         np.sqrt(vb, out=t2)
-        t2 /= bias_correction2_sqrt
-        t2 += eps
-        np.multiply(mb, -step_size, out=t1)
-        t1 /= t2
+        t2 += eps_bc2
+        np.divide(mb, t2, out=t1)
+        t1 *= scale
         pb += t1

@@ -150,3 +150,47 @@ def test_function_apply_under_no_grad_sets_needs_input_grad():
     with ember.no_grad():
         out = Probe.apply(a, b, 3)
     assert seen == [(True, False, False)] and out.grad_fn is None and not out.requires_grad
+
+
+def _first_and_second(torch, fn, *arrays):
+    """Gradients of ``fn`` (array backward, then the graph built for double backward) in both
+    libraries: the backward formulas on raw arrays must give what the Tensor formulas give."""
+    res = []
+    for lib in (ember, torch):
+        ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+        out = fn(lib, *ts)
+        plain = lib.autograd.grad(out.sum(), ts, retain_graph=True)
+        graph = lib.autograd.grad(out.sum(), ts, create_graph=True)
+        second = lib.autograd.grad(sum((g * g).sum() for g in graph), ts, allow_unused=True,
+                                   materialize_grads=True)
+        res.append([g.detach().numpy() for g in plain + graph + second])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_array_backwards_of_hot_ops_match_torch(torch, dtype):
+    x, y = _arr(5, 4).astype(dtype), _arr(5, 4, seed=1).astype(dtype)
+    w = _arr(4, 3, seed=2).astype(dtype)
+    _first_and_second(torch, lambda L, a, b: a * b * 3, x, y)
+    _first_and_second(torch, lambda L, a, b: a.mm(b) ** 2, x, w)
+    _first_and_second(torch, lambda L, a: (a * a).relu() * a, x)
+    _first_and_second(torch, lambda L, a: a.clamp(min=-0.2, max=0.3) * a, x)
+
+
+def test_relu_gradient_passes_at_nan_as_torch(torch):
+    x = np.array([np.nan, -1.0, 0.0, 2.0], np.float32)
+    compare(torch, lambda L, t: t.relu(), x)
+    compare(torch, lambda L, t: L.nn.functional.relu(t * 1), x)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 1, 3, 4), (0, 3, 4)])
+def test_linear_on_nd_input_matches_torch(torch, shape):
+    x, w, b = _arr(*shape), _arr(5, 4, seed=1), _arr(5, seed=2)
+    compare(torch, lambda L, x, w, b: L.nn.functional.linear(x, w, b), x, w, b)
+    compare(torch, lambda L, x, w, b: L.nn.functional.linear(x.transpose(0, -2), w, b), x, w, b)
+    for lib in (ember, torch):
+        out = lib.nn.functional.linear(lib.tensor(x, requires_grad=True), lib.tensor(w),
+                                       lib.tensor(b))
+        assert out.grad_fn.name() == "ViewBackward0"
+        assert out.grad_fn.next_functions[0][0].name() == "AddmmBackward0"
