@@ -88,6 +88,19 @@ def _imul(L):
     return (lambda: a.mul_(b)), [a, b]
 
 
+@case("clamp_bound_overflows_float32", RuntimeError, "cannot be converted to type float",
+      "without overflow")
+def _clamp_overflow(L):
+    a = _leaf(L, 3)
+    return (lambda: a.clamp(min=0, max=1e40)), [a]
+
+
+@case("clamp_bound_overflows_half", RuntimeError, "c10::Half without overflow")
+def _clamp_overflow_half(L):
+    a = L.ones(3, dtype=L.float16)
+    return (lambda: a.clamp(min=-70000)), [a]
+
+
 @case("mm_inner_mismatch", RuntimeError, "mat1 and mat2 shapes cannot be multiplied (2x3 and "
       "2x3)")
 def _mm(L):

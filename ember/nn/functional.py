@@ -12,6 +12,7 @@ from ..ops.normalization import batch_norm, group_norm, layer_norm
 from ..ops.pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d,
                            adaptive_max_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d)
 from ..ops._inplace import inplace as _inplace
+from ..ops._util import mm2d
 from ..tensor import Tensor
 from . import _functions as _fn
 
@@ -37,7 +38,7 @@ class _Addmm(Function):
     @staticmethod
     def forward(ctx, bias, input, weight):
         ctx.save_for_backward(input, weight)
-        out = input._array @ weight._array.T
+        out = mm2d(input._array, weight._array.T)
         out += bias._array
         return Tensor._wrap(out)
 
@@ -48,8 +49,8 @@ class _Addmm(Function):
         if not is_grad_enabled():   # NOTE: no double backward asked: the arrays directly
             g = grad_output._array
             return (Tensor._wrap(g.sum(0)) if need[0] else None,
-                    Tensor._wrap(g @ weight._array) if need[1] else None,
-                    Tensor._wrap(g.T @ input._array) if need[2] else None)
+                    Tensor._wrap(mm2d(g, weight._array)) if need[1] else None,
+                    Tensor._wrap(mm2d(g.T, input._array)) if need[2] else None)
         gb = grad_output.sum(0) if ctx.needs_input_grad[0] else None
         gi = grad_output.matmul(weight) if ctx.needs_input_grad[1] else None
         gw = grad_output.t().matmul(input) if ctx.needs_input_grad[2] else None

@@ -5,7 +5,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad
 from ..tensor import Tensor
-from ._util import binary_arrays, sum_to, wrap_dim
+from ._util import binary_arrays, mm2d, sum_to, wrap_dim
 
 __all__ = ["mm", "matmul", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm",
            "baddbmm", "addmv", "addbmm", "einsum", "tensordot", "det", "inverse", "kron",
@@ -40,7 +40,7 @@ class Mm(Function):
                                % (_tname(aa.dtype).lower(), _tname(bb.dtype).lower()))
         need = ctx.needs_input_grad
         ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
-        return Tensor._wrap(aa @ bb)
+        return Tensor._wrap(mm2d(aa, bb))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -48,8 +48,8 @@ class Mm(Function):
         need = ctx.needs_input_grad
         if not _grad.enabled:   # NOTE: no double backward asked: the same formulas on arrays
             g = grad_output._array
-            return (Tensor._wrap(g @ b._array.T) if need[0] else None,
-                    Tensor._wrap(a._array.T @ g) if need[1] else None)
+            return (Tensor._wrap(mm2d(g, b._array.T)) if need[0] else None,
+                    Tensor._wrap(mm2d(a._array.T, g)) if need[1] else None)
         ga = mm(grad_output, b.t()) if need[0] else None
         gb = mm(a.t(), grad_output) if need[1] else None
         return ga, gb

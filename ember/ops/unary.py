@@ -250,6 +250,12 @@ class Cos(Function):
         return -grad_output * sin(a)
 
 
+_NUMBER = (int, float, type(None))
+_INF = float("inf")
+_FLOAT_MAX = {np.dtype(np.float16): ("c10::Half", 65504.0),
+              np.dtype(np.float32): ("float", float(np.finfo(np.float32).max))}
+
+
 class Clamp(Function):
     node_name = "ClampBackward1"
 
@@ -258,7 +264,14 @@ class Clamp(Function):
         arr = a._array
         lo_a = lo._array if isinstance(lo, Tensor) else lo
         hi_a = hi._array if isinstance(hi, Tensor) else hi
-        d = _dt.result_type(*[x for x in (a, lo, hi) if x is not None]).np
+        if arr.dtype.kind == "f" and type(lo_a) in _NUMBER and type(hi_a) in _NUMBER:
+            d = arr.dtype    # the common case: a float tensor between Python numbers
+            name, big = _FLOAT_MAX.get(d, (None, _INF))
+            if any(v is not None and big < (v if v > 0 else -v) < _INF for v in (lo_a, hi_a)):
+                raise RuntimeError("value cannot be converted to type %s without overflow"
+                                   % name)
+        else:
+            d = _dt.result_type(*[x for x in (a, lo, hi) if x is not None]).np
         out = arr if arr.dtype == d else arr.astype(d)
         if lo_a is not None:
             out = np.maximum(out, np.asarray(lo_a, dtype=d))
