@@ -470,3 +470,17 @@ def test_second_order(torch, name, dtype):
         except AssertionError as e:
             failures.append("%s: %s" % (key, str(e).strip().splitlines()[:8]))
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L, x: L.log_softmax(x, 1),
+    lambda L, x: L.softmax(x, 1),
+    lambda L, x: L.nn.functional.cross_entropy(x, L.tensor([2, 0, 1, 2, 0, 1]),
+                                               reduction="none"),
+], ids=["log_softmax", "softmax", "cross_entropy"])
+def test_rows_holding_inf_or_nan_are_nan_as_torch(torch, fn):
+    inf, nan = np.inf, np.nan
+    x = np.array([[inf, inf, 1.0], [inf, 1.0, 2.0], [-inf, -inf, -inf], [-inf, 1.0, 2.0],
+                  [nan, 1.0, 2.0], [1.0, 2.0, 3.0]])
+    compare(torch, fn, x)
+    compare(torch, fn, x.astype(np.float32))

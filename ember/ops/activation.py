@@ -57,9 +57,8 @@ class LogSoftmax(Function):
             out = arr.copy()
         else:
             with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-                m = arr.max(axis=dim, keepdims=True)
-                m = np.where(np.isfinite(m), m, 0).astype(arr.dtype)
-                shifted = arr - m
+                # NOTE: as torch, a row holding +inf, NaN or only -inf is all NaN (inf - inf).
+                shifted = arr - arr.max(axis=dim, keepdims=True)
                 out = shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
         out = Tensor._wrap(out)
         ctx.dim = dim

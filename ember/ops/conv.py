@@ -1,7 +1,9 @@
 """Convolutions: conv1d, conv2d, conv_transpose1d, conv_transpose2d.
 
 Each is one GEMM over an im2col view of the padded input (``as_strided``, no copy until the
-GEMM); the input gradient scatters back with a loop over kernel positions only (col2im).
+GEMM), run over the batch in cache-sized chunks; backward rebuilds the columns chunk by chunk
+instead of keeping them (they are kh * kw times the input). The input gradient adds one GEMM
+per kernel position into the padded input (col2im), with a loop over kernel positions only.
 """
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -24,70 +26,94 @@ def _pair(v, n, name="value"):
     return (int(v),) * n
 
 
+# NOTE: the batch runs in chunks whose im2col columns take about this many bytes, so the
+# columns stay in cache and are never all alive at once (none are kept for backward).
+_CHUNK_BYTES = 1 << 20
+
+
+def _batches(n, per_sample):
+    """Equal slices of a batch of ``n`` whose scratch (``per_sample`` bytes each) is ~1 MiB."""
+    chunks = max(1, min(n, -(-n * per_sample // _CHUNK_BYTES)))
+    b = max(1, -(-n // chunks))
+    return [slice(s, s + b) for s in range(0, n, b)]
+
+
+def _pad(x, padding):
+    """``x`` (N, C, H, W) zero-padded by (top, bottom, left, right)."""
+    pt, pb, pl, pr = padding
+    if not any(padding):
+        return x
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, h + pt + pb, w + pl + pr), dtype=x.dtype)
+    out[:, :, pt:pt + h, pl:pl + w] = x
+    return out
+
+
 def _im2col(xp, k, s, d, out_hw):
     """The patches of ``xp`` as one contiguous array (N, C * kh * kw, Ho * Wo).
 
     Rows run over (c, i, j), so each copied run is a row of output pixels, not a kernel row.
+    (The view stays writeable: ``writeable=False`` makes NumPy keep memory on every call.)
     """
     n, c, _, _ = xp.shape
     s0, s1, s2, s3 = xp.strides
     v = as_strided(xp, (n, c, k[0], k[1], out_hw[0], out_hw[1]),
-                   (s0, s1, s2 * d[0], s3 * d[1], s2 * s[0], s3 * s[1]), writeable=False)
+                   (s0, s1, s2 * d[0], s3 * d[1], s2 * s[0], s3 * s[1]))
     return np.ascontiguousarray(v).reshape(n, c * k[0] * k[1], out_hw[0] * out_hw[1])
 
 
-def _gemm(cols, w, groups, n, out_hw):
-    """out[n, o, h, w] = sum_{c, i, j} w[o, c, i, j] * cols[n, (c, i, j), (h, w)]."""
-    o = w.shape[0]
-    if groups == 1:
-        out = np.matmul(w.reshape(o, -1), cols)
-    else:
-        out = np.matmul(w.reshape(groups, o // groups, -1),
-                        cols.reshape(n, groups, -1, cols.shape[-1]))
-    return out.reshape(n, o, out_hw[0], out_hw[1])
+def _gemm(cols, w, groups, out):
+    """out[n, o, (h, w)] = sum_{c, i, j} w[o, c, i, j] * cols[n, (c, i, j), (h, w)]."""
+    n, o, length = out.shape
+    k = cols.shape[1] // groups
+    np.matmul(w.reshape(groups, o // groups, k), cols.reshape(n, groups, k, length),
+              out=out.reshape(n, groups, o // groups, length))
+    return out
 
 
 def _grad_weight(gy, cols, groups, w_shape):
     """dw[o, (c, i, j)] = sum_{n, (h, w)} gy[n, o, h, w] * cols[n, (c, i, j), (h, w)]."""
     n, o = gy.shape[:2]
-    gm = gy.reshape(n, groups, o // groups, -1)
-    cm = cols.reshape(n, groups, -1, cols.shape[-1])
-    return np.matmul(gm, cm.transpose(0, 1, 3, 2)).sum(axis=0).reshape(w_shape)
+    gm = gy.reshape(n, groups, o // groups, cols.shape[-1])
+    cm = cols.reshape(n, groups, cols.shape[1] // groups, cols.shape[-1])
+    # NOTE: columns @ gy^T (not gy @ columns^T) is the faster BLAS layout for these shapes.
+    dw = np.matmul(cm, gm.transpose(0, 1, 3, 2)).sum(axis=0)
+    return dw.transpose(0, 2, 1).reshape(w_shape)
 
 
-def _col2im(gy, w, groups, padded_shape, s, d):
-    """The gradient of the padded input: GEMM to columns, then scatter per kernel position.
+def _col2im(gy, w, groups, padded_hw, s, d):
+    """The gradient of the padded input (N, C, Hp, Wp): per kernel position, one GEMM added
+    into the window of the input that position sees.
 
-    With stride 1 the columns are computed for output rows as wide as the padded input (the
-    extra columns of ``gy`` are zero), so each kernel position adds one long contiguous run.
+    With stride 1, ``gy`` is first zero-extended to the padded input's shape, so each kernel
+    position adds one contiguous run (its zeros land outside the windows or add nothing).
     """
     o, cg, kh, kw = w.shape
     n, _, ho, wo = gy.shape
-    hp, wp = padded_shape[2:]
-    c = cg * groups
+    hp, wp = padded_hw
+    og = o // groups
+    wk = np.ascontiguousarray(w.reshape(groups, og, cg, kh * kw).transpose(3, 0, 2, 1))
     wide = s == (1, 1)
     if wide:
-        gyw = np.zeros((n, o, ho, wp), dtype=gy.dtype)
-        gyw[..., :wo] = gy
-        gy, wo = gyw, wp
-    wt = w.reshape(groups, o // groups, -1).transpose(0, 2, 1)
-    dcols = np.matmul(wt, gy.reshape(n, groups, o // groups, ho * wo))
-    if wide:
-        dcols = dcols.reshape(n, c, kh, kw, ho * wp)
-        dx = np.zeros((n, c, hp * wp + (kw - 1) * d[1]), dtype=gy.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                off = i * d[0] * wp + j * d[1]
-                dx[:, :, off:off + ho * wp] += dcols[:, :, i, j]
-        return dx[:, :, :hp * wp].reshape(padded_shape)
-    dcols = dcols.reshape(n, c, kh, kw, ho, wo)
-    dx = np.zeros(padded_shape, dtype=gy.dtype)
+        gyw = np.zeros((n, o, hp, wp), dtype=gy.dtype)
+        gyw[:, :, :ho, :wo] = gy
+        gy, ho, wo = gyw, hp, wp
+        size = n * cg * groups * hp * wp
+        dx = np.zeros(size + (kh - 1) * d[0] * wp + (kw - 1) * d[1], dtype=gy.dtype)
+    else:
+        dx = np.zeros((n, cg * groups, hp, wp), dtype=gy.dtype)
+    g = gy.reshape(n, groups, og, ho * wo)
     for i in range(kh):
         for j in range(kw):
-            h0, w0 = i * d[0], j * d[1]
-            dx[:, :, h0:h0 + s[0] * (ho - 1) + 1:s[0], w0:w0 + s[1] * (wo - 1) + 1:s[1]] += \
-                dcols[:, :, i, j]
-    return dx
+            part = np.matmul(wk[i * kw + j], g)
+            if wide:
+                off = i * d[0] * wp + j * d[1]
+                dx[off:off + size] += part.reshape(-1)
+            else:
+                h0, w0 = i * d[0], j * d[1]
+                dx[:, :, h0:h0 + s[0] * (ho - 1) + 1:s[0], w0:w0 + s[1] * (wo - 1) + 1:s[1]] += \
+                    part.reshape(n, -1, ho, wo)
+    return dx[:size].reshape(n, cg * groups, hp, wp) if wide else dx
 
 
 def _out_size(size, k, s, p, d):
@@ -103,43 +129,47 @@ class Convolution(Function):
         if squeeze:
             x, w = x[:, :, None, :], w[:, :, None, :]
         pt, pb, pl, pr = padding
-        xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr))) if any(padding) else x
+        n, c, h, wd = x.shape
         k = w.shape[2:]
-        out_hw = (_out_size(x.shape[2], k[0], stride[0], pt + pb, dilation[0]),
-                  _out_size(x.shape[3], k[1], stride[1], pl + pr, dilation[1]))
-        cols = _im2col(xp, k, stride, dilation, out_hw)
-        out = _gemm(cols, w, groups, x.shape[0], out_hw)
-        if bias is not None:
-            out += bias._array.reshape(1, -1, 1, 1)
+        out_hw = (_out_size(h, k[0], stride[0], pt + pb, dilation[0]),
+                  _out_size(wd, k[1], stride[1], pl + pr, dilation[1]))
+        out = np.empty((n, w.shape[0], out_hw[0] * out_hw[1]), dtype=np.result_type(x, w))
+        for sl in _batches(n, c * k[0] * k[1] * out.shape[2] * x.itemsize):
+            cols = _im2col(_pad(x[sl], padding), k, stride, dilation, out_hw)
+            _gemm(cols, w, groups, out[sl])
+            if bias is not None:
+                out[sl] += bias._array.reshape(1, -1, 1)    # while the chunk is in cache
+        out = out.reshape(out.shape[:2] + out_hw)
         ctx.save_for_backward(input, weight)
-        ctx.cols = cols if weight.requires_grad else None
-        ctx.conf = (stride, padding, dilation, groups, squeeze, xp.shape)
+        ctx.conf = (stride, padding, dilation, groups, squeeze)
         return Tensor._wrap(out[:, :, 0] if squeeze else out)
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_output):
         input, weight = ctx.saved_tensors
-        stride, padding, dilation, groups, squeeze, padded_shape = ctx.conf
+        stride, padding, dilation, groups, squeeze = ctx.conf
         gy, x, w = grad_output._array, input._array, weight._array
         if squeeze:
             gy, x, w = gy[:, :, None, :], x[:, :, None, :], w[:, :, None, :]
         gy = gy.astype(x.dtype, copy=False)
-        gx = gw = gb = None
+        n, c, h, wd = x.shape
         pt, pb, pl, pr = padding
-        if ctx.needs_input_grad[0]:
-            dxp = _col2im(gy, w, groups, padded_shape, stride, dilation)
-            gx = dxp[:, :, pt:pt + x.shape[2], pl:pl + x.shape[3]]
-            gx = Tensor._wrap(np.ascontiguousarray(gx[:, :, 0] if squeeze else gx))
-        if ctx.needs_input_grad[1]:
-            cols = ctx.cols
-            if cols is None:
-                xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr))) if any(padding) else x
-                cols = _im2col(xp, w.shape[2:], stride, dilation, gy.shape[2:])
-            gw = _grad_weight(gy, cols, groups, w.shape)
-            gw = Tensor._wrap(gw[:, :, 0] if squeeze else gw)
-        if ctx.needs_input_grad[2]:
-            gb = Tensor._wrap(gy.sum(axis=(0, 2, 3)))
+        k, out_hw = w.shape[2:], gy.shape[2:]
+        need_x, need_w = ctx.needs_input_grad[:2]
+        gx = np.empty(x.shape, dtype=x.dtype) if need_x else None
+        gw = np.zeros(w.shape, dtype=x.dtype) if need_w else None
+        for sl in _batches(n, c * k[0] * k[1] * out_hw[0] * out_hw[1] * x.itemsize):
+            if need_w:
+                cols = _im2col(_pad(x[sl], padding), k, stride, dilation, out_hw)
+                gw += _grad_weight(gy[sl], cols, groups, w.shape)
+            if need_x:
+                dxp = _col2im(gy[sl], w, groups, (h + pt + pb, wd + pl + pr), stride, dilation)
+                gx[sl] = dxp[:, :, pt:pt + h, pl:pl + wd]
+        gx = None if gx is None else Tensor._wrap(gx[:, :, 0] if squeeze else gx)
+        gw = None if gw is None else Tensor._wrap(gw[:, :, 0] if squeeze else gw)
+        gb = Tensor._wrap(gy.sum(0).reshape(gy.shape[1], -1).sum(1)) \
+            if ctx.needs_input_grad[2] else None
         return gx, gw, gb, None, None, None, None, None
 
 
@@ -155,8 +185,7 @@ class ConvTranspose(Function):
         k = w.shape[2:]
         full = tuple((x.shape[2 + a] - 1) * stride[a] + dilation[a] * (k[a] - 1) + 1
                      + output_padding[a] for a in range(2))
-        cout = w.shape[1] * groups
-        dxp = _col2im(x, w, groups, (x.shape[0], cout) + full, stride, dilation)
+        dxp = _col2im(x, w, groups, full, stride, dilation)
         out = dxp[:, :, padding[0]:full[0] - padding[0], padding[1]:full[1] - padding[1]]
         out = np.ascontiguousarray(out)
         if bias is not None:
@@ -175,11 +204,12 @@ class ConvTranspose(Function):
             gy, x, w = gy[:, :, None, :], x[:, :, None, :], w[:, :, None, :]
         gy = gy.astype(x.dtype, copy=False)
         p = padding
-        gyp = np.pad(gy, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1]))) if any(p) else gy
-        cols = _im2col(gyp, w.shape[2:], stride, dilation, x.shape[2:])
+        cols = _im2col(_pad(gy, (p[0], p[0], p[1], p[1])), w.shape[2:], stride, dilation,
+                       x.shape[2:])
         gx = gw = gb = None
         if ctx.needs_input_grad[0]:
-            gx = _gemm(cols, w, groups, x.shape[0], x.shape[2:])
+            gx = np.empty(x.shape[:2] + (x.shape[2] * x.shape[3],), dtype=cols.dtype)
+            gx = _gemm(cols, w, groups, gx).reshape(x.shape)
             gx = Tensor._wrap(gx[:, :, 0] if squeeze else gx)
         if ctx.needs_input_grad[1]:
             gw = _grad_weight(x, cols, groups, w.shape)

@@ -13,10 +13,7 @@ _REDUCTIONS = ("none", "mean", "sum")
 
 
 def _log_softmax(x):
-    m = x.max(axis=1, keepdims=True)
-    if x.size:
-        m = np.where(np.isfinite(m), m, 0)
-    z = x - m
+    z = x - x.max(axis=1, keepdims=True)   # NOTE: a row holding +inf gives NaN, as torch
     with np.errstate(divide="ignore", over="ignore", under="ignore"):
         s = np.exp(z).sum(axis=1, keepdims=True)
         z -= np.log(s, out=s)

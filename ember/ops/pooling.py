@@ -31,7 +31,7 @@ def _windows(xp, k, s, d, out_hw):
     n, c = xp.shape[:2]
     s0, s1, s2, s3 = xp.strides
     return as_strided(xp, (n, c, out_hw[0], out_hw[1], k[0], k[1]),
-                      (s0, s1, s2 * s[0], s3 * s[1], s2 * d[0], s3 * d[1]), writeable=False)
+                      (s0, s1, s2 * s[0], s3 * s[1], s2 * d[0], s3 * d[1]))
 
 
 def _padded(x, p, out_hw, k, s, d, fill):
@@ -98,22 +98,21 @@ def _max_blocks(x, k):
     """Max over non-overlapping k-blocks of a contiguous (N, C, H, W) ``x`` (k divides H, W).
 
     Within each block row first, then the rows against each other, so the kernel position of
-    the first maximum in row-major order (torch's rule for ties) comes out. The first stage
-    runs as long 1-D strided loops instead of many short ones.
+    the first maximum in row-major order (torch's rule for ties) comes out.
     """
     n, c, h, w = x.shape
-    wo = w // k[1]
-    a = x.reshape(-1, k[1])
-    m, col = _running_max([a[:, j] for j in range(k[1])])
-    m = m.reshape(-1, k[0], wo)
-    col = col.reshape(m.shape)
-    out, row = _running_max([m[:, i] for i in range(k[0])])
-    sel = col[:, 0]
+    v = x.reshape(-1, k[0], w // k[1], k[1])
+    out, arg = _running_max([v[:, 0, :, j] for j in range(k[1])])
     for i in range(1, k[0]):
-        sel = np.where(row == i, col[:, i], sel)
-    row *= k[1]
-    row += sel
-    return out.reshape(n, c, h // k[0], wo), row.reshape(n, c, h // k[0], wo)
+        m, col = _running_max([v[:, i, :, j] for j in range(k[1])])
+        # NOTE: strict '>' keeps the earlier row on ties; arg += (col - arg) * upd, no branches.
+        upd = np.greater(m, out)
+        col += i * k[1]
+        col -= arg
+        col *= upd
+        arg += col
+        np.maximum(out, m, out=out)
+    return out.reshape(n, c, h // k[0], w // k[1]), arg.reshape(n, c, h // k[0], w // k[1])
 
 
 class MaxPool2d(Function):
@@ -144,7 +143,9 @@ class MaxPool2d(Function):
         # NOTE: NaN, and an all -inf window next to padding, take torch's exact scan.
         if x.dtype.kind != "f" or np.isnan(out).any() or (xp is not x and np.isneginf(out).any()):
             out, arg = _max_exact(xp, k, s, p, d, out_hw, x.shape)
-        ctx.conf = (arg, k, s, p, d, xp.shape, x.shape, blocks)
+        # NOTE: saved as a tensor so that the engine frees it right after this node's backward.
+        ctx.save_for_backward(Tensor._wrap(arg))
+        ctx.conf = (k, s, p, d, xp.shape, x.shape, blocks)
         if not with_indices:
             return Tensor._wrap(out)
         ki, kj = np.divmod(arg.astype(np.int64), k[1])
@@ -155,7 +156,8 @@ class MaxPool2d(Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_output, grad_indices=None):
-        arg, k, s, p, d, pshape, shape, blocks = ctx.conf
+        arg = ctx.saved_tensors[0]._array
+        k, s, p, d, pshape, shape, blocks = ctx.conf
         g = grad_output._array
         if blocks:
             # Non-overlapping windows: every output sends its gradient to one distinct input.

@@ -152,8 +152,15 @@ class Relu(Function):
 
 
 def _relu_grad(g, out):
-    # NOTE: torch keeps the gradient where out is NaN (its test is out <= 0).
-    return keep_where(~np.less_equal(out, 0), g)
+    """``g`` with +0 where ``out <= 0`` (torch's test: a NaN output passes its gradient)."""
+    if g.dtype.kind != "f" or g.shape != out.shape or g.size < 2048:
+        return np.where(np.less_equal(out, 0), g.dtype.type(0), g)
+    # NOTE: as keep_where, a bit mask, built in the result's own buffer (no bool temporaries).
+    it = np.dtype("i%d" % g.itemsize)
+    m = np.less_equal(out, 0, out=np.empty(g.shape, it), casting="unsafe")
+    m -= 1
+    m &= g.view(it)
+    return m.view(g.dtype)
 
 
 class ReluGrad(Function):
