@@ -1,5 +1,7 @@
 """Functions behind nn.functional that need their own backward (stability, kinks, speed)."""
 import math
+import sys
+import threading
 
 import numpy as np
 
@@ -166,119 +168,217 @@ class LSTMCell(Function):
         return grad_gi, grad_hx, grad_cx, grad_w, grad_b
 
 
-def _sigmoid_(x):
-    """``x = 1 / (1 + exp(-x))`` in place."""
-    np.negative(x, out=x)
-    np.exp(x, out=x)
-    x += 1
-    np.reciprocal(x, out=x)
+# LSTMLayer works on transposed states (H, N) so that each step's gates come out of one GEMM
+# gate-major, (4H, N) = (4, H, N), in the order (o, i, f, g): the sigmoid gates (o, i, f) are one
+# block for the forward and the cell-state gates (i, f, g) one block for the backward.
+_ORDER = (3, 0, 1, 2)    # torch's gate index (i, f, g, o) of each of ours
+_HALF = (0.5, 0.5, 0.5, 1)
+
+
+def _gate_rows(w, hid, scale, out=None):
+    """``w`` (4H, ...) with its gate blocks in our order, each times its ``scale``."""
+    if out is None:
+        out = np.empty(w.shape, dtype=w.dtype)
+    for k, r in enumerate(_ORDER):
+        np.multiply(w[r * hid:(r + 1) * hid], scale[k], out=out[k * hid:(k + 1) * hid])
+    return out
+
+
+_spare = {}     # name -> arrays earlier LSTMLayer calls allocated (newest first)
+_spare_lock = threading.Lock()
+
+
+def _free_refs():
+    """getrefcount of an array only ``_buffer``'s list and loop hold (3 on CPython 3.11)."""
+    for arr in [np.empty(0)]:
+        return sys.getrefcount(arr)
+
+
+_FREE_REFS = _free_refs()
+
+
+def _buffer(name, shape, dtype):
+    """An uninitialised array for ``name``, reusing an earlier call's once nothing holds it.
+
+    Fresh multi-megabyte arrays page-fault on every training step (the allocator hands freed
+    memory back to the OS), which costs a long sequence as much as its element-wise work.
+    """
+    with _spare_lock:
+        arrays = _spare.setdefault(name, [])
+        for arr in arrays:
+            # NOTE: no more references than the list's and the loop's: no view, Tensor or graph
+            # node uses it any more.
+            if sys.getrefcount(arr) == _FREE_REFS and arr.shape == shape and arr.dtype == dtype:
+                return arr
+        arr = np.empty(shape, dtype=dtype)
+        arrays.insert(0, arr)
+        del arrays[4:]
+        return arr
 
 
 class LSTMLayer(Function):
-    """One LSTM layer and direction over a whole sequence: one graph node, not one per step.
+    """One LSTM layer and direction over a whole sequence, input projection included: one graph
+    node, not one per step.
 
-    Forward loops over time on raw arrays from the precomputed input projection ``gi``
-    (seq, N, 4H). While a step's gates are still in cache it also stores the factors BPTT needs
-    (gate derivatives times their partners), so the backward loop is a GEMM and five
-    element-wise products per step; the recurrent weight's gradient is one GEMM over all steps.
+    The input projection of all steps (bias included) is one batched GEMM; the time loop holds
+    one GEMM (``W_hh @ h``) and in-place element-wise work on contiguous per-gate blocks. While
+    a step's gates are still in cache forward stores the factors BPTT needs (gate derivatives
+    times their partners), so the backward loop is one GEMM and a few element-wise products
+    per step; every weight's gradient is one GEMM per gate over all steps.
     """
 
     node_name = "MkldnnRnnLayerBackward0"
 
     @staticmethod
-    def forward(ctx, gi, h0, c0, w_hh, b_hh, reverse):
-        x, w = gi._array, w_hh._array
-        seq, n, g4 = x.shape
-        hid = g4 // 4
+    def forward(ctx, input, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse):
+        x = input._array
+        seq, n, n_in = x.shape
+        hid = w_hh.shape[1]
         dt = x.dtype
-        h, c = h0._array, c0._array
+        # NOTE: sigmoid(z) = 0.5 * tanh(z / 2) + 0.5, so one tanh serves all four gates; the
+        # halving of the sigmoid gates' inputs is folded into the weights (exact: a power of 2).
+        half = np.array(_HALF, dtype=dt)
+        w = _gate_rows(w_hh._array, hid, half, _buffer("w", (4 * hid, hid), dt))
+        x_in = x.reshape(seq * n, n_in)
+        w_in = w_ih._array
+        biases = [b._array for b in (b_ih, b_hh) if b is not None]
+        if biases:
+            # the bias rides in the GEMM as the weight of an extra input fixed at 1 (and its
+            # gradient in the weight gradient's GEMM)
+            w_in = np.concatenate([w_in, sum(biases)[:, None]], axis=1)
+            x2, x_in = x_in, _buffer("x_in", (seq * n, n_in + 1), dt)
+            x_in[:, :n_in] = x2
+            x_in[:, n_in] = 1
+        gates = _buffer("gates", (seq, 4 * hid, n), dt)    # per step: (4H, N), our order
+        np.matmul(_gate_rows(w_in, hid, half), x_in.reshape(seq, n, -1).transpose(0, 2, 1),
+                  out=gates)
+        gates = gates.reshape(seq, 4, hid, n)
+        # hbuf holds h0 and every step's h in time order, so h_{t-1} of all steps is a view.
+        hbuf = _buffer("hbuf_t", (seq + 1, hid, n), dt)
+        hs, h_prev = (hbuf[:seq], hbuf[1:]) if reverse else (hbuf[1:], hbuf[:seq])
+        h_prev[-1 if reverse else 0] = h0._array.T
+        act = np.empty((4, hid, n), dtype=dt)
+        sig = act[:3]
+        o, i, f, g = act
+        ig, tc = np.empty((2, hid, n), dtype=dt)
+        cbuf = np.empty((2, hid, n), dtype=dt)
         grad = any(ctx.needs_input_grad)
-        gates = np.empty((seq, n, g4), dtype=dt)
-        quad = gates.reshape(seq, n, 4, hid)
-        hs = np.empty((seq, n, hid), dtype=dt)
-        a_all = np.empty((seq, n, hid), dtype=dt) if grad else None
-        f_all = np.empty((seq, n, hid), dtype=dt) if grad else None
-        wt = np.ascontiguousarray(w.T)    # a row-major right operand: a faster GEMM per step
-        b = None if b_hh is None else b_hh._array
+        if grad:
+            a_f = _buffer("a_f", (seq, 2, hid, n), dt)
+        c = c0._array.T
         order = range(seq - 1, -1, -1) if reverse else range(seq)
         with _quiet():
-            for t in order:
-                gt = gates[t]
-                np.matmul(h, wt, out=gt)
-                gt += x[t]
-                if b is not None:
-                    gt += b
-                i, f, g, o = quad[t, :, 0], quad[t, :, 1], quad[t, :, 2], quad[t, :, 3]
-                tg = np.tanh(g)
-                _sigmoid_(gt)
-                g[...] = tg
-                c_new = f * c
-                c_new += i * g
-                tc = np.tanh(c_new)
+            for k, t in enumerate(order):
+                np.matmul(w, h_prev[t], out=act.reshape(4 * hid, n))
+                kt = gates[t]
+                act += kt
+                np.tanh(act, out=act)
+                if grad:
+                    # NOTE: BPTT factors, kept in place of the used gate inputs: K = gate' *
+                    # partner (partners tanh(c), g, c_prev, i for o, i, f, g), with 1 - tanh^2
+                    # for every gate's derivative: 4x the sigmoid's, a factor backward removes.
+                    np.multiply(act, act, out=kt)
+                    np.subtract(1, kt, out=kt)
+                sig *= 0.5
+                sig += 0.5
+                c_new = cbuf[k & 1]
+                np.multiply(f, c, out=c_new)
+                np.multiply(i, g, out=ig)
+                c_new += ig
+                np.tanh(c_new, out=tc)
                 np.multiply(o, tc, out=hs[t])
                 if grad:
-                    # NOTE: BPTT factors: dc = dh * A + dc_next; d(i, f, g, o) = dc * (K_i, K_f,
-                    # K_g), dh * K_o with K_i = i(1-i)g, K_f = f(1-f)c_prev, K_g = (1-g^2)i,
-                    # K_o = o(1-o)tanh(c); dc_prev = dc * f.
-                    f_all[t] = f
-                    a = a_all[t]
+                    kt[0] *= tc
+                    kt[1] *= g
+                    kt[2] *= c
+                    kt[3] *= i
+                    # dc = dh * A + dc_next with A = o(1 - tanh(c)^2); dc_prev = dc * f
+                    a = a_f[t, 0]
                     np.multiply(tc, tc, out=a)
                     np.subtract(1, a, out=a)
                     a *= o
-                    k_g = g * g
-                    np.subtract(1, k_g, out=k_g)
-                    k_g *= i
-                    d = 1 - gt
-                    d *= gt
-                    np.multiply(d[:, :hid], g, out=i)
-                    np.multiply(d[:, hid:2 * hid], c, out=f)
-                    np.multiply(d[:, 3 * hid:], tc, out=o)
-                    g[...] = k_g
-                h, c = hs[t], c_new
+                    a_f[t, 1] = f
+                c = c_new
+        hbuf_t, hbuf = hbuf, _buffer("hbuf", (seq + 1, n, hid), dt)
+        np.copyto(hbuf, hbuf_t.transpose(0, 2, 1))
+        hs, h_prev = (hbuf[:seq], hbuf[1:]) if reverse else (hbuf[1:], hbuf[:seq])
         out = Tensor._wrap(hs)
-        ctx.save_for_backward(out, h0)    # version-checked: an in-place change raises
-        ctx.conf = (quad, a_all, f_all, w, reverse)
-        return out, Tensor._wrap(h.copy()), Tensor._wrap(c.copy())
+        if grad:
+            ctx.save_for_backward(input, out, h0, w_ih, w_hh)    # version-checked
+            ctx.conf = (gates, a_f, x_in, h_prev, reverse)
+        h_n = hs[order[-1]] if seq else h0._array
+        return out, Tensor._wrap(h_n.copy()), Tensor._wrap(c.T.copy())
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_out, grad_hn, grad_cn):
-        quad, a_all, f_all, w, reverse = ctx.conf
-        out, h0 = ctx.saved_tensors
-        hs, h0 = out._array, h0._array
-        seq, n, _, hid = quad.shape
-        dt = hs.dtype
-        dh_next = np.zeros((n, hid), dtype=dt) if grad_hn is None \
-            else grad_hn._array.astype(dt, copy=True)
-        dc_next = np.zeros((n, hid), dtype=dt) if grad_cn is None \
-            else grad_cn._array.astype(dt, copy=True)
-        go = None if grad_out is None else grad_out._array.astype(dt, copy=False)
-        dquad = np.empty_like(quad)
-        dgates = dquad.reshape(seq, n, 4 * hid)
+        gates, a_f, x_in, h_prev, reverse = ctx.conf
+        input, _, _, w_ih, w_hh = ctx.saved_tensors
+        seq, _, hid, n = gates.shape
+        dt = gates.dtype
+        # The loop's gate gradients are 4x too large for the sigmoid gates (see forward):
+        # ``quarter`` scales what they multiply.
+        quarter = np.array((0.25, 0.25, 0.25, 1), dtype=dt)
+        w_t = _gate_rows(w_hh._array, hid, quarter, _buffer("w_b", (4 * hid, hid), dt)).T
+        dh_next, dc_next, dh, dc = np.zeros((4, hid, n), dtype=dt)
+        if grad_hn is not None:
+            np.copyto(dh_next, grad_hn._array.T)
+        if grad_cn is not None:
+            np.copyto(dc_next, grad_cn._array.T)
+        go = None
+        if grad_out is not None:
+            go = _buffer("go", (seq, hid, n), dt)
+            np.copyto(go, grad_out._array.transpose(0, 2, 1))
+        # every step's gate gradients side by side for the weights' GEMMs: (4H, L, N), copied
+        # from a ring of the last 8 steps' while they are in cache
+        d2 = _buffer("dgates", (4 * hid, seq, n), dt)
+        ring = _buffer("ring", (8,) + gates.shape[1:], dt)
+        done = 7 if reverse else 0    # the step that completes a block of 8
         order = range(seq) if reverse else range(seq - 1, -1, -1)
         for t in order:
-            dh = dh_next if go is None else dh_next + go[t]
-            dc = dh * a_all[t]
-            dc += dc_next
-            np.multiply(quad[t, :, 0], dc, out=dquad[t, :, 0])
-            np.multiply(quad[t, :, 1], dc, out=dquad[t, :, 1])
-            np.multiply(quad[t, :, 2], dc, out=dquad[t, :, 2])
-            np.multiply(quad[t, :, 3], dh, out=dquad[t, :, 3])
-            dh_next = dgates[t] @ w
-            dc_next = dc * f_all[t]
-        needs = ctx.needs_input_grad
-        grad_w = grad_b = None
-        if needs[3]:
-            if reverse:
-                h_prev = np.concatenate([hs[1:], h0[None]], axis=0)
+            if go is None:
+                np.copyto(dh, dh_next)
             else:
-                h_prev = np.concatenate([h0[None], hs[:-1]], axis=0)
-            grad_w = Tensor._wrap(dgates.reshape(-1, 4 * hid).T @ h_prev.reshape(-1, hid))
+                np.add(dh_next, go[t], out=dh)
+            np.multiply(dh, a_f[t, 0], out=dc)
+            dc += dc_next
+            kt, dgt = gates[t], ring[t % 8]
+            np.multiply(kt[1:], dc, out=dgt[1:])
+            np.multiply(kt[0], dh, out=dgt[0])
+            np.matmul(w_t, dgt.reshape(4 * hid, n), out=dh_next)
+            np.multiply(dc, a_f[t, 1], out=dc_next)
+            if t % 8 == done or t == order[-1]:
+                block = d2[:, t - t % 8:t - t % 8 + 8]
+                np.copyto(block, ring[:block.shape[1]].reshape(-1, 4 * hid, n).transpose(1, 0, 2))
+        d2 = d2.reshape(4 * hid, seq * n)
+        needs = ctx.needs_input_grad
+        n_in = input.shape[-1]
+        grad_x = grad_wih = grad_whh = grad_bih = grad_bhh = None
+        if needs[0]:
+            w_in = _gate_rows(w_ih._array, hid, quarter)
+            grad_x = Tensor._wrap((d2.T @ w_in).reshape(input.shape))
+        rows = [slice(r * hid, (r + 1) * hid) for r in _ORDER]
+        if needs[3] or needs[5] or needs[6]:
+            grad_in = _buffer("grad_in", (4 * hid, x_in.shape[1]), dt)    # [W_ih | b]
+            for k, r in enumerate(rows):
+                np.matmul(d2[k * hid:(k + 1) * hid], x_in, out=grad_in[r])
+                grad_in[r] *= quarter[k]
+            if needs[3]:
+                grad_wih = Tensor._wrap(np.ascontiguousarray(grad_in[:, :n_in]))
+            if needs[5]:
+                grad_bih = Tensor._wrap(grad_in[:, n_in].copy())
+            if needs[6]:
+                grad_bhh = Tensor._wrap(grad_in[:, n_in].copy())
         if needs[4]:
-            grad_b = Tensor._wrap(dgates.sum(axis=(0, 1)))
-        return (Tensor._wrap(dgates) if needs[0] else None,
-                Tensor._wrap(dh_next) if needs[1] else None,
-                Tensor._wrap(dc_next) if needs[2] else None, grad_w, grad_b, None)
+            grad_whh = np.empty(w_hh.shape, dtype=dt)
+            hp = h_prev.reshape(seq * n, hid)
+            for k, r in enumerate(rows):
+                np.matmul(d2[k * hid:(k + 1) * hid], hp, out=grad_whh[r])
+                grad_whh[r] *= quarter[k]
+            grad_whh = Tensor._wrap(grad_whh)
+        return (grad_x, Tensor._wrap(dh_next.T.copy()) if needs[1] else None,
+                Tensor._wrap(dc_next.T.copy()) if needs[2] else None, grad_wih, grad_whh,
+                grad_bih, grad_bhh, None)
 
 
 class Embedding(Function):

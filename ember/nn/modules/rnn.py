@@ -35,11 +35,10 @@ def _lstm_step(gi, state, w_hh, b_hh):
     return ops.sigmoid(o) * ops.tanh(c), c
 
 
-def _fusable(gi, h, c, w_hh, b_hh):
-    """Whether the whole-sequence LSTM Function applies: one dtype throughout."""
-    dt = gi._array.dtype
-    return (dt.kind == "f" and h._array.dtype == c._array.dtype == w_hh._array.dtype == dt
-            and (b_hh is None or b_hh._array.dtype == dt))
+def _fusable(*tensors):
+    """Whether the whole-sequence LSTM Function applies: one float dtype throughout."""
+    dt = tensors[0]._array.dtype
+    return dt.kind == "f" and all(t is None or t._array.dtype == dt for t in tensors)
 
 
 def _gru_step(gi, h, w_hh, b_hh):
@@ -153,16 +152,16 @@ class RNNBase(Module):
             outs = []
             for d in range(dirs):
                 w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
-                seq = layer_in.shape[0]
-                gi_all = F.linear(layer_in.reshape(seq * n, -1), w_ih, b_ih).reshape(seq, n, -1)
                 k = layer * dirs + d
-                if lstm and _fusable(gi_all, h_list[k], c_list[k], w_hh, b_hh):
-                    out, h_last, c_last = _fn.LSTMLayer.apply(gi_all, h_list[k], c_list[k],
-                                                              w_hh, b_hh, d == 1)
+                if lstm and _fusable(layer_in, h_list[k], c_list[k], w_ih, w_hh, b_ih, b_hh):
+                    out, h_last, c_last = _fn.LSTMLayer.apply(layer_in, h_list[k], c_list[k],
+                                                              w_ih, w_hh, b_ih, b_hh, d == 1)
                     outs.append(out)
                     h_out.append(h_last)
                     c_out.append(c_last)
                     continue
+                seq = layer_in.shape[0]
+                gi_all = F.linear(layer_in.reshape(seq * n, -1), w_ih, b_ih).reshape(seq, n, -1)
                 gi_all = ops.unbind(gi_all, 0)
                 state = (h_list[k], c_list[k]) if lstm else h_list[k]
                 steps = [None] * seq
