@@ -230,7 +230,7 @@ class LSTMLayer(Function):
     node_name = "MkldnnRnnLayerBackward0"
 
     @staticmethod
-    def forward(ctx, input, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse):
+    def forward(ctx, input, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse, recording=True):
         x = input._array
         seq, n, n_in = x.shape
         hid = w_hh.shape[1]
@@ -262,7 +262,7 @@ class LSTMLayer(Function):
         o, i, f, g = act
         ig, tc = np.empty((2, hid, n), dtype=dt)
         cbuf = np.empty((2, hid, n), dtype=dt)
-        grad = any(ctx.needs_input_grad)
+        grad = recording and any(ctx.needs_input_grad)    # (no BPTT factors under no_grad)
         if grad:
             a_f = _buffer("a_f", (seq, 2, hid, n), dt)
         c = c0._array.T
@@ -378,7 +378,7 @@ class LSTMLayer(Function):
             grad_whh = Tensor._wrap(grad_whh)
         return (grad_x, Tensor._wrap(dh_next.T.copy()) if needs[1] else None,
                 Tensor._wrap(dc_next.T.copy()) if needs[2] else None, grad_wih, grad_whh,
-                grad_bih, grad_bhh, None)
+                grad_bih, grad_bhh, None, None)
 
 
 class Embedding(Function):

@@ -95,3 +95,17 @@ def test_inplace_change_of_output_is_caught():
         out.mul_(2)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         out.sum().backward()
+
+
+def test_no_grad_forward_matches_torch(torch):
+    import ember
+    em, tm = _pair(torch, lambda nn: nn.LSTM(3, 5, num_layers=2, bidirectional=True), "float64")
+    x = r(7, 2, 3)
+    outs = []
+    for lib, m in ((ember, em), (torch, tm)):
+        with lib.no_grad():
+            out, (h, c) = m(lib.tensor(x))
+        assert not out.requires_grad and out.grad_fn is None
+        outs.append([out.numpy(), h.numpy(), c.numpy()])
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-10)

@@ -6,6 +6,7 @@ U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)) are torch's, so state_dicts move ac
 import math
 
 from ... import ops
+from ...autograd.grad_mode import is_grad_enabled
 from ...ops.creation import empty, zeros
 from .. import _functions as _fn
 from .. import functional as F
@@ -154,8 +155,9 @@ class RNNBase(Module):
                 w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
                 k = layer * dirs + d
                 if lstm and _fusable(layer_in, h_list[k], c_list[k], w_ih, w_hh, b_ih, b_hh):
-                    out, h_last, c_last = _fn.LSTMLayer.apply(layer_in, h_list[k], c_list[k],
-                                                              w_ih, w_hh, b_ih, b_hh, d == 1)
+                    out, h_last, c_last = _fn.LSTMLayer.apply(
+                        layer_in, h_list[k], c_list[k], w_ih, w_hh, b_ih, b_hh, d == 1,
+                        is_grad_enabled())
                     outs.append(out)
                     h_out.append(h_last)
                     c_out.append(c_last)
