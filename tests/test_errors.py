@@ -181,6 +181,26 @@ def _conv_big(L):
     return (lambda: L.nn.functional.conv2d(x, w)), [x, w]
 
 
+@case("conv2d_padding_mode_unknown", ValueError, "padding_mode must be one of",
+      "but got padding_mode='bogus'")
+def _conv_mode(L):
+    return (lambda: L.nn.Conv2d(1, 1, 3, padding_mode="bogus")), []
+
+
+@case("conv_transpose2d_padding_mode", ValueError, 'Only "zeros" padding mode is supported for '
+      "ConvTranspose2d")
+def _convt_mode(L):
+    return (lambda: L.nn.ConvTranspose2d(1, 1, 3, padding_mode="reflect")), []
+
+
+@case("conv2d_reflect_padding_too_large", RuntimeError, "Argument #6: Padding size should be "
+      "less than the corresponding input dimension", "padding (4, 4) at dimension 2")
+def _conv_reflect(L):
+    x = _leaf(L, 1, 1, 3, 5)
+    conv = L.nn.Conv2d(1, 1, 3, padding=4, padding_mode="reflect")
+    return (lambda: conv(x)), [x]
+
+
 def _dim_case(name, call):
     @case(name, IndexError, "Dimension out of range")
     def fn(L):

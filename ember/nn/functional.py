@@ -346,11 +346,12 @@ def pad(input, pad, mode="constant", value=None):
     pads = [(0, 0)] * (input.dim() - k) + [(int(pad[2 * i]), int(pad[2 * i + 1]))
                                            for i in reversed(range(k))]
     if mode == "reflect":
-        for a, (lo, hi) in enumerate(pads):
+        for a, (lo, hi) in reversed(list(enumerate(pads))):    # (torch checks the last dim first)
             if max(lo, hi) >= input.shape[a] and (lo or hi):
-                raise RuntimeError("Argument #4: Padding size should be less than the "
+                raise RuntimeError("Argument #%d: Padding size should be less than the "
                                    "corresponding input dimension, but got: padding (%d, %d) at "
-                                   "dimension %d of input %s" % (lo, hi, a, list(input.shape)))
+                                   "dimension %d of input %s" % (4 + 2 * (input.dim() - 1 - a),
+                                                                 lo, hi, a, list(input.shape)))
     return _fn.Pad.apply(input, pads, mode, 0 if value is None else value)
 
 

@@ -201,6 +201,7 @@ def test_pad(torch, mode):
     F = lambda L: L.nn.functional  # noqa: E731
     compare(torch, lambda L, a: F(L).pad(a, (1, 2), mode=mode), r(2, 3, 4))
     compare(torch, lambda L, a: F(L).pad(a, (1, 2, 2, 1), mode=mode), r(1, 2, 4, 5))
+    compare(torch, lambda L, a: F(L).pad(a, (0, 0, 0, 0), mode=mode), r(1, 2, 4, 5))
     if mode == "constant":
         compare(torch, lambda L, a: F(L).pad(a, (1, -1, 0, 2), value=3.5), r(2, 4, 5))
         compare(torch, lambda L, a: F(L).pad(a, (1, 1, 0, 0, 2, 0)), r(2, 4, 5))

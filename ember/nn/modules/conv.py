@@ -10,6 +10,9 @@ from .module import Module
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
 def _ntuple(v, n):
     if isinstance(v, (list, tuple)):
         return tuple(v)
@@ -37,8 +40,12 @@ class _ConvNd(Module):
                                  % padding)
             if padding == "same" and any(s != 1 for s in _ntuple(stride, nd)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-        if padding_mode != "zeros":
-            raise NotImplementedError("padding_mode=%r is not supported yet" % padding_mode)
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError("padding_mode must be one of {'circular', 'zeros', 'reflect', "
+                             "'replicate'}, but got padding_mode=%r" % (padding_mode,))
+        if padding_mode != "zeros" and self._transposed:
+            raise ValueError('Only "zeros" padding mode is supported for %s'
+                             % type(self).__name__)
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _ntuple(kernel_size, nd)
         self.stride = _ntuple(stride, nd)
@@ -48,6 +55,14 @@ class _ConvNd(Module):
         self.output_padding = _ntuple(output_padding, nd)
         self.groups = groups
         self.padding_mode = padding_mode
+        # F.pad's argument for the non-zeros modes: (left, right) per dim, last dim first
+        pairs = []
+        for d, k, p in zip(self.dilation, self.kernel_size,
+                           (0,) * nd if padding == "valid" else _ntuple(padding, nd)):
+            total = d * (k - 1) if padding == "same" else 2 * p
+            pairs.append((total // 2, total - total // 2))
+        flat = [v for pair in reversed(pairs) for v in pair]    # (a list for 'same'/'valid')
+        self._reversed_padding_repeated_twice = flat if isinstance(padding, str) else tuple(flat)
         if self._transposed:
             shape = (in_channels, out_channels // groups) + self.kernel_size
         else:
@@ -66,6 +81,13 @@ class _ConvNd(Module):
             if fan_in != 0:
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
+
+    def _conv_forward(self, conv, input):
+        if self.padding_mode == "zeros":
+            return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+        return conv(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                    self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
 
     def extra_repr(self):
         nd = self._nd
@@ -102,8 +124,7 @@ class Conv1d(_ConvNd):
                          groups, bias, padding_mode, dtype=dtype)
 
     def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
+        return self._conv_forward(F.conv1d, input)
 
 
 class Conv2d(_ConvNd):
@@ -122,8 +143,7 @@ class Conv2d(_ConvNd):
                          groups, bias, padding_mode, dtype=dtype)
 
     def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
+        return self._conv_forward(F.conv2d, input)
 
 
 class _ConvTransposeNd(_ConvNd):
