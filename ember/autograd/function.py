@@ -160,7 +160,7 @@ def _apply(forward, node, args, kwargs):
         return out
     state.enabled = False
     try:
-        out = forward(node, *args, **kwargs)
+        out = forward(node, *args, **kwargs) if kwargs else forward(node, *args)
     finally:
         state.enabled = True
     if True not in needs:

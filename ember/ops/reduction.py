@@ -45,7 +45,7 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, a, dtype):
         arr = _accumulation_array(a, dtype)
-        return Tensor._wrap(np.asarray(arr.sum()))
+        return Tensor._wrap(np.asarray(np.add.reduce(arr, axis=None)))   # (arr.sum(), sans wrapper)
 
     @staticmethod
     def backward(ctx, grad_output):
