@@ -1,7 +1,8 @@
 """Recurrent layers: RNN, LSTM, GRU (multi-layer, bidirectional) and their Cells.
 
-Parameter names, shapes, gate order (LSTM: i, f, g, o; GRU: r, z, n) and initialisation
-U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)) are torch's, so state_dicts move across.
+Parameter names, shapes, gate order (LSTM: i, f, g, o; GRU: r, z, n), LSTM projections
+(``proj_size``, ``weight_hr_l{k}``) and initialisation U(-1/sqrt(hidden_size),
+1/sqrt(hidden_size)) are torch's, so state_dicts move across.
 """
 import math
 
@@ -60,6 +61,12 @@ def _step(mode, gi, state, w_hh, b_hh):
     return _rnn_step(mode, gi, state, w_hh, b_hh)
 
 
+def _no_proj(kwargs):
+    """torch's error for ``proj_size`` (any value) given to RNN or GRU."""
+    if "proj_size" in kwargs:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+
+
 class RNNBase(Module):
     """Shared machinery of RNN, LSTM and GRU."""
 
@@ -70,25 +77,37 @@ class RNNBase(Module):
         if not 0 <= dropout <= 1 or isinstance(dropout, bool):
             raise ValueError("dropout should be a number in range [0, 1] representing the "
                              "probability of an element being zeroed")
-        if num_layers <= 0 or not isinstance(num_layers, int):
-            raise ValueError("num_layers must be a positive integer")
-        if proj_size:
-            raise NotImplementedError("proj_size is not supported")
+        if not isinstance(hidden_size, int):
+            raise TypeError("hidden_size should be of type int, got: %s"
+                            % type(hidden_size).__name__)
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable "
+                             "projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
-        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, 0
+        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
         gate = _GATES[mode] * hidden_size
+        real_hidden = proj_size or hidden_size    # the size of h (and of each output direction)
         dirs = 2 if bidirectional else 1
         self._flat_weights_names = []
         for layer in range(num_layers):
             for d in range(dirs):
                 suffix = "_reverse" if d == 1 else ""
-                in_size = input_size if layer == 0 else hidden_size * dirs
+                in_size = input_size if layer == 0 else real_hidden * dirs
                 names = ["weight_ih_l%d%s", "weight_hh_l%d%s"]
-                shapes = [(gate, in_size), (gate, hidden_size)]
+                shapes = [(gate, in_size), (gate, real_hidden)]
                 if bias:
                     names += ["bias_ih_l%d%s", "bias_hh_l%d%s"]
                     shapes += [(gate,), (gate,)]
+                if proj_size:
+                    names.append("weight_hr_l%d%s")
+                    shapes.append((proj_size, hidden_size))
                 for name, shape in zip(names, shapes):
                     name = name % (layer, suffix)
                     setattr(self, name, Parameter(empty(shape, dtype=dtype)))
@@ -96,20 +115,21 @@ class RNNBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        stdv = 1.0 / math.sqrt(self.hidden_size)
         for w in self.parameters():
             init.uniform_(w, -stdv, stdv)
 
     @property
     def all_weights(self):
-        return [[getattr(self, n) for n in self._flat_weights_names[i:i + (4 if self.bias else 2)]]
-                for i in range(0, len(self._flat_weights_names), 4 if self.bias else 2)]
+        names = self._flat_weights_names
+        per = 2 + 2 * bool(self.bias) + bool(self.proj_size)
+        return [[getattr(self, n) for n in names[i:i + per]] for i in range(0, len(names), per)]
 
     def _weights(self, layer, d):
         suffix = "_reverse" if d == 1 else ""
         get = lambda n: getattr(self, n % (layer, suffix), None)  # noqa: E731
         return get("weight_ih_l%d%s"), get("weight_hh_l%d%s"), get("bias_ih_l%d%s"), \
-            get("bias_hh_l%d%s")
+            get("bias_hh_l%d%s"), get("weight_hr_l%d%s") if self.proj_size else None
 
     def _check_input(self, input):
         if input.dim() not in (2, 3):
@@ -124,10 +144,21 @@ class RNNBase(Module):
             raise RuntimeError("Expected %s size %s, got %s"
                                % (what, expected, list(hx.shape)))
 
+    def _check_hx_dims(self, hx, dim, lstm):
+        kind = "batched 3-D" if dim == 3 else "unbatched 2-D"
+        dims = [h.dim() for h in hx] if lstm else [hx.dim()]
+        if any(d != dim for d in dims):
+            what = "hx and cx" if lstm else "hx"
+            got = "(%d-D, %d-D) tensors" % tuple(dims) if lstm else "%d-D tensor" % dims[0]
+            raise RuntimeError("For %s input, %s should also be %d-D but got %s"
+                               % (kind, what, dim, got))
+
     def forward(self, input, hx=None):
         self._check_input(input)
         lstm = self.mode == "LSTM"
         unbatched = input.dim() == 2
+        if hx is not None:
+            self._check_hx_dims(hx, input.dim(), lstm)
         if unbatched:
             input = input.unsqueeze(1)
             if hx is not None:
@@ -136,13 +167,14 @@ class RNNBase(Module):
             input = input.transpose(0, 1)
         dirs = 2 if self.bidirectional else 1
         n = input.shape[1]
-        expected = (self.num_layers * dirs, n, self.hidden_size)
+        expected = (self.num_layers * dirs, n, self.proj_size or self.hidden_size)
+        cell = (self.num_layers * dirs, n, self.hidden_size)
         if hx is None:
             h0 = zeros(expected, dtype=input.dtype)
-            hx = (h0, h0) if lstm else h0
+            hx = (h0, zeros(cell, dtype=input.dtype) if self.proj_size else h0) if lstm else h0
         if lstm:
-            self._check_hidden(hx[0], expected)
-            self._check_hidden(hx[1], expected, "cell")
+            self._check_hidden(hx[0], expected, "hidden[0]")
+            self._check_hidden(hx[1], cell, "hidden[1]")
             h_list, c_list = ops.unbind(hx[0], 0), ops.unbind(hx[1], 0)
         else:
             self._check_hidden(hx, expected)
@@ -152,9 +184,11 @@ class RNNBase(Module):
         for layer in range(self.num_layers):
             outs = []
             for d in range(dirs):
-                w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, d)
                 k = layer * dirs + d
-                if lstm and _fusable(layer_in, h_list[k], c_list[k], w_ih, w_hh, b_ih, b_hh):
+                # NOTE: projections take the per-step path; LSTMLayer knows nothing of W_hr.
+                fused = lstm and w_hr is None
+                if fused and _fusable(layer_in, h_list[k], c_list[k], w_ih, w_hh, b_ih, b_hh):
                     out, h_last, c_last = _fn.LSTMLayer.apply(
                         layer_in, h_list[k], c_list[k], w_ih, w_hh, b_ih, b_hh, d == 1,
                         is_grad_enabled())
@@ -170,6 +204,8 @@ class RNNBase(Module):
                 order = range(seq - 1, -1, -1) if d == 1 else range(seq)
                 for t in order:
                     state = _step(self.mode, gi_all[t], state, w_hh, b_hh)
+                    if w_hr is not None:
+                        state = (F.linear(state[0], w_hr), state[1])
                     steps[t] = state[0] if lstm else state
                 outs.append(ops.stack(steps, 0))
                 if lstm:
@@ -192,6 +228,8 @@ class RNNBase(Module):
 
     def extra_repr(self):
         s = "{}, {}".format(self.input_size, self.hidden_size)
+        if self.proj_size != 0:
+            s += ", proj_size={}".format(self.proj_size)
         if self.num_layers != 1:
             s += ", num_layers={}".format(self.num_layers)
         if self.bias is not True:
@@ -214,20 +252,28 @@ class RNN(RNNBase):
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None,
+                 **kwargs):
+        _no_proj(kwargs)
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError("Unknown nonlinearity '%s'. Select from 'tanh' or 'relu'."
                              % nonlinearity)
         self.nonlinearity = nonlinearity
         mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
         super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, dtype=dtype)
+                         bidirectional, dtype=dtype, **kwargs)
 
 
 class LSTM(RNNBase):
     """Long short-term memory; gates in torch's order (input, forget, cell, output).
 
-    Returns ``output, (h_n, c_n)``.
+    With ``proj_size > 0`` each layer and direction also has ``weight_hr_l{k}`` (P, H) and
+    ``h_t = W_hr (o_t * tanh(c_t))``, so ``h`` and the output have size P (``c`` keeps H).
+
+    Shape:
+        Input ``(L, N, H_in)`` (``(N, L, H_in)`` with ``batch_first``) or ``(L, H_in)``;
+        returns ``output (L, N, D * P)``, ``(h_n (D * num_layers, N, P), c_n (D * num_layers,
+        N, H))``, where ``P = proj_size or hidden_size``.
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
@@ -240,9 +286,10 @@ class GRU(RNNBase):
     """Gated recurrent unit; gates in torch's order (reset, update, new)."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 dropout=0.0, bidirectional=False, device=None, dtype=None, **kwargs):
+        _no_proj(kwargs)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first,
-                         dropout, bidirectional, dtype=dtype)
+                         dropout, bidirectional, dtype=dtype, **kwargs)
 
 
 class RNNCellBase(Module):
