@@ -86,6 +86,49 @@ class Hardtanh(Function):
         return grad_output * ((input > lo) & (input < hi)), None, None
 
 
+def _leaky(g, x, slope):
+    """``g`` where ``x > 0``, else ``g * slope`` (a NaN ``x`` takes the slope, as torch)."""
+    return np.where(x > 0, g, g * g.dtype.type(slope))
+
+
+class LeakyRelu(Function):
+    node_name = "LeakyReluBackward0"
+
+    @staticmethod
+    def forward(ctx, input, negative_slope):
+        x = input._array
+        if x.dtype.kind not in "f":
+            from ..dtypes import from_numpy_dtype
+            raise NotImplementedError("\"leaky_relu_cpu\" not implemented for '%s'"
+                                      % from_numpy_dtype(x.dtype)._legacy[:-len("Tensor")])
+        ctx.save_for_backward(input)
+        ctx.slope = negative_slope
+        return Tensor._wrap(_leaky(x, x, negative_slope))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        return LeakyReluGrad.apply(grad_output, input, ctx.slope), None
+
+
+class LeakyReluGrad(Function):
+    """Leaky ReLU's backward, itself differentiable (zero derivative in the input, as torch)."""
+
+    node_name = "LeakyReluBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, input, negative_slope):
+        ctx.save_for_backward(input)
+        ctx.slope = negative_slope
+        return Tensor._wrap(_leaky(grad_output._array, input._array, negative_slope))
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, = ctx.saved_tensors
+        zero = Tensor._wrap(np.zeros_like(input._array)) if ctx.needs_input_grad[1] else None
+        return LeakyReluGrad.apply(grad, input, ctx.slope), zero, None
+
+
 class Hardswish(Function):
     node_name = "HardswishBackward0"
 

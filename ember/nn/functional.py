@@ -113,7 +113,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``x`` for ``x > 0``, else ``negative_slope * x``."""
     if inplace:
         return _inplace(input, leaky_relu, negative_slope)
-    return ops.where(input > 0, input, input * negative_slope)
+    return _fn.LeakyRelu.apply(input, negative_slope)
 
 
 def prelu(input, weight):

@@ -8,7 +8,8 @@ per kernel position into the padded input (col2im), with a loop over kernel posi
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..autograd.function import Function, once_differentiable
+from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad
 from ..tensor import Tensor
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
@@ -145,8 +146,9 @@ class Convolution(Function):
         return Tensor._wrap(out[:, :, 0] if squeeze else out)
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad_output):
+        if _grad.enabled:   # create_graph=True: differentiable convolutions (double backward)
+            return _graph_grads(ctx, grad_output, False)
         input, weight = ctx.saved_tensors
         stride, padding, dilation, groups, squeeze = ctx.conf
         gy, x, w = grad_output._array, input._array, weight._array
@@ -195,8 +197,9 @@ class ConvTranspose(Function):
         return Tensor._wrap(out[:, :, 0] if squeeze else out)
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad_output):
+        if _grad.enabled:   # create_graph=True: differentiable convolutions (double backward)
+            return _graph_grads(ctx, grad_output, True)
         input, weight = ctx.saved_tensors
         stride, padding, dilation, groups, squeeze = ctx.conf
         gy, x, w = grad_output._array, input._array, weight._array
@@ -217,6 +220,49 @@ class ConvTranspose(Function):
         if ctx.needs_input_grad[2]:
             gb = Tensor._wrap(gy.sum(axis=(0, 2, 3)))
         return gx, gw, gb, None, None, None, None, None, None
+
+
+def _weight_grad_graph(inp, gout, k, stride, pads, dilation, groups):
+    """dw[o, c, i, j] = sum_{n, h, w} gout[n, o, h, w] * inp_padded[n, c, h*s + i*d, w*s + j*d]
+    as one differentiable convolution: the batch becomes the channels, stride and dilation
+    swap roles, and each group keeps its own channels."""
+    n, c, hi, wi = inp.shape
+    o, ho, wo = gout.shape[1:]
+    g = groups
+    x = inp.reshape(n, g, c // g, hi, wi).permute(2, 1, 0, 3, 4).reshape(c // g, g * n, hi, wi)
+    w = gout.reshape(n, g, o // g, ho, wo).permute(1, 2, 0, 3, 4).reshape(o, n, ho, wo)
+    out = Convolution.apply(x, w, None, dilation, pads, stride, g, False)
+    return out[:, :, :k[0], :k[1]].permute(1, 0, 2, 3)
+
+
+def _graph_grads(ctx, gy, transposed):
+    """A convolution's (or transposed one's) gradients as Tensor ops built from convolutions
+    and transposed convolutions, so that they can be differentiated again."""
+    input, weight = ctx.saved_tensors
+    stride, padding, dilation, groups, squeeze = ctx.conf
+    x, w = input, weight
+    if squeeze:
+        x, w, gy = x.unsqueeze(2), w.unsqueeze(2), gy.unsqueeze(2)
+    need = ctx.needs_input_grad
+    k, (h, wd) = w.shape[2:], x.shape[2:]
+    pads = padding if not transposed else (padding[0], padding[0], padding[1], padding[1])
+    gx = gw = None
+    if need[0] and not transposed:
+        # the padded input's rows past the last window (stride remainder) get no gradient
+        rest = tuple(h_ + pads[2 * a] + pads[2 * a + 1] - (gy.shape[2 + a] - 1) * stride[a]
+                     - dilation[a] * (k[a] - 1) - 1 for a, h_ in enumerate((h, wd)))
+        full = ConvTranspose.apply(gy, w, None, stride, (0, 0), rest, dilation, groups, False)
+        gx = full[:, :, pads[0]:pads[0] + h, pads[2]:pads[2] + wd]
+    elif need[0]:
+        gx = Convolution.apply(gy, w, None, stride, pads, dilation, groups, False)[:, :, :h, :wd]
+    if need[1]:
+        gw = _weight_grad_graph(x, gy, k, stride, pads, dilation, groups) if not transposed \
+            else _weight_grad_graph(gy, x, k, stride, pads, dilation, groups)
+    gb = gy.sum((0, 2, 3)) if need[2] else None
+    if squeeze:
+        gx = None if gx is None else gx.squeeze(2)
+        gw = None if gw is None else gw.squeeze(2)
+    return (gx, gw, gb) + (None,) * (6 if transposed else 5)
 
 
 def _check_input(op, input, weight, nd, transposed=False, groups=1):

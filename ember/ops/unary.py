@@ -178,7 +178,9 @@ class ReluGrad(Function):
     @staticmethod
     def backward(ctx, grad):
         out, = ctx.saved_tensors
-        return ReluGrad.apply(grad, out), None
+        # NOTE: as torch, a zero (not a missing) gradient for out: leaves behind it get .grad.
+        zero = Tensor._wrap(np.zeros_like(out._array)) if ctx.needs_input_grad[1] else None
+        return ReluGrad.apply(grad, out), zero
 
 
 class MaskGrad(Function):

@@ -194,3 +194,20 @@ def test_linear_on_nd_input_matches_torch(torch, shape):
                                        lib.tensor(b))
         assert out.grad_fn.name() == "ViewBackward0"
         assert out.grad_fn.next_functions[0][0].name() == "AddmmBackward0"
+
+
+@pytest.mark.parametrize("act", ["relu", "leaky_relu"])
+def test_second_order_through_relu_gives_zeros_not_none_as_torch(torch, act):
+    """torch's ReLU/LeakyReLU backward has a zero derivative in its input: leaves behind it get
+    a zero .grad (which optimizers then use), not None."""
+    x = np.array([1.0, -2.0, 0.5, np.nan])
+    res = []
+    for lib in (ember, torch):
+        t = lib.tensor(x, requires_grad=True)
+        y = getattr(lib.nn.functional, act)(t * 2)
+        g, = lib.autograd.grad((y * y.detach()).sum(), t, create_graph=True)
+        (g * g).sum().backward()
+        res.append((g.detach().numpy(), t.grad.numpy(), y.grad_fn.name()))
+    np.testing.assert_array_equal(res[0][0], res[1][0])
+    np.testing.assert_array_equal(res[0][1], res[1][1])
+    assert res[0][2] == res[1][2]
