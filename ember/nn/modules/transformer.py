@@ -1,8 +1,10 @@
 """Attention layers: MultiheadAttention and TransformerEncoderLayer."""
 import math
+import warnings
 
 from ... import ops
 from ...ops.creation import empty
+from ...tensor import Size
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -14,21 +16,56 @@ from .normalization import LayerNorm
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer"]
 
 
-def _float_mask(mask, like):
+_CAUSAL_HINT = ("Need attn_mask if specifying the is_causal hint. You may use the Transformer "
+                "module method `generate_square_subsequent_mask` to create this mask.")
+
+
+def _float_mask(mask, name, dtype):
     """A boolean mask (True = masked out) as an additive float mask; float masks pass."""
     if mask is None:
         return None
     if mask.dtype == ops.tensor(True).dtype:
-        return ops.where(mask, ops.full_like(like, -math.inf), ops.zeros_like(like))
+        return ops.zeros(tuple(mask.shape), dtype=dtype).masked_fill(mask, -math.inf)
+    if not mask.is_floating_point():
+        raise AssertionError("only bool and floating types of %s are supported" % name)
     return mask
+
+
+def _softmax_zeroing_masked_rows(scores):
+    """Softmax over the last dim, but a row that is -inf throughout gets zeros, not NaN.
+
+    This is torch's SDPA path (``need_weights=False``); the zero rows get a zero gradient.
+    """
+    dead = (scores == -math.inf).all(-1, keepdim=True)
+    if not dead.any():
+        return ops.softmax(scores, -1)
+    return ops.where(dead, 0.0, ops.softmax(ops.where(dead, 0.0, scores), -1))
+
+
+def _merge_masks(attn_mask, kpm, n, src, extra):
+    """Add the (N, S) key padding mask to the 4-D attn_mask; pad both for ``extra`` keys."""
+    if kpm is not None:
+        if tuple(kpm.shape) != (n, src):
+            i = 0 if kpm.shape[0] != n else 1
+            raise AssertionError("Expected key_padded_mask.shape[%d] to be %d, but got %d"
+                                 % (i, (n, src + extra)[i], kpm.shape[i] + extra * i))
+        kpm = kpm.reshape(n, 1, 1, src)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    if attn_mask is not None and extra:
+        attn_mask = F.pad(attn_mask, (0, extra))      # the bias_k and zero keys are kept
+    return attn_mask
 
 
 class MultiheadAttention(Module):
     """Multi-head attention: ``softmax(q k^T / sqrt(head_dim) + mask) v`` per head.
 
-    Parameters as torch's (``in_proj_weight`` packs q, k, v; ``out_proj``), so state_dicts
-    move across. Returns ``(attn_output, attn_weights)``; weights are averaged over heads
-    unless ``average_attn_weights=False``, and are None when ``need_weights=False``.
+    Parameters as torch's (``in_proj_weight`` packs q, k, v, or ``q_proj_weight``,
+    ``k_proj_weight`` and ``v_proj_weight`` when ``kdim``/``vdim`` differ from ``embed_dim``;
+    ``bias_k``/``bias_v`` with ``add_bias_kv``; ``out_proj``), so state_dicts move across.
+    ``add_bias_kv`` appends one learned key/value position and ``add_zero_attn`` one zero
+    position after it; masks get a zero (keep) column for each. Returns
+    ``(attn_output, attn_weights)``; weights are averaged over heads unless
+    ``average_attn_weights=False``, and are None when ``need_weights=False``.
     """
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
@@ -38,81 +75,112 @@ class MultiheadAttention(Module):
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError("embed_dim and num_heads must be greater than 0, got embed_dim=%s "
                              "and num_heads=%s instead" % (embed_dim, num_heads))
-        if add_bias_kv or add_zero_attn or (kdim not in (None, embed_dim)) or \
-                (vdim not in (None, embed_dim)):
-            raise NotImplementedError("add_bias_kv, add_zero_attn, kdim and vdim are not "
-                                      "supported")
         self.embed_dim = embed_dim
-        self.kdim = self.vdim = embed_dim
-        self._qkv_same_embed_dim = True
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
         self.num_heads = num_heads
         self.dropout = dropout
         self.batch_first = batch_first
         self.head_dim = embed_dim // num_heads
         if self.head_dim * num_heads != embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
-        self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), dtype=dtype))
-        self.register_parameter("q_proj_weight", None)
-        self.register_parameter("k_proj_weight", None)
-        self.register_parameter("v_proj_weight", None)
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), dtype=dtype))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        else:
+            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), dtype=dtype))
+            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), dtype=dtype))
+            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), dtype=dtype))
+            self.register_parameter("in_proj_weight", None)
         if bias:
             self.in_proj_bias = Parameter(empty(3 * embed_dim, dtype=dtype))
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
                                                         dtype=dtype)
-        self.bias_k = self.bias_v = None
-        self.add_zero_attn = False
+        if add_bias_kv:
+            self.bias_k = Parameter(empty((1, 1, embed_dim), dtype=dtype))
+            self.bias_v = Parameter(empty((1, 1, embed_dim), dtype=dtype))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
     def _reset_parameters(self):
-        init.xavier_uniform_(self.in_proj_weight)
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
         if self.in_proj_bias is not None:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
-        if query.dim() not in (2, 3):
-            raise AssertionError("query should be unbatched 2D or batched 3D tensor but "
-                                 "received %dD query tensor" % query.dim())
-        unbatched = query.dim() == 2
+        unbatched = self._check_dims(query, key, value, key_padding_mask, attn_mask)
         if unbatched:
             query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
             if key_padding_mask is not None:
                 key_padding_mask = key_padding_mask.unsqueeze(0)
         elif self.batch_first:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        kpm = _float_mask(key_padding_mask, "key_padding_mask", query.dtype)
+        mask = _float_mask(attn_mask, "attn_mask", query.dtype)
+        if kpm is not None and mask is not None and key_padding_mask.dtype != attn_mask.dtype:
+            warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. "
+                          "Use same type for both instead.")
+        if is_causal and mask is None:
+            raise RuntimeError(_CAUSAL_HINT)
+        # NOTE: as torch, the is_causal hint replaces attn_mask when nothing else needs it; the
+        # causal mask then also covers the bias_k and zero-attention positions.
+        causal = is_causal and kpm is None and not need_weights
+        if causal:
+            mask = None
         tgt, n, e = query.shape
         src = key.shape[0]
         h, hd = self.num_heads, self.head_dim
         if e != self.embed_dim:
             raise AssertionError("was expecting embedding dimension of %d, but got %d"
                                  % (self.embed_dim, e))
-        w_q, w_k, w_v = ops.chunk(self.in_proj_weight, 3, 0)
-        b_q = b_k = b_v = None
-        if self.in_proj_bias is not None:
-            b_q, b_k, b_v = ops.chunk(self.in_proj_bias, 3, 0)
-        q = F.linear(query, w_q, b_q)
-        k = F.linear(key, w_k, b_k)
-        v = F.linear(value, w_v, b_v)
+        if self._qkv_same_embed_dim and key.shape != value.shape:
+            raise AssertionError("key shape %s does not match value shape %s"
+                                 % (key.shape, value.shape))
+        if not self._qkv_same_embed_dim and key.shape[:2] != value.shape[:2]:
+            raise AssertionError("key's sequence and batch dims %s do not match value's %s"
+                                 % (Size(key.shape[:2]), Size(value.shape[:2])))
+        q, k, v = self._in_projection(query, key, value)
+        if mask is not None:
+            mask = self._attn_mask_4d(mask, n, tgt, src)
+        if self.bias_k is not None:
+            k = ops.cat([k, self.bias_k.expand(1, n, e)])
+            v = ops.cat([v, self.bias_v.expand(1, n, e)])
         # (L, N, E) -> (N, H, L, hd)
         q = q.reshape(tgt, n, h, hd).permute(1, 2, 0, 3)
-        k = k.reshape(src, n, h, hd).permute(1, 2, 0, 3)
-        v = v.reshape(src, n, h, hd).permute(1, 2, 0, 3)
+        k = k.reshape(-1, n, h, hd).permute(1, 2, 0, 3)
+        v = v.reshape(-1, n, h, hd).permute(1, 2, 0, 3)
+        if self.add_zero_attn:
+            zeros = ops.zeros((n, h, 1, hd), dtype=k.dtype)
+            k = ops.cat([k, zeros], 2)
+            v = ops.cat([v, zeros], 2)
+        mask = _merge_masks(mask, kpm, n, src, k.shape[2] - src)
+        if causal:
+            causal_mask = ops.triu(ops.ones((tgt, k.shape[2]), dtype=ops.tensor(True).dtype), 1)
+            mask = _float_mask(causal_mask, "attn_mask", query.dtype)
         scores = ops.matmul(q * (1.0 / math.sqrt(hd)), k.transpose(-2, -1))
-        if attn_mask is None and is_causal:
-            attn_mask = ops.tensor([[j > i for j in range(src)] for i in range(tgt)])
-        if attn_mask is not None:
-            mask = _float_mask(attn_mask, ops.zeros(tuple(attn_mask.shape), dtype=scores.dtype))
-            if mask.dim() == 3:
-                mask = mask.reshape(n, h, tgt, src)
-            scores = scores + mask
-        if key_padding_mask is not None:
-            kpm = _float_mask(key_padding_mask,
-                              ops.zeros(tuple(key_padding_mask.shape), dtype=scores.dtype))
-            scores = scores + kpm.reshape(n, 1, 1, src)
-        attn = ops.softmax(scores, -1)
+        if mask is None:
+            attn = ops.softmax(scores, -1)
+        elif need_weights:
+            attn = ops.softmax(scores + mask, -1)
+        else:
+            attn = _softmax_zeroing_masked_rows(scores + mask)
         if self.dropout > 0.0 and self.training:
             attn = F.dropout(attn, self.dropout, True)
         out = ops.matmul(attn, v)                              # (N, H, L, hd)
@@ -128,6 +196,57 @@ class MultiheadAttention(Module):
         elif self.batch_first:
             out = out.transpose(0, 1)
         return out, weights
+
+    def _check_dims(self, query, key, value, key_padding_mask, attn_mask):
+        """Torch's checks of the input ranks; True when the input is unbatched (2-D)."""
+        if query.dim() not in (2, 3):
+            raise AssertionError("query should be unbatched 2D or batched 3D tensor but "
+                                 "received %d-D query tensor" % query.dim())
+        d = query.dim()
+        kind = "batched (3-D)" if d == 3 else "unbatched (2-D)"
+        if key.dim() != d or value.dim() != d:
+            raise AssertionError("For %s `query`, expected `key` and `value` to be %d-D but "
+                                 "found %d-D and %d-D tensors respectively"
+                                 % (kind, d, key.dim(), value.dim()))
+        if key_padding_mask is not None and key_padding_mask.dim() != d - 1:
+            raise AssertionError("For %s `query`, expected `key_padding_mask` to be `None` or "
+                                 "%d-D but found %d-D tensor instead"
+                                 % (kind, d - 1, key_padding_mask.dim()))
+        if attn_mask is not None and attn_mask.dim() not in (2, 3):
+            raise AssertionError("For %s `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
+                                 "but found %d-D tensor instead" % (kind, attn_mask.dim()))
+        if d == 2 and attn_mask is not None and attn_mask.dim() == 3:
+            want = (self.num_heads, query.shape[0], key.shape[0])
+            if tuple(attn_mask.shape) != want:
+                raise AssertionError("Expected `attn_mask` shape to be %s but got %s"
+                                     % (want, attn_mask.shape))
+        return d == 2
+
+    def _in_projection(self, query, key, value):
+        """Project (L, N, *) query, key and value to (L, N, embed_dim) each."""
+        e = self.embed_dim
+        if self._qkv_same_embed_dim:
+            w_q, w_k, w_v = ops.chunk(self.in_proj_weight, 3, 0)
+        else:
+            w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+            for name, w, x in (("key", w_k, key), ("value", w_v, value)):
+                if tuple(w.shape) != (e, x.shape[-1]):
+                    raise AssertionError("expecting %s weights shape of %s, but got %s"
+                                         % (name, (e, x.shape[-1]), w.shape))
+        b_q = b_k = b_v = None
+        if self.in_proj_bias is not None:
+            b_q, b_k, b_v = ops.chunk(self.in_proj_bias, 3, 0)
+        return F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
+
+    def _attn_mask_4d(self, mask, n, tgt, src):
+        """Check a 2-D (L, S) or 3-D (N * H, L, S) mask and view it as (N or 1, H or 1, L, S)."""
+        want = (tgt, src) if mask.dim() == 2 else (n * self.num_heads, tgt, src)
+        if tuple(mask.shape) != want:
+            raise RuntimeError("The shape of the %dD attn_mask is %s, but should be %s."
+                               % (mask.dim(), mask.shape, want))
+        if mask.dim() == 2:
+            return mask.reshape(1, 1, tgt, src)
+        return mask.reshape(n, self.num_heads, tgt, src)
 
 
 class TransformerEncoderLayer(Module):
