@@ -433,15 +433,18 @@ def _second_order(lib, fn, args):
     return None if gg is None else to_numpy(gg)
 
 
-# NOTE: torch has no double backward for hardsigmoid; ember's fused cross_entropy, nll_loss and
-# normalisation Functions are once-differentiable, so they are not listed.
+# NOTE: torch has no double backward for hardsigmoid; ember's normalisation Functions are
+# once-differentiable, so they are not listed.
 SECOND_ORDER = dict(
     {k: ((lambda x: (x,)), (lambda fn: lambda F, x: fn(F, x))(f))
      for k, f in ACTIVATIONS.items() if k != "hardsigmoid"},
     **{k: LOSSES[k][:2] for k in [
         "mse_loss", "smooth_l1_loss", "smooth_l1_loss_beta", "huber_loss", "huber_loss_delta",
         "bce_with_logits", "kl_div", "kl_div_log_target", "margin_ranking_loss",
-        "triplet_margin_loss", "pairwise_distance"]})
+        "triplet_margin_loss", "pairwise_distance", "cross_entropy", "cross_entropy_none",
+        "cross_entropy_weight", "cross_entropy_ignore", "cross_entropy_smooth",
+        "cross_entropy_probs", "cross_entropy_probs_smooth", "nll_loss", "nll_loss_ignore",
+        "nll_loss_weight"]})
 
 
 @pytest.mark.parametrize("name", list(SECOND_ORDER))

@@ -4,8 +4,11 @@ The other losses are composed from element-wise ops in ``ember.nn.functional``.
 """
 import numpy as np
 
-from ..autograd.function import Function, once_differentiable
+from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad
+from ..autograd.graph import _version_message
 from ..tensor import Tensor
+from .activation import log_softmax, softmax
 
 __all__ = ["cross_entropy", "nll_loss"]
 
@@ -52,6 +55,28 @@ def _coefficients(target, shape, dtype, weight, ignore_index, reduction, label_s
     return (1 - label_smoothing) * nll + (label_smoothing / c) * smooth
 
 
+def _source(saved, node):
+    """A loss's input kept as ``(tensor, version)``, for a double backward, which needs it
+    unchanged since forward."""
+    x, version = saved
+    if x._version_ref[0] != version:
+        raise RuntimeError(_version_message(node, x, version))
+    return x
+
+
+def _expand(grad_output, reduction):
+    return grad_output.unsqueeze(1) if reduction == "none" else grad_output
+
+
+def _graph_input_grad(ctx, a, grad_output, reduction, logits):
+    """d/d input of ``sum(a * -logp)`` (``logp = log_softmax(input)`` for logits) as Tensor ops,
+    so that it can be differentiated again."""
+    ga = _expand(grad_output, reduction) * (-a if isinstance(a, Tensor) else Tensor._wrap(-a))
+    if not logits:
+        return ga
+    return ga - softmax(_source(ctx.source, ctx), 1) * ga.sum(1, keepdim=True)
+
+
 class CrossEntropy(Function):
     node_name = "NllLossBackward0"
 
@@ -67,12 +92,32 @@ class CrossEntropy(Function):
             loss = -prod.sum(axis=1) if reduction == "none" else -prod.sum()
         ctx.conf = (a, logp, logits, reduction, label_smoothing)
         ctx.weight_arr = None if weight is None else weight._array
+        ctx.source = (input, input._version_ref[0])
+        ctx.target = (target, target._version_ref[0])
         return Tensor._wrap(np.asarray(loss, dtype=x.dtype))
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad_output):
         a, logp, logits, reduction, eps = ctx.conf
+        if _grad.enabled:   # create_graph=True: the gradients as Tensor ops (double backward)
+            w = None if ctx.weight_arr is None else \
+                Tensor._wrap(ctx.weight_arr.reshape((1, -1) + (1,) * (logp.ndim - 2)))
+            if ctx.needs_input_grad[1]:    # probabilities: the coefficients depend on them
+                t = _source(ctx.target, ctx)
+                a = t * (1 - eps) + eps / logp.shape[1] if eps > 0 else t
+                a = a if w is None else a * w
+                a = a / (logp.size // logp.shape[1]) if reduction == "mean" else a
+            gi = _graph_input_grad(ctx, a, grad_output, reduction, logits) \
+                if ctx.needs_input_grad[0] else None
+            gt = None
+            if ctx.needs_input_grad[1]:
+                x = _source(ctx.source, ctx)
+                da = (log_softmax(x, 1) if logits else x) * _expand(grad_output, reduction) \
+                    * (eps - 1)
+                if reduction == "mean":
+                    da = da / (logp.size // logp.shape[1])
+                gt = da if w is None else da * w
+            return gi, gt, None, None, None, None, None
         g = grad_output._array
         g = np.expand_dims(g, 1) if reduction == "none" else g
         ga = -a * g
@@ -125,12 +170,20 @@ class ClassNll(Function):
                 if reduction == "mean":
                     loss = loss / count
         ctx.conf = (logp, t, valid, count, reduction, logits)
+        ctx.source = (input, input._version_ref[0])
         return Tensor._wrap(np.asarray(loss, dtype=x.dtype))
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad_output):
         logp, t, valid, count, reduction, logits = ctx.conf
+        if _grad.enabled:   # create_graph=True: the gradient as Tensor ops (double backward)
+            n = logp.shape[0]
+            a = np.zeros_like(logp)
+            a[np.arange(n), t] = 1 / count if reduction == "mean" else 1
+            if valid is not None:
+                a[~valid] = 0
+            return _graph_input_grad(ctx, a, grad_output, reduction, logits), None, None, None, \
+                None
         g = grad_output._array.astype(logp.dtype, copy=False)
         n = logp.shape[0]
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -6,6 +6,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..autograd.function import Function, once_differentiable
+from ..autograd.grad_mode import state as _grad
 from ..tensor import Tensor
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
@@ -143,40 +144,74 @@ class MaxPool2d(Function):
         # NOTE: NaN, and an all -inf window next to padding, take torch's exact scan.
         if x.dtype.kind != "f" or np.isnan(out).any() or (xp is not x and np.isneginf(out).any()):
             out, arg = _max_exact(xp, k, s, p, d, out_hw, x.shape)
-        # NOTE: saved as a tensor so that the engine frees it right after this node's backward.
-        ctx.save_for_backward(Tensor._wrap(arg))
+        # NOTE: saved as tensors so that the engine frees them right after this node's backward;
+        # the input (saved by torch too) is only used by double backward.
+        ctx.save_for_backward(Tensor._wrap(arg), input)
         ctx.conf = (k, s, p, d, xp.shape, x.shape, blocks)
         if not with_indices:
             return Tensor._wrap(out)
-        ki, kj = np.divmod(arg.astype(np.int64), k[1])
-        hi = np.arange(out_hw[0]).reshape(-1, 1) * s[0] - p[0] + ki * d[0]
-        wi = np.arange(out_hw[1]) * s[1] - p[1] + kj * d[1]
-        return Tensor._wrap(out), Tensor._wrap(hi * w + wi)
+        return Tensor._wrap(out), Tensor._wrap(_flat_indices(arg, k, s, p, d, w))
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad_output, grad_indices=None):
-        arg = ctx.saved_tensors[0]._array
-        k, s, p, d, pshape, shape, blocks = ctx.conf
-        g = grad_output._array
-        if blocks:
-            # Non-overlapping windows: every output sends its gradient to one distinct input.
-            n, c, h, w = shape
-            ho, wo = g.shape[2:]
-            offset = (np.arange(k[0], dtype=np.intp)[:, None] * w + np.arange(k[1])).reshape(-1)
-            idx = np.take(offset, arg.reshape(-1, wo))
-            idx += np.arange(0, n * c * h * w, k[0] * w, dtype=np.intp)[:, None]
-            idx += np.arange(0, w, k[1], dtype=np.intp)
-            gx = np.zeros(n * c * h * w, dtype=g.dtype)
-            gx[idx.reshape(-1)] = g.reshape(-1)
-            return Tensor._wrap(gx.reshape(shape)), None, None, None, None, None, None
-        gx = np.zeros(pshape, dtype=g.dtype)
-        for pos in range(k[0] * k[1]):
-            sl = _window(gx, pos // k[1], pos % k[1], s, d, g.shape[2:])
-            np.add(sl, g, out=sl, where=arg == pos)
-        if pshape != shape:
-            gx = np.ascontiguousarray(gx[:, :, p[0]:p[0] + shape[2], p[1]:p[1] + shape[3]])
-        return Tensor._wrap(gx), None, None, None, None, None, None
+        arg, input = ctx.saved_tensors
+        arg = arg._array
+        if _grad.enabled:   # create_graph=True: a differentiable scatter (double backward)
+            return (MaxPoolGrad.apply(grad_output, input, arg, ctx.conf),) + (None,) * 6
+        return Tensor._wrap(_max_scatter(grad_output._array, arg, ctx.conf)), None, None, None, \
+            None, None, None
+
+
+def _flat_indices(arg, k, s, p, d, w):
+    """Each window's maximum as a flat index into its (H, W) input plane (torch's indices)."""
+    ki, kj = np.divmod(arg.astype(np.int64), k[1])
+    hi = np.arange(arg.shape[2]).reshape(-1, 1) * s[0] - p[0] + ki * d[0]
+    wi = np.arange(arg.shape[3]) * s[1] - p[1] + kj * d[1]
+    return hi * w + wi
+
+
+class MaxPoolGrad(Function):
+    """Max-pool's backward (the gradient scattered to each window's maximum), differentiable:
+    in the gradient its derivative gathers at the same positions; in the input it is zero."""
+
+    node_name = "MaxPool2DWithIndicesBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, input, arg, conf):
+        ctx.arg, ctx.conf = arg, conf
+        return Tensor._wrap(_max_scatter(grad_output._array, arg, conf))
+
+    @staticmethod
+    def backward(ctx, grad):
+        k, s, p, d, _, (n, c, h, w), _ = ctx.conf
+        idx = Tensor._wrap(_flat_indices(ctx.arg, k, s, p, d, w).reshape(n, c, -1))
+        gg = grad.reshape(n, c, h * w).gather(2, idx).reshape(ctx.arg.shape)
+        zero = Tensor._wrap(np.zeros((n, c, h, w), grad._array.dtype)) \
+            if ctx.needs_input_grad[1] else None
+        return gg, zero, None, None
+
+
+def _max_scatter(g, arg, conf):
+    """The input gradient of max-pool: each output's gradient added at its window's maximum."""
+    k, s, p, d, pshape, shape, blocks = conf
+    if blocks:
+        # Non-overlapping windows: every output sends its gradient to one distinct input.
+        n, c, h, w = shape
+        ho, wo = g.shape[2:]
+        offset = (np.arange(k[0], dtype=np.intp)[:, None] * w + np.arange(k[1])).reshape(-1)
+        idx = np.take(offset, arg.reshape(-1, wo))
+        idx += np.arange(0, n * c * h * w, k[0] * w, dtype=np.intp)[:, None]
+        idx += np.arange(0, w, k[1], dtype=np.intp)
+        gx = np.zeros(n * c * h * w, dtype=g.dtype)
+        gx[idx.reshape(-1)] = g.reshape(-1)
+        return gx.reshape(shape)
+    gx = np.zeros(pshape, dtype=g.dtype)
+    for pos in range(k[0] * k[1]):
+        sl = _window(gx, pos // k[1], pos % k[1], s, d, g.shape[2:])
+        np.add(sl, g, out=sl, where=arg == pos)
+    if pshape != shape:
+        gx = np.ascontiguousarray(gx[:, :, p[0]:p[0] + shape[2], p[1]:p[1] + shape[3]])
+    return gx
 
 
 class AvgPool2d(Function):
@@ -202,16 +237,43 @@ class AvgPool2d(Function):
             div = (sizes[0][:, None] * sizes[1][None, :]).astype(x.dtype)
         out = _windows(xp, k, s, d, out_hw).sum(axis=(4, 5)) / div
         ctx.conf = (div, k, s, p, xp.shape, x.shape)
+        ctx.args = (k, s, p, ceil_mode, count_include_pad, divisor_override)
+        ctx.save_for_backward(input)    # (as torch; only double backward uses it)
         return Tensor._wrap(out.astype(x.dtype, copy=False))
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad_output):
-        div, k, s, p, pshape, shape = ctx.conf
-        g = grad_output._array / div
-        gw = np.broadcast_to(g[..., None, None], g.shape + tuple(k))
-        gx = _scatter(gw, k, s, (1, 1), pshape)[:, :, p[0]:p[0] + shape[2], p[1]:p[1] + shape[3]]
-        return Tensor._wrap(np.ascontiguousarray(gx)), None, None, None, None, None, None
+        input, = ctx.saved_tensors
+        if _grad.enabled:   # create_graph=True: a differentiable spread (double backward)
+            return (AvgPoolGrad.apply(grad_output, input, ctx.conf, ctx.args),) + (None,) * 6
+        return Tensor._wrap(_avg_spread(grad_output._array, ctx.conf)), None, None, None, None, \
+            None, None
+
+
+def _avg_spread(g, conf):
+    """The input gradient of average pooling: each output's gradient / divisor over its window."""
+    div, k, s, p, pshape, shape = conf
+    gw = np.broadcast_to((g / div)[..., None, None], g.shape + tuple(k))
+    gx = _scatter(gw, k, s, (1, 1), pshape)[:, :, p[0]:p[0] + shape[2], p[1]:p[1] + shape[3]]
+    return np.ascontiguousarray(gx)
+
+
+class AvgPoolGrad(Function):
+    """Average pooling's backward, differentiable: its adjoint is the pooling itself; in the
+    input its derivative is zero."""
+
+    node_name = "AvgPool2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, input, conf, args):
+        ctx.args = args
+        return Tensor._wrap(_avg_spread(grad_output._array, conf))
+
+    @staticmethod
+    def backward(ctx, grad):
+        zero = Tensor._wrap(np.zeros(grad._array.shape, grad._array.dtype)) \
+            if ctx.needs_input_grad[1] else None
+        return AvgPool2d.apply(grad, *ctx.args), zero, None, None
 
 
 def _check(op, input, nd):

@@ -1,0 +1,134 @@
+"""Double backward through the fused layers: convolutions (their gradients built from
+differentiable (transposed) convolutions), pooling and cross_entropy/nll_loss, checked by
+gradgradcheck and against torch (a gradient penalty, Hessian-vector products)."""
+import numpy as np
+import pytest
+
+import ember
+from ember.autograd import gradcheck, gradgradcheck
+
+F = ember.nn.functional
+
+
+def _t(*shape, seed=0):
+    arr = np.random.default_rng(seed).standard_normal(shape)
+    return ember.tensor(arr, requires_grad=True)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1),
+                                dict(padding=(1, 2), dilation=(2, 1)),
+                                dict(groups=2, stride=(2, 1)), dict(padding="same", dilation=2)])
+def test_conv2d_second_derivatives(kw):
+    g = kw.get("groups", 1)
+    args = (_t(2, 4, 5, 4), _t(4, 4 // g, 3, 2, seed=1), _t(4, seed=2))
+    fn = lambda x, w, b: F.conv2d(x, w, b, **kw)    # noqa: E731
+    assert gradcheck(fn, args)
+    assert gradgradcheck(fn, args)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1, output_padding=1),
+                                dict(groups=2, dilation=2),
+                                dict(stride=(2, 3), padding=(0, 1), output_padding=(1, 2))])
+def test_conv_transpose2d_second_derivatives(kw):
+    g = kw.get("groups", 1)
+    args = (_t(1, 4, 3, 4), _t(4, 3, 3, 2, seed=1), _t(3 * g, seed=2))
+    fn = lambda x, w, b: F.conv_transpose2d(x, w, b, **kw)    # noqa: E731
+    assert gradgradcheck(fn, args)
+
+
+def test_conv1d_and_unbatched_second_derivatives():
+    assert gradgradcheck(lambda x, w: F.conv1d(x, w, stride=2, padding=2, dilation=2),
+                         (_t(2, 4, 9), _t(6, 4, 3, seed=1)))
+    assert gradgradcheck(lambda x, w: F.conv_transpose1d(x, w, stride=2),
+                         (_t(2, 4, 5), _t(4, 3, 3, seed=1)))
+    assert gradgradcheck(lambda x, w: F.conv2d(x, w, padding=1), (_t(3, 6, 6), _t(2, 3, 3, 3)))
+
+
+def test_gradient_penalty_matches_torch(torch):
+    """WGAN-GP: the norm of d critic / d input, minimised over the critic's weights."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 2, 8, 8)).astype(np.float32)
+    results = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        critic = lib.nn.Sequential(lib.nn.Conv2d(2, 4, 3, stride=2, padding=1),
+                                   lib.nn.LeakyReLU(0.2), lib.nn.Conv2d(4, 1, 4))
+        if lib is ember:
+            critic.load_state_dict({k: ember.tensor(v) for k, v in state.items()})
+        else:
+            state = {k: v.detach().numpy().copy() for k, v in critic.state_dict().items()}
+        xt = lib.tensor(x, requires_grad=True)
+        g, = lib.autograd.grad(critic(xt).sum(), xt, create_graph=True)
+        penalty = ((g.reshape(4, -1).norm(dim=1) - 1) ** 2).mean()
+        penalty.backward()
+        grads = [p.grad for p in critic.parameters()] + [xt.grad]
+        results.append([penalty.detach().numpy()] +
+                       [None if g is None else g.numpy() for g in grads])
+    # torch: the last bias takes no part (None); the first bias and the input get zeros
+    # (LeakyReLU's backward has a zero derivative in its input, not a missing one)
+    assert [a is None for a in results[0]] == [b is None for b in results[1]]
+    assert results[0][-2] is None and results[0][2] is not None
+    for a, b in zip(*results):
+        if a is not None:
+            np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=2, stride=1, dilation=2),
+                                dict(kernel_size=(2, 3), ceil_mode=True)])
+def test_max_pool2d_second_derivatives(kw):
+    assert gradgradcheck(lambda x: F.max_pool2d(x, **kw), (_t(1, 2, 7, 6),))
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=3, stride=2, padding=1, ceil_mode=True,
+                                     count_include_pad=False),
+                                dict(kernel_size=(2, 3), divisor_override=5)])
+def test_avg_pool2d_second_derivatives(kw):
+    assert gradgradcheck(lambda x: F.avg_pool2d(x, **kw), (_t(1, 2, 7, 6),))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_second_derivatives(reduction):
+    x = _t(4, 5)
+    t = ember.tensor([0, 3, -100, 1])
+    w = ember.tensor(np.random.default_rng(5).random(5))
+    assert gradgradcheck(lambda x: F.cross_entropy(x, t, reduction=reduction), (x,))
+    assert gradgradcheck(lambda x: F.nll_loss(F.log_softmax(x, 1), t, reduction=reduction), (x,))
+    assert gradgradcheck(lambda x: F.cross_entropy(x, t, weight=w, reduction=reduction,
+                                                   label_smoothing=0.1), (x,))
+    probs = _t(2, 3, 4, seed=6)
+    assert gradgradcheck(lambda x, p: F.cross_entropy(x, p, reduction=reduction),
+                         (_t(2, 3, 4, seed=7), probs))
+
+
+@pytest.mark.parametrize("pool", ["max", "avg"])
+def test_hessian_vector_product_matches_torch(torch, pool):
+    """Second derivatives of a pooled classifier's loss, and torch's zero (not missing)
+    gradient for the pooling's input."""
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((3, 2, 6, 6))
+    w = rng.standard_normal((4, 2, 3, 3))
+    target = [1, 0, 3]
+    res = []
+    for lib in (ember, torch):
+        xt, wt = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+        fn = getattr(lib.nn.functional, pool + "_pool2d")
+        logits = fn(lib.nn.functional.conv2d(xt, wt, padding=1), 6).flatten(1)
+        loss = lib.nn.functional.cross_entropy(logits, lib.tensor(target))
+        gx, gw = lib.autograd.grad(loss, (xt, wt), create_graph=True)
+        ((gx * gx).sum() + (gw ** 3).sum()).backward()
+        res.append((xt.grad.numpy(), wt.grad.numpy()))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
+
+
+def test_second_backward_needs_the_unchanged_input():
+    x = ember.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    h = x * 1
+    loss = F.cross_entropy(h, ember.tensor([0, 2]))
+    with ember.no_grad():
+        h.add_(1)
+    ember.autograd.grad(loss, x, retain_graph=True)     # first order: h is not needed
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        ember.autograd.grad(loss, x, create_graph=True)
