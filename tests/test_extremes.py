@@ -433,8 +433,7 @@ def _second_order(lib, fn, args):
     return None if gg is None else to_numpy(gg)
 
 
-# NOTE: torch has no double backward for hardsigmoid; ember's normalisation Functions are
-# once-differentiable, so they are not listed.
+# NOTE: torch has no double backward for hardsigmoid.
 SECOND_ORDER = dict(
     {k: ((lambda x: (x,)), (lambda fn: lambda F, x: fn(F, x))(f))
      for k, f in ACTIVATIONS.items() if k != "hardsigmoid"},

@@ -5,7 +5,8 @@ variance); the affine part is composed from element-wise ops.
 """
 import numpy as np
 
-from ..autograd.function import Function, once_differentiable
+from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad
 from ..tensor import Tensor
 
 __all__ = ["batch_norm", "layer_norm", "group_norm"]
@@ -24,12 +25,20 @@ class Standardize(Function):
         xhat = xc * invstd
         ctx.conf = (xhat, invstd, axes)
         ctx.stats = (mean, var)
+        ctx.eps = eps
+        ctx.save_for_backward(input)    # (as torch; only double backward uses it)
         return Tensor._wrap(xhat)
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad_output):
         xhat, invstd, axes = ctx.conf
+        input, = ctx.saved_tensors
+        if _grad.enabled:   # create_graph=True: the same formula as Tensor ops (double backward)
+            xc = input - input.mean(axes, keepdim=True)
+            invstd = ((xc * xc).mean(axes, keepdim=True) + ctx.eps).rsqrt()
+            xhat, g = xc * invstd, grad_output
+            return invstd * (g - g.mean(axes, keepdim=True)
+                             - xhat * (g * xhat).mean(axes, keepdim=True)), None, None
         g = grad_output._array
         gx = invstd * (g - g.mean(axis=axes, keepdims=True)
                        - xhat * (g * xhat).mean(axis=axes, keepdims=True))

@@ -132,3 +132,33 @@ def test_second_backward_needs_the_unchanged_input():
     ember.autograd.grad(loss, x, retain_graph=True)     # first order: h is not needed
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         ember.autograd.grad(loss, x, create_graph=True)
+
+
+def test_normalization_second_derivatives():
+    x, w, b = _t(4, 3, 5), _t(5, seed=1), _t(5, seed=2)
+    assert gradgradcheck(lambda x, w, b: F.layer_norm(x, (5,), w, b), (x, w, b))
+    x4, w6 = _t(4, 6, 3, 2, seed=3), _t(6, seed=4)
+    assert gradgradcheck(lambda x, w: F.group_norm(x, 3, w), (x4, w6))
+    assert gradgradcheck(lambda x, w: F.batch_norm(x, None, None, w, training=True), (x4, w6))
+
+
+def test_layer_norm_critic_gradient_penalty_matches_torch(torch):
+    """WGAN-GP's recommended critic (LayerNorm, no BatchNorm) through double backward."""
+    x = np.random.default_rng(9).standard_normal((3, 8))
+    res = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(8, 16), lib.nn.LayerNorm(16), lib.nn.LeakyReLU(0.2),
+                              lib.nn.Linear(16, 1)).double()
+        if lib is torch:
+            state = {k: v.detach().numpy().copy() for k, v in m.state_dict().items()}
+        else:
+            m.load_state_dict({k: ember.tensor(v) for k, v in state.items()})
+        xt = lib.tensor(x, requires_grad=True)
+        g, = lib.autograd.grad(m(xt).sum(), xt, create_graph=True)
+        ((g.norm(dim=1) - 1) ** 2).mean().backward()
+        res.append([None if p.grad is None else p.grad.numpy() for p in m.parameters()])
+    assert [a is None for a in res[0]] == [b is None for b in res[1]]
+    for a, b in zip(*res):
+        if a is not None:
+            np.testing.assert_allclose(b, a, rtol=1e-8, atol=1e-10)
