@@ -6,6 +6,7 @@ import threading
 import numpy as np
 
 from ..autograd.function import Function, once_differentiable
+from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 
 __all__ = []
@@ -434,10 +435,18 @@ class Embedding(Function):
         return Tensor._wrap(weight._array[idx])
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad_output):
         idx, padding_idx = ctx.conf
         shape, dtype = ctx._input_meta(0)
+        if is_grad_enabled():   # create_graph=True: a differentiable index_add (double backward)
+            rows = grad_output.reshape(-1, shape[1])
+            grad = Tensor._wrap(np.zeros(shape, dtype)).index_add(0, Tensor._wrap(idx.reshape(-1)),
+                                                                  rows)
+            if padding_idx is not None:
+                keep = np.ones((shape[0], 1), dtype)
+                keep[padding_idx] = 0
+                grad = grad * Tensor._wrap(keep)
+            return grad, None, None
         g = grad_output._array.reshape(-1, shape[1]).astype(dtype, copy=False)
         grad = np.zeros(shape, dtype=dtype)
         flat = idx.reshape(-1)
@@ -469,12 +478,12 @@ class Pad(Function):
         return Tensor._wrap(out)
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad_output):
         pads, mode, shape = ctx.conf
         g = grad_output._array
-        if all(p == (0, 0) for p in pads):
-            return Tensor._wrap(g.copy()), None, None, None    # nothing was padded
+        if all(p == (0, 0) for p in pads):    # nothing was padded
+            return (grad_output * 1 if is_grad_enabled() else Tensor._wrap(g.copy())), None, \
+                None, None
         # Pad an array of input positions the same way, then scatter-add the gradient back.
         lead = min(i for i, p in enumerate(pads) if p != (0, 0))
         inner = shape[lead:]
@@ -488,11 +497,15 @@ class Pad(Function):
             np_mode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
             pos = np.pad(pos[crop], ppos, mode=np_mode)
         nb = int(np.prod(shape[:lead]))
-        g2 = g.reshape(nb, -1)
         flat = pos.reshape(-1)
         keep = flat >= 0
-        grad = np.zeros((nb, int(np.prod(inner))), dtype=g.dtype)
         cols = flat[keep]
+        if is_grad_enabled():   # create_graph=True: a differentiable scatter (double backward)
+            gk = grad_output.reshape(nb, -1).index_select(1, Tensor._wrap(np.flatnonzero(keep)))
+            zero = Tensor._wrap(np.zeros((nb, int(np.prod(inner))), dtype=g.dtype))
+            return zero.index_add(1, Tensor._wrap(cols), gk).reshape(shape), None, None, None
+        g2 = g.reshape(nb, -1)
+        grad = np.zeros((nb, int(np.prod(inner))), dtype=g.dtype)
         gk = g2[:, keep]
         if len(np.unique(cols)) == len(cols):
             grad[:, cols] = gk

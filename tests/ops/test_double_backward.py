@@ -162,3 +162,28 @@ def test_layer_norm_critic_gradient_penalty_matches_torch(torch):
     for a, b in zip(*res):
         if a is not None:
             np.testing.assert_allclose(b, a, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+def test_pad_and_padded_conv_second_derivatives(mode):
+    x = _t(1, 2, 4, 5)
+    for pad in [(1, 2), (1, 2, 2, 1), (0, 0, 0, 0)] + ([(1, -1, 0, 2)] if mode == "constant"
+                                                      else []):
+        assert gradgradcheck(lambda x: F.pad(x, pad, mode=mode) ** 2, (x,))
+    if mode != "constant":
+        conv = ember.nn.Conv2d(2, 2, 3, padding=1, padding_mode=mode).double()
+        assert gradgradcheck(lambda x: conv(x) ** 2, (x,))
+
+
+def test_embedding_second_derivatives_match_torch(torch):
+    w = _t(6, 3)
+    idx = [[0, 2, 2], [5, 1, 0]]
+    assert gradgradcheck(lambda w: F.embedding(ember.tensor(idx), w, padding_idx=2) ** 2, (w,))
+    res = []
+    for lib in (ember, torch):
+        wt = lib.tensor(w.detach().numpy(), requires_grad=True)
+        e = lib.nn.functional.embedding(lib.tensor(idx), wt, padding_idx=2)
+        g, = lib.autograd.grad((e ** 3).sum(), wt, create_graph=True)
+        (g ** 2).sum().backward()
+        res.append(wt.grad.numpy())
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-10)
