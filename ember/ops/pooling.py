@@ -5,7 +5,7 @@ Windows are strided views; backward loops over kernel positions only, never over
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..autograd.function import Function, once_differentiable
+from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad
 from ..tensor import Tensor
 
@@ -183,12 +183,19 @@ class MaxPoolGrad(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        k, s, p, d, _, (n, c, h, w), _ = ctx.conf
-        idx = Tensor._wrap(_flat_indices(ctx.arg, k, s, p, d, w).reshape(n, c, -1))
-        gg = grad.reshape(n, c, h * w).gather(2, idx).reshape(ctx.arg.shape)
-        zero = Tensor._wrap(np.zeros((n, c, h, w), grad._array.dtype)) \
-            if ctx.needs_input_grad[1] else None
-        return gg, zero, None, None
+        k, s, p, d, _, shape, _ = ctx.conf
+        return _gather_back(ctx, grad, _flat_indices(ctx.arg, k, s, p, d, shape[3]), shape) + \
+            (None, None)
+
+
+def _gather_back(ctx, grad, flat_idx, shape):
+    """The derivative of a max-pool backward: ``grad`` gathered at each window's maximum (flat
+    indices per plane), and a zero gradient for the pooled input (as torch)."""
+    n, c, h, w = shape
+    idx = Tensor._wrap(flat_idx.reshape(n, c, -1))
+    gg = grad.reshape(n, c, h * w).gather(2, idx).reshape(flat_idx.shape)
+    zero = Tensor._wrap(np.zeros(shape, grad._array.dtype)) if ctx.needs_input_grad[1] else None
+    return gg, zero
 
 
 def _max_scatter(g, arg, conf):
@@ -424,18 +431,39 @@ class AdaptiveMaxPool2d(Function):
                 ah, aw = np.divmod(a, w1 - w0)
                 idx[:, :, i, j] = (h0 + ah) * w + w0 + aw
         ctx.conf = (idx, x.shape)
+        ctx.save_for_backward(input)    # (as torch; only double backward uses it)
         return Tensor._wrap(out), Tensor._wrap(idx)
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad_output, grad_indices=None):
+        input, = ctx.saved_tensors
+        if _grad.enabled:   # create_graph=True: a differentiable scatter (double backward)
+            return AdaptiveMaxPoolGrad.apply(grad_output, input, ctx.conf), None
+        return Tensor._wrap(_scatter_planes(grad_output._array, *ctx.conf)), None
+
+
+def _scatter_planes(g, idx, shape):
+    """Zeros of ``shape`` (N, C, H, W) with ``g`` added at the flat plane indices ``idx``."""
+    n, c = shape[:2]
+    gx = np.zeros((n * c, shape[2] * shape[3]), dtype=g.dtype)
+    np.add.at(gx, (np.arange(n * c)[:, None], idx.reshape(n * c, -1)), g.reshape(n * c, -1))
+    return gx.reshape(shape)
+
+
+class AdaptiveMaxPoolGrad(Function):
+    """Adaptive max-pool's backward, differentiable (as MaxPoolGrad)."""
+
+    node_name = "AdaptiveMaxPool2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, input, conf):
+        ctx.conf = conf
+        return Tensor._wrap(_scatter_planes(grad_output._array, *conf))
+
+    @staticmethod
+    def backward(ctx, grad):
         idx, shape = ctx.conf
-        g = grad_output._array
-        n, c = shape[:2]
-        gx = np.zeros((n * c, shape[2] * shape[3]), dtype=g.dtype)
-        rows = np.arange(n * c)[:, None]
-        np.add.at(gx, (rows, idx.reshape(n * c, -1)), g.reshape(n * c, -1))
-        return Tensor._wrap(gx.reshape(shape)), None
+        return _gather_back(ctx, grad, idx, shape) + (None,)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):

@@ -187,3 +187,16 @@ def test_embedding_second_derivatives_match_torch(torch):
         (g ** 2).sum().backward()
         res.append(wt.grad.numpy())
     np.testing.assert_allclose(res[0], res[1], rtol=1e-10)
+
+
+def test_adaptive_max_pool_second_derivatives_match_torch(torch):
+    x = _t(2, 3, 7, 6)
+    assert gradgradcheck(lambda x: F.adaptive_max_pool2d(x, (3, 2)), (x,))
+    res = []
+    for lib in (ember, torch):
+        xt = lib.tensor(x.detach().numpy(), requires_grad=True)
+        y = lib.nn.functional.adaptive_max_pool2d(xt * 1, (3, 2))
+        g, = lib.autograd.grad((y ** 3).sum(), xt, create_graph=True)
+        (g ** 2).sum().backward()
+        res.append(xt.grad.numpy())
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-10)
