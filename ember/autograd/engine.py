@@ -157,6 +157,16 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
                 if isinstance(nxt, Node) and nxt not in seen:
                     seen.add(nxt)
                     stack.append(nxt)
+    needed = receivers = None
+    if capture is not None:
+        # grad(): only what leads to a requested input runs (as torch); the rest of the graph
+        # keeps its saved tensors for a later backward.
+        needed, receivers = _prune(seen, capture, [r for r, _ in roots])
+        deps = {}
+        for node in needed:
+            for e in node._edges:
+                if e is not None and e[0] in receivers:
+                    deps[e[0]] = deps.get(e[0], 0) + 1
 
     buffers = {}
     ready = []
@@ -168,7 +178,7 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
             buf[nr] = _add(buf[nr], g)
         else:
             buffers[r] = _add(buffers.get(r), g)
-        if r not in deps and not _is_in(r, ready):
+        if r not in deps and not _is_in(r, ready) and (receivers is None or r in receivers):
             ready.append(r)
     plain = capture is None and targets is None and not _state.anomaly
     prev = _state.enabled
@@ -195,9 +205,10 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
                 if len(grads_in) != len(edges):
                     grads_in = _check_count(target, grads_in)
             else:
-                grads_in = _run_node(target, buf, capture, create_graph, targets)
+                grads_in = _run_node(target, buf, capture, create_graph, targets,
+                                     needed is None or target in needed)
             for i, e in enumerate(edges):
-                if e is None:
+                if e is None or (receivers is not None and e[0] not in receivers):
                     continue
                 nxt = e[0]
                 g = None if grads_in is None else grads_in[i]
@@ -224,7 +235,7 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
                 if left == 0:
                     ready.append(nxt)
             grads_in = buf = g = old = None    # hold no gradient here (see _accumulate)
-            if not retain_graph:
+            if not retain_graph and (needed is None or target in needed):
                 target._release()
     finally:
         _state.enabled = prev
@@ -255,8 +266,35 @@ def _check_count(node, result):
     return result[:n_in]
 
 
-def _run_node(node, buf, capture, create_graph, targets):
-    """Call one node's backward on its summed output gradients; check what it returns."""
+def _prune(seen, capture, roots):
+    """The nodes to run for ``grad()``: those from which a requested input is reachable; and
+    the nodes and leaves that receive gradients (those plus the requested ones themselves,
+    which are captured, not run)."""
+    parents = {}
+    for node in seen:
+        for e in node._edges:
+            if e is not None:
+                parents.setdefault(e[0], []).append(node)
+    wanted = []
+    for x in parents.keys() | seen | set(roots):
+        if isinstance(x, Node):
+            if any((id(x), nr) in capture for nr in range(x._n_out)):
+                wanted.append(x)
+        elif id(x) in capture:
+            wanted.append(x)
+    needed = set()
+    frontier = list(wanted)
+    while frontier:
+        for p in parents.get(frontier.pop(), ()):
+            if p not in needed:
+                needed.add(p)
+                frontier.append(p)
+    return needed, needed.union(wanted)
+
+
+def _run_node(node, buf, capture, create_graph, targets, run=True):
+    """Call one node's backward on its summed output gradients; check what it returns
+    (with ``run`` False only capture the gradients: nothing requested lies behind the node)."""
     n_in = len(node._edges)
     if buf is None:
         return (None,) * n_in
@@ -289,6 +327,8 @@ def _run_node(node, buf, capture, create_graph, targets):
         for t in targets.values():
             if t.grad_fn is node and buf[t._output_nr] is not None:
                 _accumulate(t, buf[t._output_nr], create_graph)
+    if not run:
+        return None
     n_none = 0
     for g in buf:
         if g is None:

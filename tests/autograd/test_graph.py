@@ -543,3 +543,23 @@ def test_grad_dtype_follows_leaf(torch):
         x = lib.ones(2, dtype=lib.float64, requires_grad=True)
         (x.float() * 2).sum().backward()
         assert str(x.grad.dtype).endswith("float64")
+
+
+def test_grad_wrt_an_intermediate_leaves_the_rest_of_the_graph_intact(torch):
+    """grad() runs only what leads to its inputs (as torch): the part of the graph behind an
+    intermediate keeps its saved tensors, so a later backward through it works."""
+    res = []
+    for lib in (ember, torch):
+        w = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        h = (w * 2).exp()
+        g, = lib.autograd.grad((h * h).sum(), h)
+        h.sum().backward()
+        a = lib.tensor([0.3, 0.7], requires_grad=True)
+        b = lib.tensor([1.5, -0.2], requires_grad=True)
+        branch = b.sin()
+        z = ((a * b).exp() * a).sum() + branch.sum()
+        ga, = lib.autograd.grad(z, a)
+        branch.sum().backward()     # the sin branch was not run by grad(): still intact
+        res.append([g.numpy(), w.grad.numpy(), ga.numpy(), b.grad.numpy()])
+    for x, y in zip(*res):
+        np.testing.assert_allclose(x, y, rtol=1e-6)
