@@ -486,3 +486,17 @@ def test_rows_holding_inf_or_nan_are_nan_as_torch(torch, fn):
                   [nan, 1.0, 2.0], [1.0, 2.0, 3.0]])
     compare(torch, fn, x)
     compare(torch, fn, x.astype(np.float32))
+
+
+@pytest.mark.parametrize("kw", [dict(weight=True), dict(label_smoothing=0.1), dict()])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_with_every_target_ignored_as_torch(torch, kw, reduction):
+    """A batch of padding only: torch's mean loss is 0/0 = nan but its gradients are zero
+    (ember's weighted and smoothed path gave nan gradients)."""
+    def fn(L, x):
+        opts = dict(kw)
+        if opts.pop("weight", False):
+            opts["weight"] = L.tensor(np.array([1.0, 2.0, 3.0, 4.0]))
+        return L.nn.functional.cross_entropy(x, L.tensor([-100, -100, -100]),
+                                             reduction=reduction, **opts)
+    compare(torch, fn, np.random.default_rng(0).standard_normal((3, 4)))

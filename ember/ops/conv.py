@@ -149,12 +149,8 @@ class Convolution(Function):
     def backward(ctx, grad_output):
         if _grad.enabled:   # create_graph=True: differentiable convolutions (double backward)
             return _graph_grads(ctx, grad_output, False)
-        input, weight = ctx.saved_tensors
+        gy, x, w = _saved_arrays(ctx, grad_output)
         stride, padding, dilation, groups, squeeze = ctx.conf
-        gy, x, w = grad_output._array, input._array, weight._array
-        if squeeze:
-            gy, x, w = gy[:, :, None, :], x[:, :, None, :], w[:, :, None, :]
-        gy = gy.astype(x.dtype, copy=False)
         n, c, h, wd = x.shape
         pt, pb, pl, pr = padding
         k, out_hw = w.shape[2:], gy.shape[2:]
@@ -200,12 +196,8 @@ class ConvTranspose(Function):
     def backward(ctx, grad_output):
         if _grad.enabled:   # create_graph=True: differentiable convolutions (double backward)
             return _graph_grads(ctx, grad_output, True)
-        input, weight = ctx.saved_tensors
+        gy, x, w = _saved_arrays(ctx, grad_output)
         stride, padding, dilation, groups, squeeze = ctx.conf
-        gy, x, w = grad_output._array, input._array, weight._array
-        if squeeze:
-            gy, x, w = gy[:, :, None, :], x[:, :, None, :], w[:, :, None, :]
-        gy = gy.astype(x.dtype, copy=False)
         p = padding
         cols = _im2col(_pad(gy, (p[0], p[0], p[1], p[1])), w.shape[2:], stride, dilation,
                        x.shape[2:])
@@ -220,6 +212,15 @@ class ConvTranspose(Function):
         if ctx.needs_input_grad[2]:
             gb = Tensor._wrap(gy.sum(axis=(0, 2, 3)))
         return gx, gw, gb, None, None, None, None, None, None
+
+
+def _saved_arrays(ctx, grad_output):
+    """The backward's gradient, input and weight as 4-D arrays of the input's dtype."""
+    input, weight = ctx.saved_tensors
+    gy, x, w = grad_output._array, input._array, weight._array
+    if ctx.conf[-1]:    # squeeze: a 1-d convolution run as 2-d
+        gy, x, w = gy[:, :, None, :], x[:, :, None, :], w[:, :, None, :]
+    return gy.astype(x.dtype, copy=False), x, w
 
 
 def _weight_grad_graph(inp, gout, k, stride, pads, dilation, groups):

@@ -24,7 +24,8 @@ def _log_softmax(x):
 
 
 def _coefficients(target, shape, dtype, weight, ignore_index, reduction, label_smoothing):
-    """``A`` with loss = sum_c A[..c..] * -logp, per element or reduced, as torch defines it."""
+    """``(A, empty)``: loss = sum_c A[..c..] * -logp, per element or reduced, as torch defines
+    it; ``empty`` when a mean counts nothing (every target ignored)."""
     c = shape[1]
     w = np.ones(c, dtype=dtype) if weight is None else weight.astype(dtype, copy=False)
     wshape = (1, c) + (1,) * (len(shape) - 2)
@@ -35,7 +36,7 @@ def _coefficients(target, shape, dtype, weight, ignore_index, reduction, label_s
         a = t * w.reshape(wshape)
         if reduction == "mean":
             a = a / (a.size // c if c else 1)
-        return a
+        return a, False
     valid = target != ignore_index
     safe = np.where(valid, target, 0)
     if valid.any() and (safe.min() < 0 or safe.max() >= c):
@@ -46,13 +47,16 @@ def _coefficients(target, shape, dtype, weight, ignore_index, reduction, label_s
     wt = w[safe] * valid
     nll = onehot * np.expand_dims(wt, 1)
     if reduction == "mean":
-        nll = nll / wt.sum(dtype=dtype)
+        total = wt.sum(dtype=dtype)
+        if total == 0:    # NOTE: torch's loss is then 0/0 = nan, but its gradient is 0
+            return np.zeros(shape, dtype=dtype), True
+        nll = nll / total
     if label_smoothing <= 0:
-        return nll
+        return nll, False
     smooth = np.broadcast_to(w.reshape(wshape), shape) * np.expand_dims(valid, 1)
     if reduction == "mean":
         smooth = smooth / (wt.sum(dtype=dtype) if weight is not None else valid.sum(dtype=dtype))
-    return (1 - label_smoothing) * nll + (label_smoothing / c) * smooth
+    return (1 - label_smoothing) * nll + (label_smoothing / c) * smooth, False
 
 
 def _source(saved, node):
@@ -85,11 +89,14 @@ class CrossEntropy(Function):
         x = input._array
         with np.errstate(invalid="ignore", divide="ignore"):
             logp = _log_softmax(x) if logits else x
-            a = _coefficients(target._array, x.shape, x.dtype,
-                              None if weight is None else weight._array, ignore_index,
-                              reduction, label_smoothing)
+            a, empty = _coefficients(target._array, x.shape, x.dtype,
+                                     None if weight is None else weight._array, ignore_index,
+                                     reduction, label_smoothing)
             prod = np.where(a != 0, a * logp, 0)
-            loss = -prod.sum(axis=1) if reduction == "none" else -prod.sum()
+            # NOTE: 0 - x, not -x: ignored targets and empty sums give +0.0, as torch.
+            loss = 0 - (prod.sum(axis=1) if reduction == "none" else prod.sum())
+            if empty:
+                loss = np.nan
         ctx.conf = (a, logp, logits, reduction, label_smoothing)
         ctx.weight_arr = None if weight is None else weight._array
         ctx.source = (input, input._version_ref[0])
@@ -177,11 +184,8 @@ class ClassNll(Function):
     def backward(ctx, grad_output):
         logp, t, valid, count, reduction, logits = ctx.conf
         if _grad.enabled:   # create_graph=True: the gradient as Tensor ops (double backward)
-            n = logp.shape[0]
-            a = np.zeros_like(logp)
-            a[np.arange(n), t] = 1 / count if reduction == "mean" else 1
-            if valid is not None:
-                a[~valid] = 0
+            a = _coefficients(t if valid is None else np.where(valid, t, -1), logp.shape,
+                              logp.dtype, None, -1, reduction, 0.0)[0]
             return _graph_input_grad(ctx, a, grad_output, reduction, logits), None, None, None, \
                 None
         g = grad_output._array.astype(logp.dtype, copy=False)
