@@ -299,6 +299,13 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
+        fn = self.grad_fn
+        if gradient is None and inputs is None and fn is not None and self._base is None and \
+                not self._array.shape:   # loss.backward(): what engine.backward does, directly
+            ones = Tensor._wrap(np.array(1, self._array.dtype))
+            return _engine._execute(((fn, self._output_nr),), (ones,), create_graph
+                                    if retain_graph is None else retain_graph, create_graph,
+                                    None, None)
         _engine.backward((self,), None if gradient is None else (gradient,), retain_graph,
                          create_graph, inputs)
 
@@ -479,83 +486,23 @@ class Tensor:
         return new
 
     # ---- operators --------------------------------------------------------------
-    def __add__(self, other):
-        return _ops.add(self, other)
-
-    def __radd__(self, other):
-        return _ops.add(self, other)
-
-    def __iadd__(self, other):
-        return _ops.add_(self, other)
-
-    def __sub__(self, other):
-        return _ops.sub(self, other)
-
-    def __rsub__(self, other):
-        return _ops.rsub(self, other)
-
-    def __isub__(self, other):
-        return _ops.sub_(self, other)
-
-    def __mul__(self, other):
-        return _ops.mul(self, other)
-
-    def __rmul__(self, other):
-        return _ops.mul(self, other)
-
-    def __imul__(self, other):
-        return _ops.mul_(self, other)
-
-    def __truediv__(self, other):
-        return _ops.div(self, other)
-
     def __rtruediv__(self, other):
         return _ops.mul(_ops.reciprocal(self), other)
-
-    def __itruediv__(self, other):
-        return _ops.div_(self, other)
-
-    def __floordiv__(self, other):
-        return _ops.floor_divide(self, other)
 
     def __rfloordiv__(self, other):
         return _ops.floor_divide(_ops._scalar_like(other, self), self)
 
-    def __ifloordiv__(self, other):
-        return _ops.floor_divide_(self, other)
-
-    def __mod__(self, other):
-        return _ops.remainder(self, other)
-
     def __rmod__(self, other):
         return _ops.remainder(_ops._scalar_like(other, self), self)
-
-    def __imod__(self, other):
-        return _ops.remainder_(self, other)
-
-    def __pow__(self, other):
-        return _ops.pow(self, other)
 
     def __rpow__(self, other):
         return _ops.pow(other, self)
 
-    def __ipow__(self, other):
-        return _ops.pow_(self, other)
-
-    def __matmul__(self, other):
-        return _ops.matmul(self, other)
-
     def __rmatmul__(self, other):
         return _ops.matmul(_ops.as_tensor(other), self)
 
-    def __neg__(self):
-        return _ops.neg(self)
-
     def __pos__(self):
         return self
-
-    def __abs__(self):
-        return _ops.abs(self)
 
     def __invert__(self):
         return _ops.bitwise_not(self)
@@ -629,82 +576,6 @@ class Tensor:
     @property
     def mH(self):
         return self.mT
-
-    # The hottest ``ember.<name>`` methods, defined here so that they skip ``__getattr__``.
-    def relu(self):
-        return _ops.relu(self)
-
-    def sum(self, *args, **kwargs):
-        return _ops.sum(self, *args, **kwargs)
-
-    def mean(self, *args, **kwargs):
-        return _ops.mean(self, *args, **kwargs)
-
-    def mm(self, *args, **kwargs):
-        return _ops.mm(self, *args, **kwargs)
-
-    def matmul(self, *args, **kwargs):
-        return _ops.matmul(self, *args, **kwargs)
-
-    def t(self):
-        return _ops.t(self)
-
-    def view(self, *args, **kwargs):
-        return _ops.view(self, *args, **kwargs)
-
-    def reshape(self, *args, **kwargs):
-        return _ops.reshape(self, *args, **kwargs)
-
-    def exp(self):
-        return _ops.exp(self)
-
-    def log(self):
-        return _ops.log(self)
-
-    def clamp(self, *args, **kwargs):
-        return _ops.clamp(self, *args, **kwargs)
-
-    def pow(self, *args, **kwargs):
-        return _ops.pow(self, *args, **kwargs)
-
-    def unsqueeze(self, *args, **kwargs):
-        return _ops.unsqueeze(self, *args, **kwargs)
-
-    def squeeze(self, *args, **kwargs):
-        return _ops.squeeze(self, *args, **kwargs)
-
-    def expand(self, *args, **kwargs):
-        return _ops.expand(self, *args, **kwargs)
-
-    def sigmoid(self):
-        return _ops.sigmoid(self)
-
-    def tanh(self):
-        return _ops.tanh(self)
-
-    def transpose(self, *args, **kwargs):
-        return _ops.transpose(self, *args, **kwargs)
-
-    def permute(self, *args, **kwargs):
-        return _ops.permute(self, *args, **kwargs)
-
-    def flatten(self, *args, **kwargs):
-        return _ops.flatten(self, *args, **kwargs)
-
-    def add_(self, *args, **kwargs):
-        return _ops.add_(self, *args, **kwargs)
-
-    def sub_(self, *args, **kwargs):
-        return _ops.sub_(self, *args, **kwargs)
-
-    def mul_(self, *args, **kwargs):
-        return _ops.mul_(self, *args, **kwargs)
-
-    def div_(self, *args, **kwargs):
-        return _ops.div_(self, *args, **kwargs)
-
-    def zero_(self):
-        return _ops.zero_(self)
 
     def __getattr__(self, name):
         # Tensor methods that mirror an ``ember.<name>`` function taking the tensor first.
@@ -819,3 +690,20 @@ BoolTensor = _legacy_type("BoolTensor", _dt.bool)
 
 
 from . import ops as _ops  # noqa: E402  (ops import Tensor; bound late to break the cycle)
+
+# The hottest methods and operators are the ops' functions themselves (a Python call less than a
+# wrapper method; other methods go through ``__getattr__``).
+_METHODS = {
+    "add": "__add__ __radd__", "add_": "__iadd__ add_", "sub": "__sub__", "rsub": "__rsub__",
+    "sub_": "__isub__ sub_", "mul": "__mul__ __rmul__", "mul_": "__imul__ mul_",
+    "div": "__truediv__", "div_": "__itruediv__ div_", "floor_divide": "__floordiv__",
+    "floor_divide_": "__ifloordiv__", "remainder": "__mod__", "remainder_": "__imod__",
+    "pow": "__pow__ pow", "pow_": "__ipow__", "matmul": "__matmul__ matmul", "neg": "__neg__",
+    "abs": "__abs__", "relu": "relu", "sum": "sum", "mean": "mean", "mm": "mm", "t": "t",
+    "view": "view", "reshape": "reshape", "exp": "exp", "log": "log", "clamp": "clamp",
+    "unsqueeze": "unsqueeze", "squeeze": "squeeze", "expand": "expand", "sigmoid": "sigmoid",
+    "tanh": "tanh", "transpose": "transpose", "permute": "permute", "flatten": "flatten",
+    "zero_": "zero_"}
+for _op, _names in _METHODS.items():
+    for _name in _names.split():
+        setattr(Tensor, _name, getattr(_ops, _op))

@@ -196,10 +196,9 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
             edges = target._edges
             if buf is None:
                 grads_in = None
-            elif (plain and target._pre_hooks is None and target._tensor_hooks is None
-                  and target._retains is None and target._post_hooks is None
-                  and len(buf) == 1 and buf[0] is not None):
-                grads_in = target._call_backward(buf)   # the common case: no hooks, one output
+            elif plain and target._fast and len(buf) == 1 and buf[0] is not None:
+                # the common case: no hooks, one output; the Function's backward called as is
+                grads_in = target._forward_cls.backward(target, buf[0])
                 if type(grads_in) is not tuple:
                     grads_in = (grads_in,)
                 if len(grads_in) != len(edges):
@@ -207,35 +206,45 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
             else:
                 grads_in = _run_node(target, buf, capture, create_graph, targets,
                                      needed is None or target in needed)
-            for i, e in enumerate(edges):
-                if e is None or (receivers is not None and e[0] not in receivers):
+            i = -1
+            for e in edges:
+                i += 1
+                if e is None:
                     continue
-                nxt = e[0]
+                nxt, nr = e
+                if receivers is not None and nxt not in receivers:
+                    continue
                 g = None if grads_in is None else grads_in[i]
                 if g is not None:
-                    is_node = isinstance(nxt, Node)
-                    if is_node:
-                        shape, dtype = nxt._out_meta[e[1]]
-                    else:
-                        shape, dtype = nxt._array.shape, nxt._array.dtype
-                    if type(g) is not Tensor or g._array.shape != shape or \
-                            g._array.dtype != dtype:
-                        g = _check_grad(target, i, g, (shape, dtype))
-                    if is_node:
+                    if isinstance(nxt, Node):
+                        shape, dtype = nxt._out_meta[nr]
+                        if type(g) is not Tensor or g._array.shape != shape or \
+                                g._array.dtype != dtype:
+                            g = _check_grad(target, i, g, (shape, dtype))
                         b = buffers.get(nxt)
                         if b is None:
-                            b = buffers[nxt] = [None] * nxt._n_out
-                        old = b[e[1]]
-                        b[e[1]] = g if old is None else _sum(old, g, create_graph)
+                            if nxt._n_out == 1:
+                                buffers[nxt] = [g]
+                            else:
+                                b = buffers[nxt] = [None] * nxt._n_out
+                                b[nr] = g
+                        else:
+                            old = b[nr]
+                            b[nr] = g if old is None else _sum(old, g, create_graph)
                     else:
+                        arr = nxt._array
+                        if type(g) is not Tensor or g._array.shape != arr.shape or \
+                                g._array.dtype != arr.dtype:
+                            g = _check_grad(target, i, g, (arr.shape, arr.dtype))
                         old = buffers.get(nxt)
                         buffers[nxt] = g if old is None else _sum(old, g, create_graph)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
                     ready.append(nxt)
-            grads_in = buf = g = old = None    # hold no gradient here (see _accumulate)
-            if not retain_graph and (needed is None or target in needed):
+            grads_in = buf = g = old = b = None    # hold no gradient here (see _accumulate)
+            if not retain_graph and target._saved is not None and \
+                    (needed is None or target in needed):
                 target._release()
     finally:
         _state.enabled = prev

@@ -41,6 +41,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     _forward_cls = None
     _legacy_node = False
+    _fast = True
 
     def _call_backward(self, grads):
         return self._forward_cls.backward(self, *grads)
@@ -171,13 +172,14 @@ def _apply(forward, node, args, kwargs):
     if not is_tuple and not isinstance(out, Tensor) and out is not None:
         raise TypeError("%s.forward must return a Tensor or a tuple of Tensors, but returned "
                         "%s" % (_fn_name(node), type(out).__name__))
-    if len(args) == 1:
+    n = len(args)
+    if n == 1:
         a = args[0]
         if a._base is not None:
             refresh_view(a)
         node._edges = (((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0)),)
-        node._tensor_args = (True,)
-    elif len(args) == 2:
+        single = out is not a
+    elif n == 2:
         a, b = args
         if needs[0] and a._base is not None:
             refresh_view(a)
@@ -188,7 +190,11 @@ def _apply(forward, node, args, kwargs):
              if needs[0] else None),
             (((b.grad_fn, b._output_nr) if b.grad_fn is not None else (b, 0))
              if needs[1] else None))
-        node._tensor_args = (isinstance(a, Tensor), isinstance(b, Tensor))
+        if not isinstance(b, Tensor):
+            node._tensor_args = (isinstance(a, Tensor), False)
+        elif not isinstance(a, Tensor):
+            node._tensor_args = (False, True)
+        single = out is not a and out is not b
     else:
         for a, n in zip(args, needs):
             if n and a._base is not None:
@@ -196,10 +202,10 @@ def _apply(forward, node, args, kwargs):
         node._edges = tuple([((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
                              if n else None for a, n in zip(args, needs)])
         node._tensor_args = tuple([isinstance(a, Tensor) for a in args])
+        single = not _is_in(out, args)
     dirty = node._dirty
     non_diff = node._non_diff
-    if not is_tuple and out is not None and not dirty and not non_diff \
-            and not _is_in(out, args):
+    if single and not is_tuple and out is not None and not dirty and not non_diff:
         arr = out._array    # the common case: one new output tensor
         if arr.dtype.kind in "fc":
             out.grad_fn = node

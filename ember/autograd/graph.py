@@ -55,6 +55,7 @@ class Node:
     _freed = False
     _trace = None            # forward stack under anomaly mode
     _tensor_args = None      # which forward arguments were Tensors (for next_functions)
+    _fast = False            # the engine may call backward directly (no hooks, not legacy)
 
     def name(self):
         return type(self).__name__
@@ -88,6 +89,7 @@ class Node:
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` after this node runs; may return new grad_inputs."""
+        self._fast = False
         if self._post_hooks is None:
             self._post_hooks = {}
         h = _Handle(self._post_hooks)
@@ -96,6 +98,7 @@ class Node:
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` before this node runs; may return new grad_outputs."""
+        self._fast = False
         if self._pre_hooks is None:
             self._pre_hooks = {}
         h = _Handle(self._pre_hooks)
@@ -103,6 +106,7 @@ class Node:
         return h
 
     def _add_tensor_hook(self, nr, hook):
+        self._fast = False
         if self._tensor_hooks is None:
             self._tensor_hooks = {}
         d = self._tensor_hooks.setdefault(nr, {})
@@ -111,6 +115,7 @@ class Node:
         return h
 
     def _add_retain(self, nr, wref):
+        self._fast = False
         if self._retains is None:
             self._retains = {}
         self._retains[nr] = wref

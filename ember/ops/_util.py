@@ -84,8 +84,11 @@ def scalar_like(x, like):
     return as_tensor_arg(x, like)
 
 
+SCALAR_TYPES = (int, float, bool, np.number, np.bool_)
+
+
 def is_scalar(x):
-    return isinstance(x, (int, float, bool, np.number, np.bool_))
+    return isinstance(x, SCALAR_TYPES)
 
 
 def check_shapes_broadcast(op, a_shape, b_shape):

@@ -6,7 +6,8 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad
 from ..tensor import Tensor
 from ._inplace import inplace
-from ._util import binary_arrays, check_shapes_broadcast, is_scalar, scalar_like, sum_to
+from ._util import (SCALAR_TYPES, binary_arrays, check_shapes_broadcast, is_scalar, scalar_like,
+                    sum_to)
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "remainder", "fmod", "pow", "float_power", "neg", "negative",
@@ -114,7 +115,7 @@ class Mul(Function):
                 ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         else:
             ctx.scalar = b
-        if aa.dtype == np.bool_ and (not isinstance(bb, np.ndarray) or bb.dtype == np.bool_):
+        if aa.dtype.kind == "b" and (not isinstance(bb, np.ndarray) or bb.dtype.kind == "b"):
             return Tensor._wrap(np.logical_and(aa, bb))
         return Tensor._wrap(aa * bb)
 
@@ -305,6 +306,9 @@ class RPow(Function):
         return grad_output * out * float(np.log(s)), None
 
 
+_OPERAND = (Tensor,) + SCALAR_TYPES    # a Tensor or a Python/NumPy number
+
+
 def _tensor_first(op, a, b):
     if not isinstance(a, Tensor):
         if isinstance(b, Tensor) and is_scalar(a):
@@ -319,8 +323,7 @@ def _tensor_first(op, a, b):
 
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting. Matches ``torch.add``."""
-    if alpha == 1 and isinstance(input, Tensor) and (isinstance(other, Tensor) or
-                                                     is_scalar(other)):
+    if alpha == 1 and isinstance(input, Tensor) and isinstance(other, _OPERAND):
         return Add.apply(input, other)     # the common case, without argument juggling
     if not isinstance(input, Tensor) and isinstance(other, Tensor) and alpha == 1:
         input, other = other, input
@@ -332,8 +335,7 @@ def add(input, other, *, alpha=1, out=None):
 
 def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other`` with broadcasting. Matches ``torch.sub``."""
-    if alpha == 1 and isinstance(input, Tensor) and (isinstance(other, Tensor) or
-                                                     is_scalar(other)):
+    if alpha == 1 and isinstance(input, Tensor) and isinstance(other, _OPERAND):
         return Sub.apply(input, other)
     input, other = _tensor_first("sub", input, other)
     if alpha != 1:
@@ -356,7 +358,7 @@ def rsub(input, other, *, alpha=1):
 
 def mul(input, other, *, out=None):
     """Element-wise product with broadcasting. Matches ``torch.mul``."""
-    if isinstance(input, Tensor) and (isinstance(other, Tensor) or is_scalar(other)):
+    if isinstance(input, Tensor) and isinstance(other, _OPERAND):
         return Mul.apply(input, other)
     if not isinstance(input, Tensor) and isinstance(other, Tensor):
         input, other = other, input
@@ -369,8 +371,7 @@ multiply = mul
 
 def div(input, other, *, rounding_mode=None, out=None):
     """``input / other``; ``rounding_mode`` 'trunc' or 'floor' rounds the quotient."""
-    if rounding_mode is None and isinstance(input, Tensor) and (isinstance(other, Tensor) or
-                                                                is_scalar(other)):
+    if rounding_mode is None and isinstance(input, Tensor) and isinstance(other, _OPERAND):
         return Div.apply(input, other)
     input, other = _tensor_first("div", input, other)
     if rounding_mode is None:

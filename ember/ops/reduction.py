@@ -1,15 +1,17 @@
 """Reductions: sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum, median, mode, ..."""
 import builtins as _b
 import warnings
+from math import prod as _prod
 
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import return_types as _rt
 from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad
 from ..tensor import Tensor
 from ._util import wrap_dim, wrap_dims
-from .shape import Expand
+from .shape import Expand, _broadcast_scalar
 
 __all__ = ["sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax",
            "argmin", "aminmax", "var", "std", "var_mean", "std_mean", "logsumexp", "norm",
@@ -45,11 +47,19 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, a, dtype):
         arr = _accumulation_array(a, dtype)
-        return Tensor._wrap(np.asarray(np.add.reduce(arr, axis=None)))   # (arr.sum(), sans wrapper)
+        return Tensor._wrap(np.add.reduce(arr, axis=None))   # (arr.sum(), sans its wrapper)
 
     @staticmethod
     def backward(ctx, grad_output):
-        return Expand.apply(grad_output, ctx._input_meta(0)[0]), None
+        shape = ctx._input_meta(0)[0]
+        if not _grad.enabled:   # NOTE: no double backward asked: arrays directly
+            g = grad_output._array
+            if _prod(shape) > 4096:
+                return Tensor._wrap(_broadcast_scalar(g, shape)), None
+            out = np.empty(shape, g.dtype)   # small: filled (faster, and a leaf can keep it)
+            out.fill(g)
+            return Tensor._wrap(out), None
+        return Expand.apply(grad_output, shape), None
 
 
 class SumDim(Function):
