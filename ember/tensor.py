@@ -72,7 +72,10 @@ class Tensor:
     """
 
     __slots__ = ("_array", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_ref",
-                 "_base", "_hooks", "_accum", "_retains_grad", "__weakref__", "__dict__")
+                 "_base", "__weakref__", "__dict__")
+    _hooks = None           # rarer state: class defaults, set per instance only when used
+    _accum = None
+    _retains_grad = False
     __array_priority__ = 1000
     __array_ufunc__ = None       # numpy defers to our reflected operators
 
@@ -90,9 +93,6 @@ class Tensor:
         self._output_nr = 0
         self._version_ref = [0]
         self._base = None
-        self._hooks = None
-        self._accum = None
-        self._retains_grad = False
 
     @staticmethod
     def _wrap(arr, requires_grad=False):
@@ -105,9 +105,6 @@ class Tensor:
         t._output_nr = 0
         t._version_ref = [0]
         t._base = None
-        t._hooks = None
-        t._accum = None
-        t._retains_grad = False
         return t
 
     # ---- basic attributes -------------------------------------------------------

@@ -195,7 +195,7 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
             buf = buffers.pop(target, None)
             edges = target._edges
             if buf is None:
-                grads_in = None
+                grads_in = (None,) * len(edges)
             elif plain and target._fast and len(buf) == 1 and buf[0] is not None:
                 # the common case: no hooks, one output; the Function's backward called as is
                 grads_in = target._forward_cls.backward(target, buf[0])
@@ -207,19 +207,16 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
                 grads_in = _run_node(target, buf, capture, create_graph, targets,
                                      needed is None or target in needed)
             i = -1
-            for e in edges:
+            for e, g in zip(edges, grads_in):
                 i += 1
-                if e is None:
+                if e is None or (receivers is not None and e[0] not in receivers):
                     continue
                 nxt, nr = e
-                if receivers is not None and nxt not in receivers:
-                    continue
-                g = None if grads_in is None else grads_in[i]
                 if g is not None:
                     if isinstance(nxt, Node):
                         shape, dtype = nxt._out_meta[nr]
                         if type(g) is not Tensor or g._array.shape != shape or \
-                                g._array.dtype != dtype:
+                                (g._array.dtype is not dtype and g._array.dtype != dtype):
                             g = _check_grad(target, i, g, (shape, dtype))
                         b = buffers.get(nxt)
                         if b is None:
@@ -234,7 +231,7 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
                     else:
                         arr = nxt._array
                         if type(g) is not Tensor or g._array.shape != arr.shape or \
-                                g._array.dtype != arr.dtype:
+                                (g._array.dtype is not arr.dtype and g._array.dtype != arr.dtype):
                             g = _check_grad(target, i, g, (arr.shape, arr.dtype))
                         old = buffers.get(nxt)
                         buffers[nxt] = g if old is None else _sum(old, g, create_graph)
@@ -337,7 +334,7 @@ def _run_node(node, buf, capture, create_graph, targets, run=True):
             if t.grad_fn is node and buf[t._output_nr] is not None:
                 _accumulate(t, buf[t._output_nr], create_graph)
     if not run:
-        return None
+        return (None,) * n_in
     n_none = 0
     for g in buf:
         if g is None:

@@ -196,13 +196,21 @@ def _apply(forward, node, args, kwargs):
             node._tensor_args = (False, True)
         single = out is not a and out is not b
     else:
+        edges = []
+        mask = []
+        single = True
         for a, n in zip(args, needs):
-            if n and a._base is not None:
-                refresh_view(a)
-        node._edges = tuple([((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
-                             if n else None for a, n in zip(args, needs)])
-        node._tensor_args = tuple([isinstance(a, Tensor) for a in args])
-        single = not _is_in(out, args)
+            if n:
+                if a._base is not None:
+                    refresh_view(a)
+                edges.append((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
+            else:
+                edges.append(None)
+            mask.append(isinstance(a, Tensor))
+            if a is out:
+                single = False
+        node._edges = tuple(edges)
+        node._tensor_args = tuple(mask)
     dirty = node._dirty
     non_diff = node._non_diff
     if single and not is_tuple and out is not None and not dirty and not non_diff:

@@ -51,12 +51,12 @@ def _bcastable(a, b):
 
 def inplace(t, fn, *args, **kwargs):
     """Apply ``fn(t, *args)`` and store the result in ``t`` itself, as torch's ``op_`` does."""
-    op = getattr(fn, "__name__", "op") + "_"
     if _state.enabled and (t._requires_grad or any(isinstance(a, Tensor) and a._requires_grad
                                                    for a in args)):
-        return _recorded(t, fn, op, args, kwargs)
+        return _recorded(t, fn, getattr(fn, "__name__", "op") + "_", args, kwargs)
     if len(args) == 1 and _direct(t, fn, args[0], kwargs):
         return t
+    op = getattr(fn, "__name__", "op") + "_"
     out = fn(t, *args, **kwargs)
     write(t, out._array, op)
     return t
@@ -246,6 +246,10 @@ class _FillTensor(Overwrite):
 
 def overwrite(t, value, op):
     """Set every element of ``t`` from ``value`` (a scalar or a broadcastable Tensor)."""
+    if op == "zero_" and not (_state.enabled and t._requires_grad) and t._array.flags.writeable:
+        t._array.fill(0)    # the common case (zeroing gradients), without the general checks
+        t._version_ref[0] += 1
+        return t
     src = value if isinstance(value, Tensor) else None
     node = Overwrite
     if op == "zero_":

@@ -55,13 +55,16 @@ def mm2d(a, b):
     return a @ b
 
 
+INT_OF_SIZE = {n: np.dtype("i%d" % n) for n in (1, 2, 4, 8)}   # (a float's bits as an int)
+
+
 def keep_where(keep, g):
     """``np.where(keep, g, 0)``: ``g`` where the bool array ``keep`` holds, else +0."""
     if g.dtype.kind != "f" or keep.shape != g.shape or g.size < 2048:
         return np.where(keep, g, g.dtype.type(0))
     # NOTE: a bit mask instead of np.where, whose branchy loop is ~10x slower on large random
     # masks (and faster on small arrays, which the test above leaves to it).
-    it = np.dtype("i%d" % g.itemsize)
+    it = INT_OF_SIZE[g.itemsize]
     m = keep.astype(it)
     np.negative(m, out=m)
     m &= g.view(it)
@@ -111,7 +114,7 @@ def binary_arrays(op, a, b):
     aa = a._array
     if isinstance(b, Tensor):
         ba = b._array
-        if aa.dtype != ba.dtype:
+        if aa.dtype is not ba.dtype and aa.dtype != ba.dtype:
             d = _dt.result_type(a, b).np
             if aa.dtype != d:
                 aa = aa.astype(d)

@@ -62,8 +62,8 @@ class Sub(Function):
 
 
 def _no_bool_sub(a, b):
-    a_bool = a._array.dtype == np.bool_
-    b_bool = isinstance(b, bool) or (isinstance(b, Tensor) and b._array.dtype == np.bool_)
+    a_bool = a._array.dtype.kind == "b"
+    b_bool = isinstance(b, bool) or (isinstance(b, Tensor) and b._array.dtype.kind == "b")
     if a_bool and b_bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
@@ -211,9 +211,9 @@ class PowScalar(Function):
     @staticmethod
     def forward(ctx, a, e):
         arr = a._array
-        if arr.dtype == np.bool_ and not isinstance(e, (bool, float)):
+        if arr.dtype.kind == "b" and not isinstance(e, (bool, float)):
             arr = arr.astype(np.int64)   # NOTE: bool ** int is int64, bool ** bool stays bool
-        elif arr.dtype == np.bool_ and isinstance(e, bool):
+        elif arr.dtype.kind == "b" and isinstance(e, bool):
             return Tensor._wrap(arr | (not e))
         if arr.dtype.kind in "iub":
             if isinstance(e, float) and not float(e).is_integer():

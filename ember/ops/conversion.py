@@ -4,6 +4,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..tensor import Tensor
+from ._inplace import overwrite
 
 __all__ = ["to", "clone", "contiguous", "detach", "device", "is_tensor", "is_floating_point",
            "numel", "is_nonzero", "copy_", "zero_", "fill_", "uniform_", "normal_",
@@ -182,7 +183,6 @@ def is_nonzero(input):
 
 def copy_(input, src, non_blocking=False):
     """Copy ``src`` (broadcast, cast) into ``input``."""
-    from ._inplace import overwrite
     if not isinstance(src, Tensor):
         from .creation import as_tensor
         src = as_tensor(src)
@@ -191,13 +191,11 @@ def copy_(input, src, non_blocking=False):
 
 def zero_(input):
     """Fill with zeros in place."""
-    from ._inplace import overwrite
     return overwrite(input, 0, "zero_")
 
 
 def fill_(input, value):
     """Fill with ``value`` in place."""
-    from ._inplace import overwrite
     if isinstance(value, Tensor) and value._array.ndim:
         raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with %d "
                            "dimensions." % value._array.ndim)
@@ -205,7 +203,6 @@ def fill_(input, value):
 
 
 def _random_fill(input, arr, op):
-    from ._inplace import overwrite
     return overwrite(input, Tensor._wrap(arr.astype(input._array.dtype, copy=False)), op)
 
 

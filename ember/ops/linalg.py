@@ -35,7 +35,7 @@ class Mm(Function):
         if aa.shape[1] != bb.shape[0]:
             raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%s and %s)"
                                % (_shape_str(aa.shape), _shape_str(bb.shape)))
-        if aa.dtype != bb.dtype:
+        if aa.dtype is not bb.dtype and aa.dtype != bb.dtype:
             raise RuntimeError("expected m1 and m2 to have the same dtype, but got: %s != %s"
                                % (_tname(aa.dtype).lower(), _tname(bb.dtype).lower()))
         need = ctx.needs_input_grad

@@ -6,7 +6,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad
 from ..tensor import Tensor
 from ._inplace import inplace
-from ._util import keep_where, needs_float
+from ._util import INT_OF_SIZE, keep_where, needs_float
 
 __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "abs", "absolute", "relu",
            "sigmoid", "tanh", "sin", "cos", "clamp", "clip", "clamp_min", "clamp_max",
@@ -139,7 +139,7 @@ class Relu(Function):
     @staticmethod
     def forward(ctx, a):
         arr = a._array
-        out = Tensor._wrap(np.maximum(arr, arr.dtype.type(0)))
+        out = Tensor._wrap(np.maximum(arr, 0 if arr.dtype.kind in "fiu" else arr.dtype.type(0)))
         ctx.save_for_backward(out)
         return out
 
@@ -158,7 +158,7 @@ def _relu_grad(g, out):
         res[np.less_equal(out, 0)] = 0
         return res
     # NOTE: as keep_where, a bit mask, built in the result's own buffer (no bool temporaries).
-    it = np.dtype("i%d" % g.itemsize)
+    it = INT_OF_SIZE[g.itemsize]
     m = np.less_equal(out, 0, out=np.empty(g.shape, it), casting="unsafe")
     m -= 1
     m &= g.view(it)
@@ -278,9 +278,17 @@ class Clamp(Function):
         if arr.dtype.kind == "f" and type(lo_a) in _NUMBER and type(hi_a) in _NUMBER:
             d = arr.dtype    # the common case: a float tensor between Python numbers
             name, big = _FLOAT_MAX.get(d, (None, _INF))
-            if any(v is not None and big < (v if v > 0 else -v) < _INF for v in (lo_a, hi_a)):
+            if (lo_a is not None and big < (lo_a if lo_a > 0 else -lo_a) < _INF) or \
+                    (hi_a is not None and big < (hi_a if hi_a > 0 else -hi_a) < _INF):
                 raise RuntimeError("value cannot be converted to type %s without overflow"
                                    % name)
+            if hi_a is None:    # (a Python number keeps the array's float dtype)
+                out = np.maximum(arr, lo_a)
+            else:
+                out = np.minimum(arr if lo_a is None else np.maximum(arr, lo_a), hi_a)
+            ctx.save_for_backward(a, None, None)
+            ctx.bounds = (lo, hi)
+            return Tensor._wrap(out)
         else:
             d = _dt.result_type(*[x for x in (a, lo, hi) if x is not None]).np
         out = arr if arr.dtype == d else arr.astype(d)
