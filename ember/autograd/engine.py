@@ -5,6 +5,7 @@ are summed first. Leaves receive theirs through ``.grad`` (or are captured for
 ``autograd.grad``).
 """
 import sys
+from heapq import heappop as _heappop, heappush as _heappush
 
 import numpy as np
 
@@ -243,6 +244,73 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
             if not retain_graph and target._saved is not None and \
                     (needed is None or target in needed):
                 target._release()
+    finally:
+        _state.enabled = prev
+
+
+def run_backward(root, nr, grad, retain_graph, create_graph):
+    """``loss.backward()``'s walk from output ``nr`` of node ``root``: nodes run latest-recorded
+    first, as in torch's ready queue. A node is recorded after the nodes of its inputs, so each
+    node runs after every consumer has sent its gradient, and no dependency pass is needed;
+    leaves accumulate once all nodes have run."""
+    if _state.anomaly:
+        return _execute(((root, nr),), (grad,), retain_graph, create_graph, None, None)
+    Tensor = _Tensor or _tensor_cls()
+    buffers = {root: [None] * root._n_out}
+    buffers[root][nr] = grad
+    heap = [(-root._seq, root)]
+    leaves = {}
+    prev = _state.enabled
+    _state.enabled = bool(create_graph)
+    try:
+        while heap:
+            target = _heappop(heap)[1]
+            buf = buffers.pop(target)
+            edges = target._edges
+            if target._fast and len(buf) == 1:
+                grads_in = target._forward_cls.backward(target, buf[0])
+                if type(grads_in) is not tuple:
+                    grads_in = (grads_in,)
+                if len(grads_in) != len(edges):
+                    grads_in = _check_count(target, grads_in)
+            else:
+                grads_in = _run_node(target, buf, None, create_graph, None)
+            i = -1
+            for e, g in zip(edges, grads_in):
+                i += 1
+                if e is None or g is None:
+                    continue
+                nxt, nr = e
+                if isinstance(nxt, Node):
+                    shape, dtype = nxt._out_meta[nr]
+                    if type(g) is not Tensor or g._array.shape != shape or \
+                            (g._array.dtype is not dtype and g._array.dtype != dtype):
+                        g = _check_grad(target, i, g, (shape, dtype))
+                    b = buffers.get(nxt)
+                    if b is None:
+                        _heappush(heap, (-nxt._seq, nxt))
+                        if nxt._n_out == 1:
+                            buffers[nxt] = [g]
+                        else:
+                            b = buffers[nxt] = [None] * nxt._n_out
+                            b[nr] = g
+                    else:
+                        old = b[nr]
+                        b[nr] = g if old is None else _sum(old, g, create_graph)
+                else:
+                    arr = nxt._array
+                    if type(g) is not Tensor or g._array.shape != arr.shape or \
+                            (g._array.dtype is not arr.dtype and g._array.dtype != arr.dtype):
+                        g = _check_grad(target, i, g, (arr.shape, arr.dtype))
+                    old = leaves.get(nxt)
+                    leaves[nxt] = g if old is None else _sum(old, g, create_graph)
+            grads_in = buf = g = old = b = None    # hold no gradient here (see _accumulate)
+            if not retain_graph and target._saved is not None:
+                target._release()
+        for t in list(leaves):     # in the order they were first reached
+            g = leaves.pop(t)
+            _leaf(t, g, create_graph, None, None)
+            g = None
     finally:
         _state.enabled = prev
 

@@ -17,6 +17,7 @@ Built-in ops and user code use the same class::
 """
 import functools
 import inspect
+import itertools
 import warnings
 
 from .grad_mode import state as _state
@@ -211,6 +212,7 @@ def _apply(forward, node, args, kwargs):
                 single = False
         node._edges = tuple(edges)
         node._tensor_args = tuple(mask)
+    node._seq = _next_seq()    # after its inputs' nodes (refresh_view's too): a topological order
     dirty = node._dirty
     non_diff = node._non_diff
     if single and not is_tuple and out is not None and not dirty and not non_diff:
@@ -301,6 +303,7 @@ def _is_in(o, seq):
 
 
 _Tensor = None
+_next_seq = itertools.count(1).__next__
 
 
 def _tensor_cls():

@@ -56,6 +56,7 @@ class Node:
     _trace = None            # forward stack under anomaly mode
     _tensor_args = None      # which forward arguments were Tensors (for next_functions)
     _fast = False            # the engine may call backward directly (no hooks, not legacy)
+    _seq = 0                 # order of recording (a node is recorded after its inputs' nodes)
 
     def name(self):
         return type(self).__name__
