@@ -300,8 +300,9 @@ class Tensor:
         if gradient is None and inputs is None and fn is not None and self._base is None and \
                 not self._array.shape:   # loss.backward(): what engine.backward does, directly
             ones = Tensor._wrap(np.array(1, self._array.dtype))
-            return _engine.run_backward(fn, self._output_nr, ones, create_graph
-                                        if retain_graph is None else retain_graph, create_graph)
+            return _engine._execute(((fn, self._output_nr),), (ones,), create_graph
+                                    if retain_graph is None else retain_graph, create_graph,
+                                    None, None)
         _engine.backward((self,), None if gradient is None else (gradient,), retain_graph,
                          create_graph, inputs)
 

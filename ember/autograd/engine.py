@@ -136,68 +136,41 @@ def _add(a, b):
 
 
 def _execute(roots, grads, retain_graph, create_graph, targets, capture):
-    """Run the graph from ``roots`` (pairs (node or leaf, output_nr)) with ``grads``."""
+    """Run the graph from ``roots`` (pairs (node or leaf, output_nr)) with ``grads``.
+
+    Nodes run latest-recorded first, as in torch's ready queue: a node is recorded after the
+    nodes of its inputs, so it runs once every consumer has sent its gradient, with no
+    dependency pass. Leaves accumulate once all nodes have run, in the order first reached.
+    """
     Tensor = _Tensor or _tensor_cls()
-    deps = {}
-    if len(roots) == 1:
-        stack = [roots[0][0]] if isinstance(roots[0][0], Node) else []
-    else:
-        # dict.fromkeys: two roots on one node (outputs of one Function) count its edges once
-        stack = list(dict.fromkeys([r for r, _ in roots if isinstance(r, Node)]))
-    seen = set(stack)
-    while stack:
-        node = stack.pop()
-        for e in node._edges:
-            if e is None:
-                continue
-            nxt = e[0]
-            if nxt in deps:
-                deps[nxt] += 1
-            else:
-                deps[nxt] = 1
-                if isinstance(nxt, Node) and nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
     needed = receivers = None
     if capture is not None:
         # grad(): only what leads to a requested input runs (as torch); the rest of the graph
         # keeps its saved tensors for a later backward.
-        needed, receivers = _prune(seen, capture, [r for r, _ in roots])
-        deps = {}
-        for node in needed:
-            for e in node._edges:
-                if e is not None and e[0] in receivers:
-                    deps[e[0]] = deps.get(e[0], 0) + 1
-
+        needed, receivers = _prune(_reachable(roots), capture, [r for r, _ in roots])
     buffers = {}
-    ready = []
+    heap = []
+    leaves = {}
     for (r, nr), g in zip(roots, grads):
+        if receivers is not None and r not in receivers:
+            continue
         if isinstance(r, Node):
             buf = buffers.get(r)
             if buf is None:
                 buf = buffers[r] = [None] * r._n_out
+                _heappush(heap, (-r._seq, r))
             buf[nr] = _add(buf[nr], g)
         else:
-            buffers[r] = _add(buffers.get(r), g)
-        if r not in deps and not _is_in(r, ready) and (receivers is None or r in receivers):
-            ready.append(r)
+            leaves[r] = _add(leaves.get(r), g)
     plain = capture is None and targets is None and not _state.anomaly
     prev = _state.enabled
     _state.enabled = bool(create_graph)
     try:
-        while ready:
-            target = ready.pop()
-            if not isinstance(target, Node):
-                g = buffers.pop(target, None)
-                if g is not None:
-                    _leaf(target, g, create_graph, targets, capture)
-                g = None
-                continue
-            buf = buffers.pop(target, None)
+        while heap:
+            target = _heappop(heap)[1]
+            buf = buffers.pop(target)
             edges = target._edges
-            if buf is None:
-                grads_in = (None,) * len(edges)
-            elif plain and target._fast and len(buf) == 1 and buf[0] is not None:
+            if plain and target._fast and len(buf) == 1:
                 # the common case: no hooks, one output; the Function's backward called as is
                 grads_in = target._forward_cls.backward(target, buf[0])
                 if type(grads_in) is not tuple:
@@ -210,75 +183,7 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
             i = -1
             for e, g in zip(edges, grads_in):
                 i += 1
-                if e is None or (receivers is not None and e[0] not in receivers):
-                    continue
-                nxt, nr = e
-                if g is not None:
-                    if isinstance(nxt, Node):
-                        shape, dtype = nxt._out_meta[nr]
-                        if type(g) is not Tensor or g._array.shape != shape or \
-                                (g._array.dtype is not dtype and g._array.dtype != dtype):
-                            g = _check_grad(target, i, g, (shape, dtype))
-                        b = buffers.get(nxt)
-                        if b is None:
-                            if nxt._n_out == 1:
-                                buffers[nxt] = [g]
-                            else:
-                                b = buffers[nxt] = [None] * nxt._n_out
-                                b[nr] = g
-                        else:
-                            old = b[nr]
-                            b[nr] = g if old is None else _sum(old, g, create_graph)
-                    else:
-                        arr = nxt._array
-                        if type(g) is not Tensor or g._array.shape != arr.shape or \
-                                (g._array.dtype is not arr.dtype and g._array.dtype != arr.dtype):
-                            g = _check_grad(target, i, g, (arr.shape, arr.dtype))
-                        old = buffers.get(nxt)
-                        buffers[nxt] = g if old is None else _sum(old, g, create_graph)
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if left == 0:
-                    ready.append(nxt)
-            grads_in = buf = g = old = b = None    # hold no gradient here (see _accumulate)
-            if not retain_graph and target._saved is not None and \
-                    (needed is None or target in needed):
-                target._release()
-    finally:
-        _state.enabled = prev
-
-
-def run_backward(root, nr, grad, retain_graph, create_graph):
-    """``loss.backward()``'s walk from output ``nr`` of node ``root``: nodes run latest-recorded
-    first, as in torch's ready queue. A node is recorded after the nodes of its inputs, so each
-    node runs after every consumer has sent its gradient, and no dependency pass is needed;
-    leaves accumulate once all nodes have run."""
-    if _state.anomaly:
-        return _execute(((root, nr),), (grad,), retain_graph, create_graph, None, None)
-    Tensor = _Tensor or _tensor_cls()
-    buffers = {root: [None] * root._n_out}
-    buffers[root][nr] = grad
-    heap = [(-root._seq, root)]
-    leaves = {}
-    prev = _state.enabled
-    _state.enabled = bool(create_graph)
-    try:
-        while heap:
-            target = _heappop(heap)[1]
-            buf = buffers.pop(target)
-            edges = target._edges
-            if target._fast and len(buf) == 1:
-                grads_in = target._forward_cls.backward(target, buf[0])
-                if type(grads_in) is not tuple:
-                    grads_in = (grads_in,)
-                if len(grads_in) != len(edges):
-                    grads_in = _check_count(target, grads_in)
-            else:
-                grads_in = _run_node(target, buf, None, create_graph, None)
-            i = -1
-            for e, g in zip(edges, grads_in):
-                i += 1
-                if e is None or g is None:
+                if e is None or g is None or (receivers is not None and e[0] not in receivers):
                     continue
                 nxt, nr = e
                 if isinstance(nxt, Node):
@@ -305,14 +210,27 @@ def run_backward(root, nr, grad, retain_graph, create_graph):
                     old = leaves.get(nxt)
                     leaves[nxt] = g if old is None else _sum(old, g, create_graph)
             grads_in = buf = g = old = b = None    # hold no gradient here (see _accumulate)
-            if not retain_graph and target._saved is not None:
+            if not retain_graph and target._saved is not None and \
+                    (needed is None or target in needed):
                 target._release()
-        for t in list(leaves):     # in the order they were first reached
+        for t in list(leaves):
             g = leaves.pop(t)
-            _leaf(t, g, create_graph, None, None)
+            _leaf(t, g, create_graph, targets, capture)
             g = None
     finally:
         _state.enabled = prev
+
+
+def _reachable(roots):
+    """The nodes reachable from ``roots``."""
+    stack = [r for r, _ in roots if isinstance(r, Node)]
+    seen = set(stack)
+    while stack:
+        for e in stack.pop()._edges:
+            if e is not None and e[0] not in seen and isinstance(e[0], Node):
+                seen.add(e[0])
+                stack.append(e[0])
+    return seen
 
 
 def _sum(a, b, create_graph):
@@ -321,14 +239,6 @@ def _sum(a, b, create_graph):
         return a + b
     Tensor = _Tensor or _tensor_cls()
     return Tensor._wrap(a._array + b._array)    # no graph to record: skip the op's wrapper
-
-
-def _is_in(o, seq):
-    """``o`` is one of ``seq`` (by identity: ``in`` would call Tensor.__eq__)."""
-    for x in seq:
-        if x is o:
-            return True
-    return False
 
 
 def _check_count(node, result):
