@@ -1,4 +1,4 @@
-"""backward(): an iterative, dependency-counted walk of the graph from the outputs to the leaves.
+"""backward(): an iterative walk of the graph from the outputs to the leaves, latest node first.
 
 Each node runs once, when every consumer has sent its gradient; gradients that meet at a node
 are summed first. Leaves receive theirs through ``.grad`` (or are captured for
