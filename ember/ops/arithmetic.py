@@ -24,8 +24,8 @@ def _grad_shape(ctx, i):
 
 
 def _same(g, arr):
-    """``arr`` has the shape and float dtype of gradient ``g`` (its backward may skip the ops)."""
-    return g.shape == arr.shape and g.dtype == arr.dtype and g.dtype.kind == "f"
+    """``arr`` has the shape and dtype of gradient ``g`` (its backward may skip the ops)."""
+    return g.shape == arr.shape and (g.dtype is arr.dtype or g.dtype == arr.dtype)
 
 
 class Add(Function):
@@ -128,7 +128,7 @@ class Mul(Function):
             return grad_output * ctx.scalar, None
         need = ctx.needs_input_grad
         a, b = ctx.saved_tensors
-        if not _grad.enabled and (a is None or _same(g, a._array)) and \
+        if not _grad.enabled and g.dtype.kind == "f" and (a is None or _same(g, a._array)) and \
                 (b is None or _same(g, b._array)):
             return (Tensor._wrap(g * b._array) if need[0] else None,
                     Tensor._wrap(g * a._array) if need[1] else None)

@@ -46,7 +46,9 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx, a, dtype):
-        arr = _accumulation_array(a, dtype)
+        arr = a._array
+        if dtype is not None or arr.dtype.kind in "biu":
+            arr = _accumulation_array(a, dtype)
         return Tensor._wrap(np.add.reduce(arr, axis=None))   # (arr.sum(), sans its wrapper)
 
     @staticmethod
