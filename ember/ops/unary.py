@@ -139,7 +139,7 @@ class Relu(Function):
     @staticmethod
     def forward(ctx, a):
         arr = a._array
-        out = Tensor._wrap(np.maximum(arr, 0 if arr.dtype.kind in "fiu" else arr.dtype.type(0)))
+        out = Tensor._wrap(np.maximum(arr, 0))    # (a Python 0 keeps the dtype; bool is refused)
         ctx.save_for_backward(out)
         return out
 
@@ -428,7 +428,7 @@ absolute = abs
 
 def relu(input, inplace=False):
     """``max(input, 0)``."""
-    if input._array.dtype == np.bool_:
+    if input._array.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
     if inplace:
         return relu_(input)
