@@ -169,10 +169,6 @@ def _apply(forward, node, args, kwargs):
         if node._legacy_node:
             _mark_creator(node, out)
         return out
-    is_tuple = isinstance(out, tuple)
-    if not is_tuple and not isinstance(out, Tensor) and out is not None:
-        raise TypeError("%s.forward must return a Tensor or a tuple of Tensors, but returned "
-                        "%s" % (_fn_name(node), type(out).__name__))
     n = len(args)
     if n == 1:
         a = args[0]
@@ -213,9 +209,7 @@ def _apply(forward, node, args, kwargs):
         node._edges = tuple(edges)
         node._tensor_args = tuple(mask)
     node._seq = _next_seq()    # after its inputs' nodes (refresh_view's too): a topological order
-    dirty = node._dirty
-    non_diff = node._non_diff
-    if single and not is_tuple and out is not None and not dirty and not non_diff:
+    if type(out) is Tensor and single and not node._marked:
         arr = out._array    # the common case: one new output tensor
         if arr.dtype.kind in "fc":
             out.grad_fn = node
@@ -232,6 +226,12 @@ def _apply(forward, node, args, kwargs):
             from .anomaly_mode import record_trace
             record_trace(node)
         return out
+    is_tuple = isinstance(out, tuple)
+    if not is_tuple and not isinstance(out, Tensor) and out is not None:
+        raise TypeError("%s.forward must return a Tensor or a tuple of Tensors, but returned "
+                        "%s" % (_fn_name(node), type(out).__name__))
+    dirty = node._dirty
+    non_diff = node._non_diff
     outs = out if is_tuple else (out,)
     results = []
     meta = []

@@ -161,6 +161,7 @@ class FunctionCtx:
     _to_save = None
     _dirty = ()
     _non_diff = ()
+    _marked = False         # mark_dirty or mark_non_differentiable was called
     _materialize = True
 
     def save_for_backward(self, *tensors):
@@ -176,9 +177,11 @@ class FunctionCtx:
 
     def mark_dirty(self, *tensors):
         self._dirty = tensors
+        self._marked = True
 
     def mark_non_differentiable(self, *tensors):
         self._non_diff = tensors
+        self._marked = True
 
     def set_materialize_grads(self, value):
         self._materialize = bool(value)
