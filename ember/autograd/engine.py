@@ -170,27 +170,32 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
             target = _heappop(heap)[1]
             buf = buffers.pop(target)
             edges = target._edges
-            if plain and target._fast and len(buf) == 1:
+            if plain and target._fast and len(buf) == 1 and buf[0] is not None:
                 # the common case: no hooks, one output; the Function's backward called as is
                 grads_in = target._forward_cls.backward(target, buf[0])
                 if type(grads_in) is not tuple:
                     grads_in = (grads_in,)
                 if len(grads_in) != len(edges):
                     grads_in = _check_count(target, grads_in)
+            elif not [g for g in buf if g is not None]:
+                grads_in = (None,) * len(edges)     # no gradient reached it: run it empty
             else:
                 grads_in = _run_node(target, buf, capture, create_graph, targets,
                                      needed is None or target in needed)
             i = -1
             for e, g in zip(edges, grads_in):
                 i += 1
-                if e is None or g is None or (receivers is not None and e[0] not in receivers):
+                if e is None or (receivers is not None and e[0] not in receivers):
                     continue
                 nxt, nr = e
                 if isinstance(nxt, Node):
-                    shape, dtype = nxt._out_meta[nr]
-                    if type(g) is not Tensor or g._array.shape != shape or \
-                            (g._array.dtype is not dtype and g._array.dtype != dtype):
-                        g = _check_grad(target, i, g, (shape, dtype))
+                    # (a node reached only by None still runs, empty, and frees what it saved,
+                    # as in torch)
+                    if g is not None:
+                        shape, dtype = nxt._out_meta[nr]
+                        if type(g) is not Tensor or g._array.shape != shape or \
+                                (g._array.dtype is not dtype and g._array.dtype != dtype):
+                            g = _check_grad(target, i, g, (shape, dtype))
                     b = buffers.get(nxt)
                     if b is None:
                         _heappush(heap, (-nxt._seq, nxt))
@@ -199,10 +204,10 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
                         else:
                             b = buffers[nxt] = [None] * nxt._n_out
                             b[nr] = g
-                    else:
+                    elif g is not None:
                         old = b[nr]
                         b[nr] = g if old is None else _sum(old, g, create_graph)
-                else:
+                elif g is not None:
                     arr = nxt._array
                     if type(g) is not Tensor or g._array.shape != arr.shape or \
                             (g._array.dtype is not arr.dtype and g._array.dtype != arr.dtype):

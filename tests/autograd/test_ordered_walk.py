@@ -84,3 +84,28 @@ def test_a_second_backward_through_the_freed_graph_raises():
         assert "backward through the graph a second time" in str(e)
     else:
         raise AssertionError("expected the freed-graph error")
+
+
+def test_a_node_reached_only_by_none_still_runs_and_frees_its_saved_tensors(torch):
+    # torch runs (and frees) a node whose consumers all returned None for it: a later backward
+    # through that node raises the freed-graph error in both libraries.
+    outcome = {}
+    for lib in (ember, torch):
+        class Drop(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return None
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        h = x.exp()                        # saves its result
+        w = lib.tensor([1.0, 1.0], requires_grad=True)
+        (Drop.apply(h).sum() + (w * 2).sum()).backward()
+        try:
+            (h * 3).sum().backward()
+            outcome[lib.__name__] = ("ran", x.grad)
+        except RuntimeError as e:
+            outcome[lib.__name__] = ("raised", "a second time" in str(e), x.grad)
+    assert outcome["ember"] == outcome["torch"] == ("raised", True, None)
