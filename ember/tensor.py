@@ -278,6 +278,7 @@ class Tensor:
             return self.grad_fn._add_tensor_hook(self._output_nr, hook)
         if self._hooks is None:
             self._hooks = {}
+        _engine.hooked_leaves = True     # backward now orders leaves as torch does (see there)
         handle = _RemovableHandle(self._hooks)
         self._hooks[handle.id] = hook
         return handle
@@ -290,6 +291,7 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         d = self.__dict__.setdefault("_post_hooks", {})
+        _engine.hooked_leaves = True
         handle = _RemovableHandle(d)
         d[handle.id] = hook
         return handle

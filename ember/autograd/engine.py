@@ -140,7 +140,9 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
 
     Nodes run latest-recorded first, as in torch's ready queue: a node is recorded after the
     nodes of its inputs, so it runs once every consumer has sent its gradient, with no
-    dependency pass. Leaves accumulate once all nodes have run, in the order first reached.
+    dependency pass. Leaves accumulate once all nodes have run, in the order first reached;
+    once any leaf hook exists (``hooked_leaves``), a pass counts each leaf's uses, and a leaf
+    accumulates as soon as its last use has run, as in torch, so that hooks run in its order.
     """
     Tensor = _Tensor or _tensor_cls()
     needed = receivers = None
@@ -163,6 +165,8 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
         else:
             leaves[r] = _add(leaves.get(r), g)
     plain = capture is None and targets is None and not _state.anomaly
+    uses = _leaf_uses(roots) if hooked_leaves else None
+    done = []
     prev = _state.enabled
     _state.enabled = bool(create_graph)
     try:
@@ -207,23 +211,46 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
                     elif g is not None:
                         old = b[nr]
                         b[nr] = g if old is None else _sum(old, g, create_graph)
-                elif g is not None:
-                    arr = nxt._array
-                    if type(g) is not Tensor or g._array.shape != arr.shape or \
-                            (g._array.dtype is not arr.dtype and g._array.dtype != arr.dtype):
-                        g = _check_grad(target, i, g, (arr.shape, arr.dtype))
-                    old = leaves.get(nxt)
-                    leaves[nxt] = g if old is None else _sum(old, g, create_graph)
+                else:
+                    if g is not None:
+                        arr = nxt._array
+                        if type(g) is not Tensor or g._array.shape != arr.shape or \
+                                (g._array.dtype is not arr.dtype and g._array.dtype != arr.dtype):
+                            g = _check_grad(target, i, g, (arr.shape, arr.dtype))
+                        old = leaves.get(nxt)
+                        leaves[nxt] = g if old is None else _sum(old, g, create_graph)
+                    if uses is not None:
+                        uses[nxt] -= 1
+                        if not uses[nxt] and nxt in leaves:
+                            done.append(nxt)
             grads_in = buf = g = old = b = None    # hold no gradient here (see _accumulate)
             if not retain_graph and target._saved is not None and \
                     (needed is None or target in needed):
                 target._release()
+            while done:     # leaves whose last use just ran (only with hooked_leaves)
+                t = done.pop(0)
+                g = leaves.pop(t)
+                _leaf(t, g, create_graph, targets, capture)
+                g = None
         for t in list(leaves):
             g = leaves.pop(t)
             _leaf(t, g, create_graph, targets, capture)
             g = None
     finally:
         _state.enabled = prev
+
+
+hooked_leaves = False    # set for good by the first hook on a leaf
+
+
+def _leaf_uses(roots):
+    """How many edges of the graph behind ``roots`` lead to each leaf."""
+    uses = {}
+    for node in _reachable(roots):
+        for e in node._edges:
+            if e is not None and not isinstance(e[0], Node):
+                uses[e[0]] = uses.get(e[0], 0) + 1
+    return uses
 
 
 def _reachable(roots):

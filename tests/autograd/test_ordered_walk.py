@@ -109,3 +109,36 @@ def test_a_node_reached_only_by_none_still_runs_and_frees_its_saved_tensors(torc
         except RuntimeError as e:
             outcome[lib.__name__] = ("raised", "a second time" in str(e), x.grad)
     assert outcome["ember"] == outcome["torch"] == ("raised", True, None)
+
+
+def _hook_order(lib, build):
+    seen = []
+    build(lib, lambda name: (lambda g: seen.append(name)))
+    return seen
+
+
+def test_leaf_hooks_run_when_the_leaf_is_complete_as_in_torch(torch):
+    def late_leaf(L, hook):     # x's branch is recorded last, so it runs (and completes) first
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        y = L.tensor([3.0, 4.0], requires_grad=True)
+        x.register_hook(hook("x"))
+        y.register_hook(hook("y"))
+        e = y.exp()
+        e.register_hook(hook("exp(y)"))
+        ((e * 3).sum() + (x * 2).sum()).backward()
+
+    def shared(L, hook):        # two leaves completed by the same node, in its edges' order
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        w = L.tensor([3.0, 4.0], requires_grad=True)
+        x.register_hook(hook("x"))
+        w.register_hook(hook("w"))
+        h = x * w
+        h.register_hook(hook("h"))
+        a = h.exp()
+        a.register_hook(hook("a"))
+        b = x * 3
+        b.register_hook(hook("b"))
+        (a.sum() + b.sum() + (w * 2).sum()).backward()
+
+    for build in (late_leaf, shared):
+        assert _hook_order(ember, build) == _hook_order(torch, build)
