@@ -181,8 +181,6 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
                     grads_in = (grads_in,)
                 if len(grads_in) != len(edges):
                     grads_in = _check_count(target, grads_in)
-            elif not [g for g in buf if g is not None]:
-                grads_in = (None,) * len(edges)     # no gradient reached it: run it empty
             else:
                 grads_in = _run_node(target, buf, capture, create_graph, targets,
                                      needed is None or target in needed)
@@ -312,8 +310,8 @@ def _run_node(node, buf, capture, create_graph, targets, run=True):
     """Call one node's backward on its summed output gradients; check what it returns
     (with ``run`` False only capture the gradients: nothing requested lies behind the node)."""
     n_in = len(node._edges)
-    if buf is None:
-        return (None,) * n_in
+    if all(g is None for g in buf):
+        return (None,) * n_in    # no gradient reached it: it runs empty (no hooks), as torch
     if node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
             r = hook(tuple(buf))
@@ -361,10 +359,7 @@ def _run_node(node, buf, capture, create_graph, targets, run=True):
     if type(result) is not tuple:
         result = (result,)
     if len(result) != n_in:
-        if len(result) < n_in or any(g is not None for g in result[n_in:]):
-            raise RuntimeError("function %s returned an incorrect number of gradients (expected "
-                               "%d, got %d)" % (node.name(), n_in, len(result)))
-        result = result[:n_in]
+        result = _check_count(node, result)
     result = _validate(node, result)
     if node._post_hooks:
         for hook in list(node._post_hooks.values()):

@@ -196,8 +196,8 @@ def _apply(forward, node, args, kwargs):
         edges = []
         mask = []
         single = True
-        for a, n in zip(args, needs):
-            if n:
+        for a, need in zip(args, needs):
+            if need:
                 if a._base is not None:
                     refresh_view(a)
                 edges.append((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))

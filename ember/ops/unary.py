@@ -289,8 +289,7 @@ class Clamp(Function):
             ctx.save_for_backward(a, None, None)
             ctx.bounds = (lo, hi)
             return Tensor._wrap(out)
-        else:
-            d = _dt.result_type(*[x for x in (a, lo, hi) if x is not None]).np
+        d = _dt.result_type(*[x for x in (a, lo, hi) if x is not None]).np
         out = arr if arr.dtype == d else arr.astype(d)
         if lo_a is not None:
             out = np.maximum(out, np.asarray(lo_a, dtype=d))
