@@ -11,7 +11,7 @@ import ember
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks import run, workloads  # noqa: E402
+from benchmarks import floors, run, workloads  # noqa: E402
 
 _STEP_KEYS = [w.key for w in workloads.WORKLOADS if w.kind in ("step", "gemm")]
 
@@ -86,3 +86,34 @@ def test_table_lists_every_row():
     assert table.count("\n") == 3
     assert "| W1 | op overhead | us/iter | 50 | 70 | 0.714 | <= 0.8 | yes |" in table
     assert "skipped: ember lacks optim.Adam" in table
+
+
+@pytest.mark.parametrize("key", ["W3", "W6"])
+def test_floor_products_agree(torch, key):
+    """Each product the floors time has the same number of multiply-adds and output elements in
+    ember's layout as in torch's (the two layouts compute the same matrices)."""
+    def size(r):
+        return sum(x.size for x in r) if isinstance(r, list) else r.size
+
+    for name, count, (sa, sb, f_np), (ta, tb, f_torch) in floors.products(key):
+        out_np = f_np(np.ones(sa, np.float32), np.ones(sb, np.float32))
+        out_t = f_torch(torch.ones(ta), torch.ones(tb)).numpy()
+        assert size(out_np) == out_t.size, name
+        # every entry of a product of all-ones operands is the inner dimension
+        inner = {float(x.flat[0]) for x in (out_np if isinstance(out_np, list) else [out_np])}
+        assert inner == {float(out_t.flat[0])}, name
+        assert count >= 1
+
+
+def test_floors_table(monkeypatch, capsys):
+    """``python -m benchmarks.floors`` prints a row per product and the summary of W3 and W6
+    (each measurement run once here)."""
+    def once(fn, rounds, target_s=0.02):
+        fn()
+        return 1e-3
+    monkeypatch.setattr(floors, "_median_time", once)
+    assert floors.main(["--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "| W3 | x @ W1.T |" in out and "| W6 | step: gates from h (x64) |" in out
+    assert "| W3 | 8.00 ms |" in out and "<= 0.8 |" in out
+    assert "| W6 | 135.00 ms |" in out    # 7 products once a step, 2 at each of 64 steps
