@@ -19,10 +19,6 @@ from . import workloads as W
 
 __all__ = ["adam_time", "main", "products", "step_time", "time_products"]
 
-# (W3) batch, input, hidden, classes; (W6) steps, batch, embedding, hidden, vocabulary
-_MLP = (128, 784, 512, 10)
-_LSTM = (64, 32, 64, 256, 65)
-
 
 def _same(sa, sb, f_np, f_torch):
     """A product whose operands have the same shapes and layouts in both libraries."""
@@ -30,7 +26,7 @@ def _same(sa, sb, f_np, f_torch):
 
 
 def _mlp_products():
-    b, d, h, c = _MLP
+    d, h, c, b = W.MLP_SIZES
     lin = lambda x, w: x @ w.T
     lin_t = lambda x, w: x @ w.t()
     grad_w = lambda g, x: g.T @ x
@@ -50,7 +46,7 @@ def _mlp_products():
 
 
 def _lstm_products():
-    t, n, e, h, v = _LSTM
+    v, e, h, t, n = W.LSTM_SIZES
     g4, rows = 4 * h, t * n
     per_gate = lambda d, x: [d[k * h:(k + 1) * h] @ x for k in range(4)]
     # ember keeps states transposed, (H, N): each step's gates are W_hh @ h, the input
@@ -124,9 +120,9 @@ def time_products(key, torch=None, rounds=7):
 
 def _parameter_shapes(key):
     if key == "W3":
-        _, d, h, c = _MLP
+        d, h, c, _ = W.MLP_SIZES
         return [(h, d), (h,), (h, h), (h,), (c, h), (c,)]
-    _, _, e, h, v = _LSTM
+    v, e, h, _, _ = W.LSTM_SIZES
     return [(v, e), (4 * h, e), (4 * h, h), (4 * h,), (4 * h,), (v, h), (v,)]
 
 

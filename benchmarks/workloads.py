@@ -6,7 +6,7 @@ NumPy arrays, which the runner copies into the other library so that both start 
 """
 import numpy as np
 
-__all__ = ["Case", "Workload", "WORKLOADS", "by_key", "missing"]
+__all__ = ["LSTM_SIZES", "MLP_SIZES", "Case", "Workload", "WORKLOADS", "by_key", "missing"]
 
 
 class Case:
@@ -94,16 +94,20 @@ def _classifier_step(lib, model, opt, x, target):
     return step
 
 
+MLP_SIZES = (784, 512, 10, 128)        # W3: input, hidden, classes, batch
+LSTM_SIZES = (65, 64, 256, 64, 32)      # W6: vocabulary, embedding, hidden, steps, batch
+
+
 def w3_mlp(lib, tiny=False, init=None):
     """MLP 784-512-512-10 on a batch of 128, cross_entropy, Adam."""
     nn = lib.nn
-    d_in, h, batch = (20, 16, 8) if tiny else (784, 512, 128)
+    d_in, h, classes, batch = (20, 16, 10, 8) if tiny else MLP_SIZES
     model = nn.Sequential(nn.Linear(d_in, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU(),
-                          nn.Linear(h, 10))
+                          nn.Linear(h, classes))
     init = _load(lib, model, init)
     opt = lib.optim.Adam(model.parameters(), lr=1e-3)
     x = lib.tensor(_data((batch, d_in), 6))
-    target = lib.tensor(_labels(batch, 10, 7))
+    target = lib.tensor(_labels(batch, classes, 7))
     return Case(_classifier_step(lib, model, opt, x, target), init)
 
 
@@ -173,7 +177,7 @@ class _CharLSTM:
 
 def w6_lstm(lib, tiny=False, init=None):
     """Char-level LSTM: embedding 64, hidden 256, sequence 64, batch 32, Adam."""
-    vocab, emb, hidden, seq, batch = (11, 8, 16, 5, 3) if tiny else (65, 64, 256, 64, 32)
+    vocab, emb, hidden, seq, batch = (11, 8, 16, 5, 3) if tiny else LSTM_SIZES
     model = _CharLSTM.make(lib, vocab, emb, hidden)
     init = _load(lib, model, init)
     opt = lib.optim.Adam(model.parameters(), lr=1e-3)
