@@ -9,14 +9,17 @@ from .dtypes import (bool, float, float16, float32, float64, double, half, int, 
                      get_default_dtype, set_default_dtype, promote_types)
 from .tensor import (Tensor, Size, FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
                      ShortTensor, CharTensor, ByteTensor, BoolTensor)
+from .tensor import _bind as _bind_tensor
 from ._tensor_str import set_printoptions, get_printoptions
 from .random import (Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
                      default_generator)
 from .ops import *  # noqa: F401,F403
 from .ops import _getitem  # noqa: F401
+from .backend import device, set_default_device, get_default_device  # noqa: F401
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
                                  inference_mode, is_inference_mode_enabled)
 from . import autograd, ops, return_types  # noqa: F401
+_bind_tensor(ops, autograd.engine)    # Tensor's methods dispatch into ops (see tensor.py)
 from . import cuda  # noqa: F401
 # ``from .ops import *`` bound ``linalg`` to ``ops.linalg``; load the public ``ember.linalg``.
 linalg = __import__("importlib").import_module(__name__ + ".linalg")

@@ -143,9 +143,12 @@ def _tensor_str(arr, indent, fmt, summarize):
 def tensor_repr(t, prefix="tensor("):
     """The text of ``repr(t)``."""
     from .dtypes import get_default_dtype, int64, bool as bool_
-    arr = t._array
+    from .backend import to_host
+    arr = to_host(t._array)
     indent = len(prefix)
     suffixes = []
+    if type(t._array) is not type(arr):
+        suffixes.append("device='%s'" % t.device)
     if arr.size == 0 and arr.shape != (0,):
         body = "[]"
         suffixes.append("size=" + str(tuple(arr.shape)))
@@ -162,7 +165,7 @@ def tensor_repr(t, prefix="tensor("):
     elif arr.size == 0 and d is not get_default_dtype():
         suffixes.append("dtype=" + repr(d))
     if t.grad_fn is not None:
-        suffixes.append("grad_fn=<%s>" % type(t.grad_fn).__name__)
+        suffixes.append("grad_fn=<%s>" % t.grad_fn.name())
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

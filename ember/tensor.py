@@ -1,18 +1,25 @@
-"""Tensor: one NumPy array plus the autograd fields (grad, grad_fn, version, hooks)."""
+"""Tensor: one backend array plus the autograd fields (grad, grad_fn, version, hooks).
+
+The core's one upward reference (DESIGN.md): Tensor's methods dispatch into ``ember.ops`` and the
+autograd engine through ``_ops`` and ``_engine``, bound by ``ember/__init__.py`` once both are
+imported (``_bind``); this file imports nothing above the backend and dtypes.
+"""
 import warnings
 import weakref
 from types import MethodType as _MethodType
+from typing import Any, Optional
 
 import numpy as np
 
+from . import backend as _backend
 from . import dtypes as _dt
-from .autograd import engine as _engine
-from .autograd.grad_mode import state as _grad_state
 from ._tensor_str import tensor_repr
 
 __all__ = ["Tensor", "Size"]
 
 _ndarray = np.ndarray
+_ops: Any = None        # ember.ops, bound by _bind
+_engine: Any = None     # ember.autograd.engine, bound by _bind
 
 
 class Size(tuple):
@@ -28,24 +35,38 @@ class Size(tuple):
         return n
 
 
-class _RemovableHandle:
-    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+class RemovableHandle:
+    """Returned by every ``register_*hook``; ``remove()`` unregisters the hook.
+
+    The one handle class of ember (tensor, node and module hooks), as
+    ``torch.utils.hooks.RemovableHandle``.
+    """
 
     _next_id = [0]
 
-    def __init__(self, hooks_dict):
+    def __init__(self, hooks_dict: dict, extra_dicts: tuple = ()) -> None:
         self.hooks_dict = hooks_dict     # (a plain dict cannot be weakly referenced)
+        self.extra_dicts = extra_dicts
         self.id = self._next_id[0]
         self._next_id[0] += 1
 
-    def remove(self):
+    def remove(self) -> None:
         self.hooks_dict.pop(self.id, None)
+        for d in self.extra_dicts:
+            d.pop(self.id, None)
 
-    def __enter__(self):
+    def __enter__(self) -> "RemovableHandle":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.remove()
+
+
+def _add_hook(hooks_dict: dict, hook: Any) -> RemovableHandle:
+    """Register ``hook`` in ``hooks_dict`` under a new handle's id."""
+    handle = RemovableHandle(hooks_dict)
+    hooks_dict[handle.id] = hook
+    return handle
 
 
 def _legacy_data(args):
@@ -55,13 +76,13 @@ def _legacy_data(args):
         if isinstance(data, Tensor):
             return data._array
         if isinstance(data, Size):
-            return np.zeros(tuple(data), dtype=np.float32)
+            return _backend.backend_for(None).xp.zeros(tuple(data), dtype=np.float32)
         return None
     for a in args:
         if not isinstance(a, (int, np.integer)):
             raise TypeError("Tensor(): expected a sequence or sizes (ints), got %r"
                             % type(a).__name__)
-    return np.zeros(tuple(int(a) for a in args), dtype=np.float32)
+    return _backend.backend_for(None).xp.zeros(tuple(int(a) for a in args), dtype=np.float32)
 
 
 class Tensor:
@@ -80,10 +101,11 @@ class Tensor:
     __array_ufunc__ = None       # numpy defers to our reflected operators
 
     def __init__(self, *args, _dtype=None):
-        arr = _legacy_data(args) if args else np.zeros((0,), dtype=np.float32)
+        arr = _legacy_data(args) if args else \
+            _backend.backend_for(None).xp.zeros((0,), dtype=np.float32)
         d = _dtype or _dt.get_default_dtype()
         if arr is None:
-            arr = _to_array(args[0], d)
+            arr = _backend.backend_for(None).asarray(_to_array(args[0], d))
         if arr.dtype != d.np:
             arr = arr.astype(d.np)
         self._array = arr
@@ -98,7 +120,7 @@ class Tensor:
     def _wrap(arr, requires_grad=False):
         """Make a Tensor around ``arr`` without copying (internal fast path)."""
         t = _new(Tensor)
-        t._array = arr if type(arr) is _ndarray else np.asarray(arr)
+        t._array = arr if type(arr) is _ndarray or _backend.is_array(arr) else np.asarray(arr)
         t._requires_grad = requires_grad
         t._grad = None
         t.grad_fn = None
@@ -147,10 +169,18 @@ class Tensor:
         return self._array.nbytes
 
     @property
-    def device(self):
-        return _ops.device("cpu")
+    def device(self) -> "_backend.device":
+        return _backend.backend_of(self._array).device
 
-    is_cuda = False
+    @property
+    def is_cuda(self) -> bool:
+        return type(self._array) is not _ndarray and self.device.type == "cuda"
+
+    def get_device(self) -> int:
+        """The device index (-1 on the CPU), as torch."""
+        d = self.device
+        return -1 if d.type == "cpu" else (d.index or 0)
+
     is_sparse = False
     is_quantized = False
     is_meta = False
@@ -169,8 +199,8 @@ class Tensor:
     def is_contiguous(self, memory_format=None):
         return self._array.flags.c_contiguous
 
-    def data_ptr(self):
-        return self._array.__array_interface__["data"][0]
+    def data_ptr(self) -> int:
+        return _backend.backend_of(self._array).data_ptr(self._array)
 
     def storage_offset(self):
         if self._base is None:
@@ -278,10 +308,8 @@ class Tensor:
             return self.grad_fn._add_tensor_hook(self._output_nr, hook)
         if self._hooks is None:
             self._hooks = {}
-        _engine.hooked_leaves = True     # backward now orders leaves as torch does (see there)
-        handle = _RemovableHandle(self._hooks)
-        self._hooks[handle.id] = hook
-        return handle
+        _engine.note_leaf_hook(self)
+        return _add_hook(self._hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(tensor)`` after this leaf's ``.grad`` has been accumulated."""
@@ -291,17 +319,15 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         d = self.__dict__.setdefault("_post_hooks", {})
-        _engine.hooked_leaves = True
-        handle = _RemovableHandle(d)
-        d[handle.id] = hook
-        return handle
+        _engine.note_leaf_hook(self)
+        return _add_hook(d, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
         fn = self.grad_fn
         if gradient is None and inputs is None and fn is not None and self._base is None and \
                 not self._array.shape:   # loss.backward(): what engine.backward does, directly
-            ones = Tensor._wrap(np.array(1, self._array.dtype))
+            ones = Tensor._wrap(_backend.get_array_module(self._array).ones((), self._array.dtype))
             return _engine._execute(((fn, self._output_nr),), (ones,), create_graph
                                     if retain_graph is None else retain_graph, create_graph,
                                     None, None)
@@ -331,16 +357,23 @@ class Tensor:
     def tolist(self):
         return self._array.tolist()
 
-    def numpy(self, force=False):
+    def numpy(self, force: bool = False) -> np.ndarray:
+        if type(self._array) is not _ndarray:
+            if not force:
+                raise TypeError(_host_message(self))
+            return _backend.to_host(self._array)
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._array
 
     def __array__(self, dtype=None, copy=None):
-        if dtype is not None and np.dtype(dtype) != self._array.dtype:
-            return self._array.astype(dtype)
-        return self._array.copy() if copy else self._array
+        arr = self._array
+        if type(arr) is not _ndarray:
+            raise TypeError(_host_message(self))
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
 
     def __array_function__(self, func, types, args, kwargs):
         """NumPy functions see tensors as their arrays: ``np.sum(t)`` is a NumPy value."""
@@ -395,10 +428,10 @@ class Tensor:
         return _ops.to(self, _dt.bool)
 
     def cpu(self, memory_format=None):
-        return self
+        return self if type(self._array) is _ndarray else _ops.to(self, "cpu")
 
     def cuda(self, device=None, non_blocking=False):
-        return _ops.to(self, "cuda")
+        return _ops.to(self, "cuda" if device is None else _cuda_device(device))
 
     def pin_memory(self):
         return self
@@ -413,20 +446,24 @@ class Tensor:
         return False
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-        return _ops.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _ops.tensor(data, dtype=dtype or self.dtype, device=device or self.device,
+                           requires_grad=requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        return _ops.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _ops.zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
+                          requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-        return _ops.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _ops.ones(*size, dtype=dtype or self.dtype, device=device or self.device,
+                         requires_grad=requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-        return _ops.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _ops.empty(*size, dtype=dtype or self.dtype, device=device or self.device,
+                          requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
         return _ops.full(size, fill_value, dtype=dtype or self.dtype,
-                         requires_grad=requires_grad)
+                         device=device or self.device, requires_grad=requires_grad)
 
     # ---- Python protocol --------------------------------------------------------
     def __repr__(self, *, tensor_contents=None):
@@ -473,7 +510,8 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __reduce_ex__(self, proto):
-        return (_rebuild, (self._array, self._requires_grad))
+        return (_rebuild, (_backend.to_host(self._array), self._requires_grad,
+                           str(self.device)))
 
     def __deepcopy__(self, memo):
         if self.grad_fn is not None:
@@ -586,10 +624,20 @@ class Tensor:
 _new = object.__new__
 
 
-def _rebuild(arr, requires_grad):
-    t = Tensor._wrap(np.array(arr))
+def _rebuild(arr, requires_grad, device="cpu"):
+    t = Tensor._wrap(_backend.backend_for(device).asarray(np.array(arr)))
     t._requires_grad = requires_grad
     return t
+
+
+def _host_message(t):
+    return ("can't convert %s device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
+            "to host memory first." % t.device)
+
+
+def _cuda_device(device):
+    d = _backend.device(device)
+    return d if d.type == "cuda" else _backend.device("cuda", d.index)
 
 
 def _copy_fields(src, dst, memo):
@@ -626,6 +674,8 @@ def _to_array(data, d=None):
     """Turn nested lists, scalars, arrays or tensors into an ndarray (dtype inferred as torch)."""
     if isinstance(data, Tensor):
         arr = data._array
+    elif _backend.is_array(data) and not isinstance(data, np.ndarray):
+        arr = data
     elif isinstance(data, np.ndarray):
         arr = data
     elif isinstance(data, (list, tuple)):
@@ -634,12 +684,13 @@ def _to_array(data, d=None):
         arr = np.asarray(data)
         if arr.dtype == object:
             raise TypeError("can't convert %s to a tensor" % type(data).__name__)
-    if d is None and arr.dtype.kind == "f" and not isinstance(data, (np.ndarray, Tensor)):
+    given = isinstance(data, Tensor) or _backend.is_array(data)
+    if d is None and arr.dtype.kind == "f" and not given:
         arr = arr.astype(_dt.get_default_dtype().np)
     if d is not None and arr.dtype != d.np:
         arr = arr.astype(d.np)
     if d is None and arr.dtype.kind == "i" and arr.dtype != np.int64 and \
-            not isinstance(data, (np.ndarray, Tensor)):
+            not given:
         arr = arr.astype(np.int64)
     if arr.dtype not in _dt._BY_NP:
         _dt.from_numpy_dtype(arr.dtype)
@@ -648,7 +699,7 @@ def _to_array(data, d=None):
 
 def _nested_to_array(data):
     if any(isinstance(x, Tensor) for x in data):
-        data = [x._array if isinstance(x, Tensor) else
+        data = [_backend.to_host(x._array) if isinstance(x, Tensor) else
                 (_nested_to_array(x) if isinstance(x, (list, tuple)) else x) for x in data]
     try:
         arr = np.array(data)
@@ -688,8 +739,6 @@ ByteTensor = _legacy_type("ByteTensor", _dt.uint8)
 BoolTensor = _legacy_type("BoolTensor", _dt.bool)
 
 
-from . import ops as _ops  # noqa: E402  (ops import Tensor; bound late to break the cycle)
-
 # The hottest methods and operators are the ops' functions themselves (a Python call less than a
 # wrapper method; other methods go through ``__getattr__``).
 _METHODS = {
@@ -703,6 +752,13 @@ _METHODS = {
     "unsqueeze": "unsqueeze", "squeeze": "squeeze", "expand": "expand", "sigmoid": "sigmoid",
     "tanh": "tanh", "transpose": "transpose", "permute": "permute", "flatten": "flatten",
     "zero_": "zero_"}
-for _op, _names in _METHODS.items():
-    for _name in _names.split():
-        setattr(Tensor, _name, getattr(_ops, _op))
+
+
+def _bind(ops, engine):
+    """Connect Tensor's methods to ``ember.ops`` and the engine (called by ``ember/__init__``)."""
+    global _ops, _engine
+    _ops = ops
+    _engine = engine
+    for op, names in _METHODS.items():
+        for name in names.split():
+            setattr(Tensor, name, getattr(ops, op))

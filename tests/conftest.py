@@ -37,7 +37,4 @@ def torch():
 def _seed():
     ember.manual_seed(0)
     np.random.seed(0)
-    # Each test starts with backward's plain leaf order (no leaf hooks seen yet), so that one
-    # test's leaf hook does not switch every later test to the counted order.
-    ember.autograd.engine.hooked_leaves = False
     yield

@@ -14,6 +14,8 @@ def to_numpy(t):
         return None
     if hasattr(t, "detach"):
         t = t.detach()
+    if hasattr(t, "cpu"):
+        t = t.cpu()
     return np.asarray(t.numpy() if hasattr(t, "numpy") else t)
 
 
@@ -26,8 +28,12 @@ def tol(dtype):
 
 
 def compare(torch, fn, *arrays, grad=True, rtol=None, atol=None, seed=0, check_dtype=True,
-            requires_grad=None):
-    """Run ``fn(lib, *inputs)`` in both libraries and assert equal outputs and gradients."""
+            requires_grad=None, device=None):
+    """Run ``fn(lib, *inputs)`` in both libraries and assert equal outputs and gradients.
+
+    ``device`` puts ember's inputs (and upstream gradients) on that device (e.g. ``"strict"``);
+    every output and gradient must then live on it too.
+    """
     rng = np.random.default_rng(seed)
     results = {}
     upstream = None
@@ -35,7 +41,7 @@ def compare(torch, fn, *arrays, grad=True, rtol=None, atol=None, seed=0, check_d
         inputs = []
         for i, a in enumerate(arrays):
             if isinstance(a, np.ndarray):
-                t = lib.tensor(a.copy())
+                t = lib.tensor(a.copy(), device=device) if lib is ember else lib.tensor(a.copy())
                 rg = grad and a.dtype.kind == "f" and (requires_grad is None or requires_grad[i])
                 if rg:
                     t.requires_grad_(True)
@@ -48,10 +54,19 @@ def compare(torch, fn, *arrays, grad=True, rtol=None, atol=None, seed=0, check_d
         if upstream is None:
             upstream = [rng.standard_normal(tuple(o.shape)).astype(to_numpy(o).dtype)
                         if to_numpy(o).dtype.kind == "f" else None for o in outs]
+        if lib is ember and device is not None:
+            for o in outs:
+                assert str(o.device) == str(device), "an output left device %s" % device
         grads = None
         diff = [(o, u) for o, u in zip(outs, upstream) if u is not None and o.requires_grad]
         if grad and diff:
-            lib.autograd.backward([o for o, _ in diff], [lib.tensor(u) for _, u in diff])
+            lib.autograd.backward([o for o, _ in diff],
+                                  [lib.tensor(u, device=device) if lib is ember else
+                                   lib.tensor(u) for _, u in diff])
+            if lib is ember and device is not None:
+                for t in inputs:
+                    if getattr(t, "grad", None) is not None:
+                        assert str(t.grad.device) == str(device), "a gradient left the device"
             grads = [to_numpy(t.grad) if hasattr(t, "grad") and t.requires_grad else None
                      for t in inputs]
         results[lib.__name__] = ([to_numpy(o) for o in outs], [o.dtype for o in outs], grads)

@@ -5,6 +5,7 @@ are summed first. Leaves receive theirs through ``.grad`` (or are captured for
 ``autograd.grad``).
 """
 import sys
+import weakref
 from heapq import heappop as _heappop, heappush as _heappush
 
 import numpy as np
@@ -141,7 +142,7 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
     Nodes run latest-recorded first, as in torch's ready queue: a node is recorded after the
     nodes of its inputs, so it runs once every consumer has sent its gradient, with no
     dependency pass. Leaves accumulate once all nodes have run, in the order first reached;
-    once any leaf hook exists (``hooked_leaves``), a pass counts each leaf's uses, and a leaf
+    when a leaf of this graph has a hook, a pass counts each leaf's uses, and a leaf
     accumulates as soon as its last use has run, as in torch, so that hooks run in its order.
     """
     Tensor = _Tensor or _tensor_cls()
@@ -165,7 +166,7 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
         else:
             leaves[r] = _add(leaves.get(r), g)
     plain = capture is None and targets is None and not _state.anomaly
-    uses = _leaf_uses(roots) if hooked_leaves else None
+    uses = _leaf_uses(roots) if _hooked_leaves else None
     done = []
     prev = _state.enabled
     _state.enabled = bool(create_graph)
@@ -225,7 +226,7 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
             if not retain_graph and target._saved is not None and \
                     (needed is None or target in needed):
                 target._release()
-            while done:     # leaves whose last use just ran (only with hooked_leaves)
+            while done:     # leaves whose last use just ran (only when a leaf has a hook)
                 t = done.pop(0)
                 g = leaves.pop(t)
                 _leaf(t, g, create_graph, targets, capture)
@@ -238,17 +239,27 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
         _state.enabled = prev
 
 
-hooked_leaves = False    # set for good by the first hook on a leaf
+_hooked_leaves = weakref.WeakValueDictionary()   # id -> live leaf that has (had) a hook
+
+
+def note_leaf_hook(leaf):
+    """Called when a hook is registered on ``leaf``: backward calls that reach it order leaf
+    accumulation as torch does (see ``_execute``)."""
+    _hooked_leaves[id(leaf)] = leaf
 
 
 def _leaf_uses(roots):
-    """How many edges of the graph behind ``roots`` lead to each leaf."""
+    """How many edges of the graph behind ``roots`` lead to each leaf; None when no leaf of
+    this graph has a hook (then the order of accumulation cannot be observed)."""
     uses = {}
+    hooked = False
     for node in _reachable(roots):
         for e in node._edges:
             if e is not None and not isinstance(e[0], Node):
-                uses[e[0]] = uses.get(e[0], 0) + 1
-    return uses
+                leaf = e[0]
+                uses[leaf] = uses.get(leaf, 0) + 1
+                hooked = hooked or bool(leaf._hooks) or "_post_hooks" in leaf.__dict__
+    return uses if hooked else None
 
 
 def _reachable(roots):

@@ -3,6 +3,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..backend import backend_for, backend_of, device
 from ..tensor import Tensor
 from ._inplace import overwrite
 
@@ -12,67 +13,27 @@ __all__ = ["to", "clone", "contiguous", "detach", "device", "is_tensor", "is_flo
            "get_device"]
 
 
-class device:
-    """Where a tensor lives: ``device('cpu')``; ``device('cuda', 0)`` is accepted but unusable.
-
-    Example:
-        >>> import ember
-        >>> ember.device("cpu")
-        device(type='cpu')
-    """
-
-    def __init__(self, type="cpu", index=None):
-        if isinstance(type, device):
-            type, index = type.type, type.index
-        if isinstance(type, int):
-            type, index = "cuda", type
-        if ":" in type:
-            type, idx = type.split(":", 1)
-            index = int(idx)
-        if type not in ("cpu", "cuda", "meta", "mps"):
-            raise RuntimeError("Expected one of cpu, cuda, meta, mps device type at start of "
-                               "device string: %s" % type)
-        self.type = type
-        self.index = index
-
-    def __repr__(self):
-        if self.index is None:
-            return "device(type='%s')" % self.type
-        return "device(type='%s', index=%d)" % (self.type, self.index)
-
-    def __str__(self):
-        return self.type if self.index is None else "%s:%d" % (self.type, self.index)
-
-    def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
-
-    def __hash__(self):
-        return hash((self.type, self.index))
-
-    def __enter__(self):
-        _check_device(self)
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def __reduce__(self):
-        return (device, (self.type, self.index))
-
-
 class ToCopy(Function):
+    """A copy in another dtype and/or on another device (torch's ``_to_copy``)."""
+
     node_name = "ToCopyBackward0"
 
     @staticmethod
-    def forward(ctx, a, np_dtype):
-        return Tensor._wrap(a._array.astype(np_dtype))
+    def forward(ctx, a, np_dtype, target):
+        arr = a._array
+        ctx.source = backend_of(arr).device
+        if target is not None and target is not backend_of(arr):
+            arr = target.asarray(arr if np_dtype is None else arr.astype(np_dtype))
+        elif np_dtype is not None:
+            arr = arr.astype(np_dtype)
+        else:
+            arr = arr.copy()
+        return Tensor._wrap(arr)
 
     @staticmethod
     def backward(ctx, grad_output):
         d = ctx._input_meta(0)[1]
-        return to(grad_output, _dt.from_numpy_dtype(d)), None
+        return to(grad_output, _dt.from_numpy_dtype(d), ctx.source), None, None
 
 
 class Clone(Function):
@@ -118,9 +79,11 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
     for a in args:
         if isinstance(a, Tensor):
             dtype = a.dtype
+            device = a.device
         elif isinstance(a, _dt.dtype) or (isinstance(a, type) and hasattr(a, "_legacy_dtype")):
             dtype = _type_to_dtype(a)
-        elif isinstance(a, (str, globals()["device"])) or isinstance(a, int):
+        elif isinstance(a, (str, globals()["device"])) or (isinstance(a, int) and
+                                                           not isinstance(a, bool)):
             s = str(a)
             if s.startswith("torch.") or s in _dt._BY_NAME:
                 dtype = _dt.to_dtype(s)
@@ -130,14 +93,19 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
             non_blocking = a
         else:
             dtype = _dt.to_dtype(a)
+    target = None
     if device is not None:
-        _check_device(device)
-    if dtype is None:
+        target = backend_for(device)
+        if target is backend_of(input._array):
+            target = None
+    np_dtype = None
+    if dtype is not None:
+        np_dtype = _dt.to_dtype(dtype).np
+        if np_dtype == input._array.dtype:
+            np_dtype = None
+    if np_dtype is None and target is None:
         return clone(input) if copy else input
-    d = _dt.to_dtype(dtype)
-    if d.np == input._array.dtype:
-        return clone(input) if copy else input
-    return ToCopy.apply(input, d.np)
+    return ToCopy.apply(input, np_dtype, target)
 
 
 def clone(input, *, memory_format=None):
@@ -158,8 +126,8 @@ def detach(input):
 
 
 def get_device(input):
-    """The CUDA device index of ``input``; -1 for CPU tensors (all of ember's)."""
-    return -1
+    """The device index of ``input``; -1 for CPU tensors."""
+    return input.get_device()
 
 
 def is_tensor(obj):

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..random import _rng
+from ..backend import backend_for, backend_of, is_array
 from ..tensor import Tensor, _to_array
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
@@ -77,18 +78,19 @@ def set_num_interop_threads(num):
 
 
 def _check_device(device):
-    if device is None:
-        return
-    from .conversion import device as _device
-    d = _device(device)
-    if d.type != "cpu":
-        raise RuntimeError("ember has no %s backend in this build; torch.cuda.is_available() is "
-                           "False. Use device='cpu'." % d.type)
+    """The backend of ``device`` (raises a clear error for a device ember cannot use)."""
+    return backend_for(device)
 
 
 def _finish(arr, requires_grad, device=None):
-    if device is not None:
-        _check_device(device)
+    """A new tensor around host or device array ``arr``, moved to ``device`` (or the default
+    device) when it lives elsewhere."""
+    if device is None and type(arr) is not np.ndarray and is_array(arr):
+        b = backend_of(arr)     # device data stays where it is
+    else:
+        b = backend_for(device)
+    if type(arr) is not b.array_type:
+        arr = b.asarray(arr)
     t = Tensor._wrap(arr)
     if requires_grad:
         t.requires_grad = True

@@ -1,0 +1,230 @@
+"""The array libraries behind ember's devices: the only package that knows which one it talks to.
+
+A tensor's data is one array of its device's library: ``numpy.ndarray`` on ``cpu``, a CuPy
+array on ``cuda`` (when CuPy and a GPU exist), and a ``StrictArray`` on ``strict``, the test
+device that refuses host/device mixing as CuPy does. Ops take their array module from their
+inputs (``get_array_module``); creation functions from a device (``backend_for``). The few
+operations whose spelling differs between libraries live on the ``Backend`` objects.
+
+Example:
+    >>> import ember
+    >>> from ember.backend import get_array_module
+    >>> get_array_module(ember.zeros(2)._array).__name__
+    'numpy'
+    >>> ember.zeros(2, device="strict").device
+    device(type='strict')
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Optional, Tuple
+
+import numpy as np
+
+from ._device import DeviceLike, device
+
+__all__ = ["device", "Backend", "get_array_module", "backend_of", "backend_for",
+           "array_types", "is_array", "same_device", "errstate", "set_default_device",
+           "get_default_device", "to_host"]
+
+_ndarray = np.ndarray
+
+
+class Backend:
+    """One device type: its array module ``xp`` and the operations that differ by library."""
+
+    type = "cpu"
+    xp: Any = np
+    array_type: type = np.ndarray
+
+    def __init__(self) -> None:
+        self.device = device(self.type)
+
+    def asarray(self, data: Any, dtype: Any = None) -> Any:
+        """``data`` (host data or an array of any device) as an array of this device."""
+        if type(data) is not np.ndarray and type(data) in _BY_TYPE:
+            data = to_host(data)
+        return np.asarray(data, dtype=dtype)
+
+    def to_host(self, arr: Any) -> np.ndarray:
+        """``arr`` as a host ``numpy.ndarray`` (no copy where the library allows)."""
+        return arr
+
+    def sliding_window_view(self, arr: Any, window_shape: Any, axis: Any = None) -> Any:
+        """Strided windows over ``arr`` (a view), as ``numpy.lib.stride_tricks``'s."""
+        return np.lib.stride_tricks.sliding_window_view(arr, window_shape, axis)
+
+    def as_strided(self, arr: Any, shape: Tuple[int, ...], strides: Tuple[int, ...]) -> Any:
+        """A view of ``arr``'s memory with the given shape and byte strides."""
+        return np.lib.stride_tricks.as_strided(arr, shape, strides)
+
+    def scatter_add(self, arr: Any, index: Any, values: Any) -> None:
+        """``arr[index] += values`` with repeated indices summed (``np.add.at``)."""
+        np.add.at(arr, index, values)
+
+    def data_ptr(self, arr: Any) -> int:
+        """The address of ``arr``'s first element."""
+        return arr.__array_interface__["data"][0]
+
+    def owns_memory(self, arr: Any) -> bool:
+        """True when ``arr`` is not a view of another array."""
+        return arr.base is None
+
+    def is_available(self) -> bool:
+        return True
+
+    def synchronize(self) -> None:
+        """Wait for queued work (nothing to wait for on the CPU)."""
+
+
+class StrictBackend(Backend):
+    """The strict test device (NumPy behind CuPy's rules, see ``_strict``)."""
+
+    type = "strict"
+
+    def __init__(self) -> None:
+        from ._strict import StrictArray, strict_numpy
+        self.xp = strict_numpy
+        self.array_type = StrictArray
+        super().__init__()
+
+    def asarray(self, data: Any, dtype: Any = None) -> Any:
+        if type(data) is self.array_type:
+            return data if dtype is None or data.dtype == dtype else data.astype(dtype)
+        host = np.array(to_host(data) if type(data) in _BY_TYPE else data, dtype=dtype,
+                        copy=True)
+        return self.array_type(host)
+
+    def to_host(self, arr: Any) -> np.ndarray:
+        return arr._a.copy()
+
+    def sliding_window_view(self, arr: Any, window_shape: Any, axis: Any = None) -> Any:
+        return self.array_type(np.lib.stride_tricks.sliding_window_view(arr._a, window_shape,
+                                                                        axis))
+
+    def as_strided(self, arr: Any, shape: Tuple[int, ...], strides: Tuple[int, ...]) -> Any:
+        return self.array_type(np.lib.stride_tricks.as_strided(arr._a, shape, strides))
+
+    def scatter_add(self, arr: Any, index: Any, values: Any) -> None:
+        self.xp.add.at(arr, index, values)
+
+    def data_ptr(self, arr: Any) -> int:
+        return arr._a.__array_interface__["data"][0]
+
+    def owns_memory(self, arr: Any) -> bool:
+        return arr._a.base is None
+
+
+cpu = Backend()
+_BY_TYPE: Dict[type, Backend] = {np.ndarray: cpu}
+_BY_DEVICE: Dict[str, Backend] = {"cpu": cpu}
+_FACTORIES: Dict[str, Callable[[], Backend]] = {"strict": StrictBackend}
+_XP: Dict[type, Any] = {np.ndarray: np}
+_default = {"device": None}
+
+
+def _register(b: Backend) -> Backend:
+    _BY_TYPE[b.array_type] = b
+    _BY_DEVICE[b.type] = b
+    _XP[b.array_type] = b.xp
+    return b
+
+
+def backend_for(dev: Optional[DeviceLike] = None) -> Backend:
+    """The backend of a device (``None``: the default device)."""
+    if dev is None:
+        dev = _default["device"]
+        if dev is None:
+            return cpu
+    t = dev if isinstance(dev, str) and ":" not in dev else device(dev).type
+    b = _BY_DEVICE.get(t)
+    if b is not None:
+        return b
+    if t not in ("cpu", "cuda", "meta", "mps", "strict"):
+        device(t)   # raises torch's message for an unknown type
+    factory = _FACTORIES.get(t)
+    if factory is None:
+        raise RuntimeError(_unavailable(t))
+    return _register(factory())
+
+
+def _unavailable(t: str) -> str:
+    if t == "cuda":
+        return ("ember cannot use device 'cuda': CuPy is not installed or no GPU is present "
+                "(ember.cuda.is_available() is False); install CuPy with "
+                "pip install \"ember[gpu]\"")
+    return "ember has no %s backend; tensors can live on cpu (or the strict test device)" % t
+
+
+def backend_of(arr: Any) -> Backend:
+    """The backend whose array type ``arr`` is (cpu for NumPy arrays and scalars)."""
+    return _BY_TYPE.get(type(arr), cpu)
+
+
+def get_array_module(*arrays: Any) -> Any:
+    """The array module (``numpy``, ``cupy``, ...) of the given arrays; NumPy for none.
+
+    Mixing arrays of two devices raises torch's message.
+    """
+    xp = np
+    for a in arrays:
+        m = _XP.get(type(a))
+        if m is not None and m is not xp:
+            if xp is not np:
+                raise RuntimeError(_mix_message(arrays))
+            xp = m
+    return xp
+
+
+def _mix_message(arrays: Any) -> str:
+    names = []
+    for a in arrays:
+        b = _BY_TYPE.get(type(a))
+        if b is not None and str(b.device) not in names:
+            names.append(str(b.device))
+    return ("Expected all tensors to be on the same device, but found at least two devices, "
+            "%s and %s!" % (names[-1], names[0]))
+
+
+def same_device(*arrays: Any) -> None:
+    """Raise torch's message unless every array lives on one device."""
+    first = type(arrays[0])
+    for a in arrays[1:]:
+        if type(a) is not first and (type(a) in _BY_TYPE) and (first in _BY_TYPE):
+            raise RuntimeError(_mix_message((a, arrays[0])))
+
+
+def array_types() -> Tuple[type, ...]:
+    """The array types of the backends in use."""
+    return tuple(_BY_TYPE)
+
+
+def is_array(x: Any) -> bool:
+    """True for an array of any backend."""
+    return type(x) in _BY_TYPE
+
+
+def to_host(arr: Any) -> np.ndarray:
+    """``arr`` (an array of any backend) as a host ``numpy.ndarray``."""
+    if type(arr) is _ndarray:
+        return arr
+    return _BY_TYPE.get(type(arr), cpu).to_host(arr)
+
+
+# Floating-point error handling for the enclosed array calls. NumPy's context manager serves
+# every backend: CuPy does not signal floating-point errors, so it has nothing to set there.
+errstate = np.errstate
+
+
+def set_default_device(dev: Optional[DeviceLike]) -> None:
+    """The device creation functions use when given none (``None``: cpu)."""
+    if dev is not None:
+        backend_for(dev)    # fails now, not at the first tensor, for a device we cannot use
+        dev = device(dev)
+        if dev.type == "cpu":
+            dev = None
+    _default["device"] = dev
+
+
+def get_default_device() -> device:
+    """The device creation functions use when given none."""
+    return _default["device"] or cpu.device
