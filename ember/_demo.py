@@ -107,8 +107,8 @@ def story():
     x = torch.ones(2, 2, requires_grad=True)
     y = x + 2
     out = (y * y * 4).mean()
-    print("   y.grad_fn =", type(y.grad_fn).__name__, "| out.grad_fn =",
-          type(out.grad_fn).__name__, "->", [type(f).__name__ for f, _ in
+    print("   y.grad_fn =", y.grad_fn.name(), "| out.grad_fn =",
+          out.grad_fn.name(), "->", [f.name() for f, _ in
                                              out.grad_fn.next_functions if f is not None])
     out.backward()
     print("   x.grad =", x.grad.tolist(), "(d out/dx = 2 (x + 2) = 6)")

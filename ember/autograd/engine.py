@@ -177,7 +177,8 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
             edges = target._edges
             if plain and target._fast and len(buf) == 1 and buf[0] is not None:
                 # the common case: no hooks, one output; the Function's backward called as is
-                grads_in = target._forward_cls.backward(target, buf[0])
+                grads_in = target._forward_cls.backward(target, buf[0]) if create_graph or \
+                    target._array_backward is None else target._array_backward(target, buf[0])
                 if type(grads_in) is not tuple:
                     grads_in = (grads_in,)
                 if len(grads_in) != len(edges):
@@ -366,7 +367,7 @@ def _run_node(node, buf, capture, create_graph, targets, run=True):
         for i, g in enumerate(buf):
             if g is None and meta[i] is not None:
                 buf[i] = Tensor._wrap(np.zeros(meta[i][0], dtype=meta[i][1]))
-    result = node._call_backward(buf)
+    result = node._call_backward(buf, create_graph)
     if type(result) is not tuple:
         result = (result,)
     if len(result) != n_in:

@@ -43,8 +43,11 @@ class BackwardCFunction(Node, FunctionCtx):
     _forward_cls = None
     _legacy_node = False
     _fast = True
+    _array_backward = None      # the Function's array_backward, if it declares one
 
-    def _call_backward(self, grads):
+    def _call_backward(self, grads, create_graph=True):
+        if not create_graph and self._array_backward is not None:
+            return self._array_backward(self, *grads)
         return self._forward_cls.backward(self, *grads)
 
     def apply(self, *grads):
@@ -60,7 +63,23 @@ class _FunctionMeta(type):
         node_name = attrs.get("node_name") or name + "Backward"
         cls._backward_cls = type(node_name, (BackwardCFunction,),
                                  {"_forward_cls": cls, "__module__": cls.__module__,
-                                  "__qualname__": node_name})
+                                  "__qualname__": node_name,
+                                  "_array_backward": _declared_array_backward(cls)})
+
+
+def _declared_array_backward(cls):
+    """The ``array_backward`` declared beside the ``backward`` that ``cls`` uses (or None).
+
+    An op may declare, once, a second form of its gradient written on raw arrays: the engine
+    calls it instead of ``backward`` when no graph is being built (``create_graph=False``), and
+    the op database checks that both give the same gradients for every op.
+    """
+    for klass in cls.__mro__:
+        if "backward" in klass.__dict__:
+            fn = klass.__dict__.get("array_backward")
+            return None if fn is None else staticmethod(fn.__func__ if isinstance(
+                fn, staticmethod) else fn)
+    return None
 
 
 class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
@@ -123,7 +142,7 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
                       stacklevel=2)
         return _apply(lambda ctx, *a: self.forward(*a), self, args, {})
 
-    def _call_backward(self, grads):
+    def _call_backward(self, grads, create_graph=True):
         return self.backward(*grads)
 
 

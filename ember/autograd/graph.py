@@ -57,18 +57,19 @@ class Node:
     _tensor_args = None      # which forward arguments were Tensors (for next_functions)
     _fast = False            # the engine may call backward directly (no hooks, not legacy)
     _seq = 0                 # order of recording (a node is recorded after its inputs' nodes)
+    _name = None             # set by ctx.set_node_name: torch's name for a variant of an op
 
     def name(self):
-        return type(self).__name__
+        return self._name or type(self).__name__
 
     def __repr__(self):
-        return "<%s object at %#x>" % (type(self).__name__, id(self))
+        return "<%s object at %#x>" % (self.name(), id(self))
 
     @property
     def next_functions(self):
         out = []
         mask = self._tensor_args
-        if mask is not None and type(self).__name__ in _WRAPS_SCALARS:
+        if mask is not None and self.name() in _WRAPS_SCALARS:
             mask = None     # torch turns a Python number operand of these into a tensor
         for i, e in enumerate(self._edges):
             if mask is not None and not mask[i]:
@@ -171,6 +172,12 @@ class FunctionCtx:
                 raise TypeError("save_for_backward can only save variables, but argument %d is "
                                 "of type %s" % (i, type(t).__name__))
         self._to_save = tensors
+
+    def set_node_name(self, name):
+        """Name this call's node ``name`` (e.g. ``"RsubBackward1"``, torch's name for the
+        scalar variant of an op) instead of the Function's ``node_name`` (an ember extension:
+        one Function serves the variants torch names apart)."""
+        self._name = name
 
     def save_for_forward(self, *tensors):
         self._to_save_fwd = tensors

@@ -2,14 +2,16 @@
 import numpy as np
 
 from .. import dtypes as _dt
+from ..backend import _XP, backend_of, get_array_module, same_device  # noqa: F401
+from ..backend import matmul2d as mm2d  # noqa: F401
 from ..tensor import Tensor
 
 _ndarray = np.ndarray
 
 
-def get_array_module(*arrays):
-    """NumPy (CPU); the hook where a CuPy backend plugs in."""
-    return np
+def xp_of(t):
+    """The array module of tensor ``t``'s device (NumPy on the CPU)."""
+    return _XP.get(type(t._array), np)
 
 
 def wrap_dim(dim, ndim, op="op"):
@@ -44,29 +46,18 @@ def sum_to(grad, shape):
     return sum_to_size(grad, shape)
 
 
-def mm2d(a, b):
-    """``a @ b`` for 2-D arrays, through ``np.dot`` for small products.
-
-    NOTE: measured: ``np.matmul`` takes ~7 us for a (100, 1) @ (1, 50) outer product and is
-    slower than ``np.dot`` below ~1M multiply-adds; above, ``np.matmul`` is as fast or faster.
-    """
-    if a.shape[0] * a.shape[1] * b.shape[1] < 1 << 20:
-        return np.dot(a, b)
-    return a @ b
-
-
 INT_OF_SIZE = {n: np.dtype("i%d" % n) for n in (1, 2, 4, 8)}   # (a float's bits as an int)
 
 
 def keep_where(keep, g):
     """``np.where(keep, g, 0)``: ``g`` where the bool array ``keep`` holds, else +0."""
     if g.dtype.kind != "f" or keep.shape != g.shape or g.size < 2048:
-        return np.where(keep, g, g.dtype.type(0))
+        return get_array_module(g).where(keep, g, g.dtype.type(0))
     # NOTE: a bit mask instead of np.where, whose branchy loop is ~10x slower on large random
     # masks (and faster on small arrays, which the test above leaves to it).
     it = INT_OF_SIZE[g.itemsize]
     m = keep.astype(it)
-    np.negative(m, out=m)
+    get_array_module(m).negative(m, out=m)
     m &= g.view(it)
     return m.view(g.dtype)
 
@@ -77,7 +68,7 @@ def as_tensor_arg(x, like=None):
         return x
     if like is not None and isinstance(x, (int, float, bool, np.number, np.bool_)):
         d = _dt.result_type(like, x)
-        return Tensor._wrap(np.asarray(x, dtype=d.np))
+        return Tensor._wrap(xp_of(like).asarray(x, dtype=d.np))
     from .creation import as_tensor
     return as_tensor(x)
 
@@ -114,6 +105,8 @@ def binary_arrays(op, a, b):
     aa = a._array
     if isinstance(b, Tensor):
         ba = b._array
+        if type(aa) is not type(ba):
+            same_device(aa, ba)
         if aa.dtype is not ba.dtype and aa.dtype != ba.dtype:
             d = _dt.result_type(a, b).np
             if aa.dtype != d:
@@ -128,7 +121,7 @@ def binary_arrays(op, a, b):
         if aa.dtype.kind in "iu" and not 0 <= b <= 127:
             info = np.iinfo(aa.dtype)
             if not info.min <= b <= info.max:
-                b = np.array(b).astype(aa.dtype)   # wraps around, as torch's integer scalars
+                b = aa.dtype.type(np.array(b).astype(aa.dtype))   # wraps, as torch's int scalars
         return aa, b
     d = _dt.result_type(a, b).np
     return (aa.astype(d) if aa.dtype != d else aa), b
