@@ -1,15 +1,19 @@
-"""backward(): an iterative walk of the graph from the outputs to the leaves, latest node first.
+"""backward(): one iterative walk of the graph from the outputs to the leaves, latest node first.
 
-Each node runs once, when every consumer has sent its gradient; gradients that meet at a node
-are summed first. Leaves receive theirs through ``.grad`` (or are captured for
-``autograd.grad``).
+Nodes run latest-recorded first, as in torch's ready queue: a node is recorded after the nodes
+of its inputs, so it runs once every consumer has sent its gradient, with no dependency pass.
+Gradients that meet at a node are summed first. Leaves receive theirs through ``.grad`` (or are
+captured for ``autograd.grad``). Hooks are a policy of the walk: a node without hooks has its
+backward called directly; one with hooks goes through ``_run_node``.
 """
-import sys
 import weakref
 from heapq import heappop as _heappop, heappush as _heappush
 
-import numpy as np
-
+from ..backend import backend_of, get_array_module
+from ..dtypes import from_numpy_dtype
+from ..tensor import Tensor
+from ._sum_to import sum_to_size
+from .function import refresh_view
 from .graph import Node
 from .grad_mode import state as _state
 
@@ -17,7 +21,6 @@ __all__ = ["backward", "grad"]
 
 
 def _make_grads(outputs, grad_outputs):
-    Tensor = _Tensor or _tensor_cls()
     grads = []
     for i, t in enumerate(outputs):
         g = None if grad_outputs is None else grad_outputs[i]
@@ -27,14 +30,10 @@ def _make_grads(outputs, grad_outputs):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs "
                                    "(output %d has shape %s); pass gradient= with that shape"
                                    % (i, tuple(arr.shape)))
-            if arr.ndim:
-                g = Tensor._wrap(np.ones(arr.shape, dtype=arr.dtype))
-            else:
-                g = Tensor._wrap(np.array(1, dtype=arr.dtype))
+            g = Tensor._wrap(get_array_module(arr).ones(arr.shape, dtype=arr.dtype))
         else:
             if not isinstance(g, Tensor):
-                from .. import ops
-                g = ops.as_tensor(g, dtype=t.dtype)
+                g = Tensor._wrap(backend_of(t._array).asarray(g, dtype=t._array.dtype))
             if g._array.shape != t._array.shape:
                 raise RuntimeError("Mismatch in shape: grad_output[%d] has a shape of %r and "
                                    "output[%d] has a shape of %r."
@@ -49,7 +48,6 @@ def _roots(outputs):
     roots = []
     for i, t in enumerate(outputs):
         if t._base is not None and t._requires_grad:
-            from .function import refresh_view
             refresh_view(t)
         if t.grad_fn is not None:
             roots.append((t.grad_fn, t._output_nr))
@@ -63,7 +61,6 @@ def _roots(outputs):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Sum the gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
-    Tensor = _Tensor or _tensor_cls()
     if isinstance(tensors, Tensor):
         tensors = (tensors,)
     if isinstance(grad_tensors, Tensor):
@@ -92,7 +89,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         >>> ember.autograd.grad(dy, x)[0]
         tensor(12.)
     """
-    Tensor = _Tensor or _tensor_cls()
     single = isinstance(inputs, Tensor)
     if isinstance(outputs, Tensor):
         outputs = (outputs,)
@@ -121,7 +117,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         g = capture[key]
         if g is None:
             if materialize_grads:
-                g = Tensor._wrap(np.zeros_like(t._array))
+                g = Tensor._wrap(get_array_module(t._array).zeros_like(t._array))
             elif not allow_unused:
                 raise RuntimeError("One of the differentiated Tensors appears to not have been "
                                    "used in the graph (input %d). Set allow_unused=True if this "
@@ -139,113 +135,154 @@ def _add(a, b):
 def _execute(roots, grads, retain_graph, create_graph, targets, capture):
     """Run the graph from ``roots`` (pairs (node or leaf, output_nr)) with ``grads``.
 
-    Nodes run latest-recorded first, as in torch's ready queue: a node is recorded after the
-    nodes of its inputs, so it runs once every consumer has sent its gradient, with no
-    dependency pass. Leaves accumulate once all nodes have run, in the order first reached;
-    when a leaf of this graph has a hook, a pass counts each leaf's uses, and a leaf
-    accumulates as soon as its last use has run, as in torch, so that hooks run in its order.
+    ``targets`` (``backward(inputs=...)``) limits which leaves accumulate; ``capture``
+    (``grad()``) collects gradients instead of accumulating, and only the nodes that lead to a
+    requested input run (the rest keep their saved tensors for a later backward, as in torch).
     """
-    Tensor = _Tensor or _tensor_cls()
-    needed = receivers = None
+    walk = _Walk(create_graph, targets, capture)
     if capture is not None:
-        # grad(): only what leads to a requested input runs (as torch); the rest of the graph
-        # keeps its saved tensors for a later backward.
-        needed, receivers = _prune(_reachable(roots), capture, [r for r, _ in roots])
-    buffers = {}
-    heap = []
-    leaves = {}
+        walk.needed, walk.receivers = _prune(_reachable(roots), capture, [r for r, _ in roots])
     for (r, nr), g in zip(roots, grads):
-        if receivers is not None and r not in receivers:
-            continue
-        if isinstance(r, Node):
-            buf = buffers.get(r)
-            if buf is None:
-                buf = buffers[r] = [None] * r._n_out
-                _heappush(heap, (-r._seq, r))
-            buf[nr] = _add(buf[nr], g)
-        else:
-            leaves[r] = _add(leaves.get(r), g)
+        if walk.receivers is None or r in walk.receivers:
+            walk.send(r, nr, g, False)
+    if _hooked_leaves:
+        walk.uses = _leaf_uses(roots)
     plain = capture is None and targets is None and not _state.anomaly
-    uses = _leaf_uses(roots) if _hooked_leaves else None
-    done = []
     prev = _state.enabled
     _state.enabled = bool(create_graph)
     try:
+        heap = walk.heap
         while heap:
-            target = _heappop(heap)[1]
-            buf = buffers.pop(target)
-            edges = target._edges
-            if plain and target._fast and len(buf) == 1 and buf[0] is not None:
-                # the common case: no hooks, one output; the Function's backward called as is
-                grads_in = target._forward_cls.backward(target, buf[0]) if create_graph or \
-                    target._array_backward is None else target._array_backward(target, buf[0])
-                if type(grads_in) is not tuple:
-                    grads_in = (grads_in,)
-                if len(grads_in) != len(edges):
-                    grads_in = _check_count(target, grads_in)
+            node = _heappop(heap)[1]
+            buf = walk.buffers.pop(node)
+            run = walk.needed is None or node in walk.needed
+            if plain and node._fast and node._n_out == 1 and buf[0] is not None:
+                grads = _call_backward(node, buf[0], create_graph)
             else:
-                grads_in = _run_node(target, buf, capture, create_graph, targets,
-                                     needed is None or target in needed)
-            i = -1
-            for e, g in zip(edges, grads_in):
-                i += 1
-                if e is None or (receivers is not None and e[0] not in receivers):
-                    continue
-                nxt, nr = e
-                if isinstance(nxt, Node):
-                    # (a node reached only by None still runs, empty, and frees what it saved,
-                    # as in torch)
-                    if g is not None:
-                        shape, dtype = nxt._out_meta[nr]
-                        if type(g) is not Tensor or g._array.shape != shape or \
-                                (g._array.dtype is not dtype and g._array.dtype != dtype):
-                            g = _check_grad(target, i, g, (shape, dtype))
-                    b = buffers.get(nxt)
-                    if b is None:
-                        _heappush(heap, (-nxt._seq, nxt))
-                        if nxt._n_out == 1:
-                            buffers[nxt] = [g]
-                        else:
-                            b = buffers[nxt] = [None] * nxt._n_out
-                            b[nr] = g
-                    elif g is not None:
-                        old = b[nr]
-                        b[nr] = g if old is None else _sum(old, g, create_graph)
-                else:
-                    if g is not None:
-                        arr = nxt._array
-                        if type(g) is not Tensor or g._array.shape != arr.shape or \
-                                (g._array.dtype is not arr.dtype and g._array.dtype != arr.dtype):
-                            g = _check_grad(target, i, g, (arr.shape, arr.dtype))
-                        old = leaves.get(nxt)
-                        leaves[nxt] = g if old is None else _sum(old, g, create_graph)
-                    if uses is not None:
-                        uses[nxt] -= 1
-                        if not uses[nxt] and nxt in leaves:
-                            done.append(nxt)
-            grads_in = buf = g = old = b = None    # hold no gradient here (see _accumulate)
-            if not retain_graph and target._saved is not None and \
-                    (needed is None or target in needed):
-                target._release()
-            while done:     # leaves whose last use just ran (only when a leaf has a hook)
-                t = done.pop(0)
-                g = leaves.pop(t)
-                _leaf(t, g, create_graph, targets, capture)
-                g = None
-        for t in list(leaves):
-            g = leaves.pop(t)
-            _leaf(t, g, create_graph, targets, capture)
-            g = None
+                grads = _run_node(node, buf, walk, run)
+            walk.send_all(node, grads, buf)
+            grads = buf = None    # hold no gradient here (see _accumulate)
+            if not retain_graph and node._saved is not None and run:
+                node._release()
+            walk.flush(walk.ready)
+        walk.flush(list(walk.leaves))
     finally:
         _state.enabled = prev
+
+
+class _Walk:
+    """The state of one backward call: pending gradients of nodes and leaves."""
+
+    __slots__ = ("buffers", "heap", "leaves", "owned", "ready", "uses", "needed", "receivers",
+                 "create_graph", "targets", "capture")
+
+    def __init__(self, create_graph, targets, capture):
+        self.buffers = {}       # node -> its output gradients so far
+        self.heap = []          # (-seq, node): the latest-recorded node first
+        self.leaves = {}        # leaf -> its gradient so far
+        self.owned = set()      # leaves whose pending gradient may become .grad as is
+        self.ready = []         # leaves whose last use has run (when counting uses)
+        self.uses = None        # leaf -> edges still to run (only when a leaf has a hook)
+        self.needed = self.receivers = None     # grad(): the nodes to run / to receive
+        self.create_graph = create_graph
+        self.targets = targets
+        self.capture = capture
+
+    def send_all(self, node, grads, buf):
+        """Send each gradient of ``node``'s result along its edge (checked against the input).
+
+        A gradient that a built-in ``array_backward`` allocated (not one it passed through,
+        not one sent twice) is the engine's to keep: it may become a leaf's ``.grad`` without
+        a copy. Every other gradient is copied first, so no ``.grad`` aliases another array.
+        """
+        fresh = not self.create_graph and node._array_backward is not None
+        receivers = self.receivers
+        for i, (e, g) in enumerate(zip(node._edges, grads)):
+            if e is None or (receivers is not None and e[0] not in receivers):
+                continue
+            if g is not None:
+                target, nr = e
+                meta = target._out_meta[nr] if isinstance(target, Node) else \
+                    (target._array.shape, target._array.dtype)
+                arr = g._array if type(g) is Tensor else None
+                if arr is None or arr.shape != meta[0] or arr.dtype != meta[1]:
+                    g = _check_grad(node, i, g, meta)
+                    own = True
+                else:
+                    own = fresh and not _is_in(g, buf) and _once(g, grads)
+            self.send(e[0], e[1], g, g is not None and own)
+
+    def send(self, target, nr, g, own):
+        """Add ``g`` to what ``target`` (a node, or a leaf) has received so far."""
+        if isinstance(target, Node):
+            # (a node reached only by None still runs, empty, and frees what it saved, as torch)
+            b = self.buffers.get(target)
+            if b is None:
+                _heappush(self.heap, (-target._seq, target))
+                b = self.buffers[target] = [None] * target._n_out
+            if g is not None:
+                b[nr] = g if b[nr] is None else _sum(b[nr], g, self.create_graph)
+            return
+        if g is not None:
+            old = self.leaves.get(target)
+            if old is None:
+                self.leaves[target] = g
+                if own:
+                    self.owned.add(target)
+            else:
+                self.leaves[target] = _sum(old, g, self.create_graph)
+                self.owned.add(target)
+        if self.uses is not None:
+            self.uses[target] -= 1
+            if not self.uses[target] and target in self.leaves:
+                self.ready.append(target)
+
+    def flush(self, leaves):
+        """Deliver the pending gradients of ``leaves`` (hooks, ``.grad`` or capture)."""
+        while leaves:
+            t = leaves.pop(0)
+            g = self.leaves.pop(t)
+            own = t in self.owned
+            self.owned.discard(t)
+            _leaf(t, g, own, self)
+            g = None
+
+
+def _call_backward(node, grad, create_graph):
+    """A node without hooks: its Function's backward (or array_backward) called directly."""
+    if create_graph or node._array_backward is None:
+        result = node._forward_cls.backward(node, grad)
+    else:
+        result = node._array_backward(node, grad)
+    if type(result) is not tuple:
+        result = (result,)
+    if len(result) != len(node._edges):
+        result = _check_count(node, result)
+    return result
+
+
+def _is_in(g, seq):
+    for x in seq:
+        if x is g:
+            return True
+    return False
+
+
+def _once(g, grads):
+    """``g`` appears once in ``grads`` (by identity)."""
+    n = 0
+    for x in grads:
+        if x is g:
+            n += 1
+    return n == 1
 
 
 _hooked_leaves = weakref.WeakValueDictionary()   # id -> live leaf that has (had) a hook
 
 
 def note_leaf_hook(leaf):
-    """Called when a hook is registered on ``leaf``: backward calls that reach it order leaf
-    accumulation as torch does (see ``_execute``)."""
+    """Called when a hook is registered on ``leaf``: backward calls that reach it accumulate
+    each leaf as soon as its last use has run, as torch does, so that hooks run in its order."""
     _hooked_leaves[id(leaf)] = leaf
 
 
@@ -279,7 +316,6 @@ def _sum(a, b, create_graph):
     """Two gradients of one input (same shape and dtype, already checked), added."""
     if create_graph:
         return a + b
-    Tensor = _Tensor or _tensor_cls()
     return Tensor._wrap(a._array + b._array)    # no graph to record: skip the op's wrapper
 
 
@@ -318,56 +354,23 @@ def _prune(seen, capture, roots):
     return needed, needed.union(wanted)
 
 
-def _run_node(node, buf, capture, create_graph, targets, run=True):
-    """Call one node's backward on its summed output gradients; check what it returns
-    (with ``run`` False only capture the gradients: nothing requested lies behind the node)."""
+def _run_node(node, buf, walk, run=True):
+    """One node through the general path: hooks, retained and captured gradients, missing
+    gradients materialised, the result checked (with ``run`` False only capture: nothing
+    requested lies behind the node)."""
     n_in = len(node._edges)
     if all(g is None for g in buf):
         return (None,) * n_in    # no gradient reached it: it runs empty (no hooks), as torch
-    if node._pre_hooks:
-        for hook in list(node._pre_hooks.values()):
-            r = hook(tuple(buf))
-            if r is not None:
-                buf = list(r)
-    if node._tensor_hooks:
-        for nr, hooks in node._tensor_hooks.items():
-            g = buf[nr]
-            if g is None:
-                continue
-            for hook in list(hooks.values()):
-                r = hook(g)
-                if r is not None:
-                    g = r
-            buf[nr] = g
-    if node._retains:
-        for nr, ref in node._retains.items():
-            t = ref()
-            if t is not None and buf[nr] is not None and capture is None:
-                _accumulate(t, buf[nr], create_graph)
-    if capture is not None or targets is not None:
-        for nr in range(len(buf)):
-            key = (id(node), nr)
-            if capture is not None and key in capture and buf[nr] is not None:
-                capture[key] = _add(capture[key], buf[nr])
-    if targets is not None:
-        for t in targets.values():
-            if t.grad_fn is node and buf[t._output_nr] is not None:
-                _accumulate(t, buf[t._output_nr], create_graph)
-    if not run:
+    buf = _pre_hooks(node, buf)
+    _observe(node, buf, walk)
+    if not run or all(g is None for g in buf):
         return (None,) * n_in
-    n_none = 0
-    for g in buf:
-        if g is None:
-            n_none += 1
-    if n_none == len(buf):
-        return (None,) * n_in
-    if n_none and node._materialize:
-        meta = node._out_meta
-        Tensor = _Tensor or _tensor_cls()
+    if node._materialize and any(g is None for g in buf):
         for i, g in enumerate(buf):
-            if g is None and meta[i] is not None:
-                buf[i] = Tensor._wrap(np.zeros(meta[i][0], dtype=meta[i][1]))
-    result = node._call_backward(buf, create_graph)
+            meta = node._out_meta[i]
+            if g is None and meta is not None:
+                buf[i] = Tensor._wrap(_zeros_like_meta(node, meta))
+    result = node._call_backward(buf, walk.create_graph)
     if type(result) is not tuple:
         result = (result,)
     if len(result) != n_in:
@@ -384,14 +387,59 @@ def _run_node(node, buf, capture, create_graph, targets, run=True):
     return result
 
 
-_Tensor = None
+def _zeros_like_meta(node, meta):
+    """Zeros of an output's (shape, dtype), on the device of the node's gradients."""
+    for e in node._edges:
+        if e is not None and not isinstance(e[0], Node):
+            return get_array_module(e[0]._array).zeros(meta[0], dtype=meta[1])
+    return _zeros_on_device(node, meta)
 
 
-def _tensor_cls():
-    global _Tensor
-    from ..tensor import Tensor
-    _Tensor = Tensor
-    return Tensor
+def _zeros_on_device(node, meta):
+    saved = node._saved or ()
+    for entry in saved:
+        if entry is not None and getattr(entry[0], "_array", None) is not None:
+            return get_array_module(entry[0]._array).zeros(meta[0], dtype=meta[1])
+    return get_array_module().zeros(meta[0], dtype=meta[1])
+
+
+def _pre_hooks(node, buf):
+    """The node's pre-hooks and its outputs' tensor hooks, which may replace gradients."""
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            r = hook(tuple(buf))
+            if r is not None:
+                buf = list(r)
+    if node._tensor_hooks:
+        for nr, hooks in node._tensor_hooks.items():
+            g = buf[nr]
+            if g is None:
+                continue
+            for hook in list(hooks.values()):
+                r = hook(g)
+                if r is not None:
+                    g = r
+            buf[nr] = g
+    return buf
+
+
+def _observe(node, buf, walk):
+    """Gradients of the node's outputs that are kept: ``retain_grad``, ``grad()``'s capture,
+    and ``backward(inputs=...)`` naming a non-leaf."""
+    if node._retains and walk.capture is None:
+        for nr, ref in node._retains.items():
+            t = ref()
+            if t is not None and buf[nr] is not None:
+                _accumulate(t, buf[nr], walk.create_graph, False)
+    if walk.capture is not None:
+        for nr, g in enumerate(buf):
+            key = (id(node), nr)
+            if key in walk.capture and g is not None:
+                walk.capture[key] = _add(walk.capture[key], g)
+    if walk.targets is not None:
+        for t in walk.targets.values():
+            if t.grad_fn is node and buf[t._output_nr] is not None:
+                _accumulate(t, buf[t._output_nr], walk.create_graph, False)
 
 
 def _validate(node, result):
@@ -406,12 +454,7 @@ def _validate(node, result):
                     out = list(result)
                 out[i] = None
             continue
-        target = e[0]
-        if isinstance(target, Node):
-            meta = target._out_meta[e[1]]
-        else:
-            meta = target._array.shape, target._array.dtype
-        checked = _check_grad(node, i, g, meta)
+        checked = _check_grad(node, i, g, node._input_meta(i))
         if checked is not g:
             if out is None:
                 out = list(result)
@@ -421,7 +464,6 @@ def _validate(node, result):
 
 def _check_grad(node, i, g, meta):
     """Gradient ``g`` (index ``i`` of ``node``'s result) given the input's (shape, dtype)."""
-    Tensor = _Tensor or _tensor_cls()
     if not isinstance(g, Tensor):
         raise TypeError("function %s returned a gradient of type %s at index %d; expected a "
                         "Tensor or None" % (node.name(), type(g).__name__, i))
@@ -431,8 +473,7 @@ def _check_grad(node, i, g, meta):
         return g
     if arr.shape != shape:
         if _expandable(shape, arr.shape):
-            from .. import ops
-            g = ops.sum_to_size(g, shape)
+            g = sum_to_size(g, shape)
         else:
             raise RuntimeError("Function %s returned an invalid gradient at index %d - got "
                                "%s but expected shape compatible with %s"
@@ -442,13 +483,8 @@ def _check_grad(node, i, g, meta):
             raise RuntimeError("Function %s returned an invalid gradient at index %d - "
                                "expected dtype %s but got %s"
                                % (node.name(), i, dtype, g._array.dtype))
-        g = g.to(_dtype_of(dtype))
+        g = g.to(from_numpy_dtype(dtype))
     return g
-
-
-def _dtype_of(np_dtype):
-    from ..dtypes import from_numpy_dtype
-    return from_numpy_dtype(np_dtype)
 
 
 def _expandable(shape, grad_shape):
@@ -461,48 +497,44 @@ def _expandable(shape, grad_shape):
     return True
 
 
-def _leaf(t, g, create_graph, targets, capture):
+def _leaf(t, g, own, walk):
+    """A leaf's summed gradient: its hooks, then capture or ``.grad`` and post hooks."""
     if t._hooks:
+        own = False     # a hook may keep the gradient it was given
         for hook in list(t._hooks.values()):
             r = hook(g)
             if r is not None:
                 g = r
+    capture = walk.capture
     if capture is not None:
         if id(t) in capture:
             capture[id(t)] = _add(capture[id(t)], g)
         return
-    if targets is not None and id(t) not in targets:
+    if walk.targets is not None and id(t) not in walk.targets:
         return
-    _accumulate(t, g, create_graph)
+    _accumulate(t, g, walk.create_graph, own)
     post = t.__dict__.get("_post_hooks") if hasattr(t, "__dict__") else None
     if post:
         for hook in list(post.values()):
             hook(t)
 
 
-_getrefcount = sys.getrefcount
-_UNSHARED = 4   # _execute's, _leaf's and our local names, and getrefcount's argument
-
-
-def _accumulate(t, g, create_graph):
-    """Add ``g`` into ``t.grad``: in place normally; out of place (keeping the graph) otherwise."""
-    Tensor = _Tensor or _tensor_cls()
+def _accumulate(t, g, create_graph, own):
+    """Add ``g`` into ``t.grad``: in place normally; out of place (keeping the graph) under
+    ``create_graph``. A gradient the engine owns (``own``) becomes ``.grad`` without a copy."""
     arr = g._array
     if arr.dtype != t._array.dtype:
         arr = arr.astype(t._array.dtype)
         g = Tensor._wrap(arr)
+        own = True
     old = t._grad
     if create_graph:
         t._grad = g if old is None else old + g
-        return
-    if old is None:
-        # A gradient array that nothing else references becomes .grad as is (as torch steals
-        # it); any other holder (a view, a hook, another leaf, a saved tensor) forces a copy.
-        if arr.base is None and _getrefcount(arr) <= 3 and _getrefcount(g) <= _UNSHARED:
-            t._grad = Tensor._wrap(arr)
-        else:
-            t._grad = Tensor._wrap(np.array(arr, copy=True))
+    elif old is None:
+        if not (own and backend_of(arr).owns_memory(arr)):
+            arr = arr.copy()
+        t._grad = Tensor._wrap(arr)
     elif old._requires_grad:
         t._grad = Tensor._wrap(old._array + arr)
     else:
-        np.add(old._array, arr, out=old._array)
+        get_array_module(old._array).add(old._array, arr, out=old._array)

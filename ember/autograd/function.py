@@ -20,6 +20,7 @@ import inspect
 import itertools
 import warnings
 
+from ..tensor import Tensor
 from .grad_mode import state as _state
 from .graph import FunctionCtx, Node, pack_saved
 
@@ -43,7 +44,6 @@ class BackwardCFunction(Node, FunctionCtx):
     _forward_cls = None
     _legacy_node = False
     _fast = True
-    _array_backward = None      # the Function's array_backward, if it declares one
 
     def _call_backward(self, grads, create_graph=True):
         if not create_graph and self._array_backward is not None:
@@ -115,22 +115,7 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
         if cls._is_legacy:
             raise RuntimeError(_LEGACY_MSG % (cls.__name__, cls.__name__) +
                                " (this class defines forward as an instance method)")
-        node = cls._backward_cls()
-        if _state.enabled:
-            return _apply(cls.forward, node, args, kwargs)
-        Tensor = _Tensor or _tensor_cls()
-        # Grad mode off: nothing is recorded, only ``needs_input_grad`` is set for forward.
-        if len(args) == 2:
-            a, b = args
-            node.needs_input_grad = (isinstance(a, Tensor) and a._requires_grad,
-                                     isinstance(b, Tensor) and b._requires_grad)
-        elif len(args) == 1:
-            a = args[0]
-            node.needs_input_grad = (isinstance(a, Tensor) and a._requires_grad,)
-        else:
-            node.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad
-                                           for a in args])
-        return cls.forward(node, *args, **kwargs)
+        return _apply(cls.forward, cls._backward_cls(), args, kwargs)
 
     def __call__(self, *args):
         cls = type(self)
@@ -161,21 +146,12 @@ NestedIOFunction = Function
 
 
 def _apply(forward, node, args, kwargs):
-    """Run ``forward`` with recording off; record ``node`` when some input requires grad."""
-    Tensor = _Tensor or _tensor_cls()
-    if len(args) == 2:     # the common arities, without a comprehension's frame
-        a, b = args
-        needs = (isinstance(a, Tensor) and a._requires_grad,
-                 isinstance(b, Tensor) and b._requires_grad)
-    elif len(args) == 1:
-        a = args[0]
-        needs = (isinstance(a, Tensor) and a._requires_grad,)
-    else:
-        needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
-    node.needs_input_grad = needs
+    """Run ``forward`` with recording off; record ``node`` when grad mode is on and some input
+    requires grad."""
+    needs = node.needs_input_grad = _needs_grad(args)
     state = _state
-    if not state.enabled:
-        out = forward(node, *args, **kwargs)
+    if not state.enabled or True not in needs:
+        out = _run_forward(forward, node, args, kwargs)
         if node._legacy_node:
             _mark_creator(node, out)
         return out
@@ -184,74 +160,77 @@ def _apply(forward, node, args, kwargs):
         out = forward(node, *args, **kwargs) if kwargs else forward(node, *args)
     finally:
         state.enabled = True
-    if True not in needs:
-        if node._legacy_node:
-            _mark_creator(node, out)
-        return out
-    n = len(args)
-    if n == 1:
-        a = args[0]
+    _record_inputs(node, args, needs)
+    if type(out) is Tensor and not node._marked and not _is_in(out, args):
+        # NOTE: one new output, nothing marked: the common case, without the general loop
+        # (W1/W2 in benchmarks/ are sequences of such ops).
+        _set_output(node, out, 0)
+        node._out_meta = ((out._array.shape, out._array.dtype),)
+        results = (out,)
+    else:
+        results = _record_outputs(node, out, args)
+    if node._to_save is not None:
+        pack_saved(node, node._to_save, results)
+    if state.anomaly:
+        from .anomaly_mode import record_trace
+        record_trace(node)
+    if type(out) is tuple:
+        return tuple(results)
+    return results[0]
+
+
+def _needs_grad(args):
+    """``needs_input_grad``: which arguments are Tensors that require grad."""
+    return tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+
+
+def _run_forward(forward, node, args, kwargs):
+    """``forward`` without recording (grad mode off, or no input requires grad)."""
+    if not _state.enabled:
+        return forward(node, *args, **kwargs)
+    _state.enabled = False
+    try:
+        return forward(node, *args, **kwargs)
+    finally:
+        _state.enabled = True
+
+
+def _record_inputs(node, args, needs):
+    """The node's edges (one per argument: None for one that needs no gradient) and its
+    sequence number, drawn after its inputs' nodes (a view's regenerated one too)."""
+    edges = []
+    for a, need in zip(args, needs):
+        if not need:
+            edges.append(None)
+            continue
         if a._base is not None:
             refresh_view(a)
-        node._edges = (((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0)),)
-        single = out is not a
-    elif n == 2:
-        a, b = args
-        if needs[0] and a._base is not None:
-            refresh_view(a)
-        if needs[1] and b._base is not None:
-            refresh_view(b)
-        node._edges = (
-            (((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
-             if needs[0] else None),
-            (((b.grad_fn, b._output_nr) if b.grad_fn is not None else (b, 0))
-             if needs[1] else None))
-        if not isinstance(b, Tensor):
-            node._tensor_args = (isinstance(a, Tensor), False)
-        elif not isinstance(a, Tensor):
-            node._tensor_args = (False, True)
-        single = out is not a and out is not b
-    else:
-        edges = []
-        mask = []
-        single = True
-        for a, need in zip(args, needs):
-            if need:
-                if a._base is not None:
-                    refresh_view(a)
-                edges.append((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
-            else:
-                edges.append(None)
-            mask.append(isinstance(a, Tensor))
-            if a is out:
-                single = False
-        node._edges = tuple(edges)
-        node._tensor_args = tuple(mask)
-    node._seq = _next_seq()    # after its inputs' nodes (refresh_view's too): a topological order
-    if type(out) is Tensor and single and not node._marked:
-        arr = out._array    # the common case: one new output tensor
-        if arr.dtype.kind in "fc":
-            out.grad_fn = node
-            out._output_nr = 0
-            out._requires_grad = True
-            if out._base is not None:
-                out.__dict__["_view_version"] = out._version_ref[0]
-        else:
-            out._requires_grad = False
-        node._out_meta = ((arr.shape, arr.dtype),)
-        if node._to_save is not None:
-            pack_saved(node, node._to_save, (out,))
-        if state.anomaly:
-            from .anomaly_mode import record_trace
-            record_trace(node)
-        return out
-    is_tuple = isinstance(out, tuple)
-    if not is_tuple and not isinstance(out, Tensor) and out is not None:
+        edges.append((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
+    node._edges = tuple(edges)
+    if len(args) != 1 or not needs[0]:
+        node._tensor_args = tuple([isinstance(a, Tensor) for a in args])
+    node._seq = _next_seq()
+
+
+def _set_output(node, o, i):
+    """Make ``o`` output ``i`` of ``node`` (integer outputs never require grad)."""
+    if o._array.dtype.kind not in "fc":
+        o._requires_grad = False
+        return
+    o.grad_fn = node
+    o._output_nr = i
+    o._requires_grad = True
+    if o._base is not None:
+        o.__dict__["_view_version"] = o._version_ref[0]
+
+
+def _record_outputs(node, out, args):
+    """Connect every output to ``node``: dirty (in-place) outputs bump their version, an input
+    returned as is becomes a view of it, non-differentiable ones need no grad."""
+    if not isinstance(out, (tuple, Tensor)) and out is not None:
         raise TypeError("%s.forward must return a Tensor or a tuple of Tensors, but returned "
                         "%s" % (_fn_name(node), type(out).__name__))
-    dirty = node._dirty
-    non_diff = node._non_diff
-    outs = out if is_tuple else (out,)
+    outs = out if isinstance(out, tuple) else (out,)
     results = []
     meta = []
     for i, o in enumerate(outs):
@@ -259,7 +238,7 @@ def _apply(forward, node, args, kwargs):
             results.append(o)
             meta.append(None)
             continue
-        if dirty and _is_in(o, dirty):
+        if node._dirty and _is_in(o, node._dirty):
             if o.grad_fn is None and o._requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad is being used in an "
                                    "in-place operation.")
@@ -269,25 +248,15 @@ def _apply(forward, node, args, kwargs):
             view._version_ref = o._version_ref
             view._base = o._base if o._base is not None else o
             o = view
-        arr = o._array
-        if (non_diff and _is_in(o, non_diff)) or arr.dtype.kind not in "fc":
+        if node._non_diff and _is_in(o, node._non_diff):
             o._requires_grad = False
         else:
-            o.grad_fn = node
-            o._output_nr = i
-            o._requires_grad = True
-            if o._base is not None:
-                o.__dict__["_view_version"] = o._version_ref[0]
+            _set_output(node, o, i)
         results.append(o)
-        meta.append((arr.shape, arr.dtype))
+        meta.append((o._array.shape, o._array.dtype))
     node._n_out = len(outs)
     node._out_meta = tuple(meta)
-    if node._to_save is not None:
-        pack_saved(node, node._to_save, results)
-    if state.anomaly:
-        from .anomaly_mode import record_trace
-        record_trace(node)
-    return tuple(results) if is_tuple else results[0]
+    return results
 
 
 def refresh_view(view):
@@ -321,29 +290,14 @@ def _is_in(o, seq):
     return False
 
 
-_Tensor = None
 _next_seq = itertools.count(1).__next__
-
-
-def _tensor_cls():
-    """ember.tensor.Tensor, bound on first use (tensor.py imports this package)."""
-    global _Tensor
-    from ..tensor import Tensor
-    _Tensor = Tensor
-    return Tensor
 
 
 def _mark_creator(node, out):
     """Legacy Functions name themselves as ``.creator`` even when nothing is recorded."""
-    from ..tensor import Tensor
     for o in (out if isinstance(out, tuple) else (out,)):
         if isinstance(o, Tensor):
             o.__dict__["_creator"] = node
-
-
-def _edge(t):
-    fn = t.grad_fn
-    return (fn, t._output_nr) if fn is not None else (t, 0)
 
 
 def _fn_name(node):
@@ -367,7 +321,6 @@ def once_differentiable(fn):
             _state.enabled = prev
         if not prev:
             return outputs
-        from ..tensor import Tensor
         if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
             return outputs
         single = not isinstance(outputs, tuple)

@@ -57,6 +57,7 @@ class Node:
     _tensor_args = None      # which forward arguments were Tensors (for next_functions)
     _fast = False            # the engine may call backward directly (no hooks, not legacy)
     _seq = 0                 # order of recording (a node is recorded after its inputs' nodes)
+    _array_backward = None   # a Function's declared array-level backward (see function.py)
     _name = None             # set by ctx.set_node_name: torch's name for a variant of an op
 
     def name(self):

@@ -1,0 +1,53 @@
+"""Summing a broadcast gradient back to its input's shape (and expanding it again), for the
+engine: a Function may return a gradient of the broadcast shape, as torch's engine allows."""
+from ..backend import get_array_module
+from ..tensor import Tensor
+from .function import Function
+
+
+def _reduced_axes(shape, target):
+    """The axes of ``shape`` summed away to reach the (broadcastable) ``target``."""
+    lead = len(shape) - len(target)
+    axes = list(range(lead))
+    for i, s in enumerate(target):
+        if s == 1 and shape[lead + i] != 1:
+            axes.append(lead + i)
+    return tuple(axes)
+
+
+class SumToSize(Function):
+    """``grad`` summed over its broadcast dims to ``shape``."""
+
+    node_name = "SumBackward1"
+
+    @staticmethod
+    def forward(ctx, grad, shape):
+        arr = grad._array
+        ctx.in_shape = arr.shape
+        out = arr.sum(axis=_reduced_axes(arr.shape, shape)) if arr.ndim else arr
+        return Tensor._wrap(out.reshape(shape))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return ExpandTo.apply(grad_output, ctx.in_shape), None
+
+
+class ExpandTo(Function):
+    """``grad`` broadcast to ``shape``."""
+
+    node_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, shape):
+        arr = grad._array
+        ctx.in_shape = arr.shape
+        return Tensor._wrap(get_array_module(arr).broadcast_to(arr, shape))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return SumToSize.apply(grad_output, ctx.in_shape), None
+
+
+def sum_to_size(grad, shape):
+    """``grad`` summed to ``shape`` (recorded under create_graph, as any op)."""
+    return SumToSize.apply(grad, tuple(shape))
