@@ -16,6 +16,8 @@ import warnings
 
 import numpy as np
 
+from .backend import backend_for, backend_of, errstate, get_array_module, is_array, to_host
+
 __all__ = ["main", "check_function", "find_functions", "CheckResult"]
 
 CHECKS = ("forward", "gradcheck", "gradgradcheck", "needs_input_grad", "materialize_grads",
@@ -138,27 +140,30 @@ def _spec_of_value(v):
         if v._array.dtype.kind == "f":
             return ("array", v._array)
         return ("value", v)
-    if isinstance(v, np.ndarray) and v.dtype.kind == "f":
+    if is_array(v) and v.dtype.kind == "f":
         return ("array", v)
     return ("value", v)
 
 
 def _make_inputs(specs, rng, dtype="float64", fill=None, requires_grad=True):
+    """Float tensors from ``specs``, built on the host, then moved to the example array's device
+    (or the default device for a shape)."""
     from .tensor import Tensor
     out = []
     for kind, v in specs:
         if kind == "value":
             out.append(v)
             continue
+        device = backend_of(v) if kind == "array" else backend_for(None)
         if kind == "array":
-            arr = np.array(v, dtype=dtype)
+            arr = np.array(to_host(v), dtype=dtype)
         else:
             arr = rng.standard_normal(v)
             # keep values away from kinks (relu at 0, abs ...) so finite differences are fair
             arr = np.where(np.abs(arr) < 0.05, arr + np.sign(arr + 1e-12) * 0.1, arr)
         if fill is not None:
             arr = np.full(np.shape(arr), fill)
-        t = Tensor._wrap(np.ascontiguousarray(arr, dtype=dtype))
+        t = Tensor._wrap(device.asarray(np.ascontiguousarray(arr, dtype=dtype)))
         t._requires_grad = requires_grad
         out.append(t)
     return out
@@ -253,7 +258,7 @@ def _check_forward(res, call, inputs, t_idx):
     for i in t_idx:
         arr, version = before[i]
         x = probe_in[i]
-        changed = not np.array_equal(arr, x._array, equal_nan=True)
+        changed = not bool(get_array_module(arr).array_equal(arr, x._array, equal_nan=True))
         bumped = x._version_ref[0] != version
         marked = any(d is x for d in dirty)
         if (changed or bumped) and not marked:
@@ -335,8 +340,8 @@ def _check_gradgrad(res, call, inputs):
 def _call_node(node, outs, rng):
     from .autograd.grad_mode import no_grad
     from .tensor import Tensor
-    grads = [Tensor._wrap(rng.standard_normal(o._array.shape).astype(o._array.dtype))
-             for o in outs]
+    grads = [Tensor._wrap(backend_of(o._array).asarray(
+        rng.standard_normal(o._array.shape).astype(o._array.dtype))) for o in outs]
     with no_grad():
         result = node._call_backward(grads)
     return result if isinstance(result, tuple) else (result,)
@@ -397,8 +402,8 @@ def _check_materialize(res, cls, call, inputs):
 def _call_grads_partial(node, outs, rng):
     from .tensor import Tensor
     first = outs[0]
-    return [Tensor._wrap(rng.standard_normal(first._array.shape).astype(first._array.dtype))] \
-        + [None] * (len(outs) - 1)
+    g = rng.standard_normal(first._array.shape).astype(first._array.dtype)
+    return [Tensor._wrap(backend_of(first._array).asarray(g))] + [None] * (len(outs) - 1)
 
 
 def _check_extreme(res, call, specs, t_idx, fail_on_overflow):
@@ -412,10 +417,10 @@ def _check_extreme(res, call, specs, t_idx, fail_on_overflow):
             ins = _make_inputs(specs, rng, dtype=dtype, fill=sign * value)
             where = "x = %+g in %s" % (sign * value, dtype)
             try:
-                with enable_grad(), np.errstate(all="ignore"):
+                with enable_grad(), errstate(all="ignore"):
                     outs = [o for o in _outputs(call(*ins))]
                     bad = [k for k, o in enumerate(outs) if o._array.dtype.kind == "f"
-                           and not np.all(np.isfinite(o._array))]
+                           and not _all_finite(o._array)]
                     if bad:
                         res.set("extreme", level, "output %d is not finite (%s) at %s"
                                 % (bad[0], _kind(outs[bad[0]]._array), where))
@@ -427,13 +432,17 @@ def _check_extreme(res, call, specs, t_idx, fail_on_overflow):
                 res.set("extreme", level, "raised %s at %s" % (_short(e), where))
                 return
             for i, g in zip(t_idx, gs):
-                if g is not None and not np.all(np.isfinite(g._array)):
+                if g is not None and not _all_finite(g._array):
                     res.set("extreme", level, "gradient of input %d is not finite (%s) at %s"
                             % (i, _kind(g._array), where))
 
 
+def _all_finite(arr):
+    return bool(get_array_module(arr).isfinite(arr).all())
+
+
 def _kind(arr):
-    return "nan" if np.isnan(arr).any() else "inf"
+    return "nan" if bool(get_array_module(arr).isnan(arr).any()) else "inf"
 
 
 def format_table(results):

@@ -1,12 +1,18 @@
-"""Random number generation: the global Generator, ``manual_seed`` and ``Generator`` objects."""
+"""Random number generation: the global Generator, ``manual_seed`` and ``Generator`` objects.
+
+Random numbers are drawn on the host, whatever the device of the tensor they fill, so one
+seed gives the same numbers on every device; ``ember.cuda.manual_seed`` has nothing to seed.
+"""
 import numpy as np
+
+from .backend import device as _device
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
            "default_generator"]
 
 
 class Generator:
-    """A source of random numbers (NumPy's PCG64 underneath).
+    """A source of random numbers (NumPy's PCG64 underneath, on the host for every device).
 
     Example:
         >>> import ember
@@ -20,7 +26,7 @@ class Generator:
     def __init__(self, device="cpu"):
         self._seed = 67280421310721
         self.rng = np.random.Generator(np.random.PCG64(self._seed))
-        self.device = device
+        self.device = _device(device)
 
     def manual_seed(self, seed):
         seed = int(seed)
@@ -42,7 +48,7 @@ class Generator:
         from .ops.creation import tensor
         import json
         blob = json.dumps(self.rng.bit_generator.state).encode()
-        return tensor(list(blob), dtype="uint8")
+        return tensor(list(blob), dtype="uint8", device="cpu")   # a CPU tensor, as torch
 
     def set_state(self, state):
         import json

@@ -4,10 +4,13 @@ The core's one upward reference (DESIGN.md): Tensor's methods dispatch into ``em
 autograd engine through ``_ops`` and ``_engine``, bound by ``ember/__init__.py`` once both are
 imported (``_bind``); this file imports nothing above the backend and dtypes.
 """
+from __future__ import annotations
+
+import builtins
 import warnings
 import weakref
 from types import MethodType as _MethodType
-from typing import Any, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -25,10 +28,10 @@ _engine: Any = None     # ember.autograd.engine, bound by _bind
 class Size(tuple):
     """The shape of a tensor: a tuple that prints as ``torch.Size([2, 3])``."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "torch.Size([%s])" % ", ".join(str(d) for d in self)
 
-    def numel(self):
+    def numel(self) -> int:
         n = 1
         for d in self:
             n *= d
@@ -55,11 +58,14 @@ class RemovableHandle:
         for d in self.extra_dicts:
             d.pop(self.id, None)
 
-    def __enter__(self) -> "RemovableHandle":
+    def __enter__(self) -> RemovableHandle:
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.remove()
+
+
+_RemovableHandle = RemovableHandle     # (the name optim used)
 
 
 def _add_hook(hooks_dict: dict, hook: Any) -> RemovableHandle:
@@ -94,13 +100,13 @@ class Tensor:
 
     __slots__ = ("_array", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_ref",
                  "_base", "__weakref__", "__dict__")
-    _hooks = None           # rarer state: class defaults, set per instance only when used
-    _accum = None
-    _retains_grad = False
+    _hooks: Optional[Dict[int, Any]] = None     # rarer state: class defaults, set per
+    _accum: Any = None                          # instance only when used
+    _retains_grad: bool = False
     __array_priority__ = 1000
     __array_ufunc__ = None       # numpy defers to our reflected operators
 
-    def __init__(self, *args, _dtype=None):
+    def __init__(self, *args: Any, _dtype: Optional[_dt.dtype] = None) -> None:
         arr = _legacy_data(args) if args else \
             _backend.backend_for(None).xp.zeros((0,), dtype=np.float32)
         d = _dtype or _dt.get_default_dtype()
@@ -108,16 +114,16 @@ class Tensor:
             arr = _backend.backend_for(None).asarray(_to_array(args[0], d))
         if arr.dtype != d.np:
             arr = arr.astype(d.np)
-        self._array = arr
+        self._array: Any = arr
         self._requires_grad = False
-        self._grad = None
-        self.grad_fn = None
+        self._grad: Optional[Tensor] = None
+        self.grad_fn: Any = None       # the graph Node that made this tensor; None for a leaf
         self._output_nr = 0
-        self._version_ref = [0]
-        self._base = None
+        self._version_ref: List[int] = [0]
+        self._base: Optional[Tensor] = None
 
     @staticmethod
-    def _wrap(arr, requires_grad=False):
+    def _wrap(arr: Any, requires_grad: bool = False) -> Tensor:
         """Make a Tensor around ``arr`` without copying (internal fast path)."""
         t = _new(Tensor)
         t._array = arr if type(arr) is _ndarray or _backend.is_array(arr) else np.asarray(arr)
@@ -131,45 +137,45 @@ class Tensor:
 
     # ---- basic attributes -------------------------------------------------------
     @property
-    def dtype(self):
+    def dtype(self) -> _dt.dtype:
         return _dt._BY_NP[self._array.dtype]
 
     @property
-    def shape(self):
+    def shape(self) -> Size:
         return Size(self._array.shape)
 
-    def size(self, dim=None):
+    def size(self, dim: Optional[int] = None) -> Any:     # a Size, or one dim's length
         if dim is None:
             return Size(self._array.shape)
         return self._array.shape[_ops._wrap_dim(dim, self._array.ndim, "size")]
 
-    def dim(self):
+    def dim(self) -> int:
         return self._array.ndim
 
     ndimension = dim
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         return self._array.ndim
 
-    def numel(self):
+    def numel(self) -> int:
         return self._array.size
 
     nelement = numel
 
-    def element_size(self):
+    def element_size(self) -> int:
         return self._array.itemsize
 
     @property
-    def itemsize(self):
+    def itemsize(self) -> int:
         return self._array.itemsize
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         return self._array.nbytes
 
     @property
-    def device(self) -> "_backend.device":
+    def device(self) -> _backend.device:
         return _backend.backend_of(self._array).device
 
     @property
@@ -186,69 +192,70 @@ class Tensor:
     is_meta = False
     layout = "torch.strided"
 
-    def is_floating_point(self):
+    def is_floating_point(self) -> bool:
         return self._array.dtype.kind == "f"
 
-    def is_complex(self):
+    def is_complex(self) -> bool:
         return False
 
-    def stride(self, dim=None):
+    def stride(self, dim: Optional[int] = None) -> Any:     # a tuple, or one dim's stride
         st = tuple(s // self._array.itemsize for s in self._array.strides)
         return st if dim is None else st[_ops._wrap_dim(dim, self._array.ndim, "stride")]
 
-    def is_contiguous(self, memory_format=None):
+    def is_contiguous(self, memory_format: Any = None) -> bool:
         return self._array.flags.c_contiguous
 
     def data_ptr(self) -> int:
         return _backend.backend_of(self._array).data_ptr(self._array)
 
-    def storage_offset(self):
+    def storage_offset(self) -> int:
         if self._base is None:
             return 0
         return (self.data_ptr() - self._base.data_ptr()) // self._array.itemsize
 
     @property
-    def _version(self):
+    def _version(self) -> int:
         return self._version_ref[0]
 
-    def _bump(self):
+    def _bump(self) -> None:
         self._version_ref[0] += 1
 
     # ---- autograd attributes ----------------------------------------------------
     @property
-    def requires_grad(self):
+    def requires_grad(self) -> bool:
         return self._requires_grad
 
     @requires_grad.setter
-    def requires_grad(self, value):
+    def requires_grad(self, value: bool) -> None:
         if self.grad_fn is not None:
             if not value:
                 raise RuntimeError("you can only change requires_grad flags of leaf variables. "
                                    "If you want to use a computed variable in a subgraph that "
-                                   "doesn't require differentiation use var_no_grad = var.detach().")
+                                   "doesn't require differentiation use "
+                                   "var_no_grad = var.detach().")
             return
         if value and self._array.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients (got %r)" % self.dtype)
         self._requires_grad = bool(value)
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         self.requires_grad = requires_grad
         return self
 
     @property
-    def is_leaf(self):
+    def is_leaf(self) -> bool:
         return self.grad_fn is None
 
     @property
-    def creator(self):
+    def creator(self) -> Any:
         """Legacy name of ``grad_fn`` (also set by legacy-style Functions when not recording)."""
         if self.grad_fn is not None:
             return self.grad_fn
         return self.__dict__.get("_creator")
 
     @property
-    def grad(self):
+    def grad(self) -> Optional[Tensor]:
         if self.grad_fn is not None and not self._retains_grad:
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
@@ -259,7 +266,7 @@ class Tensor:
         return self._grad
 
     @grad.setter
-    def grad(self, value):
+    def grad(self, value: Optional[Tensor]) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError("assigned grad expected to be a Tensor or None but got %s"
@@ -273,25 +280,25 @@ class Tensor:
         self._grad = value
 
     @grad.deleter
-    def grad(self):
+    def grad(self) -> None:
         self._grad = None
 
     @property
-    def data(self):
+    def data(self) -> Tensor:
         """The same values as a Tensor detached from the graph (no shared version counter)."""
         return Tensor._wrap(self._array)
 
     @data.setter
-    def data(self, value):
+    def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
             raise TypeError("data must be a Tensor, got %s" % type(value).__name__)
         self._array = value._array
 
     @property
-    def retains_grad(self):
+    def retains_grad(self) -> bool:
         return self._retains_grad
 
-    def retain_grad(self):
+    def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf tensor after backward."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
@@ -300,7 +307,7 @@ class Tensor:
         self._retains_grad = True
         self.grad_fn._add_retain(self._output_nr, weakref.ref(self))
 
-    def register_hook(self, hook):
+    def register_hook(self, hook: Callable[[Tensor], Optional[Tensor]]) -> RemovableHandle:
         """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -311,7 +318,7 @@ class Tensor:
         _engine.note_leaf_hook(self)
         return _add_hook(self._hooks, hook)
 
-    def register_post_accumulate_grad_hook(self, hook):
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
         """Call ``hook(tensor)`` after this leaf's ``.grad`` has been accumulated."""
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
@@ -322,7 +329,9 @@ class Tensor:
         _engine.note_leaf_hook(self)
         return _add_hook(d, hook)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    def backward(self, gradient: Optional[Tensor] = None, retain_graph: Optional[bool] = None,
+                 create_graph: bool = False,
+                 inputs: Union[Tensor, Sequence[Tensor], None] = None) -> None:
         """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
         fn = self.grad_fn
         if gradient is None and inputs is None and fn is not None and self._base is None and \
@@ -334,13 +343,13 @@ class Tensor:
         _engine.backward((self,), None if gradient is None else (gradient,), retain_graph,
                          create_graph, inputs)
 
-    def detach(self):
+    def detach(self) -> Tensor:
         """A Tensor sharing values and version counter, outside the graph."""
         t = Tensor._wrap(self._array)
         t._version_ref = self._version_ref
         return t
 
-    def detach_(self):
+    def detach_(self) -> Tensor:
         if self._base is not None and self._base.requires_grad:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self.grad_fn = None
@@ -348,13 +357,13 @@ class Tensor:
         return self
 
     # ---- conversion -------------------------------------------------------------
-    def item(self):
+    def item(self) -> Union[int, float, bool]:
         if self._array.size != 1:
             raise RuntimeError("a Tensor with %d elements cannot be converted to Scalar"
                                % self._array.size)
         return self._array.item()
 
-    def tolist(self):
+    def tolist(self) -> Any:
         return self._array.tolist()
 
     def numpy(self, force: bool = False) -> np.ndarray:
@@ -367,7 +376,7 @@ class Tensor:
                                "tensor.detach().numpy() instead.")
         return self._array
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
         arr = self._array
         if type(arr) is not _ndarray:
             raise TypeError(_host_message(self))
@@ -375,145 +384,150 @@ class Tensor:
             return arr.astype(dtype)
         return arr.copy() if copy else arr
 
-    def __array_function__(self, func, types, args, kwargs):
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         """NumPy functions see tensors as their arrays: ``np.sum(t)`` is a NumPy value."""
         return func(*_as_arrays(args), **_as_arrays(kwargs))
 
-    def __dlpack__(self, stream=None, **kwargs):
+    def __dlpack__(self, stream: Any = None, **kwargs: Any) -> Any:
         return self._array.__dlpack__(**kwargs) if kwargs else self._array.__dlpack__()
 
-    def __dlpack_device__(self):
+    def __dlpack_device__(self) -> Any:
         return self._array.__dlpack_device__()
 
-    def to(self, *args, **kwargs):
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """Convert dtype and/or device: ``to(dtype)``, ``to('cpu')``, ``to(other)``."""
         return _ops.to(self, *args, **kwargs)
 
-    def type(self, dtype=None, non_blocking=False):
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:   # str or Tensor
         if dtype is None:
             return "torch." + self.dtype._legacy
         return _ops.to(self, _ops._type_to_dtype(dtype))
 
-    def type_as(self, other):
+    def type_as(self, other: Tensor) -> Tensor:
         return _ops.to(self, other.dtype)
 
-    def float(self):
+    def float(self) -> Tensor:
         return _ops.to(self, _dt.float32)
 
-    def double(self):
+    def double(self) -> Tensor:
         return _ops.to(self, _dt.float64)
 
-    def half(self):
+    def half(self) -> Tensor:
         return _ops.to(self, _dt.float16)
 
-    def bfloat16(self):
+    def bfloat16(self) -> Tensor:
         return _ops.to(self, _dt.float32)
 
-    def long(self):
+    def long(self) -> Tensor:
         return _ops.to(self, _dt.int64)
 
-    def int(self):
+    def int(self) -> Tensor:
         return _ops.to(self, _dt.int32)
 
-    def short(self):
+    def short(self) -> Tensor:
         return _ops.to(self, _dt.int16)
 
-    def char(self):
+    def char(self) -> Tensor:
         return _ops.to(self, _dt.int8)
 
-    def byte(self):
+    def byte(self) -> Tensor:
         return _ops.to(self, _dt.uint8)
 
-    def bool(self):
+    def bool(self) -> Tensor:
         return _ops.to(self, _dt.bool)
 
-    def cpu(self, memory_format=None):
+    def cpu(self, memory_format: Any = None) -> Tensor:
         return self if type(self._array) is _ndarray else _ops.to(self, "cpu")
 
-    def cuda(self, device=None, non_blocking=False):
+    def cuda(self, device: Any = None, non_blocking: builtins.bool = False) -> Tensor:
         return _ops.to(self, "cuda" if device is None else _cuda_device(device))
 
-    def pin_memory(self):
+    def pin_memory(self) -> Tensor:
         return self
 
-    def share_memory_(self):
+    def share_memory_(self) -> Tensor:
         return self
 
-    def is_pinned(self):
+    def is_pinned(self) -> builtins.bool:
         return False
 
-    def is_shared(self):
+    def is_shared(self) -> builtins.bool:
         return False
 
-    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    def new_tensor(self, data: Any, dtype: Optional[_dt.dtype] = None, device: Any = None,
+                   requires_grad: builtins.bool = False) -> Tensor:
         return _ops.tensor(data, dtype=dtype or self.dtype, device=device or self.device,
                            requires_grad=requires_grad)
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_zeros(self, *size: Any, dtype: Optional[_dt.dtype] = None, device: Any = None,
+                      requires_grad: builtins.bool = False) -> Tensor:
         return _ops.zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
                           requires_grad=requires_grad)
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_ones(self, *size: Any, dtype: Optional[_dt.dtype] = None, device: Any = None,
+                     requires_grad: builtins.bool = False) -> Tensor:
         return _ops.ones(*size, dtype=dtype or self.dtype, device=device or self.device,
                          requires_grad=requires_grad)
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_empty(self, *size: Any, dtype: Optional[_dt.dtype] = None, device: Any = None,
+                      requires_grad: builtins.bool = False) -> Tensor:
         return _ops.empty(*size, dtype=dtype or self.dtype, device=device or self.device,
                           requires_grad=requires_grad)
 
-    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+    def new_full(self, size: Any, fill_value: Any, dtype: Optional[_dt.dtype] = None,
+                 device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
         return _ops.full(size, fill_value, dtype=dtype or self.dtype,
                          device=device or self.device, requires_grad=requires_grad)
 
     # ---- Python protocol --------------------------------------------------------
-    def __repr__(self, *, tensor_contents=None):
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
         return tensor_repr(self)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return tensor_repr(self)
 
-    def __format__(self, spec):
+    def __format__(self, spec: str) -> str:
         if self._array.ndim == 0:
             return self._array.item().__format__(spec)
         return object.__format__(self, spec) if spec else repr(self)
 
-    def __len__(self):
+    def __len__(self) -> builtins.int:
         if self._array.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self._array.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tensor]:
         if self._array.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return iter(_ops.unbind(self, 0))
 
-    def __bool__(self):
+    def __bool__(self) -> builtins.bool:
         if self._array.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._array.item())
 
-    def __float__(self):
+    def __float__(self) -> builtins.float:
         return float(self.item())
 
-    def __int__(self):
+    def __int__(self) -> builtins.int:
         return int(self.item())
 
-    def __index__(self):
+    def __index__(self) -> builtins.int:
         if self._array.dtype.kind not in "iub" or self._array.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an "
                             "index")
         return int(self._array.item())
 
-    def __complex__(self):
+    def __complex__(self) -> complex:
         return complex(self.item())
 
     __hash__ = object.__hash__
 
-    def __reduce_ex__(self, proto):
+    def __reduce_ex__(self, proto: Any) -> Any:
         return (_rebuild, (_backend.to_host(self._array), self._requires_grad,
                            str(self.device)))
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: Dict[builtins.int, Any]) -> Tensor:
         if self.grad_fn is not None:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
                                "support the deepcopy protocol at the moment.")
@@ -523,98 +537,98 @@ class Tensor:
         return new
 
     # ---- operators --------------------------------------------------------------
-    def __rtruediv__(self, other):
+    def __rtruediv__(self, other: Any) -> Tensor:
         return _ops.mul(_ops.reciprocal(self), other)
 
-    def __rfloordiv__(self, other):
+    def __rfloordiv__(self, other: Any) -> Tensor:
         return _ops.floor_divide(_ops._scalar_like(other, self), self)
 
-    def __rmod__(self, other):
+    def __rmod__(self, other: Any) -> Tensor:
         return _ops.remainder(_ops._scalar_like(other, self), self)
 
-    def __rpow__(self, other):
+    def __rpow__(self, other: Any) -> Tensor:
         return _ops.pow(other, self)
 
-    def __rmatmul__(self, other):
+    def __rmatmul__(self, other: Any) -> Tensor:
         return _ops.matmul(_ops.as_tensor(other), self)
 
-    def __pos__(self):
+    def __pos__(self) -> Tensor:
         return self
 
-    def __invert__(self):
+    def __invert__(self) -> Tensor:
         return _ops.bitwise_not(self)
 
-    def __and__(self, other):
+    def __and__(self, other: Any) -> Tensor:
         return _ops.bitwise_and(self, other)
 
     __rand__ = __and__
 
-    def __iand__(self, other):
+    def __iand__(self, other: Any) -> Tensor:
         return _ops.bitwise_and_(self, other)
 
-    def __or__(self, other):
+    def __or__(self, other: Any) -> Tensor:
         return _ops.bitwise_or(self, other)
 
     __ror__ = __or__
 
-    def __ior__(self, other):
+    def __ior__(self, other: Any) -> Tensor:
         return _ops.bitwise_or_(self, other)
 
-    def __xor__(self, other):
+    def __xor__(self, other: Any) -> Tensor:
         return _ops.bitwise_xor(self, other)
 
     __rxor__ = __xor__
 
-    def __ixor__(self, other):
+    def __ixor__(self, other: Any) -> Tensor:
         return _ops.bitwise_xor_(self, other)
 
-    def __lshift__(self, other):
+    def __lshift__(self, other: Any) -> Tensor:
         return _ops.bitwise_left_shift(self, other)
 
-    def __rshift__(self, other):
+    def __rshift__(self, other: Any) -> Tensor:
         return _ops.bitwise_right_shift(self, other)
 
-    def __eq__(self, other):
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]  # element-wise, as torch
         return _ops.eq(self, other)
 
-    def __ne__(self, other):
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]  # element-wise, as torch
         return _ops.ne(self, other)
 
-    def __lt__(self, other):
+    def __lt__(self, other: Any) -> Tensor:
         return _ops.lt(self, other)
 
-    def __le__(self, other):
+    def __le__(self, other: Any) -> Tensor:
         return _ops.le(self, other)
 
-    def __gt__(self, other):
+    def __gt__(self, other: Any) -> Tensor:
         return _ops.gt(self, other)
 
-    def __ge__(self, other):
+    def __ge__(self, other: Any) -> Tensor:
         return _ops.ge(self, other)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Tensor:
         return _ops._getitem(self, index)
 
-    def __setitem__(self, index, value):
+    def __setitem__(self, index: Any, value: Any) -> None:
         _ops._setitem(self, index, value)
 
     @property
-    def T(self):
+    def T(self) -> Tensor:
         return _ops.permute(self, tuple(range(self._array.ndim - 1, -1, -1)))
 
     @property
-    def mT(self):
+    def mT(self) -> Tensor:
         return _ops.transpose(self, -2, -1)
 
     @property
-    def H(self):
+    def H(self) -> Tensor:
         return self.T
 
     @property
-    def mH(self):
+    def mH(self) -> Tensor:
         return self.mT
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         # Tensor methods that mirror an ``ember.<name>`` function taking the tensor first.
         if name in _ops._TENSOR_METHODS:
             return _MethodType(getattr(_ops, name), self)   # a C-level bound method: cheap

@@ -425,3 +425,66 @@ def test_element_size_and_stride(torch):
 def test_unknown_attribute_raises_attribute_error():
     with pytest.raises(AttributeError, match="no_such_method"):
         ember.ones(1).no_such_method
+
+
+# -- moving between devices (the strict test device stands in for a GPU) ---------------------
+
+def test_to_strict_and_back_keeps_values_and_gradients_flow(torch):
+    data = [[1.5, -2.0], [0.25, 4.0]]
+    x = ember.tensor(data, requires_grad=True)
+    y = x.to("strict")
+    assert y.device == ember.device("strict") and y.dtype is ember.float32
+    tx = torch.tensor(data, requires_grad=True)
+    ty = tx.to(torch.float64)       # torch without a GPU: a dtype move has the same node
+    assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__ == "ToCopyBackward0"
+    z = (y * y).cpu()
+    assert z.device.type == "cpu" and type(z.grad_fn).__name__ == "ToCopyBackward0"
+    assert y.cpu().tolist() == data and y.to("cpu").tolist() == data
+    (z * 3).sum().backward()
+    (ty * ty * 3).sum().backward()
+    assert x.grad.device.type == "cpu"
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
+
+
+def test_leaf_on_strict_gets_gradient_from_cpu_computation(torch):
+    w = ember.tensor([1.0, -3.0, 2.0], device="strict", requires_grad=True)
+    loss = (w.cpu() * ember.tensor([2.0, 1.0, 0.5])).sum()
+    loss.backward()
+    assert w.grad.device.type == "strict"
+    tw = torch.tensor([1.0, -3.0, 2.0], requires_grad=True)
+    (tw * torch.tensor([2.0, 1.0, 0.5])).sum().backward()
+    np.testing.assert_allclose(w.grad.cpu().numpy(), tw.grad.numpy())
+
+
+def test_to_strict_with_dtype_and_copy(torch):
+    x = ember.tensor([1.7, -2.2])
+    y = x.to("strict", ember.float64)
+    assert y.device.type == "strict" and y.dtype is ember.float64
+    assert y.to("strict") is y and y.to(device="strict", copy=True) is not y
+    assert x.to(y).device.type == "strict" and x.to(y).dtype is ember.float64
+    assert y.cpu().tolist() == torch.tensor([1.7, -2.2]).to(torch.float64).tolist()
+    h = ember.zeros(2)
+    h.copy_(ember.tensor([3.0, 4.0], device="strict"))       # copy_ crosses devices, as torch
+    assert h.device.type == "cpu" and h.tolist() == [3.0, 4.0]
+
+
+def test_mixing_cpu_and_strict_raises_torchs_message(torch):
+    a, s = ember.ones(2), ember.ones(2, device="strict")
+    # torch's TensorIterator names the first non-CPU device first, whatever the order.
+    message = ("Expected all tensors to be on the same device, but found at least two devices, "
+               "strict and cpu!")
+    for x, y in ((s, a), (a, s)):
+        with pytest.raises(RuntimeError) as e:
+            x + y
+        assert str(e.value) == message
+
+
+def test_numpy_of_strict_tensor_raises_torchs_message(torch):
+    s = ember.ones(2, device="strict")
+    with pytest.raises(TypeError) as te:
+        torch.ones(2, device="meta").numpy()
+    with pytest.raises(TypeError) as ee:
+        s.numpy()
+    assert str(ee.value) == str(te.value).replace("meta", "strict")
+    assert s.cpu().numpy().tolist() == [1.0, 1.0]
+    assert s.numpy(force=True).tolist() == [1.0, 1.0]

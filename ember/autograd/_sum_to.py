@@ -1,11 +1,15 @@
 """Summing a broadcast gradient back to its input's shape (and expanding it again), for the
 engine: a Function may return a gradient of the broadcast shape, as torch's engine allows."""
+from __future__ import annotations
+
+from typing import Sequence, Tuple
+
 from ..backend import get_array_module
 from ..tensor import Tensor
 from .function import Function
 
 
-def _reduced_axes(shape, target):
+def _reduced_axes(shape: Tuple[int, ...], target: Sequence[int]) -> Tuple[int, ...]:
     """The axes of ``shape`` summed away to reach the (broadcastable) ``target``."""
     lead = len(shape) - len(target)
     axes = list(range(lead))
@@ -18,6 +22,7 @@ def _reduced_axes(shape, target):
 class SumToSize(Function):
     """``grad`` summed over its broadcast dims to ``shape``."""
 
+    # (function.py declares Function.node_name as None, not Optional[str]: mypy rejects a str)
     node_name = "SumBackward1"
 
     @staticmethod
@@ -48,6 +53,6 @@ class ExpandTo(Function):
         return SumToSize.apply(grad_output, ctx.in_shape), None
 
 
-def sum_to_size(grad, shape):
+def sum_to_size(grad: Tensor, shape: Sequence[int]) -> Tensor:
     """``grad`` summed to ``shape`` (recorded under create_graph, as any op)."""
     return SumToSize.apply(grad, tuple(shape))

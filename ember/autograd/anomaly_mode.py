@@ -5,7 +5,10 @@ import weakref
 
 import numpy as np
 
+from ..backend import get_array_module
 from .grad_mode import state as _state
+
+_ndarray = np.ndarray
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled"]
@@ -89,12 +92,14 @@ def protect_saved(node):
     """Mark the arrays ``node`` saved read-only, so an in-place change raises at once.
 
     Called when tensors are saved under anomaly mode; :func:`unprotect_saved` undoes it when
-    the node's buffers are freed (or the node is garbage collected).
+    the node's buffers are freed (or the node is garbage collected). Only host NumPy arrays
+    have a writeable flag (CuPy's have none): on other devices the version check at backward
+    reports the change instead.
     """
     arrays = []
     for entry in node._saved or ():
         arr = None if entry is None else entry[0]._array
-        if arr is None or not isinstance(arr, np.ndarray):
+        if not isinstance(arr, _ndarray):
             continue
         rec = _protected.get(id(arr))
         if rec is not None and rec[0]() is arr:
@@ -145,9 +150,13 @@ def _unprotect_all():
 
 
 def raise_if_saved(arr, op):
-    """Raise the anomaly-mode error if ``arr`` (or an array it views) is protected as saved."""
+    """Raise the anomaly-mode error if ``arr`` (or an array it views) is protected as saved.
+
+    Only host arrays are ever protected (see :func:`protect_saved`), so the walk up the
+    ``base`` chain of views stops at the first array that is not a NumPy one.
+    """
     a = arr
-    while isinstance(a, np.ndarray):
+    while isinstance(a, _ndarray):
         rec = _protected.get(id(a))
         if rec is not None and rec[0]() is a:
             node = rec[2]()
@@ -172,8 +181,12 @@ def check_nan(node, grads):
     if not _state.anomaly_check_nan:
         return
     for i, g in enumerate(grads):
-        if g is not None and g._array.dtype.kind == "f" and not np.all(np.isfinite(g._array)):
-            bad = "nan" if np.isnan(g._array).any() else "inf"
+        if g is None or g._array.dtype.kind != "f":
+            continue
+        arr = g._array
+        xp = get_array_module(arr)
+        if not bool(xp.isfinite(arr).all()):
+            bad = "nan" if bool(xp.isnan(arr).any()) else "inf"
             trace = node._trace or "(no forward trace recorded: the node was created outside " \
                                    "detect_anomaly)\n"
             raise RuntimeError("Function '%s' returned %s values in its %dth output.\n"

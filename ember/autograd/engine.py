@@ -6,8 +6,11 @@ Gradients that meet at a node are summed first. Leaves receive theirs through ``
 captured for ``autograd.grad``). Hooks are a policy of the walk: a node without hooks has its
 backward called directly; one with hooks goes through ``_run_node``.
 """
+from __future__ import annotations
+
 import weakref
 from heapq import heappop as _heappop, heappush as _heappush
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..backend import backend_of, get_array_module
 from ..dtypes import from_numpy_dtype
@@ -18,6 +21,9 @@ from .graph import Node
 from .grad_mode import state as _state
 
 __all__ = ["backward", "grad"]
+
+_TensorOrTensors = Union[Tensor, Sequence[Tensor]]
+_GradTensors = Union[Tensor, Sequence[Optional[Tensor]], None]
 
 
 def _make_grads(outputs, grad_outputs):
@@ -59,7 +65,9 @@ def _roots(outputs):
     return roots
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+def backward(tensors: _TensorOrTensors, grad_tensors: _GradTensors = None,
+             retain_graph: Optional[bool] = None, create_graph: bool = False,
+             inputs: Optional[_TensorOrTensors] = None) -> None:
     """Sum the gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
     if isinstance(tensors, Tensor):
         tensors = (tensors,)
@@ -78,8 +86,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _execute(_roots(tensors), grads, retain_graph, create_graph, targets, None)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs: _GradTensors = None,
+         retain_graph: Optional[bool] = None, create_graph: bool = False, only_inputs: bool = True,
+         allow_unused: Optional[bool] = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> Tuple[Tensor, ...]:
     """Return the gradients of ``outputs`` with respect to ``inputs`` (no ``.grad`` is written).
 
     Example:
@@ -89,10 +99,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         >>> ember.autograd.grad(dy, x)[0]
         tensor(12.)
     """
-    single = isinstance(inputs, Tensor)
     if isinstance(outputs, Tensor):
         outputs = (outputs,)
-    if single:
+    if isinstance(inputs, Tensor):
         inputs = (inputs,)
     inputs = tuple(inputs)
     if isinstance(grad_outputs, Tensor):
@@ -106,12 +115,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise RuntimeError("One of the differentiated Tensors (input %d) does not require "
                                "grad" % i)
     grads = _make_grads(outputs, grad_outputs)
-    capture = {}
+    capture: Dict[Any, Optional[Tensor]] = {}
     for t in inputs:
         key = (id(t.grad_fn), t._output_nr) if t.grad_fn is not None else id(t)
         capture[key] = None
     _execute(_roots(outputs), grads, retain_graph, create_graph, None, capture)
-    result = []
+    result: List[Any] = []     # (None for an unused input: torch's annotation leaves it out)
     for i, t in enumerate(inputs):
         key = (id(t.grad_fn), t._output_nr) if t.grad_fn is not None else id(t)
         g = capture[key]
@@ -156,11 +165,12 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
             node = _heappop(heap)[1]
             buf = walk.buffers.pop(node)
             run = walk.needed is None or node in walk.needed
-            if plain and node._fast and node._n_out == 1 and buf[0] is not None:
+            fast = plain and node._fast and node._n_out == 1 and buf[0] is not None
+            if fast:
                 grads = _call_backward(node, buf[0], create_graph)
             else:
                 grads = _run_node(node, buf, walk, run)
-            walk.send_all(node, grads, buf)
+            walk.send_all(node, grads, buf, fast)
             grads = buf = None    # hold no gradient here (see _accumulate)
             if not retain_graph and node._saved is not None and run:
                 node._release()
@@ -173,14 +183,15 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
 class _Walk:
     """The state of one backward call: pending gradients of nodes and leaves."""
 
-    __slots__ = ("buffers", "heap", "leaves", "owned", "ready", "uses", "needed", "receivers",
-                 "create_graph", "targets", "capture")
+    __slots__ = ("buffers", "heap", "leaves", "owned", "exclusive", "ready", "uses", "needed",
+                 "receivers", "create_graph", "targets", "capture")
 
     def __init__(self, create_graph, targets, capture):
         self.buffers = {}       # node -> its output gradients so far
         self.heap = []          # (-seq, node): the latest-recorded node first
         self.leaves = {}        # leaf -> its gradient so far
         self.owned = set()      # leaves whose pending gradient may become .grad as is
+        self.exclusive = set()  # ids of pending node gradients that nothing else holds
         self.ready = []         # leaves whose last use has run (when counting uses)
         self.uses = None        # leaf -> edges still to run (only when a leaf has a hook)
         self.needed = self.receivers = None     # grad(): the nodes to run / to receive
@@ -188,14 +199,20 @@ class _Walk:
         self.targets = targets
         self.capture = capture
 
-    def send_all(self, node, grads, buf):
+    def send_all(self, node, grads, buf, fast):
         """Send each gradient of ``node``'s result along its edge (checked against the input).
 
-        A gradient that a built-in ``array_backward`` allocated (not one it passed through,
-        not one sent twice) is the engine's to keep: it may become a leaf's ``.grad`` without
-        a copy. Every other gradient is copied first, so no ``.grad`` aliases another array.
+        Gradient ownership: a gradient that a built-in ``array_backward`` allocated, or a view
+        of an incoming gradient that nothing else held, sent along one edge only, is the
+        engine's to keep (``exclusive``): it may become a leaf's ``.grad`` without a copy. Every
+        other gradient is copied first, so no ``.grad`` aliases another array.
         """
-        fresh = not self.create_graph and node._array_backward is not None
+        go = buf[0]
+        go_excl = id(go) in self.exclusive
+        if self.exclusive:
+            for g in buf:
+                self.exclusive.discard(id(g))
+        fresh = fast and not self.create_graph and node._array_backward is not None
         receivers = self.receivers
         for i, (e, g) in enumerate(zip(node._edges, grads)):
             if e is None or (receivers is not None and e[0] not in receivers):
@@ -209,7 +226,7 @@ class _Walk:
                     g = _check_grad(node, i, g, meta)
                     own = True
                 else:
-                    own = fresh and not _is_in(g, buf) and _once(g, grads)
+                    own = fresh and _once(g, grads) and _owned_result(g, go, go_excl, grads)
             self.send(e[0], e[1], g, g is not None and own)
 
     def send(self, target, nr, g, own):
@@ -221,7 +238,12 @@ class _Walk:
                 _heappush(self.heap, (-target._seq, target))
                 b = self.buffers[target] = [None] * target._n_out
             if g is not None:
-                b[nr] = g if b[nr] is None else _sum(b[nr], g, self.create_graph)
+                if b[nr] is not None:
+                    g = _sum(b[nr], g, self.create_graph)
+                    own = True
+                b[nr] = g
+                if own:
+                    self.exclusive.add(id(g))
             return
         if g is not None:
             old = self.leaves.get(target)
@@ -261,11 +283,28 @@ def _call_backward(node, grad, create_graph):
     return result
 
 
-def _is_in(g, seq):
-    for x in seq:
-        if x is g:
-            return True
-    return False
+def _owned_result(g, go, go_excl, grads):
+    """Whether ``g``, one gradient an ``array_backward`` returned for ``go``, is the engine's:
+    newly allocated (it shares no memory with ``go``), or ``go`` itself or its only view, when
+    ``go`` was the engine's."""
+    if g is go:
+        return go_excl
+    arr = g._array
+    if not _shares(arr, go._array):
+        return True
+    if not go_excl:
+        return False
+    n = 0
+    for x in grads:
+        if x is not None and _shares(x._array, go._array):
+            n += 1
+    return n == 1
+
+
+def _shares(a, b):
+    """``a`` is ``b``, or a view of it, or a view of the same array (NumPy/CuPy ``base``)."""
+    base = getattr(a, "base", None)
+    return a is b or (base is not None and (base is b or base is getattr(b, "base", None)))
 
 
 def _once(g, grads):
@@ -277,10 +316,11 @@ def _once(g, grads):
     return n == 1
 
 
-_hooked_leaves = weakref.WeakValueDictionary()   # id -> live leaf that has (had) a hook
+# id -> live leaf that has (had) a hook
+_hooked_leaves: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
 
 
-def note_leaf_hook(leaf):
+def note_leaf_hook(leaf: Tensor) -> None:
     """Called when a hook is registered on ``leaf``: backward calls that reach it accumulate
     each leaf as soon as its last use has run, as torch does, so that hooks run in its order."""
     _hooked_leaves[id(leaf)] = leaf
@@ -531,10 +571,18 @@ def _accumulate(t, g, create_graph, own):
     if create_graph:
         t._grad = g if old is None else old + g
     elif old is None:
-        if not (own and backend_of(arr).owns_memory(arr)):
-            arr = arr.copy()
+        if not (own and _adoptable(arr)):
+            arr = arr.copy()    # C order: the parameter's layout, as torch's AccumulateGrad
         t._grad = Tensor._wrap(arr)
     elif old._requires_grad:
         t._grad = Tensor._wrap(old._array + arr)
     else:
         get_array_module(old._array).add(old._array, arr, out=old._array)
+
+
+def _adoptable(arr):
+    """An owned gradient array that may become ``.grad`` as is: contiguous, and all of its
+    memory (not a window into a larger array)."""
+    if backend_of(arr).owns_memory(arr):
+        return arr.flags.c_contiguous
+    return arr.flags.c_contiguous and arr.base.nbytes == arr.nbytes

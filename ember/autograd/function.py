@@ -19,6 +19,7 @@ import functools
 import inspect
 import itertools
 import warnings
+from typing import Optional
 
 from ..tensor import Tensor
 from .grad_mode import state as _state
@@ -91,7 +92,7 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
     with a DeprecationWarning; its instance becomes the output's ``grad_fn``/``creator``.
     """
 
-    node_name = None
+    node_name: Optional[str] = None
     _legacy_node = True      # a legacy Function instance is its own node
 
     @staticmethod
@@ -247,6 +248,8 @@ def _record_outputs(node, out, args):
             view = Tensor._wrap(o._array)   # an input returned as-is becomes a view of it
             view._version_ref = o._version_ref
             view._base = o._base if o._base is not None else o
+            if o._base is not None and "_view_fn" in o.__dict__:
+                view.__dict__["_view_fn"] = o.__dict__["_view_fn"]
             o = view
         if node._non_diff and _is_in(o, node._non_diff):
             o._requires_grad = False
@@ -261,25 +264,26 @@ def _record_outputs(node, out, args):
 
 def refresh_view(view):
     """Give ``view`` a grad_fn through its base's current one when the base (or another view
-    of it) was modified in place after ``view`` was made, as torch regenerates it."""
-    version = view.__dict__.get("_view_version")
+    of it) was modified in place after ``view`` was made, as torch regenerates it: the view op
+    that made it (``_view_fn``, set by ops) is replayed on the base."""
+    d = view.__dict__
+    version = d.get("_view_version")
     if version is None or version == view._version_ref[0] or not view._base._requires_grad:
         return
-    from ..ops._inplace import _positions
-    from ..ops.indexing import _take_flat
-    base = view._base
-    idx = _positions(view._array, base._array)
-    if idx is None:
+    fn = d.get("_view_fn")
+    if fn is None:
         return
     prev = _state.enabled
     _state.enabled = True
     try:
-        fresh = _take_flat(base, idx)
+        fresh = fn(view._base)
     finally:
         _state.enabled = prev
+    if fresh is None:
+        return
     view.grad_fn = fresh.grad_fn
     view._output_nr = fresh._output_nr
-    view.__dict__["_view_version"] = view._version_ref[0]
+    d["_view_version"] = view._version_ref[0]
 
 
 def _is_in(o, seq):

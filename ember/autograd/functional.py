@@ -3,8 +3,7 @@
 Each is built on :func:`ember.autograd.grad`; ``jvp`` and ``hvp`` use the double-backward
 trick (the gradient of a vector-Jacobian product with respect to its vector), as torch does.
 """
-import numpy as np
-
+from ..backend import get_array_module
 from .engine import grad as _autograd_grad
 from .function import Function
 from .grad_mode import enable_grad
@@ -15,6 +14,19 @@ __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 def _tensor_cls():
     from ..tensor import Tensor
     return Tensor
+
+
+def _zeros(ref, requires_grad=False):
+    """A new zero tensor shaped, typed and placed like the tensor ``ref``."""
+    arr = ref._array
+    return _tensor_cls()._wrap(get_array_module(arr).zeros(arr.shape, dtype=arr.dtype),
+                               requires_grad=requires_grad)
+
+
+def _ones(ref):
+    """A new tensor of ones shaped, typed and placed like the tensor ``ref``."""
+    arr = ref._array
+    return _tensor_cls()._wrap(get_array_module(arr).ones(arr.shape, dtype=arr.dtype))
 
 
 def _as_tuple(inp, arg_name, fn_name):
@@ -115,7 +127,6 @@ def _grad(outputs, inputs, grad_outputs, create_graph, retain_graph=None):
 
 
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
-    Tensor = _tensor_cls()
     res = []
     for i, (g, r) in enumerate(zip(grads, refs)):
         if g is None:
@@ -136,7 +147,7 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
                                    "entry %d in the grad_jacobian. This is not allowed in strict "
                                    "mode as it prevents from using the double backward trick to "
                                    "replace forward mode AD." % i)
-            g = Tensor._wrap(np.zeros(r.shape, dtype=r._array.dtype))
+            g = _zeros(r)
         res.append(g)
     return tuple(res)
 
@@ -149,8 +160,7 @@ def _prepare_v(v, outputs, is_outputs_tuple, fn_name):
     if len(outputs) != 1 or outputs[0].numel() != 1:
         raise RuntimeError("The vector v can only be None if the user-provided function returns "
                            "a single Tensor with a single element.")
-    Tensor = _tensor_cls()
-    return (Tensor._wrap(np.ones(outputs[0].shape, dtype=outputs[0]._array.dtype)),)
+    return (_ones(outputs[0]),)
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
@@ -187,7 +197,6 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     Returns:
         ``(func_output, jvp)``, both shaped like ``func``'s output.
     """
-    Tensor = _tensor_cls()
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_preprocess(inputs, create_graph)
@@ -199,13 +208,12 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
                 raise RuntimeError("The vector v can only be None if the input to the "
                                    "user-provided function is a single Tensor with a single "
                                    "element.")
-            v = (Tensor._wrap(np.ones(inputs[0].shape, dtype=inputs[0]._array.dtype)),)
+            v = (_ones(inputs[0]),)
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                               "jvp")
         _check_requires_grad(outputs, "outputs", strict)
-        grad_outputs = tuple(Tensor._wrap(np.zeros(o.shape, dtype=o._array.dtype),
-                                          requires_grad=True) for o in outputs)
+        grad_outputs = tuple(_zeros(o, requires_grad=True) for o in outputs)
         grad_inputs = _grad(outputs, inputs, grad_outputs, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
         grad_res = _grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
@@ -223,8 +231,8 @@ class _Stack(Function):
 
     @staticmethod
     def forward(ctx, *tensors):
-        Tensor = _tensor_cls()
-        return Tensor._wrap(np.stack([t._array for t in tensors]))
+        arrays = [t._array for t in tensors]
+        return _tensor_cls()._wrap(get_array_module(*arrays).stack(arrays))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -261,8 +269,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         for i, out in enumerate(outputs):
             rows = [[] for _ in inputs]
             n = out.numel()
+            xp = get_array_module(out._array)
             for j in range(n):
-                onehot = np.zeros(n, dtype=out._array.dtype)
+                onehot = xp.zeros(n, dtype=out._array.dtype)
                 onehot[j] = 1
                 go = Tensor._wrap(onehot.reshape(out.shape))
                 if out.requires_grad:
@@ -276,13 +285,14 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                             raise RuntimeError("Output %d of the user-provided function is "
                                                "independent of input %d. This is not allowed in "
                                                "strict mode." % (i, k))
-                        g = Tensor._wrap(np.zeros(inp.shape, dtype=inp._array.dtype))
+                        g = _zeros(inp)
                     rows[k].append(g)
             jac_i = []
             for k, inp in enumerate(inputs):
                 shape = tuple(out.shape) + tuple(inp.shape)
                 if n == 0:
-                    jac_i.append(Tensor._wrap(np.zeros(shape, dtype=inp._array.dtype)))
+                    xp = get_array_module(inp._array)
+                    jac_i.append(Tensor._wrap(xp.zeros(shape, dtype=inp._array.dtype)))
                 else:
                     jac_i.append(_Stack.apply(*rows[k]).reshape(shape))
             jacobian_res.append(tuple(jac_i))
@@ -335,8 +345,7 @@ def _second_order(func, inputs, v, create_graph, strict, fn_name):
             raise RuntimeError("The vector v can only be None if the input to the user-provided "
                                "function is a single Tensor with a single element.")
         else:
-            Tensor = _tensor_cls()
-            v = (Tensor._wrap(np.ones(inputs[0].shape, dtype=inputs[0]._array.dtype)),)
+            v = (_ones(inputs[0]),)
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                               fn_name)
@@ -375,12 +384,10 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     Returns:
         ``(func_output, hvp)``, the second shaped like ``inputs``.
     """
-    Tensor = _tensor_cls()
     is_inputs_tuple, inputs, v, outputs, jac = _second_order(func, inputs, v, create_graph,
                                                              strict, "hvp")
     with enable_grad():
-        grad_jac = tuple(Tensor._wrap(np.zeros(inp.shape, dtype=inp._array.dtype),
-                                      requires_grad=True) for inp in inputs)
+        grad_jac = tuple(_zeros(inp, requires_grad=True) for inp in inputs)
         double_back = _grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict)
         grad_res = _grad(double_back, grad_jac, v, create_graph=create_graph)

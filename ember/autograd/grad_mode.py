@@ -1,7 +1,12 @@
 """no_grad, enable_grad, set_grad_enabled, inference_mode: thread-local switches for recording."""
+from __future__ import annotations
+
 import functools
 import inspect
 import threading
+from typing import Any, Callable, Literal, TypeVar, cast
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled"]
@@ -16,7 +21,7 @@ class _State(threading.local):
 state = _State()
 
 
-def is_grad_enabled():
+def is_grad_enabled() -> bool:
     """True when operations are being recorded for autograd in this thread."""
     return state.enabled
 
@@ -26,15 +31,15 @@ class _Mode:
 
     _target = True
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self._prev = state.enabled
         state.enabled = self._target
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         state.enabled = self._prev
         return False
 
-    def __call__(self, fn):
+    def __call__(self, fn: _F) -> _F:
         if inspect.isgeneratorfunction(fn):
             @functools.wraps(fn)
             def gen_wrapper(*args, **kwargs):
@@ -52,15 +57,15 @@ class _Mode:
                             item = gen.send(sent)
                         except StopIteration as stop:
                             return stop.value
-            return gen_wrapper
+            return cast(_F, gen_wrapper)
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with self.clone():
                 return fn(*args, **kwargs)
-        return wrapper
+        return cast(_F, wrapper)
 
-    def clone(self):
+    def clone(self) -> _Mode:
         return type(self)()
 
 
@@ -78,7 +83,7 @@ class no_grad(_Mode):
 
     _target = False
 
-    def __init__(self, orig_func=None):
+    def __init__(self, orig_func: Any = None) -> None:
         if orig_func is not None and callable(orig_func):
             raise TypeError("use @no_grad() with parentheses")
 
@@ -92,41 +97,41 @@ class enable_grad(_Mode):
 class set_grad_enabled(_Mode):
     """Set grad mode to ``mode``; takes effect at once, and is undone when used with ``with``."""
 
-    def __init__(self, mode):
+    def __init__(self, mode: bool) -> None:
         self._prev = state.enabled
         self._target = bool(mode)
         state.enabled = self._target
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         pass
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         state.enabled = self._prev
         return False
 
-    def __call__(self, fn):
+    def __call__(self, fn: _F) -> _F:
         state.enabled = self._prev      # used as a decorator: only the calls switch the mode
         return super().__call__(fn)
 
-    def clone(self):
+    def clone(self) -> _Mode:
         return _Scoped(self._target)
 
 
 class _Scoped(_Mode):
-    def __init__(self, target):
+    def __init__(self, target: bool) -> None:
         self._target = target
 
 
 class inference_mode(_Mode):
     """Like ``no_grad`` (ember has no separate inference tensors)."""
 
-    def __init__(self, mode=True):
+    def __init__(self, mode: bool = True) -> None:
         self._target = not mode
 
-    def clone(self):
+    def clone(self) -> inference_mode:
         return inference_mode(not self._target)
 
 
-def is_inference_mode_enabled():
+def is_inference_mode_enabled() -> bool:
     """True inside ``inference_mode()``."""
     return not state.enabled

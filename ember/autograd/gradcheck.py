@@ -1,5 +1,11 @@
-"""gradcheck / gradgradcheck: compare analytic gradients with central finite differences."""
+"""gradcheck / gradgradcheck: compare analytic gradients with central finite differences.
+
+Inputs may live on any device: the perturbed inputs and the unit vectors are made on the
+inputs' devices; the Jacobians are compared on host copies.
+"""
 import numpy as np
+
+from ..backend import backend_of, to_host
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -37,8 +43,9 @@ def _numerical_jacobian(fn, inputs, out_index, i, eps):
     """d out[out_index] / d inputs[i] by central differences, as a (numel_in, numel_out) array."""
     from ..autograd.grad_mode import no_grad
     from ..tensor import Tensor
-    # Perturb a copy, not the input: under anomaly mode saved arrays are read-only.
-    base = np.array(inputs[i]._array, copy=True)
+    # Perturb a host copy, not the input: under anomaly mode saved arrays are read-only.
+    device = backend_of(inputs[i]._array)
+    base = np.array(to_host(inputs[i]._array), copy=True)
     flat = base.reshape(-1)
     args = list(inputs)
     cols = []
@@ -49,8 +56,9 @@ def _numerical_jacobian(fn, inputs, out_index, i, eps):
     def run(value, k):
         arr = base.copy()
         arr.reshape(-1)[k] = value
-        args[i] = Tensor._wrap(arr, requires_grad=inputs[i]._requires_grad)
-        return _as_tuple(fn(*args))[out_index]._array.astype(np.float64).ravel().copy()
+        args[i] = Tensor._wrap(device.asarray(arr), requires_grad=inputs[i]._requires_grad)
+        out = _as_tuple(fn(*args))[out_index]._array
+        return np.array(to_host(out), dtype=np.float64).ravel()
 
     with no_grad():
         for k in range(flat.size):
@@ -68,15 +76,16 @@ def _analytic_jacobian(outputs, out_index, inputs, diff_idx):
     out = outputs[out_index]
     n_out = out._array.size
     jac = {i: np.zeros((inputs[i]._array.size, n_out)) for i in diff_idx}
+    xp = backend_of(out._array).xp
     for k in range(n_out):
-        g = np.zeros(out._array.size, dtype=out._array.dtype)
+        g = xp.zeros(out._array.size, dtype=out._array.dtype)
         g[k] = 1
         grads = _grad((out,), tuple(inputs[i] for i in diff_idx),
                       (Tensor._wrap(g.reshape(out._array.shape)),), retain_graph=True,
                       allow_unused=True)
         for i, gi in zip(diff_idx, grads):
             if gi is not None:
-                jac[i][:, k] = gi._array.astype(np.float64).ravel()
+                jac[i][:, k] = to_host(gi._array).astype(np.float64).ravel()
     return jac
 
 
@@ -144,9 +153,9 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     outputs = _differentiable_outputs(func, inputs)
     rng = np.random.default_rng(0)
     if grad_outputs is None:
-        grad_outputs = tuple(Tensor._wrap(rng.standard_normal(o._array.shape)
-                                          .astype(o._array.dtype), requires_grad=True)
-                             for o in outputs)
+        grad_outputs = tuple(Tensor._wrap(backend_of(o._array).asarray(
+            rng.standard_normal(o._array.shape).astype(o._array.dtype)), requires_grad=True)
+            for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]

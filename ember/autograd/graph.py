@@ -1,6 +1,7 @@
 """Graph nodes: the ``grad_fn`` objects, AccumulateGrad for leaves, ``next_functions``, hooks."""
 import weakref
 
+from ..tensor import Tensor, _add_hook
 from .grad_mode import state as _state
 
 __all__ = ["Node", "AccumulateGrad", "FunctionCtx", "saved_tensors_hooks",
@@ -13,25 +14,7 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
           "calling backward. (The freed node is %s.)")
 
 
-class _Handle:
-    """Removes one hook from a node's hook dict."""
-
-    _next = [0]
-
-    def __init__(self, d):
-        self._d = d     # (a plain dict cannot be weakly referenced)
-        self.id = _Handle._next[0]
-        _Handle._next[0] += 1
-
-    def remove(self):
-        self._d.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
+_VARIANTS: dict = {}     # (node class, name) -> its subclass named for set_node_name
 
 _WRAPS_SCALARS = frozenset(["AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0"])
 
@@ -58,10 +41,8 @@ class Node:
     _fast = False            # the engine may call backward directly (no hooks, not legacy)
     _seq = 0                 # order of recording (a node is recorded after its inputs' nodes)
     _array_backward = None   # a Function's declared array-level backward (see function.py)
-    _name = None             # set by ctx.set_node_name: torch's name for a variant of an op
-
     def name(self):
-        return self._name or type(self).__name__
+        return type(self).__name__
 
     def __repr__(self):
         return "<%s object at %#x>" % (self.name(), id(self))
@@ -95,27 +76,20 @@ class Node:
         self._fast = False
         if self._post_hooks is None:
             self._post_hooks = {}
-        h = _Handle(self._post_hooks)
-        self._post_hooks[h.id] = fn
-        return h
+        return _add_hook(self._post_hooks, fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` before this node runs; may return new grad_outputs."""
         self._fast = False
         if self._pre_hooks is None:
             self._pre_hooks = {}
-        h = _Handle(self._pre_hooks)
-        self._pre_hooks[h.id] = fn
-        return h
+        return _add_hook(self._pre_hooks, fn)
 
     def _add_tensor_hook(self, nr, hook):
         self._fast = False
         if self._tensor_hooks is None:
             self._tensor_hooks = {}
-        d = self._tensor_hooks.setdefault(nr, {})
-        h = _Handle(d)
-        d[h.id] = hook
-        return h
+        return _add_hook(self._tensor_hooks.setdefault(nr, {}), hook)
 
     def _add_retain(self, nr, wref):
         self._fast = False
@@ -167,7 +141,6 @@ class FunctionCtx:
     _materialize = True
 
     def save_for_backward(self, *tensors):
-        Tensor = _Tensor or _tensor_cls()
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError("save_for_backward can only save variables, but argument %d is "
@@ -178,7 +151,14 @@ class FunctionCtx:
         """Name this call's node ``name`` (e.g. ``"RsubBackward1"``, torch's name for the
         scalar variant of an op) instead of the Function's ``node_name`` (an ember extension:
         one Function serves the variants torch names apart)."""
-        self._name = name
+        cls = type(self)
+        if cls.__name__ != name:
+            key = (cls, name)
+            variant = _VARIANTS.get(key)
+            if variant is None:
+                variant = _VARIANTS[key] = type(cls)(name, (cls,), {"__qualname__": name,
+                                                                   "__module__": cls.__module__})
+            self.__class__ = variant
 
     def save_for_forward(self, *tensors):
         self._to_save_fwd = tensors
@@ -221,7 +201,6 @@ class FunctionCtx:
 
 def _output_alias(t, node, nr):
     """A saved output, reconnected to its node so that double backward flows through it."""
-    from ..tensor import Tensor
     a = Tensor._wrap(t._array)
     a._version_ref = t._version_ref
     a._requires_grad = True
@@ -248,7 +227,7 @@ def _version_message(node, t, version):
             % (kind, shape, made, t._version_ref[0], version, node.name(), where))
 
 
-_pack_hooks = []
+_pack_hooks: list = []
 
 
 class saved_tensors_hooks:
@@ -300,34 +279,12 @@ class _Packed:
         self._array = None
 
 
-_Tensor = None
-
-
-def _tensor_cls():
-    """ember.tensor.Tensor, bound on first use (tensor.py imports this package)."""
-    global _Tensor
-    from ..tensor import Tensor
-    _Tensor = Tensor
-    return Tensor
-
-
 def pack_saved(node, to_save, outputs):
-    """Record ``to_save`` on ``node`` with versions; outputs are stored without their grad_fn."""
-    Tensor = _Tensor or _tensor_cls()
-    entries = []
+    """Record ``to_save`` on ``node`` as (stored, version at save, output index or None,
+    unpack); a saved output is stored without its grad_fn (no cycle node -> output -> node)
+    and reconnected when unpacked."""
     hooks = _pack_hooks[-1] if _pack_hooks else None
-    if hooks is None and len(outputs) == 1:
-        out = outputs[0]    # the common case: one output, no pack hooks
-        for t in to_save:
-            if t is None:
-                entries.append(None)
-            elif t is out:
-                stored = Tensor._wrap(t._array)
-                stored._version_ref = t._version_ref
-                entries.append((stored, t._version_ref[0], 0, None))
-            else:
-                entries.append((t, t._version_ref[0], None, None))
-        to_save = ()
+    entries = []
     for t in to_save:
         if t is None:
             entries.append(None)
@@ -336,20 +293,22 @@ def pack_saved(node, to_save, outputs):
         for i, o in enumerate(outputs):
             if o is t:
                 out_nr = i
+                stored = Tensor._wrap(t._array)
+                stored._version_ref = t._version_ref
                 break
-        stored = t
-        if out_nr is not None:
-            stored = Tensor._wrap(t._array)
-            stored._version_ref = t._version_ref
-        if hooks is not None:
+        else:
+            stored = t
+        if hooks is None:
+            entries.append((stored, t._version_ref[0], out_nr, None))
+        else:
             packed = _Packed(hooks[0](stored if out_nr is None else t.detach()), t._version_ref)
-            unpack_fn = hooks[1]
-            entries.append((packed, t._version_ref[0], out_nr,
-                            lambda p, f=unpack_fn: f(p.value)))
-            continue
-        entries.append((stored, t._version_ref[0], out_nr, None))
+            entries.append((packed, t._version_ref[0], out_nr, _unpacker(hooks[1])))
     node._saved = tuple(entries)
     node._to_save = None
     if _state.anomaly:
         from .anomaly_mode import protect_saved
         protect_saved(node)
+
+
+def _unpacker(unpack_hook):
+    return lambda packed: unpack_hook(packed.value)

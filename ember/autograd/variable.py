@@ -1,12 +1,17 @@
 """``Variable(tensor, requires_grad=False, volatile=False)``: the pre-0.4 wrapper, now a Tensor."""
+from __future__ import annotations
+
 import warnings
+from typing import Any, Optional
+
+from ..backend import backend_for
+from ..tensor import Tensor
 
 __all__ = ["Variable"]
 
 
 class _VariableMeta(type):
-    def __instancecheck__(cls, obj):
-        from ..tensor import Tensor
+    def __instancecheck__(cls, obj: Any) -> bool:
         return isinstance(obj, Tensor)
 
 
@@ -17,11 +22,11 @@ class Variable(metaclass=_VariableMeta):
     use ``with ember.no_grad():`` instead.
     """
 
-    def __new__(cls, data=None, requires_grad=False, volatile=False):
-        from ..tensor import Tensor
-        from .. import ops
+    # (returns a Tensor, not a Variable: a legacy constructor, which mypy flags as misc)
+    def __new__(cls, data: Optional[Tensor] = None, requires_grad: bool = False,  # type: ignore[misc]
+                volatile: bool = False) -> Tensor:
         if data is None:
-            data = ops.empty(0)
+            data = Tensor._wrap(backend_for(None).xp.zeros((0,), dtype="float32"))
         if not isinstance(data, Tensor):
             raise TypeError("Variable data has to be a tensor, but got %s" % type(data).__name__)
         if volatile:

@@ -16,7 +16,7 @@ Example:
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple, Type
 
 import numpy as np
 
@@ -32,9 +32,9 @@ _ndarray = np.ndarray
 class Backend:
     """One device type: its array module ``xp`` and the operations that differ by library."""
 
-    type = "cpu"
+    type: str = "cpu"
     xp: Any = np
-    array_type: type = np.ndarray
+    array_type: Type[Any] = np.ndarray
 
     def __init__(self) -> None:
         self.device = device(self.type)
@@ -79,7 +79,7 @@ class Backend:
 class StrictBackend(Backend):
     """The strict test device (NumPy behind CuPy's rules, see ``_strict``)."""
 
-    type = "strict"
+    type: str = "strict"
 
     def __init__(self) -> None:
         from ._strict import StrictArray, strict_numpy
@@ -119,7 +119,7 @@ _BY_TYPE: Dict[type, Backend] = {np.ndarray: cpu}
 _BY_DEVICE: Dict[str, Backend] = {"cpu": cpu}
 _FACTORIES: Dict[str, Callable[[], Backend]] = {"strict": StrictBackend}
 _XP: Dict[type, Any] = {np.ndarray: np}
-_default = {"device": None}
+_default: Dict[str, Optional[device]] = {"device": None}
 
 
 def _register(b: Backend) -> Backend:
@@ -181,6 +181,8 @@ def _mix_message(arrays: Any) -> str:
         b = _BY_TYPE.get(type(a))
         if b is not None and str(b.device) not in names:
             names.append(str(b.device))
+    if names[-1] == "cpu":      # torch's TensorIterator names the non-CPU device first
+        names.reverse()
     return ("Expected all tensors to be on the same device, but found at least two devices, "
             "%s and %s!" % (names[-1], names[0]))
 

@@ -1,7 +1,7 @@
 """``ember.device``: where a tensor's data lives (a device type and an optional index)."""
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 __all__ = ["device", "DeviceLike"]
 
@@ -23,13 +23,18 @@ class device:
     """
 
     __slots__ = ("type", "index", "_prev")
+    type: str
+    index: Optional[int]
+    _prev: "device"
 
     def __init__(self, type: Union[str, int, "device"] = "cpu",
                  index: Optional[int] = None) -> None:
         if isinstance(type, device):
-            type, index = type.type, type.index
+            index = type.index
+            type = type.type
         elif isinstance(type, int) and not isinstance(type, bool):
-            type, index = "cuda", type
+            index = type
+            type = "cuda"
         elif not isinstance(type, str):
             raise TypeError("device() received an invalid combination of arguments - got (%r)"
                             % (type,))
@@ -71,7 +76,7 @@ class device:
         set_default_device(self)
         return self
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: Any) -> Literal[False]:
         from . import set_default_device
         set_default_device(self._prev)
         return False

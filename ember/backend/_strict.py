@@ -45,6 +45,8 @@ def _wrap(x: Any) -> Any:
         return StrictArray(np.asarray(x))
     if t is tuple or t is list:
         return t(_wrap(v) for v in x)
+    if isinstance(x, tuple):    # NumPy's named tuples (linalg.svd, eigh, ...)
+        return t(*(_wrap(v) for v in x))
     return x
 
 
@@ -199,10 +201,12 @@ for _name, _uf in _BINARY.items():
 for _name, _uf in {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
                    "gt": np.greater, "ge": np.greater_equal}.items():
     setattr(StrictArray, "__%s__" % _name, _operator(_uf))
-StrictArray.__neg__ = lambda self: np.negative(self)  # type: ignore[attr-defined]
-StrictArray.__pos__ = lambda self: np.positive(self)  # type: ignore[attr-defined]
+# (mypy cannot see attributes added after the class body; it reports the unary operators as
+# unsupported on the class object and __abs__ as undefined.)
+StrictArray.__neg__ = lambda self: np.negative(self)  # type: ignore[operator]
+StrictArray.__pos__ = lambda self: np.positive(self)  # type: ignore[operator]
 StrictArray.__abs__ = lambda self: np.absolute(self)  # type: ignore[attr-defined]
-StrictArray.__invert__ = lambda self: np.invert(self)  # type: ignore[attr-defined]
+StrictArray.__invert__ = lambda self: np.invert(self)  # type: ignore[operator]
 
 
 class _UFunc:

@@ -4,17 +4,18 @@ import math
 import numpy as np
 
 from .. import ops
-from ..autograd.function import Function
-from ..autograd.grad_mode import is_grad_enabled
 from ..ops.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
 from ..ops.loss import cross_entropy, nll_loss, _legacy_reduction
 from ..ops.normalization import batch_norm, group_norm, layer_norm
 from ..ops.pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d,
                            adaptive_max_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d)
 from ..ops._inplace import inplace as _inplace
-from ..ops._util import mm2d
+from ..ops._util import backend_of, xp_of
+from ..ops.padding import Pad as _Pad
+from ..ops.sparse import Embedding as _Embedding
 from ..tensor import Tensor
-from . import _functions as _fn
+from ..ops.activation import Gelu, Hardswish, Hardtanh, LeakyRelu, Softplus
+from ..ops.loss import BinaryCrossEntropy
 
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
@@ -32,33 +33,8 @@ __all__ = [
 ]
 
 
-class _Addmm(Function):
-    node_name = "AddmmBackward0"
-
-    @staticmethod
-    def forward(ctx, bias, input, weight):
-        ctx.save_for_backward(input, weight)
-        out = mm2d(input._array, weight._array.T)
-        out += bias._array
-        return Tensor._wrap(out)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        input, weight = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        if not is_grad_enabled():   # NOTE: no double backward asked: the arrays directly
-            g = grad_output._array
-            return (Tensor._wrap(g.sum(0)) if need[0] else None,
-                    Tensor._wrap(mm2d(g, weight._array)) if need[1] else None,
-                    Tensor._wrap(mm2d(g.T, input._array)) if need[2] else None)
-        gb = grad_output.sum(0) if ctx.needs_input_grad[0] else None
-        gi = grad_output.matmul(weight) if ctx.needs_input_grad[1] else None
-        gw = grad_output.t().matmul(input) if ctx.needs_input_grad[2] else None
-        return gb, gi, gw
-
-
 def linear(input, weight, bias=None):
-    """``input @ weight.T + bias`` (one fused GEMM for 2-D input)."""
+    """``input @ weight.T + bias`` (one fused GEMM, ``addmm``, for 2-D input)."""
     x = input._array
     if x.ndim >= 2 and bias is not None and bias.dim() == 1 and weight.dim() == 2 and \
             x.dtype == weight._array.dtype == bias._array.dtype and \
@@ -68,9 +44,9 @@ def linear(input, weight, bias=None):
                                % (x.size // max(x.shape[-1], 1), x.shape[-1],
                                   weight.shape[1], weight.shape[0]))
         if x.ndim == 2:
-            return _Addmm.apply(bias, input, weight)
+            return ops.addmm(bias, input, ops.t(weight))
         # NOTE: as torch, a contiguous N-d input is folded to 2-D: View(Addmm(view(x))).
-        out = _Addmm.apply(bias, input.reshape(-1, x.shape[-1]), weight)
+        out = ops.addmm(bias, input.reshape(-1, x.shape[-1]), ops.t(weight))
         return out.view(*x.shape[:-1], weight.shape[0])
     out = ops.matmul(input, ops.t(weight))
     if bias is not None:
@@ -101,7 +77,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Clamp to ``[min_val, max_val]`` (zero gradient at and beyond the ends)."""
     if inplace:
         return _inplace(input, hardtanh, min_val, max_val)
-    return _fn.Hardtanh.apply(input, min_val, max_val)
+    return Hardtanh.apply(input, min_val, max_val)
 
 
 def relu6(input, inplace=False):
@@ -113,7 +89,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``x`` for ``x > 0``, else ``negative_slope * x``."""
     if inplace:
         return _inplace(input, leaky_relu, negative_slope)
-    return _fn.LeakyRelu.apply(input, negative_slope)
+    return LeakyRelu.apply(input, negative_slope)
 
 
 def prelu(input, weight):
@@ -155,7 +131,7 @@ def gelu(input, approximate="none"):
         return input * 0.5 * (ops.tanh(inner) + 1)
     if approximate != "none":
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return _fn.Gelu.apply(input)
+    return Gelu.apply(input)
 
 
 def silu(input, inplace=False):
@@ -180,7 +156,7 @@ def softplus(input, beta=1.0, threshold=20.0):
         >>> ember.nn.functional.softplus(ember.tensor([-1e4, 0.0, 1e4]))
         tensor([0.0000e+00, 6.9315e-01, 1.0000e+04])
     """
-    return _fn.Softplus.apply(input, beta, threshold)
+    return Softplus.apply(input, beta, threshold)
 
 
 def softsign(input):
@@ -198,21 +174,21 @@ def tanh(input):
 
 def logsigmoid(input):
     """``log(sigmoid(x))``, stable for large ``|x|``."""
-    return -_fn.Softplus.apply(-input, 1.0, math.inf)
+    return -Softplus.apply(-input, 1.0, math.inf)
 
 
 def hardsigmoid(input, inplace=False):
     """``relu6(x + 3) / 6``."""
     if inplace:
         return _inplace(input, hardsigmoid)
-    return _fn.Hardtanh.apply(input + 3, 0.0, 6.0) / 6
+    return Hardtanh.apply(input + 3, 0.0, 6.0) / 6
 
 
 def hardswish(input, inplace=False):
     """``x * relu6(x + 3) / 6``."""
     if inplace:
         return _inplace(input, hardswish)
-    return _fn.Hardswish.apply(input)
+    return Hardswish.apply(input)
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -286,7 +262,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     if p == 1.0:
         out = input * 0
     else:
-        mask = ops.empty(shape, dtype=input.dtype).bernoulli_(1 - p)
+        mask = ops.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
         out = input * mask * (1.0 / (1 - p))
     return out
 
@@ -300,17 +276,18 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
                            % input.dtype)
     idx = input._array
     n = weight.shape[0]
-    if idx.size and (idx.min() < -n or idx.max() >= n):
+    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
         raise IndexError("index out of range in self")
     if padding_idx is not None and padding_idx < 0:
         padding_idx += n
     if max_norm is not None:
-        rows = np.unique(idx)
         w = weight._array
-        norms = (np.abs(w[rows]) ** norm_type).sum(-1) ** (1.0 / norm_type)
-        scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        xp = xp_of(weight)
+        rows = xp.unique(idx)
+        norms = (xp.abs(w[rows]) ** norm_type).sum(-1) ** (1.0 / norm_type)
+        scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
         w[rows] *= scale[:, None].astype(w.dtype)
-    return _fn.Embedding.apply(weight, input, padding_idx)
+    return _Embedding.apply(weight, input, padding_idx)
 
 
 def one_hot(tensor, num_classes=-1):
@@ -320,13 +297,12 @@ def one_hot(tensor, num_classes=-1):
     idx = tensor._array
     if num_classes == -1:
         num_classes = int(idx.max()) + 1 if idx.size else 0
-    if idx.size and idx.min() < 0:
+    if idx.size and int(idx.min()) < 0:
         raise RuntimeError("Class values must be non-negative.")
-    if idx.size and idx.max() >= num_classes:
+    if idx.size and int(idx.max()) >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    out = np.zeros(idx.shape + (num_classes,), dtype=np.int64)
-    np.put_along_axis(out, idx[..., None].astype(np.int64), 1, axis=-1)
-    return Tensor._wrap(out)
+    xp = xp_of(tensor)
+    return Tensor._wrap((idx[..., None] == xp.arange(num_classes)).astype(np.int64))
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -352,25 +328,28 @@ def pad(input, pad, mode="constant", value=None):
                                    "corresponding input dimension, but got: padding (%d, %d) at "
                                    "dimension %d of input %s" % (4 + 2 * (input.dim() - 1 - a),
                                                                  lo, hi, a, list(input.shape)))
-    return _fn.Pad.apply(input, pads, mode, 0 if value is None else value)
+    return _Pad.apply(input, pads, mode, 0 if value is None else value, k)
 
 
-def _interp_matrix(n_in, n_out, mode, align_corners, scale, dtype):
-    m = np.zeros((n_out, n_in), dtype=np.float64)
-    dst = np.arange(n_out, dtype=np.float64)
+def _interp_matrix(backend, n_in, n_out, mode, align_corners, scale, dtype):
+    """The (n_out, n_in) resampling matrix of one spatial dim, on ``backend``'s device."""
+    xp = backend.xp
+    m = xp.zeros((n_out, n_in), dtype=np.float64)
+    dst = xp.arange(n_out, dtype=np.float64)
+    rows = xp.arange(n_out)
     if mode == "nearest":
-        src = np.minimum(np.floor(dst * scale).astype(np.int64), n_in - 1)
-        m[np.arange(n_out), src] = 1
+        src = xp.minimum(xp.floor(dst * scale).astype(np.int64), n_in - 1)
+        m[rows, src] = 1
         return m.astype(dtype)
     if align_corners:
         src = dst * ((n_in - 1) / (n_out - 1)) if n_out > 1 else dst * 0
     else:
-        src = np.maximum((dst + 0.5) * scale - 0.5, 0)
-    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
-    i1 = np.minimum(i0 + 1, n_in - 1)
+        src = xp.maximum((dst + 0.5) * scale - 0.5, 0)
+    i0 = xp.minimum(xp.floor(src).astype(np.int64), n_in - 1)
+    i1 = xp.minimum(i0 + 1, n_in - 1)
     lam = src - i0
-    np.add.at(m, (np.arange(n_out), i0), 1 - lam)
-    np.add.at(m, (np.arange(n_out), i1), lam)
+    backend.scatter_add(m, (rows, i0), 1 - lam)
+    backend.scatter_add(m, (rows, i1), lam)
     return m.astype(dtype)
 
 
@@ -400,11 +379,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             [i / o for i, o in zip(in_sizes, out_sizes)]
     out = input
     dt = input._array.dtype
+    backend = backend_of(input._array)
     for a in range(nd):
-        m = _interp_matrix(in_sizes[a], out_sizes[a], mode, bool(align_corners), scales[a], dt)
+        m = _interp_matrix(backend, in_sizes[a], out_sizes[a], mode, bool(align_corners),
+                           scales[a], dt)
         axis = 2 + a
         moved = ops.transpose(out, axis, -1)
-        moved = ops.matmul(moved, ops.tensor(m.T))
+        moved = ops.matmul(moved, Tensor._wrap(m.T))
         out = ops.transpose(moved, axis, -1)
     return out.contiguous()
 
@@ -471,9 +452,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          "deprecated. Please ensure they have the same size."
                          % (target.shape, input.shape))
     x = input._array
-    if x.size and (x.min() < 0 or x.max() > 1):
+    if x.size and (float(x.min()) < 0 or float(x.max()) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    loss = _fn.BinaryCrossEntropy.apply(input, target)
+    loss = BinaryCrossEntropy.apply(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
@@ -486,7 +467,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError("Target size (%s) must be the same as input size (%s)"
                          % (target.shape, input.shape))
-    sp = _fn.Softplus.apply(-input, 1.0, math.inf)   # log(1 + exp(-x)) = -log(sigmoid(x))
+    sp = Softplus.apply(-input, 1.0, math.inf)   # log(1 + exp(-x)) = -log(sigmoid(x))
     if pos_weight is not None:
         lw = (pos_weight - 1) * target + 1
         loss = (1 - target) * input + lw * sp
@@ -576,10 +557,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     scores = ops.matmul(query, ops.transpose(key, -2, -1)) * scale
     lq, lk = query.shape[-2], key.shape[-2]
     if is_causal:
-        keep = np.tril(np.ones((lq, lk), dtype=bool))
-        scores = ops.where(ops.tensor(keep), scores, ops.full_like(scores, -math.inf))
+        xp = xp_of(query)
+        keep = xp.tril(xp.ones((lq, lk), dtype=bool))
+        scores = ops.where(Tensor._wrap(keep), scores, ops.full_like(scores, -math.inf))
     if attn_mask is not None:
-        if attn_mask.dtype == ops.tensor(True).dtype:
+        if attn_mask._array.dtype == np.bool_:
             scores = ops.where(attn_mask, scores, ops.full_like(scores, -math.inf))
         else:
             scores = scores + attn_mask

@@ -1,9 +1,15 @@
-"""Parameter initialisation, with torch's distributions and ``calculate_gain``."""
+"""Parameter initialisation, with torch's distributions and ``calculate_gain``.
+
+Random initialisers draw on the host from ember's Generator (one stream of numbers whatever
+the device) and write the sample into the tensor's device array; the constant ones build
+their values on the tensor's device.
+"""
 import math
 
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
+from ..backend import backend_of, get_array_module
 from ..random import _rng
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
@@ -36,10 +42,19 @@ def calculate_gain(nonlinearity, param=None):
 
 
 def _set(tensor, arr):
+    """Write ``arr`` (a host sample or an array on ``tensor``'s device) into ``tensor``."""
+    dst = tensor._array
+    src = arr.astype(dst.dtype, copy=False)
+    if type(src) is not type(dst):
+        src = backend_of(dst).asarray(src)
     with no_grad():
-        tensor._array[...] = arr.astype(tensor._array.dtype, copy=False)
+        dst[...] = src
         tensor._version_ref[0] += 1
     return tensor
+
+
+def _xp(tensor):
+    return get_array_module(tensor._array)
 
 
 def _fans(tensor):
@@ -47,7 +62,7 @@ def _fans(tensor):
     if len(shape) < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
                          "dimensions")
-    receptive = int(np.prod(shape[2:])) if len(shape) > 2 else 1
+    receptive = math.prod(shape[2:]) if len(shape) > 2 else 1
     return shape[1] * receptive, shape[0] * receptive
 
 
@@ -68,7 +83,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fill with N(mean, std^2) truncated to [a, b] (resampling outside values)."""
     rng = _rng(generator)
     n = tensor._array.size
-    out = np.empty(0)
+    out = np.empty(0)    # the host sample, grown until it has n values in [a, b]
     while out.size < n:
         s = rng.normal(mean, std, max(2 * (n - out.size), 16))
         out = np.concatenate([out, s[(s >= a) & (s <= b)]])
@@ -77,7 +92,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 def constant_(tensor, val):
     """Fill with ``val``."""
-    return _set(tensor, np.full(tensor._array.shape, val))
+    arr = tensor._array
+    return _set(tensor, _xp(tensor).full(arr.shape, val, dtype=arr.dtype))
 
 
 def zeros_(tensor):
@@ -92,7 +108,7 @@ def eye_(tensor):
     """The identity matrix (2-D tensors)."""
     if tensor._array.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    return _set(tensor, np.eye(*tensor._array.shape))
+    return _set(tensor, _xp(tensor).eye(*tensor._array.shape, dtype=tensor._array.dtype))
 
 
 def dirac_(tensor, groups=1):
@@ -100,13 +116,14 @@ def dirac_(tensor, groups=1):
     shape = tensor._array.shape
     if len(shape) not in (3, 4, 5):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
-    out = np.zeros(shape)
+    xp = _xp(tensor)
+    out = xp.zeros(shape, dtype=tensor._array.dtype)
     per = shape[0] // groups
     m = min(per, shape[1])
-    centre = tuple(s // 2 for s in shape[2:])
-    for g in range(groups):
-        for d in range(m):
-            out[(g * per + d, d) + centre] = 1
+    rows = [g * per + d for g in range(groups) for d in range(m)]
+    cols = [d for _ in range(groups) for d in range(m)]
+    if rows:
+        out[(xp.asarray(rows), xp.asarray(cols)) + tuple(s // 2 for s in shape[2:])] = 1
     return _set(tensor, out)
 
 
@@ -156,6 +173,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     rows = tensor._array.shape[0]
     cols = tensor._array.size // rows
+    # The decomposition runs on the host sample, before it goes to the device.
     flat = _rng(generator).normal(0, 1, (rows, cols))
     if rows < cols:
         flat = flat.T

@@ -2,6 +2,8 @@
 method where torch has one)."""
 from . import (activation, arithmetic, comparison, conversion, conv, creation, indexing, linalg,
                loss, normalization, pooling, reduction, shape, sorting, unary)
+from . import matmul as _matmul    # (``from .matmul import *`` rebinds ``matmul`` to the op)
+from . import scatter as _scatter  # (``from .scatter import *`` rebinds ``scatter`` to the op)
 from ._util import wrap_dim as _wrap_dim, scalar_like as _scalar_like
 from .activation import *  # noqa: F401,F403
 from .arithmetic import *  # noqa: F401,F403
@@ -11,8 +13,10 @@ from .conversion import _type_to_dtype  # noqa: F401
 from .creation import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .indexing import _getitem, _setitem  # noqa: F401
+from .matmul import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
+from .scatter import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from .unary import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
@@ -22,8 +26,8 @@ from .loss import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 
 # Families whose functions are also Tensor methods (conv, pooling, loss ... are not).
-_FAMILIES = (activation, arithmetic, comparison, conversion, indexing, linalg, reduction, shape,
-             sorting, unary)
+_FAMILIES = (activation, arithmetic, comparison, conversion, indexing, linalg, _matmul, reduction,
+             _scatter, shape, sorting, unary)
 _NOT_METHODS = {"device", "is_tensor", "where"}
 
 # Names callable as ``tensor.NAME(...)``: every family function taking the tensor first.

@@ -1,15 +1,18 @@
 """In-place ops: write the result into the tensor's memory, bump its version, rebase its grad_fn."""
 import numpy as np
 
+from ..autograd.anomaly_mode import raise_if_saved
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _state
+from ..dtypes import from_numpy_dtype
 from ..tensor import Tensor
+from ._util import sum_to, xp_of
+from .shape import _positions, take_flat, zero_flat
 
 _LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 
 
 def _legacy(dtype):
-    from ..dtypes import from_numpy_dtype
     return from_numpy_dtype(dtype)._legacy.replace("Tensor", "")
 
 
@@ -32,12 +35,11 @@ def write(t, arr, op):
         t._version_ref[0] += 1
         return
     if not dst.flags.writeable:
-        from ..autograd.anomaly_mode import raise_if_saved
         raise_if_saved(dst, op)
         raise RuntimeError("%s: unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation." % op)
-    np.copyto(dst, arr, casting="unsafe")
+    xp_of(t).copyto(dst, arr, casting="unsafe")
     t._version_ref[0] += 1
 
 
@@ -62,18 +64,22 @@ def inplace(t, fn, *args, **kwargs):
     return t
 
 
-_UFUNCS = {}
+# The ufunc of each arithmetic op that ``_direct`` runs in place (by module and name: the
+# arithmetic module sits above this one).
+_DIRECT = {("ember.ops.arithmetic", "add"): "add", ("ember.ops.arithmetic", "sub"): "subtract",
+           ("ember.ops.arithmetic", "mul"): "multiply"}
+_UFUNCS = {}    # fn -> ufunc name or None, filled on first use of each fn
 
 
 def _direct(t, fn, other, kwargs):
-    """``t op= other`` as one NumPy ufunc writing into ``t``'s memory, for the common case (a
-    float tensor and a tensor of its dtype that broadcasts to it, or a Python number; add, sub
-    or mul, no alpha): the same values as ``fn`` then ``write``, without the temporary."""
-    if not _UFUNCS:
-        from . import arithmetic
-        _UFUNCS.update({arithmetic.add: np.add, arithmetic.sub: np.subtract,
-                        arithmetic.mul: np.multiply})
-    ufunc = _UFUNCS.get(fn)
+    """``t op= other`` as one ufunc writing into ``t``'s memory, for the common case (a float
+    tensor and a tensor of its dtype that broadcasts to it, or a Python number; add, sub or
+    mul, no alpha): the same values as ``fn`` then ``write``, without the temporary."""
+    name = _UFUNCS.get(fn, False)
+    if name is False:
+        name = _UFUNCS[fn] = _DIRECT.get((getattr(fn, "__module__", None),
+                                          getattr(fn, "__name__", None)))
+    ufunc = None if name is None else getattr(xp_of(t), name)
     dst = t._array
     if ufunc is None or dst.dtype.kind != "f" or not dst.flags.writeable:
         return False
@@ -135,35 +141,6 @@ def _saved_output_is(out, t):
     node._saved = tuple(entries)
 
 
-def _positions(arr, base_arr):
-    """For each element of the view ``arr``, its flat index in ``base_arr`` (shared memory)."""
-    if arr.size == 0:
-        return np.zeros(arr.shape, dtype=np.int64)
-    item = base_arr.itemsize
-    start = arr.__array_interface__["data"][0] - base_arr.__array_interface__["data"][0]
-    if start % item:
-        return None
-    view_pos = np.lib.stride_tricks.as_strided(
-        np.arange(1, dtype=np.int64), shape=arr.shape, strides=(0,) * arr.ndim).copy()
-    for d, (n, s) in enumerate(zip(arr.shape, arr.strides)):
-        shape = [1] * arr.ndim
-        shape[d] = n
-        view_pos = view_pos + (np.arange(n, dtype=np.int64) * (s // item)).reshape(shape)
-    view_pos = view_pos + start // item
-    base_pos = np.zeros(base_arr.shape, dtype=np.int64)
-    for d, (n, s) in enumerate(zip(base_arr.shape, base_arr.strides)):
-        shape = [1] * base_arr.ndim
-        shape[d] = n
-        base_pos = base_pos + (np.arange(n, dtype=np.int64) * (s // item)).reshape(shape)
-    flat = base_pos.ravel()
-    order = np.argsort(flat, kind="stable")
-    found = np.searchsorted(flat, view_pos.ravel(), sorter=order)
-    idx = order[np.clip(found, 0, flat.size - 1)]
-    if flat.size == 0 or not np.array_equal(flat[idx], view_pos.ravel()):
-        return None
-    return idx.reshape(arr.shape)
-
-
 class CopySlices(Function):
     """The base of a view after an in-place op on the view: view region from the new values."""
 
@@ -171,18 +148,17 @@ class CopySlices(Function):
 
     @staticmethod
     def forward(ctx, base, new_view, index):
-        ctx.index = index
+        ctx.save_for_backward(Tensor._wrap(index))
         return Tensor._wrap(base._array)
 
     @staticmethod
     def backward(ctx, grad_output):
-        idx = ctx.index
+        idx = ctx.saved_tensors[0]._array
         g_base = g_view = None
-        from .indexing import _take_flat, _zero_flat
         if ctx.needs_input_grad[0]:
-            g_base = _zero_flat(grad_output, idx)
+            g_base = zero_flat(grad_output, idx)
         if ctx.needs_input_grad[1]:
-            g_view = _take_flat(grad_output, idx)
+            g_view = take_flat(grad_output, idx)
         return g_base, g_view, None
 
 
@@ -195,8 +171,7 @@ def _recorded_view(t, base, fn, op, args, kwargs):
     old_base._requires_grad = base._requires_grad
     old_base.grad_fn = base.grad_fn
     old_base._output_nr = base._output_nr
-    from .indexing import _take_flat
-    old_view = _take_flat(old_base, idx)
+    old_view = take_flat(old_base, idx)
     out = fn(old_view, *args, **kwargs)
     write(t, out._array, op)
     _saved_output_is(out, t)
@@ -212,36 +187,28 @@ def _recorded_view(t, base, fn, op, args, kwargs):
 
 
 class Overwrite(Function):
-    """``t.fill_(v)``, ``t.zero_()``, ``t.copy_(src)`` ...: new values that ignore the old ones."""
+    """``t.fill_(v)``, ``t.zero_()``, ``t.copy_(src)`` ...: new values that ignore the old ones.
+
+    ``name`` is torch's node name of the variant (ZeroBackward0, FillBackward2/3)."""
 
     node_name = "CopyBackwards"
 
     @staticmethod
-    def forward(ctx, old, src_arr, src):
-        out = np.empty_like(old._array)
-        np.copyto(out, src_arr, casting="unsafe")
+    def forward(ctx, old, src_arr, src, name=None):
+        if name is not None:
+            ctx.set_node_name(name)
+        xp = xp_of(old)
+        out = xp.empty_like(old._array)
+        xp.copyto(out, src_arr, casting="unsafe")
         return Tensor._wrap(out)
 
     @staticmethod
     def backward(ctx, grad_output):
-        from ._util import sum_to
         g_old = grad_output * 0 if ctx.needs_input_grad[0] else None
         g_src = None
         if ctx.needs_input_grad[2]:
             g_src = sum_to(grad_output, ctx._input_meta(2)[0])
-        return g_old, None, g_src
-
-
-class _Zero(Overwrite):
-    node_name = "ZeroBackward0"
-
-
-class _FillScalar(Overwrite):
-    node_name = "FillBackward2"
-
-
-class _FillTensor(Overwrite):
-    node_name = "FillBackward3"
+        return g_old, None, g_src, None
 
 
 def overwrite(t, value, op):
@@ -251,21 +218,22 @@ def overwrite(t, value, op):
         t._version_ref[0] += 1
         return t
     src = value if isinstance(value, Tensor) else None
-    node = Overwrite
+    name = None
     if op == "zero_":
-        node = _Zero
+        name = "ZeroBackward0"
     elif op == "fill_":
-        node = _FillScalar if src is None else _FillTensor
-    arr = src._array if src is not None else np.asarray(value, dtype=t._array.dtype)
+        name = "FillBackward2" if src is None else "FillBackward3"
+    xp = xp_of(t)
+    arr = src._array if src is not None else xp.asarray(value, dtype=t._array.dtype)
     if arr.dtype != t._array.dtype:
         arr = arr.astype(t._array.dtype)
     if _state.enabled and (t._requires_grad or (src is not None and src._requires_grad)):
         def fn(old):
-            return node.apply(old, arr, src)
+            return Overwrite.apply(old, arr, src, name)
         fn.__name__ = op[:-1]
         return _recorded(t, fn, op, (), {})
     if src is None and t._array.flags.writeable:
-        np.copyto(t._array, arr)     # a scalar (zero_, fill_): write's checks cannot fail
+        xp.copyto(t._array, arr)     # a scalar (zero_, fill_): write's checks cannot fail
         t._version_ref[0] += 1
         return t
     write(t, arr, op)

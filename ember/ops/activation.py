@@ -1,10 +1,15 @@
-"""Activations exposed as ``torch.NAME``: softmax, log_softmax (numerically stable), selu, celu."""
-import numpy as np
+"""Activations: softmax, log_softmax (numerically stable), selu, celu exposed as ``torch.NAME``;
+the primitives behind nn.functional's softplus, hardtanh, leaky_relu, hardswish and gelu."""
+import math
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..backend import errstate, get_array_module
 from ..tensor import Tensor
-from ._util import wrap_dim
+from ._inplace import inplace
+from ._util import wrap_dim, xp_of
+from .comparison import where
+from .unary import abs as _abs, erf, exp, sigmoid
 
 __all__ = ["softmax", "log_softmax", "selu", "celu", "selu_", "celu_", "hardshrink"]
 
@@ -22,12 +27,13 @@ class Softmax(Function):
     def forward(ctx, a, dim):
         arr = a._array
         _kernel_check("softmax", arr, dim)
+        xp = xp_of(a)
         if arr.ndim == 0:
-            out = np.ones_like(arr)
+            out = xp.ones_like(arr)
         else:
             # NOTE: subtracting the max keeps exp from overflowing; an all -inf row gives nan.
-            with np.errstate(invalid="ignore", over="ignore"):
-                e = np.exp(arr - arr.max(axis=dim, keepdims=True)) if arr.size else arr.copy()
+            with errstate(invalid="ignore", over="ignore"):
+                e = xp.exp(arr - arr.max(axis=dim, keepdims=True)) if arr.size else arr.copy()
                 out = e / e.sum(axis=dim, keepdims=True)
         out = Tensor._wrap(out)
         ctx.dim = dim
@@ -51,15 +57,16 @@ class LogSoftmax(Function):
     def forward(ctx, a, dim):
         arr = a._array
         _kernel_check("log_softmax", arr, dim)
+        xp = xp_of(a)
         if arr.ndim == 0:
-            out = np.zeros_like(arr)
+            out = xp.zeros_like(arr)
         elif arr.size == 0:
             out = arr.copy()
         else:
-            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            with errstate(invalid="ignore", over="ignore", divide="ignore"):
                 # NOTE: as torch, a row holding +inf, NaN or only -inf is all NaN (inf - inf).
                 shifted = arr - arr.max(axis=dim, keepdims=True)
-                out = shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+                out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
         out = Tensor._wrap(out)
         ctx.dim = dim
         ctx.save_for_backward(out)
@@ -68,7 +75,6 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad_output):
         from .reduction import sum
-        from .unary import exp
         out, = ctx.saved_tensors
         if out._array.ndim == 0:
             return grad_output * 0, None
@@ -112,35 +118,35 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 class Elu(Function):
-    """``scale * x`` for ``x > 0``, else ``scale * alpha * expm1(input_scale * x)``, as torch."""
+    """``scale * x`` for ``x > 0``, else ``scale * alpha * expm1(input_scale * x)``, as torch.
+
+    ``name`` names the node for a variant torch names apart (celu: "CeluBackward0").
+    """
 
     node_name = "EluBackward0"
 
     @staticmethod
-    def forward(ctx, input, alpha, scale, input_scale):
+    def forward(ctx, input, alpha, scale, input_scale, name=None):
         x = input._array
         t = x.dtype.type
-        with np.errstate(over="ignore"):
-            neg = np.expm1(np.minimum(x, 0) * t(input_scale)) * t(alpha * scale)
+        xp = xp_of(input)
+        with errstate(over="ignore"):
+            neg = xp.expm1(xp.minimum(x, 0) * t(input_scale)) * t(alpha * scale)
         ctx.save_for_backward(input)
         ctx.conf = (alpha, scale, input_scale)
-        return Tensor._wrap(np.where(x > 0, x * t(scale), neg).astype(x.dtype, copy=False))
+        if name is not None:
+            ctx.set_node_name(name)
+        return Tensor._wrap(xp.where(x > 0, x * t(scale), neg).astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad_output):
-        from .comparison import where
-        from .unary import exp
         input, = ctx.saved_tensors
         alpha, scale, input_scale = ctx.conf
         # NOTE: at x = 0 the slope is the negative side's (alpha * scale * input_scale) but its
         # derivative is the positive side's (0), as torch's elu_backward and its double backward;
         # where(x < 0, x, 0) also keeps exp from overflowing for large x.
         neg = exp(where(input < 0, input, 0.0) * input_scale) * (alpha * scale * input_scale)
-        return grad_output * where(input > 0, scale, neg), None, None, None
-
-
-class Celu(Elu):
-    node_name = "CeluBackward0"
+        return grad_output * where(input > 0, scale, neg), None, None, None, None
 
 
 def _elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
@@ -149,7 +155,7 @@ def _elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
 
 def celu(input, alpha=1.0):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``. Matches ``torch.celu``."""
-    return Celu.apply(input, alpha, 1.0, 1.0 / alpha)
+    return Elu.apply(input, alpha, 1.0, 1.0 / alpha, "CeluBackward0")
 
 
 def selu(input):
@@ -158,17 +164,164 @@ def selu(input):
 
 
 def celu_(input, alpha=1.0):
-    from ._inplace import inplace
     return inplace(input, celu, alpha)
 
 
 def selu_(input):
-    from ._inplace import inplace
     return inplace(input, selu)
 
 
 def hardshrink(input, lambd=0.5):
     """``x`` where ``|x| > lambd``, else 0. Matches ``torch.hardshrink``."""
-    from .comparison import where
-    from .unary import abs
-    return where(abs(input) > lambd, input, input * 0)
+    return where(_abs(input) > lambd, input, input * 0)
+
+
+
+# The primitives behind nn.functional's activations that need their own backward (stability,
+# kinks): torch's nodes, one Function each.
+
+def _quiet():
+    return errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore")
+
+
+class Softplus(Function):
+    """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold``."""
+
+    node_name = "SoftplusBackward0"
+
+    @staticmethod
+    def forward(ctx, input, beta, threshold):
+        x = input._array
+        xp = xp_of(input)
+        bx = x * beta
+        with _quiet():
+            # NOTE: log1p(exp(-|bx|)) + relu(bx) never overflows; above threshold it is x.
+            soft = (xp.log1p(xp.exp(-xp.abs(bx))) + xp.maximum(bx, 0)) / beta
+        out = xp.where(bx > threshold, x, soft).astype(x.dtype, copy=False)
+        ctx.save_for_backward(input)
+        ctx.conf = (beta, threshold)
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        beta, threshold = ctx.conf
+        bx = input * beta
+        return where(bx > threshold, grad_output, grad_output * sigmoid(bx)), None, None
+
+
+class Hardtanh(Function):
+    """``input`` clamped to ``[min_val, max_val]``, with a zero gradient at the ends."""
+
+    node_name = "HardtanhBackward0"
+
+    @staticmethod
+    def forward(ctx, input, min_val, max_val):
+        ctx.save_for_backward(input)
+        ctx.conf = (min_val, max_val)
+        x = input._array
+        t = x.dtype.type
+        return Tensor._wrap(xp_of(input).clip(x, t(min_val), t(max_val)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        lo, hi = ctx.conf
+        # NOTE: zero gradient at the kinks themselves, as torch's hardtanh_backward.
+        return grad_output * ((input > lo) & (input < hi)), None, None
+
+
+def _leaky(g, x, slope):
+    """``g`` where ``x > 0``, else ``g * slope`` (a NaN ``x`` takes the slope, as torch)."""
+    return get_array_module(g).where(x > 0, g, g * g.dtype.type(slope))
+
+
+class LeakyRelu(Function):
+    """``x`` where ``x > 0``, else ``negative_slope * x``."""
+
+    node_name = "LeakyReluBackward0"
+
+    @staticmethod
+    def forward(ctx, input, negative_slope):
+        x = input._array
+        if x.dtype.kind not in "f":
+            raise NotImplementedError("\"leaky_relu_cpu\" not implemented for '%s'"
+                                      % _dt.from_numpy_dtype(x.dtype)._legacy[:-len("Tensor")])
+        ctx.save_for_backward(input)
+        ctx.slope = negative_slope
+        return Tensor._wrap(_leaky(x, x, negative_slope))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        return LeakyReluGrad.apply(grad_output, input, ctx.slope), None
+
+
+class LeakyReluGrad(Function):
+    """Leaky ReLU's backward, itself differentiable (zero derivative in the input, as torch)."""
+
+    node_name = "LeakyReluBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, input, negative_slope):
+        ctx.save_for_backward(input)
+        ctx.slope = negative_slope
+        return Tensor._wrap(_leaky(grad_output._array, input._array, negative_slope))
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, = ctx.saved_tensors
+        zero = Tensor._wrap(xp_of(input).zeros_like(input._array)) \
+            if ctx.needs_input_grad[1] else None
+        return LeakyReluGrad.apply(grad, input, ctx.slope), zero, None
+
+
+class Hardswish(Function):
+    """``x * relu6(x + 3) / 6``."""
+
+    node_name = "HardswishBackward0"
+
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        x = input._array
+        return Tensor._wrap(x * xp_of(input).clip(x + 3, 0, 6) / 6)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        mid = grad_output * (input / 3 + 0.5)
+        return where(input < -3, grad_output * 0, where(input <= 3, mid, grad_output))
+
+
+_SQRT1_2 = 1 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+
+
+class Gelu(Function):
+    """``x * Phi(x)`` with the exact normal cdf ``Phi`` (torch's ``approximate='none'``)."""
+
+    node_name = "GeluBackward0"
+
+    @staticmethod
+    def forward(ctx, input):
+        x = input._array
+        cdf = Tensor._wrap((erf(Tensor._wrap(x * _SQRT1_2))._array + 1) * 0.5)
+        ctx.save_for_backward(input, cdf)    # (the cdf for array_backward)
+        return Tensor._wrap(x * cdf._array)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, _ = ctx.saved_tensors
+        # NOTE: the cdf recomputed from the input, so that its derivative (the pdf) reaches a
+        # second-order gradient.
+        cdf = (erf(input * _SQRT1_2) + 1) * 0.5
+        pdf = exp(input * input * -0.5) * _INV_SQRT_2PI
+        return grad_output * (cdf + input * pdf)
+
+    @staticmethod
+    def array_backward(ctx, grad_output):
+        input, cdf = ctx.saved_tensors
+        x = input._array
+        pdf = xp_of(input).exp(x * x * -0.5) * _INV_SQRT_2PI
+        return Tensor._wrap(grad_output._array * (cdf._array + x * pdf))

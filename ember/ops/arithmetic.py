@@ -1,13 +1,15 @@
 """Arithmetic with broadcasting and Python scalars on either side: add, sub, mul, div, pow, ..."""
+import math
+
 import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
-from ..autograd.grad_mode import state as _grad
+from ..backend import errstate, is_array
 from ..tensor import Tensor
 from ._inplace import inplace
 from ._util import (SCALAR_TYPES, binary_arrays, check_shapes_broadcast, is_scalar, scalar_like,
-                    sum_to)
+                    sum_to, xp_of)
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "remainder", "fmod", "pow", "float_power", "neg", "negative",
@@ -74,7 +76,7 @@ def _no_bool_sub(a, b):
 
 
 class Rsub(Function):
-    """``other - alpha * input`` (``other`` a tensor); inputs in torch's order (self, other)."""
+    """``other - alpha * input`` (a tensor or a number ``other``); inputs in torch's order."""
 
     node_name = "RsubBackward0"
 
@@ -83,10 +85,13 @@ class Rsub(Function):
         _no_bool_sub(a, b)
         aa, bb = binary_arrays("rsub", a, b)
         ctx.alpha = alpha
+        if not isinstance(b, Tensor):
+            ctx.set_node_name("RsubBackward1")    # torch's name for a number ``other``
+        xp = xp_of(a)
         if alpha != 1:
             out = bb - aa * alpha
-            return Tensor._wrap(np.asarray(out).astype(aa.dtype, copy=False))
-        return Tensor._wrap(np.asarray(bb - aa))
+            return Tensor._wrap(xp.asarray(out).astype(aa.dtype, copy=False))
+        return Tensor._wrap(xp.asarray(bb - aa))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -95,12 +100,6 @@ class Rsub(Function):
         ga = sum_to(g, _grad_shape(ctx, 0)) if need[0] else None
         gb = sum_to(grad_output, _grad_shape(ctx, 1)) if need[1] else None
         return ga, gb, None
-
-
-class RsubScalar(Rsub):
-    """``other - alpha * input`` for a Python number ``other`` (``1 - x``)."""
-
-    node_name = "RsubBackward1"
 
 
 class Mul(Function):
@@ -115,26 +114,36 @@ class Mul(Function):
                 ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         else:
             ctx.scalar = b
-        if aa.dtype.kind == "b" and (not isinstance(bb, np.ndarray) or bb.dtype.kind == "b"):
-            return Tensor._wrap(np.logical_and(aa, bb))
+        if aa.dtype.kind == "b" and (not isinstance(b, Tensor) or bb.dtype.kind == "b"):
+            return Tensor._wrap(xp_of(a).logical_and(aa, bb))
         return Tensor._wrap(aa * bb)
 
     @staticmethod
     def backward(ctx, grad_output):
-        g = grad_output._array
         if hasattr(ctx, "scalar"):
-            if not _grad.enabled and g.dtype.kind == "f" and type(ctx.scalar) in (int, float):
-                return Tensor._wrap(g * ctx.scalar), None   # NOTE: arrays: no double backward
             return grad_output * ctx.scalar, None
         need = ctx.needs_input_grad
         a, b = ctx.saved_tensors
-        if not _grad.enabled and g.dtype.kind == "f" and (a is None or _same(g, a._array)) and \
-                (b is None or _same(g, b._array)):
-            return (Tensor._wrap(g * b._array) if need[0] else None,
-                    Tensor._wrap(g * a._array) if need[1] else None)
         ga = sum_to(grad_output * b, _grad_shape(ctx, 0)) if need[0] else None
         gb = sum_to(grad_output * a, _grad_shape(ctx, 1)) if need[1] else None
         return ga, gb
+
+    @staticmethod
+    def array_backward(ctx, grad_output):
+        g = grad_output._array
+        if g.dtype.kind != "f":
+            return Mul.backward(ctx, grad_output)
+        if hasattr(ctx, "scalar"):
+            if type(ctx.scalar) in (int, float):
+                return Tensor._wrap(g * ctx.scalar), None
+            return Mul.backward(ctx, grad_output)
+        a, b = ctx.saved_tensors
+        if (a is None or _same(g, a._array)) and (b is None or _same(g, b._array)):
+            # no broadcast to undo and no dtype to cast: the products alone
+            need = ctx.needs_input_grad
+            return (Tensor._wrap(g * b._array) if need[0] else None,
+                    Tensor._wrap(g * a._array) if need[1] else None)
+        return Mul.backward(ctx, grad_output)
 
 
 class Div(Function):
@@ -147,15 +156,15 @@ class Div(Function):
             d = _dt.get_default_dtype().np
             aa = aa.astype(d)
             bb = bb if isinstance(b, Tensor) else b
-            if isinstance(bb, np.ndarray) and bb.dtype.kind not in "fc":
+            if isinstance(b, Tensor) and bb.dtype.kind not in "fc":
                 bb = bb.astype(d)
-        elif isinstance(bb, np.ndarray) and bb.dtype != aa.dtype:
+        elif isinstance(b, Tensor) and bb.dtype != aa.dtype:
             bb = bb.astype(aa.dtype)
         if isinstance(b, Tensor):
             ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
         else:
             ctx.scalar = b
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with errstate(divide="ignore", invalid="ignore"):
             return Tensor._wrap(aa / bb)
 
     @staticmethod
@@ -192,8 +201,8 @@ class Reciprocal(Function):
     def forward(ctx, a):
         arr = a._array if a._array.dtype.kind == "f" else \
             a._array.astype(_dt.get_default_dtype().np)
-        with np.errstate(divide="ignore"):
-            out = Tensor._wrap(np.reciprocal(arr))
+        with errstate(divide="ignore"):
+            out = Tensor._wrap(xp_of(a).reciprocal(arr))
         ctx.save_for_backward(out)
         return out
 
@@ -224,10 +233,10 @@ class PowScalar(Function):
                 arr = arr.astype(_dt.get_default_dtype().np)
         ctx.save_for_backward(a)
         ctx.e = e
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        with errstate(divide="ignore", invalid="ignore", over="ignore"):
             if e == 2:
                 return Tensor._wrap(arr * arr)
-            return Tensor._wrap(np.power(arr, e if arr.dtype.kind == "f" else int(e)))
+            return Tensor._wrap(xp_of(a).power(arr, e if arr.dtype.kind == "f" else int(e)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -238,11 +247,18 @@ class PowScalar(Function):
         if e == 1:
             return grad_output, None
         if e == 2:
-            g = grad_output._array
-            if not _grad.enabled and g.dtype == a._array.dtype and g.dtype.kind == "f":
-                return Tensor._wrap(g * (a._array * 2.0)), None
             return grad_output * (a * 2.0), None
         return grad_output * (e * a ** (e - 1)), None
+
+    @staticmethod
+    def array_backward(ctx, grad_output):
+        if ctx.e == 2:
+            g = grad_output._array
+            a, = ctx.saved_tensors
+            x = a._array
+            if g.dtype == x.dtype and g.dtype.kind == "f":
+                return Tensor._wrap(g * (x * 2.0)), None
+        return PowScalar.backward(ctx, grad_output)
 
 
 class Pow(Function):
@@ -254,10 +270,10 @@ class Pow(Function):
     def forward(ctx, a, b):
         aa, bb = binary_arrays("pow", a, b)
         _not_for("pow", aa, "b", kernel="pow")
-        if aa.dtype.kind in "iu" and np.any(bb < 0):
+        if aa.dtype.kind in "iu" and bool((bb < 0).any()):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = Tensor._wrap(np.power(aa, bb))
+        with errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = Tensor._wrap(xp_of(a).power(aa, bb))
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -289,10 +305,11 @@ class RPow(Function):
     def forward(ctx, b, s):
         d = _dt.result_type(b, s).np
         arr = b._array if b._array.dtype == d else b._array.astype(d)
-        if d.kind in "iu" and np.any(arr < 0):
+        if d.kind in "iu" and bool((arr < 0).any()):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = Tensor._wrap(np.power(np.asarray(s, dtype=d), arr))
+        xp = xp_of(b)
+        with errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = Tensor._wrap(xp.power(xp.asarray(s, dtype=d), arr))
         ctx.s = s
         ctx.save_for_backward(out)
         return out
@@ -303,7 +320,8 @@ class RPow(Function):
         s = ctx.s
         if s == 0:
             return grad_output * 0, None
-        return grad_output * out * float(np.log(s)), None
+        # (log of a negative base is nan, as torch's gradient)
+        return grad_output * out * (math.log(s) if s > 0 else math.nan), None
 
 
 _OPERAND = (Tensor,) + SCALAR_TYPES    # a Tensor or a Python/NumPy number
@@ -353,7 +371,7 @@ def rsub(input, other, *, alpha=1):
     if not is_scalar(other):
         from .creation import as_tensor
         return Rsub.apply(input, as_tensor(other), alpha)
-    return RsubScalar.apply(input, other, alpha)
+    return Rsub.apply(input, other, alpha)
 
 
 def mul(input, other, *, out=None):
@@ -399,17 +417,13 @@ def floor_divide(input, other, *, out=None):
 def remainder(input, other, *, out=None):
     """Python-style modulus (sign of the divisor). Matches ``torch.remainder``."""
     input, other = _tensor_first("remainder", input, other)
-    if isinstance(other, Tensor):
-        return Remainder.apply(input, other)
-    return RemainderScalar.apply(input, other)
+    return Mod.apply(input, other, "remainder")
 
 
 def fmod(input, other, *, out=None):
     """C-style modulus (sign of the dividend). Matches ``torch.fmod``."""
     input, other = _tensor_first("fmod", input, other)
-    if isinstance(other, Tensor):
-        return Fmod.apply(input, other)
-    return FmodScalar.apply(input, other)
+    return Mod.apply(input, other, "fmod")
 
 
 def pow(input, exponent, *, out=None):
@@ -462,16 +476,19 @@ class Lerp(Function):
     @staticmethod
     def forward(ctx, a, end, weight):
         aa, ee = binary_arrays("lerp", a, end)
-        w = weight._array if isinstance(weight, Tensor) else weight
-        if isinstance(weight, Tensor):
-            check_shapes_broadcast("lerp", np.broadcast_shapes(aa.shape, ee.shape), w.shape)
-            ctx.save_for_backward(a, end, weight)
-        else:
-            ctx.weight = weight
+        xp = xp_of(a)
         diff = ee - aa
         # NOTE: torch's two-sided formula, exact at both ends (weight 0 and 1).
-        out = np.where(np.abs(w) < 0.5, aa + w * diff, ee - diff * (1 - w))
-        return Tensor._wrap(np.asarray(out, dtype=aa.dtype))
+        if isinstance(weight, Tensor):
+            w = weight._array
+            check_shapes_broadcast("lerp", np.broadcast_shapes(aa.shape, ee.shape), w.shape)
+            ctx.save_for_backward(a, end, weight)
+            ctx.set_node_name("LerpBackward1")    # torch's name for a tensor weight
+            out = xp.where(xp.abs(w) < 0.5, aa + w * diff, ee - diff * (1 - w))
+        else:
+            ctx.weight = w = weight
+            out = aa + w * diff if abs(w) < 0.5 else ee - diff * (1 - w)
+        return Tensor._wrap(xp.asarray(out, dtype=aa.dtype))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -488,14 +505,8 @@ class Lerp(Function):
         return ga, ge, gw
 
 
-class LerpTensor(Lerp):
-    node_name = "LerpBackward1"
-
-
 def lerp(input, end, weight, *, out=None):
     """``input + weight * (end - input)`` (``weight`` a number or a tensor)."""
-    if isinstance(weight, Tensor):
-        return LerpTensor.apply(input, end, weight)
     return Lerp.apply(input, end, weight)
 
 
@@ -588,12 +599,12 @@ def _not_for(op, arr, kinds, kernel=None):
 
 
 def _int_zero_check(bb):
-    if np.any(np.asarray(bb) == 0):
+    if bool((bb == 0).any()) if is_array(bb) else bb == 0:
         raise RuntimeError("ZeroDivisionError")
 
 
 def _quiet():
-    return np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore")
+    return errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
 
 class DivRounding(Function):
@@ -604,15 +615,18 @@ class DivRounding(Function):
     @staticmethod
     def forward(ctx, a, b, mode):
         aa, bb = binary_arrays("div", a, b)
+        xp = xp_of(a)
         if aa.dtype.kind in "iub":
             _not_for("div", aa, "b", "div_%s_cpu" % mode)
             _int_zero_check(bb)
-            q = np.floor_divide(aa, bb) if mode == "floor" else \
-                np.sign(aa) * np.sign(bb) * (np.abs(aa) // np.abs(bb))
-            return Tensor._wrap(np.asarray(q, dtype=aa.dtype))
+            if not is_array(bb):
+                bb = xp.asarray(bb, dtype=aa.dtype)
+            q = xp.floor_divide(aa, bb) if mode == "floor" else \
+                xp.sign(aa) * xp.sign(bb) * (xp.abs(aa) // xp.abs(bb))
+            return Tensor._wrap(xp.asarray(q, dtype=aa.dtype))
         with _quiet():
-            q = np.floor_divide(aa, bb) if mode == "floor" else np.trunc(aa / bb)
-        return Tensor._wrap(np.asarray(q, dtype=aa.dtype))
+            q = xp.floor_divide(aa, bb) if mode == "floor" else xp.trunc(aa / bb)
+        return Tensor._wrap(xp.asarray(q, dtype=aa.dtype))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -634,61 +648,43 @@ class FloorDivide(Function):
         raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
 
 
-def _mod(ctx, op, np_fn, a, b):
-    aa, bb = binary_arrays(op, a, b)
-    if aa.dtype.kind in "iub":
-        _not_for(op, aa, "b")
-        _int_zero_check(bb)
-    if isinstance(b, Tensor):
-        ctx.save_for_backward(a, b)
-    with _quiet():
-        return Tensor._wrap(np.asarray(np_fn(aa, bb)))
-
-
-class Fmod(Function):
-    """C-style modulus by a tensor; Remainder is the same with floor rounding."""
+class Mod(Function):
+    """``fmod`` (C-style: the sign of the dividend) or ``remainder`` (Python-style: the sign of
+    the divisor) by a tensor or a number, as ``op`` says."""
 
     node_name = "FmodBackward1"
-    op, rounding = "fmod", "trunc"
-    np_fn = staticmethod(np.fmod)
 
     @staticmethod
-    def forward(ctx, a, b):
-        cls = ctx._forward_cls
-        return _mod(ctx, cls.op, cls.np_fn, a, b)
+    def forward(ctx, a, b, op):
+        aa, bb = binary_arrays(op, a, b)
+        if aa.dtype.kind in "iub":
+            _not_for(op, aa, "b")
+            _int_zero_check(bb)
+        ctx.op = op
+        ctx.by_tensor = isinstance(b, Tensor)
+        if ctx.by_tensor:
+            ctx.save_for_backward(a, b)
+            if op == "remainder":
+                ctx.set_node_name("RemainderBackward1")
+        else:    # torch's names for a number divisor
+            ctx.set_node_name("FmodBackward0" if op == "fmod" else "RemainderBackward0")
+        xp = xp_of(a)
+        with _quiet():
+            q = xp.fmod(aa, bb) if op == "fmod" else xp.remainder(aa, bb)
+        return Tensor._wrap(xp.asarray(q))
 
     @staticmethod
     def backward(ctx, grad_output):
+        if not ctx.by_tensor:    # a number divisor: the gradient passes through unchanged
+            return grad_output, None, None
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
         ga = sum_to(grad_output, ctx._input_meta(0)[0]) if need[0] else None
         gb = None
         if need[1]:
-            q = div(a, b, rounding_mode=ctx._forward_cls.rounding)
+            q = div(a, b, rounding_mode="trunc" if ctx.op == "fmod" else "floor")
             gb = sum_to(-grad_output * q, ctx._input_meta(1)[0])
-        return ga, gb
-
-
-class Remainder(Fmod):
-    node_name = "RemainderBackward1"
-    op, rounding = "remainder", "floor"
-    np_fn = staticmethod(np.remainder)
-
-
-def _pass_through(ctx, grad_output):
-    return grad_output, None
-
-
-class FmodScalar(Fmod):
-    """``fmod`` by a Python number: the gradient passes through unchanged."""
-
-    node_name = "FmodBackward0"
-    backward = staticmethod(_pass_through)
-
-
-class RemainderScalar(Remainder):
-    node_name = "RemainderBackward0"
-    backward = staticmethod(_pass_through)
+        return ga, gb, None
 
 
 def _float_arrays(op, a, b):
@@ -714,7 +710,7 @@ class _MinMax(Function):
     """maximum, minimum, fmax, fmin: an element-wise pick whose ties share the gradient."""
 
     node_name = "MaximumBackward0"
-    np_fn = staticmethod(np.maximum)
+    kernel = "maximum"  # the array module's function
     sign = 1            # 1: the larger operand wins, -1: the smaller
     nan_aware = False   # fmax/fmin ignore a nan operand
 
@@ -723,7 +719,8 @@ class _MinMax(Function):
         cls = ctx._forward_cls
         aa, bb = binary_arrays(cls.__name__.lower(), a, b)
         ctx.save_for_backward(a, b)
-        return Tensor._wrap(np.asarray(cls.np_fn(aa, bb)))
+        xp = xp_of(a)
+        return Tensor._wrap(xp.asarray(getattr(xp, cls.kernel)(aa, bb)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -737,19 +734,19 @@ class Maximum(_MinMax):
 
 class Minimum(_MinMax):
     node_name = "MinimumBackward0"
-    np_fn = staticmethod(np.minimum)
+    kernel = "minimum"
     sign = -1
 
 
 class Fmax(_MinMax):
     node_name = "FmaxBackward0"
-    np_fn = staticmethod(np.fmax)
+    kernel = "fmax"
     nan_aware = True
 
 
 class Fmin(_MinMax):
     node_name = "FminBackward0"
-    np_fn = staticmethod(np.fmin)
+    kernel = "fmin"
     sign = -1
     nan_aware = True
 
@@ -798,7 +795,8 @@ class Atan2(Function):
     def forward(ctx, a, b):
         aa, bb = _float_arrays("atan2", a, b)
         ctx.save_for_backward(a, b)
-        return Tensor._wrap(np.asarray(np.arctan2(aa, bb)))
+        xp = xp_of(a)
+        return Tensor._wrap(xp.asarray(xp.arctan2(aa, bb)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -815,7 +813,7 @@ class Logaddexp(Function):
 
     node_name = "LogaddexpBackward0"
     op = "logaddexp"
-    np_fn = staticmethod(np.logaddexp)
+    kernel = "logaddexp"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -823,8 +821,9 @@ class Logaddexp(Function):
         aa, bb = binary_arrays(cls.op, a, b)
         _not_for(cls.op, aa, "iub")
         ctx.save_for_backward(a, b)
+        xp = xp_of(a)
         with _quiet():
-            return Tensor._wrap(np.asarray(cls.np_fn(aa, bb)))
+            return Tensor._wrap(xp.asarray(getattr(xp, cls.kernel)(aa, bb)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -840,7 +839,7 @@ class Logaddexp(Function):
 class Logaddexp2(Logaddexp):
     node_name = "Logaddexp2Backward0"
     op = "logaddexp2"
-    np_fn = staticmethod(np.logaddexp2)
+    kernel = "logaddexp2"
 
 
 class Hypot(Function):
@@ -850,7 +849,8 @@ class Hypot(Function):
     def forward(ctx, a, b):
         aa, bb = binary_arrays("hypot", a, b)
         _not_for("hypot", aa, "iub")
-        out = Tensor._wrap(np.asarray(np.hypot(aa, bb)))
+        xp = xp_of(a)
+        out = Tensor._wrap(xp.asarray(xp.hypot(aa, bb)))
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -871,10 +871,11 @@ class Xlogy(Function):
     def forward(ctx, a, b):
         aa, bb = _float_arrays("xlogy", a, b)
         ctx.save_for_backward(a, b)
+        xp = xp_of(a)
         with _quiet():
-            out = aa * np.log(bb)
-        out = np.where((aa == 0) & ~np.isnan(bb), aa.dtype.type(0), out)
-        return Tensor._wrap(np.asarray(out, dtype=aa.dtype))
+            out = aa * xp.log(bb)
+        out = xp.where((aa == 0) & ~xp.isnan(bb), aa.dtype.type(0), out)
+        return Tensor._wrap(xp.asarray(out, dtype=aa.dtype))
 
     @staticmethod
     def backward(ctx, grad_output):

@@ -4,7 +4,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._inplace import inplace
-from ._util import binary_arrays, check_shapes_broadcast, sum_to
+from ._util import SCALAR_TYPES, binary_arrays, check_shapes_broadcast, sum_to, xp_of
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
            "not_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and",
@@ -15,100 +15,102 @@ __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less
            "logical_or_", "signbit", "isreal"]
 
 
-def _cmp(op, np_fn):
+def _cmp(op, kernel):
+    """The comparison ``op`` computed by the array module's function ``kernel``."""
     def fn(input, other, *, out=None):
         if not isinstance(input, Tensor):
             from .creation import as_tensor
             input = as_tensor(input)
-        if not isinstance(other, Tensor) and not isinstance(other, (int, float, bool,
-                                                                    np.number, np.bool_)):
+        if not isinstance(other, Tensor) and not isinstance(other, SCALAR_TYPES):
             from .creation import as_tensor
             other = as_tensor(other)
         a, b = binary_arrays(op, input, other)
-        return Tensor._wrap(np_fn(a, b))
+        return Tensor._wrap(getattr(xp_of(input), kernel)(a, b))
     fn.__name__ = op
     fn.__doc__ = "Element-wise ``%s`` giving a bool tensor (broadcasting). Matches ``torch.%s``." \
         % (op, op)
     return fn
 
 
-eq = _cmp("eq", np.equal)
-ne = not_equal = _cmp("ne", np.not_equal)
-lt = less = _cmp("lt", np.less)
-le = less_equal = _cmp("le", np.less_equal)
-gt = greater = _cmp("gt", np.greater)
-ge = greater_equal = _cmp("ge", np.greater_equal)
-logical_and = _cmp("logical_and", np.logical_and)
-logical_or = _cmp("logical_or", np.logical_or)
-logical_xor = _cmp("logical_xor", np.logical_xor)
+eq = _cmp("eq", "equal")
+ne = not_equal = _cmp("ne", "not_equal")
+lt = less = _cmp("lt", "less")
+le = less_equal = _cmp("le", "less_equal")
+gt = greater = _cmp("gt", "greater")
+ge = greater_equal = _cmp("ge", "greater_equal")
+logical_and = _cmp("logical_and", "logical_and")
+logical_or = _cmp("logical_or", "logical_or")
+logical_xor = _cmp("logical_xor", "logical_xor")
 
 
-def _bitwise(op, np_fn):
+def _bitwise(op, kernel):
+    """The bitwise ``op`` computed by the array module's function ``kernel``."""
     def fn(input, other, *, out=None):
         a, b = binary_arrays(op, input, other)
-        if a.dtype.kind == "f" or (isinstance(b, np.ndarray) and b.dtype.kind == "f") or \
+        if a.dtype.kind == "f" or (isinstance(other, Tensor) and b.dtype.kind == "f") or \
                 isinstance(b, float):
             raise RuntimeError("\"%s_cpu\" not implemented for 'Float'" % op)
-        return Tensor._wrap(np.asarray(np_fn(a, b)))
+        xp = xp_of(input)
+        return Tensor._wrap(xp.asarray(getattr(xp, kernel)(a, b)))
     fn.__name__ = op
     fn.__doc__ = "Element-wise ``%s`` of integer or bool tensors." % op
     return fn
 
 
-bitwise_and = _bitwise("bitwise_and", np.bitwise_and)
-bitwise_or = _bitwise("bitwise_or", np.bitwise_or)
-bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor)
-bitwise_left_shift = _bitwise("bitwise_left_shift", np.left_shift)
-bitwise_right_shift = _bitwise("bitwise_right_shift", np.right_shift)
+bitwise_and = _bitwise("bitwise_and", "bitwise_and")
+bitwise_or = _bitwise("bitwise_or", "bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor", "bitwise_xor")
+bitwise_left_shift = _bitwise("bitwise_left_shift", "left_shift")
+bitwise_right_shift = _bitwise("bitwise_right_shift", "right_shift")
 
 
 def bitwise_not(input, *, out=None):
     """``~input`` for integer or bool tensors."""
     if input._array.dtype.kind == "f":
         raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
-    return Tensor._wrap(np.invert(input._array))
+    return Tensor._wrap(xp_of(input).invert(input._array))
 
 
 def logical_not(input, *, out=None):
     """Element-wise ``not`` giving a bool tensor."""
-    return Tensor._wrap(np.logical_not(input._array))
+    return Tensor._wrap(xp_of(input).logical_not(input._array))
 
 
 def isnan(input):
     """True where ``input`` is NaN."""
-    return Tensor._wrap(np.isnan(input._array))
+    return Tensor._wrap(xp_of(input).isnan(input._array))
 
 
 def isinf(input):
     """True where ``input`` is +-inf."""
-    return Tensor._wrap(np.isinf(input._array))
+    return Tensor._wrap(xp_of(input).isinf(input._array))
 
 
 def isposinf(input):
-    return Tensor._wrap(np.isposinf(input._array))
+    return Tensor._wrap(xp_of(input).isposinf(input._array))
 
 
 def isneginf(input):
-    return Tensor._wrap(np.isneginf(input._array))
+    return Tensor._wrap(xp_of(input).isneginf(input._array))
 
 
 def isfinite(input):
     """True where ``input`` is finite."""
-    return Tensor._wrap(np.isfinite(input._array))
+    return Tensor._wrap(xp_of(input).isfinite(input._array))
 
 
 def isreal(input):
-    return Tensor._wrap(np.ones(input._array.shape, dtype=bool))
+    return Tensor._wrap(xp_of(input).ones(input._array.shape, dtype=bool))
 
 
 def signbit(input):
-    return Tensor._wrap(np.signbit(input._array))
+    return Tensor._wrap(xp_of(input).signbit(input._array))
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``|input - other| <= atol + rtol * |other|`` element-wise."""
     a, b = binary_arrays("isclose", input, other)
-    return Tensor._wrap(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return Tensor._wrap(xp_of(input).isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -119,11 +121,11 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def equal(input, other):
     """True when both tensors have the same shape and elements."""
     return input._array.shape == other._array.shape and \
-        bool(np.array_equal(input._array, other._array))
+        bool(xp_of(input).array_equal(input._array, other._array))
 
 
-def _arr(x):
-    return x._array if isinstance(x, Tensor) else x
+def _shape(x):
+    return x._array.shape if isinstance(x, Tensor) else ()
 
 
 class Where(Function):
@@ -132,17 +134,18 @@ class Where(Function):
     @staticmethod
     def forward(ctx, cond, a, b):
         ctx.save_for_backward(cond)
-        shape = check_shapes_broadcast("where", cond._array.shape, np.shape(_arr(a)))
-        check_shapes_broadcast("where", shape, np.shape(_arr(b)))
+        shape = check_shapes_broadcast("where", cond._array.shape, _shape(a))
+        check_shapes_broadcast("where", shape, _shape(b))
+        xp = xp_of(cond)
         if isinstance(a, Tensor) and isinstance(b, Tensor):
             aa, bb = binary_arrays("where", a, b)
         elif isinstance(a, Tensor):
             aa, bb = binary_arrays("where", a, b)
-            bb = np.asarray(bb, dtype=aa.dtype)
+            bb = xp.asarray(bb, dtype=aa.dtype)
         else:
             bb, aa = binary_arrays("where", b, a)
-            aa = np.asarray(aa, dtype=bb.dtype)
-        return Tensor._wrap(np.where(cond._array, aa, bb))
+            aa = xp.asarray(aa, dtype=bb.dtype)
+        return Tensor._wrap(xp.where(cond._array, aa, bb))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -190,7 +193,8 @@ logical_or_ = _inplace_cmp(logical_or)
 
 def logical_not_(input):
     from ._inplace import write
-    write(input, np.logical_not(input._array).astype(input._array.dtype), "logical_not_")
+    write(input, xp_of(input).logical_not(input._array).astype(input._array.dtype),
+          "logical_not_")
     return input
 
 

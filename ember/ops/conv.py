@@ -6,10 +6,9 @@ instead of keeping them (they are kh * kw times the input). The input gradient a
 per kernel position into the padded input (col2im), with a loop over kernel positions only.
 """
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from ..autograd.function import Function
-from ..autograd.grad_mode import state as _grad
+from ..backend import backend_of, get_array_module
 from ..tensor import Tensor
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
@@ -45,30 +44,32 @@ def _pad(x, padding):
     if not any(padding):
         return x
     n, c, h, w = x.shape
-    out = np.zeros((n, c, h + pt + pb, w + pl + pr), dtype=x.dtype)
+    out = get_array_module(x).zeros((n, c, h + pt + pb, w + pl + pr), dtype=x.dtype)
     out[:, :, pt:pt + h, pl:pl + w] = x
     return out
 
 
-def _im2col(xp, k, s, d, out_hw):
-    """The patches of ``xp`` as one contiguous array (N, C * kh * kw, Ho * Wo).
+def _im2col(x, k, s, d, out_hw):
+    """The patches of the padded input ``x`` as one contiguous array (N, C * kh * kw, Ho * Wo).
 
     Rows run over (c, i, j), so each copied run is a row of output pixels, not a kernel row.
     (The view stays writeable: ``writeable=False`` makes NumPy keep memory on every call.)
     """
-    n, c, _, _ = xp.shape
-    s0, s1, s2, s3 = xp.strides
-    v = as_strided(xp, (n, c, k[0], k[1], out_hw[0], out_hw[1]),
-                   (s0, s1, s2 * d[0], s3 * d[1], s2 * s[0], s3 * s[1]))
-    return np.ascontiguousarray(v).reshape(n, c * k[0] * k[1], out_hw[0] * out_hw[1])
+    n, c, _, _ = x.shape
+    s0, s1, s2, s3 = x.strides
+    v = backend_of(x).as_strided(x, (n, c, k[0], k[1], out_hw[0], out_hw[1]),
+                                 (s0, s1, s2 * d[0], s3 * d[1], s2 * s[0], s3 * s[1]))
+    return get_array_module(x).ascontiguousarray(v).reshape(n, c * k[0] * k[1],
+                                                            out_hw[0] * out_hw[1])
 
 
 def _gemm(cols, w, groups, out):
     """out[n, o, (h, w)] = sum_{c, i, j} w[o, c, i, j] * cols[n, (c, i, j), (h, w)]."""
     n, o, length = out.shape
     k = cols.shape[1] // groups
-    np.matmul(w.reshape(groups, o // groups, k), cols.reshape(n, groups, k, length),
-              out=out.reshape(n, groups, o // groups, length))
+    get_array_module(cols).matmul(w.reshape(groups, o // groups, k),
+                                  cols.reshape(n, groups, k, length),
+                                  out=out.reshape(n, groups, o // groups, length))
     return out
 
 
@@ -78,7 +79,7 @@ def _grad_weight(gy, cols, groups, w_shape):
     gm = gy.reshape(n, groups, o // groups, cols.shape[-1])
     cm = cols.reshape(n, groups, cols.shape[1] // groups, cols.shape[-1])
     # NOTE: columns @ gy^T (not gy @ columns^T) is the faster BLAS layout for these shapes.
-    dw = np.matmul(cm, gm.transpose(0, 1, 3, 2)).sum(axis=0)
+    dw = get_array_module(cols).matmul(cm, gm.transpose(0, 1, 3, 2)).sum(axis=0)
     return dw.transpose(0, 2, 1).reshape(w_shape)
 
 
@@ -93,20 +94,21 @@ def _col2im(gy, w, groups, padded_hw, s, d):
     n, _, ho, wo = gy.shape
     hp, wp = padded_hw
     og = o // groups
-    wk = np.ascontiguousarray(w.reshape(groups, og, cg, kh * kw).transpose(3, 0, 2, 1))
+    xp = get_array_module(gy)
+    wk = xp.ascontiguousarray(w.reshape(groups, og, cg, kh * kw).transpose(3, 0, 2, 1))
     wide = s == (1, 1)
     if wide:
-        gyw = np.zeros((n, o, hp, wp), dtype=gy.dtype)
+        gyw = xp.zeros((n, o, hp, wp), dtype=gy.dtype)
         gyw[:, :, :ho, :wo] = gy
         gy, ho, wo = gyw, hp, wp
         size = n * cg * groups * hp * wp
-        dx = np.zeros(size + (kh - 1) * d[0] * wp + (kw - 1) * d[1], dtype=gy.dtype)
+        dx = xp.zeros(size + (kh - 1) * d[0] * wp + (kw - 1) * d[1], dtype=gy.dtype)
     else:
-        dx = np.zeros((n, cg * groups, hp, wp), dtype=gy.dtype)
+        dx = xp.zeros((n, cg * groups, hp, wp), dtype=gy.dtype)
     g = gy.reshape(n, groups, og, ho * wo)
     for i in range(kh):
         for j in range(kw):
-            part = np.matmul(wk[i * kw + j], g)
+            part = xp.matmul(wk[i * kw + j], g)
             if wide:
                 off = i * d[0] * wp + j * d[1]
                 dx[off:off + size] += part.reshape(-1)
@@ -134,7 +136,8 @@ class Convolution(Function):
         k = w.shape[2:]
         out_hw = (_out_size(h, k[0], stride[0], pt + pb, dilation[0]),
                   _out_size(wd, k[1], stride[1], pl + pr, dilation[1]))
-        out = np.empty((n, w.shape[0], out_hw[0] * out_hw[1]), dtype=np.result_type(x, w))
+        out = get_array_module(x).empty((n, w.shape[0], out_hw[0] * out_hw[1]),
+                                        dtype=np.result_type(x.dtype, w.dtype))
         for sl in _batches(n, c * k[0] * k[1] * out.shape[2] * x.itemsize):
             cols = _im2col(_pad(x[sl], padding), k, stride, dilation, out_hw)
             _gemm(cols, w, groups, out[sl])
@@ -147,16 +150,19 @@ class Convolution(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        if _grad.enabled:   # create_graph=True: differentiable convolutions (double backward)
-            return _graph_grads(ctx, grad_output, False)
+        return _graph_grads(ctx, grad_output, False)
+
+    @staticmethod
+    def array_backward(ctx, grad_output):
         gy, x, w = _saved_arrays(ctx, grad_output)
         stride, padding, dilation, groups, squeeze = ctx.conf
         n, c, h, wd = x.shape
         pt, pb, pl, pr = padding
         k, out_hw = w.shape[2:], gy.shape[2:]
         need_x, need_w = ctx.needs_input_grad[:2]
-        gx = np.empty(x.shape, dtype=x.dtype) if need_x else None
-        gw = np.zeros(w.shape, dtype=x.dtype) if need_w else None
+        xp = get_array_module(x)
+        gx = xp.empty(x.shape, dtype=x.dtype) if need_x else None
+        gw = xp.zeros(w.shape, dtype=x.dtype) if need_w else None
         for sl in _batches(n, c * k[0] * k[1] * out_hw[0] * out_hw[1] * x.itemsize):
             if need_w:
                 cols = _im2col(_pad(x[sl], padding), k, stride, dilation, out_hw)
@@ -185,7 +191,7 @@ class ConvTranspose(Function):
                      + output_padding[a] for a in range(2))
         dxp = _col2im(x, w, groups, full, stride, dilation)
         out = dxp[:, :, padding[0]:full[0] - padding[0], padding[1]:full[1] - padding[1]]
-        out = np.ascontiguousarray(out)
+        out = get_array_module(x).ascontiguousarray(out)
         if bias is not None:
             out += bias._array.reshape(1, -1, 1, 1)
         ctx.save_for_backward(input, weight)
@@ -194,8 +200,10 @@ class ConvTranspose(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        if _grad.enabled:   # create_graph=True: differentiable convolutions (double backward)
-            return _graph_grads(ctx, grad_output, True)
+        return _graph_grads(ctx, grad_output, True)
+
+    @staticmethod
+    def array_backward(ctx, grad_output):
         gy, x, w = _saved_arrays(ctx, grad_output)
         stride, padding, dilation, groups, squeeze = ctx.conf
         p = padding
@@ -203,7 +211,8 @@ class ConvTranspose(Function):
                        x.shape[2:])
         gx = gw = gb = None
         if ctx.needs_input_grad[0]:
-            gx = np.empty(x.shape[:2] + (x.shape[2] * x.shape[3],), dtype=cols.dtype)
+            gx = get_array_module(x).empty(x.shape[:2] + (x.shape[2] * x.shape[3],),
+                                           dtype=cols.dtype)
             gx = _gemm(cols, w, groups, gx).reshape(x.shape)
             gx = Tensor._wrap(gx[:, :, 0] if squeeze else gx)
         if ctx.needs_input_grad[1]:

@@ -1,10 +1,10 @@
-"""dtype and device conversion (``to``), ``clone``, ``contiguous``, ``detach``, ``device``."""
-import numpy as np
-
+"""dtype and device conversion (``to``), ``clone``, ``contiguous``, ``detach``, ``device``, and
+the in-place fills (``copy_``, ``fill_``, the random ``uniform_``, ``normal_``, ...)."""
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..backend import backend_for, backend_of, device
-from ..tensor import Tensor
+from ..random import _rng
+from ..tensor import Tensor, _to_array
 from ._inplace import overwrite
 
 __all__ = ["to", "clone", "contiguous", "detach", "device", "is_tensor", "is_floating_point",
@@ -49,27 +49,24 @@ class Clone(Function):
 
 
 def _type_to_dtype(t):
-    """A dtype from a dtype, a legacy type (``ember.FloatTensor``) or a string."""
+    """A dtype from a dtype, a legacy type (``ember.FloatTensor``, ``ember.cuda.FloatTensor``)
+    or a string (``'torch.cuda.FloatTensor'``). A CUDA type needs the CUDA backend: without it
+    this raises the backend's message."""
     if isinstance(t, _dt.dtype):
         return t
     legacy = getattr(t, "_legacy_dtype", None)
     if legacy is not None:
+        if getattr(t, "_legacy_device", None) is not None:
+            backend_for(t._legacy_device)
         return legacy
     if isinstance(t, str):
-        name = t.split(".")[-1]
-        if name in _dt._BY_LEGACY:
-            return _dt._BY_LEGACY[name]
-        if name.startswith("cuda"):
-            raise RuntimeError("ember has no CUDA backend in this build: cannot use %r" % t)
+        parts = t.split(".")
+        if "cuda" in parts[:-1]:
+            backend_for("cuda")
+        if parts[-1] in _dt._BY_LEGACY:
+            return _dt._BY_LEGACY[parts[-1]]
         return _dt.to_dtype(t)
     return _dt.to_dtype(t)
-
-
-def _check_device(d):
-    d = device(d)
-    if d.type != "cpu":
-        raise RuntimeError("ember has no %s backend in this build (torch.cuda.is_available() is "
-                           "False); tensors can only live on the cpu" % d.type)
 
 
 def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
@@ -82,6 +79,7 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
             device = a.device
         elif isinstance(a, _dt.dtype) or (isinstance(a, type) and hasattr(a, "_legacy_dtype")):
             dtype = _type_to_dtype(a)
+            device = getattr(a, "_legacy_device", None) or device
         elif isinstance(a, (str, globals()["device"])) or (isinstance(a, int) and
                                                            not isinstance(a, bool)):
             s = str(a)
@@ -150,10 +148,11 @@ def is_nonzero(input):
 
 
 def copy_(input, src, non_blocking=False):
-    """Copy ``src`` (broadcast, cast) into ``input``."""
+    """Copy ``src`` (broadcast, cast, from any device) into ``input``."""
     if not isinstance(src, Tensor):
-        from .creation import as_tensor
-        src = as_tensor(src)
+        src = Tensor._wrap(backend_of(input._array).asarray(_to_array(src)))
+    elif type(src._array) is not type(input._array):
+        src = to(src, device=input.device)     # across devices, as torch (gradient included)
     return overwrite(input, src, "copy_")
 
 
@@ -170,32 +169,39 @@ def fill_(input, value):
     return overwrite(input, value, "fill_")
 
 
-def _random_fill(input, arr, op):
-    return overwrite(input, Tensor._wrap(arr.astype(input._array.dtype, copy=False)), op)
+# The random fills draw on the host from the Generator (one stream of numbers whatever the
+# device) and write the sample into the tensor's device array.
+
+def _random_fill(input, sample, op):
+    """Write ``sample`` (a host array, or one on ``input``'s device) into ``input``."""
+    arr = input._array
+    sample = backend_of(arr).asarray(sample.astype(arr.dtype, copy=False))
+    return overwrite(input, Tensor._wrap(sample), op)
 
 
 def uniform_(input, a=0.0, b=1.0, *, generator=None):
     """Fill with samples from U[a, b)."""
-    from ..random import _rng
-    arr = _rng(generator).random(input._array.shape) * (b - a) + a
-    return _random_fill(input, arr, "uniform_")
+    return _random_fill(input, _rng(generator).random(input._array.shape) * (b - a) + a,
+                        "uniform_")
 
 
 def normal_(input, mean=0.0, std=1.0, *, generator=None):
     """Fill with samples from N(mean, std^2)."""
-    from ..random import _rng
-    arr = _rng(generator).standard_normal(input._array.shape) * std + mean
-    return _random_fill(input, arr, "normal_")
+    return _random_fill(input, _rng(generator).standard_normal(input._array.shape) * std + mean,
+                        "normal_")
 
 
 def bernoulli_(input, p=0.5, *, generator=None):
-    from ..random import _rng
-    probs = p._array if isinstance(p, Tensor) else p
-    return _random_fill(input, _rng(generator).random(input._array.shape) < probs, "bernoulli_")
+    """Fill with 0/1 samples, 1 with probability ``p`` (a number or a tensor of them)."""
+    u = _rng(generator).random(input._array.shape)
+    if isinstance(p, Tensor):
+        u = backend_of(p._array).asarray(u)     # compared on the probabilities' device
+        p = p._array
+    return _random_fill(input, u < p, "bernoulli_")
 
 
 def random_(input, from_=0, to=None, *, generator=None):
-    from ..random import _rng
+    """Fill with integers uniform on [from_, to)."""
     if to is None:
         from_, to = 0, (from_ if from_ else 2 ** 24)
     return _random_fill(input, _rng(generator).integers(from_, to, input._array.shape),
@@ -203,25 +209,19 @@ def random_(input, from_=0, to=None, *, generator=None):
 
 
 def exponential_(input, lambd=1.0, *, generator=None):
-    from ..random import _rng
     return _random_fill(input, _rng(generator).exponential(1.0 / lambd, input._array.shape),
                         "exponential_")
 
 
 def cauchy_(input, median=0.0, sigma=1.0, *, generator=None):
-    from ..random import _rng
     return _random_fill(input, median + sigma * _rng(generator).standard_cauchy(
         input._array.shape), "cauchy_")
 
 
 def geometric_(input, p, *, generator=None):
-    from ..random import _rng
     return _random_fill(input, _rng(generator).geometric(p, input._array.shape), "geometric_")
 
 
 def log_normal_(input, mean=1.0, std=2.0, *, generator=None):
-    from ..random import _rng
     return _random_fill(input, _rng(generator).lognormal(mean, std, input._array.shape),
                         "log_normal_")
-
-

@@ -1,11 +1,18 @@
-"""Creation ops: tensor, zeros, ones, arange, rand, randn, ... (``device=`` accepted: cpu)."""
+"""Creation ops: tensor, zeros, ones, arange, rand, randn, ... on any device (``device=``).
+
+Deterministic creation builds the array on the target device with that device's array module
+(the default device, ``ember.get_default_device()``, when none is given; ``*_like`` functions
+use their input's device). Random creation draws on the host from ember's Generator, NumPy's
+PCG64, so a seed gives the same numbers on every device, and then moves the sample.
+"""
 import math
 
 import numpy as np
 
 from .. import dtypes as _dt
 from ..random import _rng
-from ..backend import backend_for, backend_of, is_array
+from ..backend import (backend_for, backend_of, get_default_device, is_array,
+                       set_default_device, to_host)
 from ..tensor import Tensor, _to_array
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
@@ -17,18 +24,6 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "ful
            "get_num_interop_threads"]
 
 _builtin_range = range
-
-
-def set_default_device(device):
-    """Set the device new tensors are created on; only ``'cpu'`` (or None) exists in ember."""
-    if device is not None:
-        _check_device(device)
-
-
-def get_default_device():
-    """The device new tensors are created on: always ``device(type='cpu')``."""
-    from .conversion import device as _device
-    return _device("cpu")
 
 
 _threads = {"interop": None}
@@ -77,24 +72,33 @@ def set_num_interop_threads(num):
     _threads["interop"] = int(num)
 
 
-def _check_device(device):
-    """The backend of ``device`` (raises a clear error for a device ember cannot use)."""
-    return backend_for(device)
+def _dest(arr, device):
+    """The backend a new tensor made from array ``arr`` goes to.
+
+    An explicit ``device`` wins; otherwise the default device when one is set (torch fills in
+    the default device for every factory), else the device ``arr`` already lives on.
+    """
+    if device is not None:
+        return backend_for(device)
+    b = backend_for(None)
+    return backend_of(arr) if b.type == "cpu" else b
 
 
-def _finish(arr, requires_grad, device=None):
-    """A new tensor around host or device array ``arr``, moved to ``device`` (or the default
-    device) when it lives elsewhere."""
-    if device is None and type(arr) is not np.ndarray and is_array(arr):
-        b = backend_of(arr)     # device data stays where it is
-    else:
-        b = backend_for(device)
-    if type(arr) is not b.array_type:
-        arr = b.asarray(arr)
+def _new(arr, requires_grad):
+    """A new leaf tensor around the freshly made array ``arr``."""
     t = Tensor._wrap(arr)
     if requires_grad:
         t.requires_grad = True
     return t
+
+
+def _finish(arr, requires_grad, device=None):
+    """A new tensor around host or device array ``arr``, moved to ``device`` (see ``_dest``)
+    when it lives elsewhere."""
+    b = _dest(arr, device)
+    if type(arr) is not b.array_type:
+        arr = b.asarray(arr)
+    return _new(arr, requires_grad)
 
 
 def _size(size):
@@ -125,35 +129,40 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         >>> ember.tensor([[1., 2.], [3., 4.]])
         tensor([[1., 2.],
                 [3., 4.]])
+        >>> ember.tensor([1, 2], device="strict").device
+        device(type='strict')
     """
     d = None if dtype is None else _dt.to_dtype(dtype)
     arr = _to_array(data, d)
-    if arr is getattr(data, "_array", None) or arr is data:
+    b = _dest(arr, device)
+    if type(arr) is not b.array_type:
+        arr = b.asarray(arr)            # a transfer: a new array
+    elif arr is getattr(data, "_array", None) or arr is data:
         arr = arr.copy()
-    return _finish(arr, requires_grad, device)
+    return _new(arr, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
-    """Like ``tensor`` but shares memory with a Tensor or ndarray when the dtype allows."""
-    _check_device(device)
-    if isinstance(data, Tensor):
-        if dtype is None or _dt.to_dtype(dtype) is data.dtype:
-            return data
-        return data.to(_dt.to_dtype(dtype))
+    """Like ``tensor`` but shares memory with a Tensor or ndarray when dtype and device allow."""
+    if device is not None:
+        backend_for(device)     # an unusable device fails before any work
     d = None if dtype is None else _dt.to_dtype(dtype)
+    if isinstance(data, Tensor):
+        return data.to(device=_dest(data._array, device).device, dtype=d)
     return _finish(_to_array(data, d), False, device)
 
 
 def asarray(obj, dtype=None, device=None, copy=None, requires_grad=False):
     """``as_tensor`` with torch.asarray's ``copy`` and ``requires_grad`` arguments."""
-    t = tensor(obj, dtype=dtype) if copy else as_tensor(obj, dtype=dtype, device=device)
+    t = (tensor(obj, dtype=dtype, device=device) if copy
+         else as_tensor(obj, dtype=dtype, device=device))
     if requires_grad:
         t.requires_grad_()
     return t
 
 
 def from_numpy(ndarray):
-    """A tensor sharing memory with ``ndarray`` (writes show through both ways)."""
+    """A CPU tensor sharing memory with ``ndarray`` (writes show through both ways)."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError("expected np.ndarray (got %s)" % type(ndarray).__name__)
     _dt.from_numpy_dtype(ndarray.dtype)
@@ -161,31 +170,36 @@ def from_numpy(ndarray):
 
 
 def from_dlpack(ext_tensor):
-    """Zero-copy import of any DLPack-capable array (NumPy, CuPy on CPU, PyTorch)."""
+    """Zero-copy import of an array of one of ember's devices, or of any DLPack-capable host
+    array (NumPy, PyTorch CPU tensors)."""
     if isinstance(ext_tensor, Tensor):
         return ext_tensor
+    if is_array(ext_tensor):
+        return Tensor._wrap(ext_tensor)
     return Tensor._wrap(np.from_dlpack(ext_tensor))
 
 
 def frombuffer(buffer, dtype, count=-1, offset=0, requires_grad=False):
-    """A 1-D tensor over the bytes of ``buffer`` (shares memory)."""
+    """A 1-D CPU tensor over the bytes of ``buffer`` (shares memory)."""
     arr = np.frombuffer(buffer, dtype=_dt.to_dtype(dtype).np, count=count, offset=offset)
-    return _finish(arr, requires_grad)
+    return _new(arr, requires_grad)
 
 
 def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
     """A 0-d tensor holding ``s`` (default float dtype)."""
-    return _finish(np.array(s, dtype=_float_dtype(dtype).np), requires_grad, device)
+    return _new(backend_for(device).xp.asarray(s, dtype=_float_dtype(dtype).np), requires_grad)
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of zeros of the given size (default float dtype)."""
-    return _finish(np.zeros(_size(size), dtype=_float_dtype(dtype).np), requires_grad, device)
+    return _new(backend_for(device).xp.zeros(_size(size), dtype=_float_dtype(dtype).np),
+                requires_grad)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of ones of the given size (default float dtype)."""
-    return _finish(np.ones(_size(size), dtype=_float_dtype(dtype).np), requires_grad, device)
+    return _new(backend_for(device).xp.ones(_size(size), dtype=_float_dtype(dtype).np),
+                requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -201,33 +215,40 @@ def empty_strided(size, stride, dtype=None, device=None, requires_grad=False):
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False):
     """A tensor filled with ``fill_value``; dtype inferred from it as torch does."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
     if dtype is None:
-        if isinstance(fill_value, bool):
+        if isinstance(fill_value, (bool, np.bool_)):
             dtype = _dt.bool
         elif isinstance(fill_value, (int, np.integer)):
             dtype = _dt.int64
         else:
             dtype = _dt.get_default_dtype()
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    return _finish(np.full(_size((size,) if isinstance(size, int) else (size,)), fill_value,
-                           dtype=_dt.to_dtype(dtype).np), requires_grad, device)
+    shape = _size((size,) if isinstance(size, int) else (size,))
+    return _new(backend_for(device).xp.full(shape, fill_value, dtype=_dt.to_dtype(dtype).np),
+                requires_grad)
 
 
-def _like_dtype(t, dtype):
-    return (t.dtype if dtype is None else _dt.to_dtype(dtype)).np
+def _like(input, dtype, device):
+    """The array module, shape and NumPy dtype of a ``*_like`` result (``input``'s device
+    unless ``device`` is given)."""
+    arr = input._array
+    xp = backend_of(arr).xp if device is None else backend_for(device).xp
+    return xp, arr.shape, (arr.dtype if dtype is None else _dt.to_dtype(dtype).np)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    """Zeros with the shape (and dtype, unless given) of ``input``."""
-    return _finish(np.zeros(input._array.shape, _like_dtype(input, dtype)), requires_grad, device)
+    """Zeros with the shape (and dtype and device, unless given) of ``input``."""
+    xp, shape, d = _like(input, dtype, device)
+    return _new(xp.zeros(shape, dtype=d), requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    """Ones with the shape (and dtype, unless given) of ``input``."""
-    return _finish(np.ones(input._array.shape, _like_dtype(input, dtype)), requires_grad, device)
+    """Ones with the shape (and dtype and device, unless given) of ``input``."""
+    xp, shape, d = _like(input, dtype, device)
+    return _new(xp.ones(shape, dtype=d), requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -237,9 +258,11 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    """``fill_value`` with the shape (and dtype, unless given) of ``input``."""
-    return _finish(np.full(input._array.shape, fill_value, _like_dtype(input, dtype)),
-                   requires_grad, device)
+    """``fill_value`` with the shape (and dtype and device, unless given) of ``input``."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    xp, shape, d = _like(input, dtype, device)
+    return _new(xp.full(shape, fill_value, dtype=d), requires_grad)
 
 
 def _num(x):
@@ -261,18 +284,20 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         d = _dt.int64 if ints else _dt.get_default_dtype()
     else:
         d = _dt.to_dtype(dtype)
+    xp = backend_for(device).xp
     n = int(math.ceil((end - start) / step))
-    arr = (start + np.arange(n, dtype=np.float64 if d.is_floating_point else np.int64) * step)
-    return _finish(arr.astype(d.np), requires_grad, device)
+    arr = start + xp.arange(n, dtype=np.float64 if d.is_floating_point else np.int64) * step
+    return _new(arr.astype(d.np, copy=False), requires_grad)
 
 
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     """Deprecated torch.range: like arange but includes ``end``."""
     if end is None:
         start, end = 0, start
+    xp = backend_for(device).xp
     n = int(math.floor((end - start) / step)) + 1
-    arr = start + np.arange(n, dtype=np.float64) * step
-    return _finish(arr.astype(_float_dtype(dtype).np), requires_grad, device)
+    arr = start + xp.arange(n, dtype=np.float64) * step
+    return _new(arr.astype(_float_dtype(dtype).np, copy=False), requires_grad)
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
@@ -283,39 +308,48 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError("linspace(): number of steps must be a non-negative int, got %r"
                            % (steps,))
     d = _float_dtype(dtype)
-    arr = np.linspace(start, end, int(steps), dtype=np.float64)
-    return _finish(arr.astype(d.np), requires_grad, device)
+    arr = backend_for(device).xp.linspace(start, end, int(steps), dtype=np.float64)
+    return _new(arr.astype(d.np, copy=False), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """``base ** linspace(start, end, steps)``."""
-    arr = np.power(base, np.linspace(_num(start), _num(end), int(steps), dtype=np.float64))
-    return _finish(arr.astype(_float_dtype(dtype).np), requires_grad, device)
+    xp = backend_for(device).xp
+    arr = xp.power(base, xp.linspace(_num(start), _num(end), int(steps), dtype=np.float64))
+    return _new(arr.astype(_float_dtype(dtype).np, copy=False), requires_grad)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The ``n x m`` identity matrix."""
-    return _finish(np.eye(n, n if m is None else m, dtype=_float_dtype(dtype).np),
-                   requires_grad, device)
+    return _new(backend_for(device).xp.eye(n, n if m is None else m,
+                                           dtype=_float_dtype(dtype).np), requires_grad)
+
+
+# Random creation draws on the host from the Generator (NumPy's PCG64: one stream of numbers
+# whatever the device) and moves the sample to the device. The device's backend is looked up
+# before drawing, so an unusable device fails without consuming random numbers.
+
+def _float_sample_dtype(d):
+    return np.float64 if d.np == np.float64 else np.float32
 
 
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """Uniform samples on [0, 1)."""
+    b = backend_for(device)
     d = _float_dtype(dtype)
-    arr = _rng(generator).random(_size(size), dtype=np.float64 if d.np == np.float64
-                                 else np.float32)
-    return _finish(arr.astype(d.np, copy=False), requires_grad, device)
+    arr = _rng(generator).random(_size(size), dtype=_float_sample_dtype(d))
+    return _new(b.asarray(arr.astype(d.np, copy=False)), requires_grad)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal samples."""
+    b = backend_for(device)
     d = _float_dtype(dtype)
-    arr = _rng(generator).standard_normal(_size(size), dtype=np.float64 if d.np == np.float64
-                                          else np.float32)
-    return _finish(arr.astype(d.np, copy=False), requires_grad, device)
+    arr = _rng(generator).standard_normal(_size(size), dtype=_float_sample_dtype(d))
+    return _new(b.asarray(arr.astype(d.np, copy=False)), requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
@@ -331,21 +365,24 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     if low >= high:
         raise RuntimeError("random_ expects 'from' to be less than 'to', but got from=%d >= "
                            "to=%d" % (low, high))
+    b = backend_for(device)
     d = _dt.int64 if dtype is None else _dt.to_dtype(dtype)
     arr = _rng(generator).integers(low, high, size=_size((size,) if isinstance(size, int)
                                                          else (tuple(size),)))
-    return _finish(arr.astype(d.np), requires_grad, device)
+    return _new(b.asarray(arr.astype(d.np)), requires_grad)
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
-    return rand(*input._array.shape, generator=generator, device=device,
+    return rand(*input._array.shape, generator=generator,
+                device=input.device if device is None else device,
                 dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
-    return randn(*input._array.shape, generator=generator, device=device,
+    return randn(*input._array.shape, generator=generator,
+                 device=input.device if device is None else device,
                  dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
@@ -353,48 +390,60 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
                  device=None, requires_grad=False, memory_format=None):
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input._array.shape), generator=generator, device=device,
+    return randint(low, high, tuple(input._array.shape), generator=generator,
+                   device=input.device if device is None else device,
                    dtype=dtype or input.dtype)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """A random permutation of ``0 .. n-1`` (int64)."""
+    b = backend_for(device)
     d = _dt.int64 if dtype is None else _dt.to_dtype(dtype)
-    return _finish(_rng(generator).permutation(int(n)).astype(d.np), requires_grad, device)
+    return _new(b.asarray(_rng(generator).permutation(int(n)).astype(d.np)), requires_grad)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
            layout=None, device=None, requires_grad=False):
     """Normal samples; ``mean``/``std`` may be tensors (broadcast) or numbers with ``size``."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        ref = mean if isinstance(mean, Tensor) else std
+        b = backend_of(ref._array)      # the tensors' device, as torch
         m = mean._array if isinstance(mean, Tensor) else mean
         s = std._array if isinstance(std, Tensor) else std
-        if np.any(np.asarray(s) < 0):
+        if bool((s < 0).any()) if is_array(s) else s < 0:
             raise RuntimeError("normal expects all elements of std >= 0.0")
-        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
-        ref = mean if isinstance(mean, Tensor) else std
-        arr = m + s * _rng(generator).standard_normal(shape)
-        return _finish(np.asarray(arr).astype(ref._array.dtype), requires_grad)
+        shape = np.broadcast_shapes(getattr(m, "shape", ()), getattr(s, "shape", ()))
+        arr = m + s * b.asarray(_rng(generator).standard_normal(shape))
+        return _new(arr.astype(ref._array.dtype), requires_grad)
     if std < 0:
         raise RuntimeError("normal expects std >= 0.0, but found std %g" % std)
+    b = backend_for(device)
     shape = _size((size,) if isinstance(size, int) else (tuple(size or ()),))
     arr = mean + std * _rng(generator).standard_normal(shape)
-    return _finish(np.asarray(arr).astype(_float_dtype(dtype).np), requires_grad, device)
+    return _new(b.asarray(np.asarray(arr).astype(_float_dtype(dtype).np)), requires_grad)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples with probability ``input`` (or the scalar ``p``), same dtype as ``input``."""
-    probs = input._array if p is None else np.full(input._array.shape, p)
-    if np.any((probs < 0) | (probs > 1)):
-        raise RuntimeError("bernoulli: all elements of input must be in [0, 1]")
-    arr = _rng(generator).random(input._array.shape) < probs
-    return Tensor._wrap(arr.astype(input._array.dtype))
+    arr = input._array
+    b = backend_of(arr)
+    if p is None:
+        probs = arr
+        if bool(((probs < 0) | (probs > 1)).any()):
+            raise RuntimeError("bernoulli: all elements of input must be in [0, 1]")
+    else:
+        probs = float(p)
+        if not 0 <= probs <= 1:
+            raise RuntimeError("bernoulli: all elements of input must be in [0, 1]")
+    u = b.asarray(_rng(generator).random(arr.shape))
+    return Tensor._wrap((u < probs).astype(arr.dtype))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Sample category indices from (unnormalised) probabilities in each row of ``input``."""
-    probs = np.asarray(input._array, dtype=np.float64)
+    # The sampling runs on the host (where the Generator is) on a copy of the probabilities.
+    probs = np.asarray(to_host(input._array), dtype=np.float64)
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim, got %d" % probs.ndim)
     if np.any(probs < 0) or not np.all(np.isfinite(probs)):
@@ -413,10 +462,12 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
             out.append(rng.choice(row.size, size=num_samples, replace=True, p=row / total))
         else:
             out.append(rng.choice(row.size, size=num_samples, replace=False, p=row / total))
-    arr = np.array(out, dtype=np.int64)
-    return Tensor._wrap(arr.reshape(probs.shape[:-1] + (num_samples,)))
+    arr = np.array(out, dtype=np.int64).reshape(probs.shape[:-1] + (num_samples,))
+    return Tensor._wrap(backend_of(input._array).asarray(arr))
 
 
 def poisson(input, generator=None):
     """Poisson samples with rates ``input``."""
-    return Tensor._wrap(_rng(generator).poisson(input._array).astype(input._array.dtype))
+    arr = input._array
+    sample = _rng(generator).poisson(to_host(arr)).astype(arr.dtype)
+    return Tensor._wrap(backend_of(arr).asarray(sample))

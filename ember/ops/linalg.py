@@ -1,602 +1,14 @@
-"""Matrix products (mm, bmm, mv, dot, addmm, einsum, ...) and the ``ember.linalg`` kernels
-(vector/matrix norms, inverse, determinant, solve), with torch's backward formulas."""
+"""The ``ember.linalg`` kernels: vector and matrix norms, inverse, determinant, linear solves,
+with torch's backward formulas (the matrix products live in ``matmul``)."""
 import numpy as np
 
 from ..autograd.function import Function
-from ..autograd.grad_mode import state as _grad
+from ..backend import errstate
 from ..tensor import Tensor
-from ._util import binary_arrays, mm2d, sum_to, wrap_dim
+from ._util import get_array_module, sum_to, wrap_dim, xp_of
+from .matmul import _shape_str, _tname, matmul
 
-__all__ = ["mm", "matmul", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm",
-           "baddbmm", "addmv", "addbmm", "einsum", "tensordot", "det", "inverse", "kron",
-           "chain_matmul"]
-
-
-def _shape_str(shape):
-    return "x".join(str(d) for d in shape)
-
-
-def _tname(np_dtype):
-    """torch's ScalarType name (``Float``, ``Double``, ``Long`` ...) for a NumPy dtype."""
-    from ..dtypes import from_numpy_dtype
-    return from_numpy_dtype(np_dtype)._legacy.replace("Tensor", "")
-
-
-class Mm(Function):
-    node_name = "MmBackward0"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        aa, bb = a._array, b._array
-        if aa.ndim != 2:
-            raise RuntimeError("self must be a matrix")
-        if bb.ndim != 2:
-            raise RuntimeError("mat2 must be a matrix")
-        if aa.shape[1] != bb.shape[0]:
-            raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%s and %s)"
-                               % (_shape_str(aa.shape), _shape_str(bb.shape)))
-        if aa.dtype is not bb.dtype and aa.dtype != bb.dtype:
-            raise RuntimeError("expected m1 and m2 to have the same dtype, but got: %s != %s"
-                               % (_tname(aa.dtype).lower(), _tname(bb.dtype).lower()))
-        need = ctx.needs_input_grad
-        ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
-        return Tensor._wrap(mm2d(aa, bb))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, b = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        if not _grad.enabled:   # NOTE: no double backward asked: the same formulas on arrays
-            g = grad_output._array
-            return (Tensor._wrap(mm2d(g, b._array.T)) if need[0] else None,
-                    Tensor._wrap(mm2d(a._array.T, g)) if need[1] else None)
-        ga = mm(grad_output, b.t()) if need[0] else None
-        gb = mm(a.t(), grad_output) if need[1] else None
-        return ga, gb
-
-
-class Bmm(Function):
-    node_name = "BmmBackward0"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        aa, bb = a._array, b._array
-        if aa.ndim != 3:
-            raise RuntimeError("batch1 must be a 3D tensor")
-        if bb.ndim != 3:
-            raise RuntimeError("batch2 must be a 3D tensor")
-        if bb.shape[:2] != (aa.shape[0], aa.shape[2]):
-            raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
-                               "[%d, %d] but got: [%d, %d]."
-                               % (aa.shape[0], aa.shape[2], bb.shape[0], bb.shape[1]))
-        if aa.dtype != bb.dtype:
-            raise RuntimeError("expected scalar type %s but found %s"
-                               % (_tname(aa.dtype), _tname(bb.dtype)))
-        need = ctx.needs_input_grad
-        ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
-        return Tensor._wrap(np.matmul(aa, bb))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, b = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        ga = bmm(grad_output, b.transpose(1, 2)) if need[0] else None
-        gb = bmm(a.transpose(1, 2), grad_output) if need[1] else None
-        return ga, gb
-
-
-class Mv(Function):
-    node_name = "MvBackward0"
-
-    @staticmethod
-    def forward(ctx, m, v):
-        ma, va = m._array, v._array
-        if ma.ndim != 2 or va.ndim != 1:
-            raise RuntimeError("vector + matrix @ vector expected, got 1, %d, %d"
-                               % (ma.ndim, va.ndim))
-        if ma.shape[1] != va.shape[0]:
-            raise RuntimeError("size mismatch, got input (%d), mat (%s), vec (%d)"
-                               % (ma.shape[0], _shape_str(ma.shape), va.shape[0]))
-        if ma.dtype != va.dtype:
-            raise RuntimeError("expected scalar type %s but found %s"
-                               % (_tname(ma.dtype), _tname(va.dtype)))
-        need = ctx.needs_input_grad
-        ctx.save_for_backward(m if need[1] else None, v if need[0] else None)
-        return Tensor._wrap(ma @ va)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        m, v = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        gm = outer(grad_output, v) if need[0] else None
-        gv = mv(m.t(), grad_output) if need[1] else None
-        return gm, gv
-
-
-class Dot(Function):
-    node_name = "DotBackward0"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        aa, bb = a._array, b._array
-        if aa.ndim != 1 or bb.ndim != 1:
-            raise RuntimeError("1D tensors expected, but got %dD and %dD tensors"
-                               % (aa.ndim, bb.ndim))
-        if aa.shape[0] != bb.shape[0]:
-            raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to "
-                               "have the same number of elements, but got %d and %d elements "
-                               "respectively" % (aa.size, bb.size, aa.size, bb.size))
-        if aa.dtype != bb.dtype:
-            raise RuntimeError("dot : expected both vectors to have same dtype, but found %s "
-                               "and %s" % (_tname(aa.dtype), _tname(bb.dtype)))
-        need = ctx.needs_input_grad
-        ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
-        return Tensor._wrap(np.asarray(np.dot(aa, bb)))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, b = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        return (grad_output * b if need[0] else None), (grad_output * a if need[1] else None)
-
-
-class Matmul(Function):
-    """``matmul`` for the batched cases (1-D x 1-D, 2-D x 2-D, 2-D x 1-D use dot, mm, mv)."""
-
-    node_name = "UnsafeViewBackward0"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        aa, bb = binary_arrays("matmul", a, b) if a._array.dtype != b._array.dtype else \
-            (a._array, b._array)
-        k_a = aa.shape[-1]
-        k_b = bb.shape[0] if bb.ndim == 1 else bb.shape[-2]
-        if k_a != k_b:
-            if bb.ndim == 1:
-                raise RuntimeError("size mismatch, got input (%d), mat (%s), vec (%d)"
-                                   % (aa.shape[-2], _shape_str(aa.shape[-2:]), k_b))
-            raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%s and %s)"
-                               % (_shape_str((int(np.prod(aa.shape[:-1])), k_a)),
-                                  _shape_str(bb.shape[-2:])))
-        try:
-            out = np.matmul(aa, bb)
-        except ValueError:
-            raise RuntimeError("The size of tensor a must match the size of tensor b at "
-                               "non-singleton dimension (batch shapes %s and %s)"
-                               % (list(aa.shape[:-2]), list(bb.shape[:-2]))) from None
-        ctx.save_for_backward(a, b)
-        return Tensor._wrap(np.asarray(out))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        from .shape import unsqueeze, reshape
-        a, b = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        a2 = unsqueeze(a, 0) if a._array.ndim == 1 else a
-        b2 = unsqueeze(b, -1) if b._array.ndim == 1 else b
-        g = grad_output
-        if a._array.ndim == 1:
-            g = unsqueeze(g, -2)
-        if b._array.ndim == 1:
-            g = unsqueeze(g, -1)
-        ga = gb = None
-        if need[0]:
-            ga = matmul(g, b2.transpose(-1, -2))
-            ga = reshape(sum_to(ga, a2._array.shape), a._array.shape)
-        if need[1]:
-            gb = matmul(a2.transpose(-1, -2), g)
-            gb = reshape(sum_to(gb, b2._array.shape), b._array.shape)
-        return ga, gb
-
-
-def _is_zero(x):
-    return not isinstance(x, Tensor) and x == 0
-
-
-class _AddProduct(Function):
-    """``beta * input + alpha * prod(m1, m2)`` for addmm, addmv, baddbmm (input broadcast)."""
-
-    node_name = "AddmmBackward0"
-    prod = staticmethod(lambda a, b: mm(a, b))
-
-    @classmethod
-    def _run(cls, ctx, inp, m1, m2, beta, alpha):
-        ia, a1, a2 = inp._array, m1._array, m2._array
-        prod = cls.prod(Tensor._wrap(a1), Tensor._wrap(a2))._array
-        if ia.dtype != prod.dtype:
-            raise RuntimeError("expected scalar type %s but found %s"
-                               % (_tname(prod.dtype), _tname(ia.dtype)))
-        try:
-            base = np.broadcast_to(ia, prod.shape)
-        except ValueError:
-            raise RuntimeError("The expanded size of the tensor (%d) must match the existing "
-                               "size (%d) at non-singleton dimension %d.  Target sizes: %s.  "
-                               "Tensor sizes: %s" % (prod.shape[-1], ia.shape[-1],
-                                                     prod.ndim - 1, list(prod.shape),
-                                                     list(ia.shape))) from None
-        out = prod * alpha if alpha != 1 else prod
-        if beta != 0:
-            out = out + (base * beta if beta != 1 else base)
-        need = ctx.needs_input_grad
-        ctx.beta, ctx.alpha = beta, alpha
-        ctx.save_for_backward(m1 if need[2] else None, m2 if need[1] else None)
-        return Tensor._wrap(np.ascontiguousarray(out, dtype=prod.dtype))
-
-    @classmethod
-    def _grads(cls, ctx, g, prod_a, prod_b):
-        m1, m2 = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        gi = g1 = g2 = None
-        if need[0]:
-            # NOTE: beta == 0 gives a zero gradient (torch ignores input entirely).
-            gi = sum_to(g * ctx.beta if ctx.beta != 1 else g, ctx._input_meta(0)[0])
-        if need[1]:
-            g1 = prod_a(g, m2)
-            g1 = g1 * ctx.alpha if ctx.alpha != 1 else g1
-        if need[2]:
-            g2 = prod_b(m1, g)
-            g2 = g2 * ctx.alpha if ctx.alpha != 1 else g2
-        return gi, g1, g2, None, None
-
-
-class Addmm(_AddProduct):
-    node_name = "AddmmBackward0"
-
-    @staticmethod
-    def forward(ctx, inp, m1, m2, beta, alpha):
-        return Addmm._run(ctx, inp, m1, m2, beta, alpha)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return Addmm._grads(ctx, grad_output, lambda g, b: mm(g, b.t()),
-                            lambda a, g: mm(a.t(), g))
-
-
-class Addmv(_AddProduct):
-    node_name = "AddmvBackward0"
-    prod = staticmethod(lambda m, v: mv(m, v))
-
-    @staticmethod
-    def forward(ctx, inp, m1, m2, beta, alpha):
-        return Addmv._run(ctx, inp, m1, m2, beta, alpha)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return Addmv._grads(ctx, grad_output, lambda g, v: outer(g, v),
-                            lambda m, g: mv(m.t(), g))
-
-
-class Baddbmm(_AddProduct):
-    node_name = "BaddbmmBackward0"
-    prod = staticmethod(lambda a, b: bmm(a, b))
-
-    @staticmethod
-    def forward(ctx, inp, m1, m2, beta, alpha):
-        return Baddbmm._run(ctx, inp, m1, m2, beta, alpha)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return Baddbmm._grads(ctx, grad_output, lambda g, b: bmm(g, b.transpose(1, 2)),
-                              lambda a, g: bmm(a.transpose(1, 2), g))
-
-
-def mm(input, mat2, *, out=None):
-    """Matrix product of two 2-D tensors.
-
-    Raises RuntimeError "mat1 and mat2 shapes cannot be multiplied (AxB and CxD)" on mismatch.
-    """
-    return Mm.apply(input, mat2)
-
-
-def bmm(input, mat2, *, out=None):
-    """Batched matrix product of two 3-D tensors ``(b, n, m) @ (b, m, p)`` (no broadcasting)."""
-    return Bmm.apply(input, mat2)
-
-
-def mv(input, vec, *, out=None):
-    """Matrix-vector product ``(n, m) @ (m,)``."""
-    return Mv.apply(input, vec)
-
-
-def dot(input, tensor, *, out=None):
-    """Inner product of two 1-D tensors of equal length and dtype (a 0-d tensor)."""
-    return Dot.apply(input, tensor)
-
-
-vdot = dot
-
-
-def outer(input, vec2, *, out=None):
-    """Outer product of two 1-D tensors: ``out[i, j] = input[i] * vec2[j]``."""
-    from .shape import reshape
-    if input._array.ndim != 1 or vec2._array.ndim != 1:
-        raise RuntimeError("outer: Expected 1-D argument self, but got %d-D"
-                           % (input._array.ndim if input._array.ndim != 1
-                              else vec2._array.ndim))
-    return reshape(input, (-1, 1)) * vec2
-
-
-ger = outer
-
-
-def matmul(input, other, *, out=None):
-    """Matrix product with torch's rules for 1-D, 2-D and batched (broadcast) operands.
-
-    Example:
-        >>> import ember
-        >>> ember.matmul(ember.ones(2, 3), ember.ones(3)).shape
-        torch.Size([2])
-    """
-    na, nb = input._array.ndim, other._array.ndim
-    if na == 0 or nb == 0:
-        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are %dD "
-                           "and %dD" % (na, nb))
-    if input._array.dtype == other._array.dtype:
-        if na == 2 and nb == 2:
-            return Mm.apply(input, other)
-        if na == 1 and nb == 1:
-            return Dot.apply(input, other)
-        if na == 2 and nb == 1:
-            return Mv.apply(input, other)
-    if na == 1 and nb == 2:
-        return _MatmulSqueeze.apply(input, other)
-    if na == 2 and nb >= 3 and input._requires_grad:
-        return _MatmulClone.apply(input, other)
-    return Matmul.apply(input, other)
-
-
-class _MatmulSqueeze(Matmul):
-    """1-D @ 2-D: torch runs ``unsqueeze(0).mm(other).squeeze_(0)``, so the node's name."""
-
-    node_name = "SqueezeBackward4"
-
-
-class _MatmulClone(Matmul):
-    """2-D @ batched with a 2-D input requiring grad: torch folds the batch into one mm and
-    ends with ``.mT.contiguous()``, so the node's name."""
-
-    node_name = "CloneBackward0"
-
-
-def _scalar(x):
-    return x.item() if isinstance(x, Tensor) else x
-
-
-def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
-    """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape."""
-    return Addmm.apply(input, mat1, mat2, _scalar(beta), _scalar(alpha))
-
-
-def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
-    """``beta * input + alpha * (mat @ vec)``."""
-    return Addmv.apply(input, mat, vec, _scalar(beta), _scalar(alpha))
-
-
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    """``beta * input + alpha * bmm(batch1, batch2)``."""
-    return Baddbmm.apply(input, batch1, batch2, _scalar(beta), _scalar(alpha))
-
-
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    """``beta * input + alpha * bmm(batch1, batch2).sum(0)``."""
-    from .reduction import sum as _sum
-    prod = _sum(bmm(batch1, batch2), 0)
-    prod = prod * alpha if alpha != 1 else prod
-    return prod + (input * beta if beta != 1 else input)
-
-
-def chain_matmul(*matrices, out=None):
-    """``matrices[0] @ matrices[1] @ ...`` (deprecated in torch in favour of linalg.multi_dot)."""
-    if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
-        matrices = tuple(matrices[0])
-    out = matrices[0]
-    for m in matrices[1:]:
-        out = mm(out, m)
-    return out
-
-
-def kron(input, other, *, out=None):
-    """Kronecker product."""
-    from .shape import reshape
-    a, b = input, other
-    nd = max(a._array.ndim, b._array.ndim)
-    a = reshape(a, (1,) * (nd - a._array.ndim) + a._array.shape)
-    b = reshape(b, (1,) * (nd - b._array.ndim) + b._array.shape)
-    sa, sb = a._array.shape, b._array.shape
-    ea = reshape(a, tuple(x for s in sa for x in (s, 1)))
-    eb = reshape(b, tuple(x for s in sb for x in (1, s)))
-    return reshape(ea * eb, tuple(x * y for x, y in zip(sa, sb)))
-
-
-def _parse_einsum(equation, shapes):
-    """Subscripts per operand and for the output, ellipses spelled out as capital letters."""
-    eq = equation.replace(" ", "")
-    if "->" in eq:
-        lhs, rhs = eq.split("->")
-    else:
-        lhs, rhs = eq, None
-    ins = lhs.split(",")
-    if len(ins) > len(shapes):
-        raise RuntimeError("einsum(): fewer operands were provided than specified in the "
-                           "equation")
-    if len(ins) < len(shapes):
-        raise RuntimeError("einsum(): more operands were provided than specified in the "
-                           "equation")
-    n_ell = 0
-    for sub, shape in zip(ins, shapes):
-        if "..." in sub:
-            n_ell = max(n_ell, len(shape) - (len(sub) - 3))
-    ell = "".join(chr(ord("A") + i) for i in range(n_ell))
-    out_ins = []
-    for k, (sub, shape) in enumerate(zip(ins, shapes)):
-        if "..." in sub:
-            n = len(shape) - (len(sub) - 3)
-            sub = sub.replace("...", ell[n_ell - n:] if n else "")
-        if len(sub) != len(shape):
-            raise RuntimeError("einsum(): the number of subscripts in the equation (%d) does not "
-                               "match the number of dimensions (%d) for operand %d%s"
-                               % (len(sub), len(shape), k,
-                                  "" if "..." in ins[k] else " and no ellipsis was given"))
-        out_ins.append(sub)
-    if rhs is None:
-        letters = "".join(out_ins)
-        rhs = ell + "".join(sorted(c for c in set(letters) if c.islower()
-                                   and letters.count(c) == 1))
-    else:
-        rhs = rhs.replace("...", ell)
-    return out_ins, rhs
-
-
-class Einsum(Function):
-    node_name = "EinsumBackward0"
-
-    @staticmethod
-    def forward(ctx, subs, out_sub, *operands):
-        eq = ",".join(subs) + "->" + out_sub
-        ctx.subs, ctx.out_sub = subs, out_sub
-        ctx.save_for_backward(*operands)
-        arrs = [o._array for o in operands]
-        return Tensor._wrap(np.asarray(np.einsum(eq, *arrs, optimize=len(arrs) > 2)))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        ops_ = ctx.saved_tensors
-        subs, out_sub = ctx.subs, ctx.out_sub
-        grads = [None, None]
-        for i in range(len(subs)):
-            if not ctx.needs_input_grad[i + 2]:
-                grads.append(None)
-                continue
-            grads.append(_einsum_grad(grad_output, out_sub, ops_, subs, i))
-        return tuple(grads)
-
-
-def _einsum_grad(g, out_sub, ops_, subs, i):
-    """Gradient of an einsum for operand ``i``: an einsum of ``g`` with the other operands."""
-    from .creation import ones, eye
-    sub = subs[i]
-    shape = ops_[i]._array.shape
-    dtype = ops_[i]._array.dtype
-    sizes = dict(zip(sub, shape))
-    terms = [out_sub] + [s for k, s in enumerate(subs) if k != i]
-    args = [g] + [o for k, o in enumerate(ops_) if k != i]
-    present = set("".join(terms))
-    used = set("".join(subs) + out_sub)
-    fresh = (c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used)
-    target = []
-    seen = set()
-    for c in sub:
-        if c not in present and c not in seen:
-            terms.append(c)
-            args.append(ones(sizes[c], dtype=_dt_of(dtype)))
-            present.add(c)
-        if c in seen:
-            f = next(fresh)
-            terms.append(c + f)
-            args.append(eye(sizes[c], dtype=_dt_of(dtype)))
-            target.append(f)
-        else:
-            target.append(c)
-            seen.add(c)
-    return _einsum_apply(terms, "".join(target), args)
-
-
-def _dt_of(np_dtype):
-    from ..dtypes import from_numpy_dtype
-    return from_numpy_dtype(np_dtype)
-
-
-def _einsum_apply(subs, out_sub, operands):
-    return Einsum.apply(tuple(subs), out_sub, *operands)
-
-
-def einsum(equation, *operands):
-    """Einstein summation, e.g. ``einsum('bij,bjk->bik', a, b)``; ``...`` broadcasts.
-
-    Example:
-        >>> import ember
-        >>> ember.einsum('ij,j->i', ember.ones(2, 3), ember.ones(3))
-        tensor([3., 3.])
-    """
-    from .shape import expand
-    if isinstance(equation, Tensor):
-        equation, operands = _sublist_equation((equation,) + operands)
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    subs, out_sub = _parse_einsum(equation, [o._array.shape for o in operands])
-    sizes = {}
-    for k, (sub, o) in enumerate(zip(subs, operands)):
-        for c, n in zip(sub, o._array.shape):
-            if c in sizes and sizes[c] != n and n != 1 and sizes[c] != 1:
-                raise RuntimeError("einsum(): subscript %s has size %d for operand %d which does "
-                                   "not broadcast with previously seen size %d"
-                                   % (c, n, k, sizes[c]))
-            if sizes.get(c, 1) == 1:
-                sizes[c] = n
-    ops_ = []
-    for sub, o in zip(subs, operands):
-        want = tuple(sizes[c] for c in sub)
-        if want != o._array.shape and len(set(sub)) == len(sub):
-            o = expand(o, want)
-        ops_.append(o)
-    d = ops_[0]._array.dtype
-    for o in ops_[1:]:
-        if o._array.dtype != d:
-            raise RuntimeError("expected scalar type %s but found %s"
-                               % (_tname(d), _tname(o._array.dtype)))
-    return _einsum_apply(subs, out_sub, ops_)
-
-
-def _sublist_equation(args):
-    """``einsum(a, [0, 1], b, [1, 2], [0, 2])`` as an equation string and its operands."""
-    def letters(sub):
-        return "".join("..." if s is Ellipsis else "abcdefghijklmnopqrstuvwxyz"[s] for s in sub)
-    operands = args[0::2][:len(args) // 2]
-    subs = [letters(s) for s in args[1::2][:len(args) // 2]]
-    eq = ",".join(subs)
-    if len(args) % 2:
-        eq += "->" + letters(args[-1])
-    return eq, tuple(operands)
-
-
-def tensordot(a, b, dims=2, out=None):
-    """Contract ``a``'s last ``dims`` dims with ``b``'s first (or the given pairs of dims)."""
-    from .shape import permute, reshape
-    na, nb = a._array.ndim, b._array.ndim
-    if isinstance(dims, Tensor):
-        dims = dims.tolist()
-    if isinstance(dims, (int, np.integer)):
-        if dims < 0:
-            raise RuntimeError("tensordot expects dims >= 0, but got dims=%d" % dims)
-        da, db = list(range(na - dims, na)), list(range(dims))
-    else:
-        da, db = dims
-        da = [da] if isinstance(da, int) else list(da)
-        db = [db] if isinstance(db, int) else list(db)
-    if len(da) != len(db):
-        raise RuntimeError("both dimension lists should have same length")
-    da = [wrap_dim(d, na, "tensordot") for d in da]
-    db = [wrap_dim(d, nb, "tensordot") for d in db]
-    for x, y in zip(da, db):
-        sa, sb = a._array.shape[x], b._array.shape[y]
-        if sa != sb:
-            raise RuntimeError("contracted dimensions need to match, but first has size %d in "
-                               "dim %d and second has size %d in dim %d"
-                               % (sa, x - na if x == na - 1 else x, sb, y))
-    fa = [d for d in range(na) if d not in da]
-    fb = [d for d in range(nb) if d not in db]
-    k = int(np.prod([a._array.shape[d] for d in da]))
-    pa = reshape(permute(a, fa + da), (-1, k))
-    pb = reshape(permute(b, db + fb), (k, -1))
-    shape = tuple(a._array.shape[d] for d in fa) + tuple(b._array.shape[d] for d in fb)
-    return reshape(mm(pa, pb), shape)
-
-
-def inner(input, other, *, out=None):
-    """Sum-product over the last dims (``dot`` for 1-D inputs)."""
-    if input._array.ndim == 0 or other._array.ndim == 0:
-        return input * other
-    return tensordot(input, other, ([-1], [-1]))
+__all__ = ["det", "inverse"]
 
 
 def _square_check(op, arr):
@@ -618,7 +30,7 @@ class LinalgInv(Function):
         arr = a._array
         _square_check("linalg.inv", arr)
         try:
-            out = np.linalg.inv(arr)
+            out = xp_of(a).linalg.inv(arr)
         except np.linalg.LinAlgError:
             raise RuntimeError("linalg.inv: The diagonal element %d is zero, the inversion could "
                                "not be completed because the input matrix is singular."
@@ -636,14 +48,15 @@ class LinalgInv(Function):
 
 def _singular_pivot(arr):
     """1-based index of the first zero pivot of an LU factorisation (torch's message)."""
-    m = np.array(arr.reshape(-1, arr.shape[-2], arr.shape[-1])[0], dtype=np.float64)
+    xp = get_array_module(arr)
+    m = arr.reshape(-1, arr.shape[-2], arr.shape[-1])[0].astype(np.float64)
     n = m.shape[0]
     for k in range(n):
-        p = k + int(np.argmax(np.abs(m[k:, k])))
-        if m[p, k] == 0:
+        p = k + int(xp.argmax(xp.abs(m[k:, k])))
+        if float(m[p, k]) == 0:
             return k + 1
         m[[k, p]] = m[[p, k]]
-        m[k + 1:] -= np.outer(m[k + 1:, k] / m[k, k], m[k])
+        m[k + 1:] -= xp.outer(m[k + 1:, k] / m[k, k], m[k])
     return n
 
 
@@ -659,7 +72,8 @@ class LinalgDet(Function):
         arr = a._array
         _square_check("linalg.det", arr)
         ctx.save_for_backward(a)
-        return Tensor._wrap(np.asarray(np.linalg.det(arr)).astype(arr.dtype, copy=False))
+        xp = xp_of(a)
+        return Tensor._wrap(xp.asarray(xp.linalg.det(arr)).astype(arr.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -668,11 +82,12 @@ class LinalgDet(Function):
         # NOTE: d det(A) / dA = det(A) * A^{-T}. For an exactly singular A torch's LU solve
         # scales by det = 0 and returns zeros; swapping in I keeps the inverse finite.
         d = det(a)
-        singular = d._array == 0
-        if np.any(singular):
+        xp = xp_of(a)
+        singular = xp.asarray(d._array == 0)
+        if bool(singular.any()):
             from .comparison import where
-            eye = Tensor._wrap(np.eye(a._array.shape[-1], dtype=a._array.dtype))
-            a = where(Tensor._wrap(np.asarray(singular)[..., None, None]), eye, a)
+            eye = Tensor._wrap(xp.eye(a._array.shape[-1], dtype=a._array.dtype))
+            a = where(Tensor._wrap(singular[..., None, None]), eye, a)
         scale = unsqueeze(unsqueeze(grad_output * d, -1), -1)
         return scale * _inv(a).mT
 
@@ -703,10 +118,11 @@ class LinalgSolve(Function):
                                "AX = B (%s and %s)" % (_shape_str(aa.shape[-2:]),
                                                        _shape_str(ba.shape[-2:])))
         batch = np.broadcast_shapes(aa.shape[:-2], ba.shape[:-2])
-        aa = np.broadcast_to(aa, batch + aa.shape[-2:])
-        ba = np.broadcast_to(ba, batch + ba.shape[-2:])
+        xp = xp_of(a)
+        aa = xp.broadcast_to(aa, batch + aa.shape[-2:])
+        ba = xp.broadcast_to(ba, batch + ba.shape[-2:])
         try:
-            x = np.linalg.solve(aa, ba)
+            x = xp.linalg.solve(aa, ba)
         except np.linalg.LinAlgError:
             raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
                                "singular.") from None
@@ -734,11 +150,12 @@ class LinalgVectorNorm(Function):
     @staticmethod
     def forward(ctx, x, ord, dims, keepdim):
         arr = x._array
-        a = np.abs(arr)
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        xp = xp_of(x)
+        a = xp.abs(arr)
+        with errstate(over="ignore", invalid="ignore", divide="ignore"):
             if ord == float("inf"):
                 out = a.max(axis=dims, keepdims=keepdim) if a.size else \
-                    np.zeros(_reduced(a.shape, dims, keepdim), a.dtype)
+                    xp.zeros(_reduced(a.shape, dims, keepdim), a.dtype)
             elif ord == float("-inf"):
                 out = a.min(axis=dims, keepdims=keepdim)
             elif ord == 0:
@@ -746,11 +163,11 @@ class LinalgVectorNorm(Function):
             elif ord == 1:
                 out = a.sum(axis=dims, keepdims=keepdim)
             elif ord == 2:
-                out = np.sqrt((a * a).sum(axis=dims, keepdims=keepdim))
+                out = xp.sqrt((a * a).sum(axis=dims, keepdims=keepdim))
             else:
                 out = (a ** ord).sum(axis=dims, keepdims=keepdim) ** (1.0 / ord)
         ctx.ord, ctx.dims, ctx.keepdim = ord, dims, keepdim
-        out = Tensor._wrap(np.asarray(out, dtype=arr.dtype))
+        out = Tensor._wrap(xp.asarray(out, dtype=arr.dtype))
         ctx.save_for_backward(x, out)
         return out
 
@@ -805,7 +222,7 @@ class Amax(Function):
         out = arr.max(axis=dims, keepdims=keepdim) if largest else \
             arr.min(axis=dims, keepdims=keepdim)
         ctx.dims, ctx.keepdim = dims, keepdim
-        out = Tensor._wrap(np.asarray(out))
+        out = Tensor._wrap(xp_of(x).asarray(out))
         ctx.save_for_backward(x, out)
         return out
 
@@ -826,15 +243,18 @@ class Svdvals(Function):
 
     @staticmethod
     def forward(ctx, a):
-        u, s, vh = np.linalg.svd(a._array, full_matrices=False)
-        ctx.u, ctx.vh = Tensor._wrap(u), Tensor._wrap(vh)
+        xp = xp_of(a)
+        # NOTE: asarray: the strict device leaves the arrays of NumPy's SVDResult unwrapped.
+        u, s, vh = (xp.asarray(r) for r in xp.linalg.svd(a._array, full_matrices=False))
+        ctx.save_for_backward(Tensor._wrap(u), Tensor._wrap(vh))
         return Tensor._wrap(s.astype(a._array.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad_output):
         from .shape import unsqueeze
+        u, vh = ctx.saved_tensors
         # NOTE: dA = U diag(g) V^H (exact for distinct singular values; U, V held constant).
-        return matmul(ctx.u * unsqueeze(grad_output, -2), ctx.vh)
+        return matmul(u * unsqueeze(grad_output, -2), vh)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):

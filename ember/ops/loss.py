@@ -1,14 +1,13 @@
-"""Fused classification losses: cross_entropy (log-softmax + NLL in one Function), nll_loss.
+"""Fused losses: cross_entropy (log-softmax + NLL in one Function), nll_loss, and the
+unreduced binary cross entropy behind ``binary_cross_entropy``.
 
 The other losses are composed from element-wise ops in ``ember.nn.functional``.
 """
-import numpy as np
-
 from ..autograd.function import Function
-from ..autograd.grad_mode import state as _grad
-from ..autograd.graph import _version_message
+from ..backend import errstate, get_array_module
 from ..tensor import Tensor
-from .activation import log_softmax, softmax
+from ._util import xp_of
+from .unary import clamp, logit
 
 __all__ = ["cross_entropy", "nll_loss"]
 
@@ -16,18 +15,20 @@ _REDUCTIONS = ("none", "mean", "sum")
 
 
 def _log_softmax(x):
+    xp = get_array_module(x)
     z = x - x.max(axis=1, keepdims=True)   # NOTE: a row holding +inf gives NaN, as torch
-    with np.errstate(divide="ignore", over="ignore", under="ignore"):
-        s = np.exp(z).sum(axis=1, keepdims=True)
-        z -= np.log(s, out=s)
+    with errstate(divide="ignore", over="ignore", under="ignore"):
+        s = xp.exp(z).sum(axis=1, keepdims=True)
+        z -= xp.log(s, out=s)
     return z
 
 
 def _coefficients(target, shape, dtype, weight, ignore_index, reduction, label_smoothing):
     """``(A, empty)``: loss = sum_c A[..c..] * -logp, per element or reduced, as torch defines
     it; ``empty`` when a mean counts nothing (every target ignored)."""
+    xp = get_array_module(target)
     c = shape[1]
-    w = np.ones(c, dtype=dtype) if weight is None else weight.astype(dtype, copy=False)
+    w = xp.ones(c, dtype=dtype) if weight is None else weight.astype(dtype, copy=False)
     wshape = (1, c) + (1,) * (len(shape) - 2)
     if target.dtype.kind == "f":
         t = target.astype(dtype, copy=False)
@@ -38,100 +39,97 @@ def _coefficients(target, shape, dtype, weight, ignore_index, reduction, label_s
             a = a / (a.size // c if c else 1)
         return a, False
     valid = target != ignore_index
-    safe = np.where(valid, target, 0)
-    if valid.any() and (safe.min() < 0 or safe.max() >= c):
+    safe = xp.where(valid, target, 0)
+    if bool(valid.any()) and (int(safe.min()) < 0 or int(safe.max()) >= c):
         bad = safe[(safe < 0) | (safe >= c)][0]
-        raise IndexError("Target %d is out of bounds." % bad)
-    onehot = np.zeros(shape, dtype=dtype)
-    np.put_along_axis(onehot, np.expand_dims(safe, 1), 1, axis=1)
+        raise IndexError("Target %d is out of bounds." % int(bad))
+    onehot = (xp.arange(c).reshape(wshape) == xp.expand_dims(safe, 1)).astype(dtype)
     wt = w[safe] * valid
-    nll = onehot * np.expand_dims(wt, 1)
+    nll = onehot * xp.expand_dims(wt, 1)
     if reduction == "mean":
         total = wt.sum(dtype=dtype)
-        if total == 0:    # NOTE: torch's loss is then 0/0 = nan, but its gradient is 0
-            return np.zeros(shape, dtype=dtype), True
+        if float(total) == 0:    # NOTE: torch's loss is then 0/0 = nan, but its gradient is 0
+            return xp.zeros(shape, dtype=dtype), True
         nll = nll / total
     if label_smoothing <= 0:
         return nll, False
-    smooth = np.broadcast_to(w.reshape(wshape), shape) * np.expand_dims(valid, 1)
+    smooth = xp.broadcast_to(w.reshape(wshape), shape) * xp.expand_dims(valid, 1)
     if reduction == "mean":
         smooth = smooth / (wt.sum(dtype=dtype) if weight is not None else valid.sum(dtype=dtype))
     return (1 - label_smoothing) * nll + (label_smoothing / c) * smooth, False
-
-
-def _source(saved, node):
-    """A loss's input kept as ``(tensor, version)``, for a double backward, which needs it
-    unchanged since forward."""
-    x, version = saved
-    if x._version_ref[0] != version:
-        raise RuntimeError(_version_message(node, x, version))
-    return x
 
 
 def _expand(grad_output, reduction):
     return grad_output.unsqueeze(1) if reduction == "none" else grad_output
 
 
-def _graph_input_grad(ctx, a, grad_output, reduction, logits):
-    """d/d input of ``sum(a * -logp)`` (``logp = log_softmax(input)`` for logits) as Tensor ops,
-    so that it can be differentiated again."""
-    ga = _expand(grad_output, reduction) * (-a if isinstance(a, Tensor) else Tensor._wrap(-a))
-    if not logits:
+def _graph_input_grad(a, grad_output, reduction, logp):
+    """d/d input of ``sum(a * -logp)`` as Tensor ops, so that it can be differentiated again;
+    ``logp`` is the node's own log-softmax output for logits (None for log-probabilities)."""
+    ga = _expand(grad_output, reduction) * (-a)
+    if logp is None:
         return ga
-    return ga - softmax(_source(ctx.source, ctx), 1) * ga.sum(1, keepdim=True)
+    return ga - logp.exp() * ga.sum(1, keepdim=True)
+
+
+def _log_softmax_grad(grad_logp, logp):
+    """The gradient through ``logp = log_softmax(input)`` (Tensor ops)."""
+    return grad_logp - logp.exp() * grad_logp.sum(1, keepdim=True)
+
+
+def _finish(ctx, loss, logp, x, logits):
+    """The loss tensor (and, for logits, the log-softmax as a second output that the node
+    saves: double backward differentiates through it, as through torch's LogSoftmax node)."""
+    out = Tensor._wrap(get_array_module(x).asarray(loss, dtype=x.dtype))
+    if not logits:
+        return out
+    ctx.set_materialize_grads(False)
+    return out, Tensor._wrap(logp)
 
 
 class CrossEntropy(Function):
+    """Weighted / smoothed / N-d cross entropy and NLL loss (probability targets included).
+
+    For logits the input is not kept (as torch, whose LogSoftmax keeps its output): the node
+    saves its log-softmax output, the coefficients, the target and the weight.
+    """
+
     node_name = "NllLossBackward0"
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction, label_smoothing, logits):
         x = input._array
-        with np.errstate(invalid="ignore", divide="ignore"):
+        xp = xp_of(input)
+        with errstate(invalid="ignore", divide="ignore"):
             logp = _log_softmax(x) if logits else x
             a, empty = _coefficients(target._array, x.shape, x.dtype,
                                      None if weight is None else weight._array, ignore_index,
                                      reduction, label_smoothing)
-            prod = np.where(a != 0, a * logp, 0)
+            prod = xp.where(a != 0, a * logp, 0)
             # NOTE: 0 - x, not -x: ignored targets and empty sums give +0.0, as torch.
             loss = 0 - (prod.sum(axis=1) if reduction == "none" else prod.sum())
             if empty:
-                loss = np.nan
-        ctx.conf = (a, logp, logits, reduction, label_smoothing)
-        ctx.weight_arr = None if weight is None else weight._array
-        ctx.source = (input, input._version_ref[0])
-        ctx.target = (target, target._version_ref[0])
-        return Tensor._wrap(np.asarray(loss, dtype=x.dtype))
+                loss = float("nan")
+        ctx.reduction, ctx.smoothing, ctx.logits = reduction, label_smoothing, logits
+        out = _finish(ctx, loss, logp, x, logits)
+        ctx.save_for_backward(out[1] if logits else input, Tensor._wrap(a), target, weight)
+        return out
 
     @staticmethod
-    def backward(ctx, grad_output):
-        a, logp, logits, reduction, eps = ctx.conf
-        if _grad.enabled:   # create_graph=True: the gradients as Tensor ops (double backward)
-            w = None if ctx.weight_arr is None else \
-                Tensor._wrap(ctx.weight_arr.reshape((1, -1) + (1,) * (logp.ndim - 2)))
-            if ctx.needs_input_grad[1]:    # probabilities: the coefficients depend on them
-                t = _source(ctx.target, ctx)
-                a = t * (1 - eps) + eps / logp.shape[1] if eps > 0 else t
-                a = a if w is None else a * w
-                a = a / (logp.size // logp.shape[1]) if reduction == "mean" else a
-            gi = _graph_input_grad(ctx, a, grad_output, reduction, logits) \
-                if ctx.needs_input_grad[0] else None
-            gt = None
-            if ctx.needs_input_grad[1]:
-                x = _source(ctx.source, ctx)
-                da = (log_softmax(x, 1) if logits else x) * _expand(grad_output, reduction) \
-                    * (eps - 1)
-                if reduction == "mean":
-                    da = da / (logp.size // logp.shape[1])
-                gt = da if w is None else da * w
-            return gi, gt, None, None, None, None, None
+    def array_backward(ctx, grad_output, grad_logp=None):
+        if grad_logp is not None:
+            return CrossEntropy.backward(ctx, grad_output, grad_logp)
+        lp, a, _, weight = ctx.saved_tensors
+        logp, a = lp._array, a._array
+        reduction, eps = ctx.reduction, ctx.smoothing
+        xp = get_array_module(logp)
         g = grad_output._array
-        g = np.expand_dims(g, 1) if reduction == "none" else g
+        g = xp.expand_dims(g, 1) if reduction == "none" else g
         ga = -a * g
         grad_input = grad_target = None
         if ctx.needs_input_grad[0]:
-            if logits:
-                grad_input = ga - np.exp(logp) * ga.sum(axis=1, keepdims=True)
+            if ctx.logits:
+                grad_input = ga - xp.exp(logp) * ga.sum(axis=1, keepdims=True)
             else:
                 grad_input = ga
             grad_input = Tensor._wrap(grad_input.astype(logp.dtype, copy=False))
@@ -139,11 +137,35 @@ class CrossEntropy(Function):
             da = -logp * g * (1 - eps)
             if reduction == "mean":
                 da = da / (logp.size // logp.shape[1])
-            w = ctx.weight_arr
-            if w is not None:
-                da = da * w.reshape((1, -1) + (1,) * (logp.ndim - 2))
+            if weight is not None:
+                da = da * weight._array.reshape((1, -1) + (1,) * (logp.ndim - 2))
             grad_target = Tensor._wrap(da.astype(logp.dtype, copy=False))
         return grad_input, grad_target, None, None, None, None, None
+
+    @staticmethod
+    def backward(ctx, grad_output, grad_logp=None):
+        lp, a, t, weight = ctx.saved_tensors
+        reduction, eps, logits = ctx.reduction, ctx.smoothing, ctx.logits
+        shape = lp.shape
+        n = lp.numel() // shape[1]
+        w = None if weight is None else weight.reshape((1, -1) + (1,) * (len(shape) - 2))
+        if ctx.needs_input_grad[1]:    # probabilities: the coefficients depend on them
+            a = t * (1 - eps) + eps / shape[1] if eps > 0 else t
+            a = a if w is None else a * w
+            a = a / n if reduction == "mean" else a
+        gi = gt = None
+        if grad_output is not None:
+            if ctx.needs_input_grad[0]:
+                gi = _graph_input_grad(a, grad_output, reduction, lp if logits else None)
+            if ctx.needs_input_grad[1]:
+                da = lp * _expand(grad_output, reduction) * (eps - 1)
+                if reduction == "mean":
+                    da = da / n
+                gt = da if w is None else da * w
+        if grad_logp is not None and ctx.needs_input_grad[0]:
+            extra = _log_softmax_grad(grad_logp, lp)
+            gi = extra if gi is None else gi + extra
+        return gi, gt, None, None, None, None, None
 
 
 class ClassNll(Function):
@@ -154,54 +176,99 @@ class ClassNll(Function):
     @staticmethod
     def forward(ctx, input, target, ignore_index, reduction, logits):
         x, t = input._array, target._array
+        xp = xp_of(input)
         n, c = x.shape
         valid = t != ignore_index
-        if valid.all():
-            valid = None
-        else:
-            t = np.where(valid, t, 0)
-        if n and (t.min() < 0 or t.max() >= c):
-            raise IndexError("Target %d is out of bounds." % t[(t < 0) | (t >= c)][0])
-        with np.errstate(invalid="ignore", divide="ignore"):
+        all_valid = bool(valid.all())
+        if not all_valid:
+            t = xp.where(valid, t, 0)
+        if n and (int(t.min()) < 0 or int(t.max()) >= c):
+            raise IndexError("Target %d is out of bounds." % int(t[(t < 0) | (t >= c)][0]))
+        count = n if all_valid else int(xp.count_nonzero(valid))
+        with errstate(invalid="ignore", divide="ignore"):
             logp = _log_softmax(x) if logits else x
-            rows = np.arange(n)
-            picked = logp[rows, t]
-            if valid is not None:
-                picked = np.where(valid, picked, 0)
-            count = x.dtype.type(n if valid is None else np.count_nonzero(valid))
+            picked = logp[xp.arange(n), t]
+            if not all_valid:
+                picked = xp.where(valid, picked, 0)
             # NOTE: 0 - x, not -x: ignored targets and empty sums give +0.0, as torch.
             if reduction == "none":
                 loss = 0 - picked
             else:
                 loss = 0 - picked.sum()
                 if reduction == "mean":
-                    loss = loss / count
-        ctx.conf = (logp, t, valid, count, reduction, logits)
-        ctx.source = (input, input._version_ref[0])
-        return Tensor._wrap(np.asarray(loss, dtype=x.dtype))
+                    loss = loss / x.dtype.type(count)
+        ctx.ignore_index, ctx.reduction, ctx.logits = ignore_index, reduction, logits
+        ctx.count, ctx.all_valid = count, all_valid
+        out = _finish(ctx, loss, logp, x, logits)
+        ctx.save_for_backward(out[1] if logits else input, target)
+        return out
+
+    @staticmethod
+    def array_backward(ctx, grad_output, grad_logp=None):
+        if grad_logp is not None:
+            return ClassNll.backward(ctx, grad_output, grad_logp)
+        lp, target = ctx.saved_tensors
+        logp, t = lp._array, target._array
+        xp = get_array_module(logp)
+        g = grad_output._array.astype(logp.dtype, copy=False)
+        n = logp.shape[0]
+        with errstate(invalid="ignore", divide="ignore"):
+            k = g / logp.dtype.type(ctx.count) if ctx.reduction == "mean" else g
+            k = xp.broadcast_to(k, (n,))
+            if not ctx.all_valid:
+                valid = t != ctx.ignore_index
+                t = xp.where(valid, t, 0)
+                k = xp.where(valid, k, 0).astype(logp.dtype, copy=False)
+            if ctx.logits:
+                grad = xp.exp(logp)
+                grad *= k[:, None]
+            else:
+                grad = xp.zeros_like(logp)
+            grad[xp.arange(n), t] -= k
+        return Tensor._wrap(grad), None, None, None, None
+
+    @staticmethod
+    def backward(ctx, grad_output, grad_logp=None):
+        lp, target = ctx.saved_tensors
+        gi = None
+        if grad_output is not None:
+            a = _coefficients(target._array, lp.shape, lp._array.dtype, None, ctx.ignore_index,
+                              ctx.reduction, 0.0)[0]
+            gi = _graph_input_grad(Tensor._wrap(a), grad_output, ctx.reduction,
+                                   lp if ctx.logits else None)
+        if grad_logp is not None:
+            extra = _log_softmax_grad(grad_logp, lp)
+            gi = extra if gi is None else gi + extra
+        return gi, None, None, None, None
+
+
+class BinaryCrossEntropy(Function):
+    """Unreduced, unweighted binary cross entropy with torch's clamps (log >= -100)."""
+
+    node_name = "BinaryCrossEntropyBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target):
+        x, t = input._array, target._array
+        xp = xp_of(input)
+        with errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            log_x = xp.maximum(xp.log(x), -100)
+            log_1mx = xp.maximum(xp.log1p(-x), -100)
+        ctx.save_for_backward(input, target)
+        return Tensor._wrap(((t - 1) * log_1mx - t * log_x).astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad_output):
-        logp, t, valid, count, reduction, logits = ctx.conf
-        if _grad.enabled:   # create_graph=True: the gradient as Tensor ops (double backward)
-            a = _coefficients(t if valid is None else np.where(valid, t, -1), logp.shape,
-                              logp.dtype, None, -1, reduction, 0.0)[0]
-            return _graph_input_grad(ctx, a, grad_output, reduction, logits), None, None, None, \
-                None
-        g = grad_output._array.astype(logp.dtype, copy=False)
-        n = logp.shape[0]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            k = g / count if reduction == "mean" else g
-            k = np.broadcast_to(k, (n,))
-            if valid is not None:
-                k = np.where(valid, k, 0).astype(logp.dtype, copy=False)
-            if logits:
-                grad = np.exp(logp)
-                grad *= k[:, None]
-            else:
-                grad = np.zeros_like(logp)
-            grad[np.arange(n), t] -= k
-        return Tensor._wrap(grad), None, None, None, None
+        input, target = ctx.saved_tensors
+        grad_input = grad_target = None
+        if ctx.needs_input_grad[0]:
+            # NOTE: torch divides by max(x (1 - x), 1e-12): finite at x = 0 and x = 1.
+            denom = clamp((1 - input) * input, min=1e-12)
+            grad_input = grad_output * (input - target) / denom
+        if ctx.needs_input_grad[1]:
+            # NOTE: unclamped, as torch's binary_cross_entropy_target_backward (inf at 0, 1).
+            grad_target = -grad_output * logit(input)
+        return grad_input, grad_target
 
 
 def _check(op, input, target, weight, reduction, probs_ok):
@@ -245,6 +312,8 @@ def _apply(input, target, weight, ignore_index, reduction, label_smoothing, logi
     else:
         out = CrossEntropy.apply(input, target, weight, ignore_index, reduction,
                                  label_smoothing, logits)
+    if logits:
+        out = out[0]    # (the log-softmax output is the node's, for double backward)
     return out.squeeze(0) if unbatched and reduction == "none" else out
 
 

@@ -3,54 +3,61 @@
 One Function standardises over a set of axes (``(x - mean) / sqrt(var + eps)``, biased
 variance); the affine part is composed from element-wise ops.
 """
-import numpy as np
-
 from ..autograd.function import Function
-from ..autograd.grad_mode import state as _grad
 from ..tensor import Tensor
+from ._util import xp_of
 
 __all__ = ["batch_norm", "layer_norm", "group_norm"]
 
 
 class Standardize(Function):
+    """``(x - mean) / sqrt(var + eps)`` over ``axes`` (biased variance).
+
+    As torch, the node keeps the input and the per-row statistics (mean, 1 / std), not the
+    full-size normalised output, and is named after the norm it serves (batch, layer, group).
+    """
+
     node_name = "NativeBatchNormBackward0"
 
     @staticmethod
-    def forward(ctx, input, axes, eps):
+    def forward(ctx, input, axes, eps, name="NativeBatchNormBackward0"):
         x = input._array
+        xp = xp_of(input)
         mean = x.mean(axis=axes, keepdims=True)
         xc = x - mean
         var = (xc * xc).mean(axis=axes, keepdims=True)
-        invstd = 1 / np.sqrt(var + x.dtype.type(eps))
-        xhat = xc * invstd
-        ctx.conf = (xhat, invstd, axes)
-        ctx.stats = (mean, var)
-        ctx.eps = eps
-        ctx.save_for_backward(input)    # (as torch; only double backward uses it)
-        return Tensor._wrap(xhat)
+        invstd = 1 / xp.sqrt(var + x.dtype.type(eps))
+        xc *= invstd
+        ctx.axes, ctx.eps = axes, eps
+        if name != "NativeBatchNormBackward0":
+            ctx.set_node_name(name)
+        ctx.save_for_backward(input, Tensor._wrap(mean), Tensor._wrap(invstd))
+        return Tensor._wrap(xc)
+
+    @staticmethod
+    def array_backward(ctx, grad_output):
+        input, mean, invstd = ctx.saved_tensors
+        axes = ctx.axes
+        g = grad_output._array
+        invstd = invstd._array
+        xhat = input._array - mean._array
+        xhat *= invstd
+        gx = g - g.mean(axis=axes, keepdims=True)
+        gx -= xhat * (g * xhat).mean(axis=axes, keepdims=True)
+        gx *= invstd
+        return Tensor._wrap(gx.astype(xhat.dtype, copy=False)), None, None, None
 
     @staticmethod
     def backward(ctx, grad_output):
-        xhat, invstd, axes = ctx.conf
-        input, = ctx.saved_tensors
-        if _grad.enabled:   # create_graph=True: the same formula as Tensor ops (double backward)
-            xc = input - input.mean(axes, keepdim=True)
-            invstd = ((xc * xc).mean(axes, keepdim=True) + ctx.eps).rsqrt()
-            xhat, g = xc * invstd, grad_output
-            return invstd * (g - g.mean(axes, keepdim=True)
-                             - xhat * (g * xhat).mean(axes, keepdim=True)), None, None
-        g = grad_output._array
-        gx = invstd * (g - g.mean(axis=axes, keepdims=True)
-                       - xhat * (g * xhat).mean(axis=axes, keepdims=True))
-        return Tensor._wrap(gx.astype(xhat.dtype, copy=False)), None, None
-
-
-class LayerStandardize(Standardize):
-    node_name = "NativeLayerNormBackward0"
-
-
-class GroupStandardize(Standardize):
-    node_name = "NativeGroupNormBackward0"
+        input, _, _ = ctx.saved_tensors
+        axes = ctx.axes
+        # NOTE: the statistics are recomputed as Tensor ops so that they depend on the input
+        # (the saved ones are constants): double backward differentiates through them.
+        xc = input - input.mean(axes, keepdim=True)
+        invstd = ((xc * xc).mean(axes, keepdim=True) + ctx.eps).rsqrt()
+        xhat, g = xc * invstd, grad_output
+        return invstd * (g - g.mean(axes, keepdim=True)
+                         - xhat * (g * xhat).mean(axes, keepdim=True)), None, None, None
 
 
 def _affine(out, weight, bias, shape):
@@ -116,7 +123,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
                                                     ", ".join(map(str, normalized_shape)),
                                                     list(input.shape)))
     axes = tuple(range(input.dim() - k, input.dim()))
-    out = LayerStandardize.apply(input, axes, eps)
+    out = Standardize.apply(input, axes, eps, "NativeLayerNormBackward0")
     return _affine(out, weight, bias, normalized_shape)
 
 
@@ -131,5 +138,6 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
                            "num_groups, but got input of shape %s and num_groups=%d"
                            % (list(input.shape), num_groups))
     x = input.reshape(n, num_groups, -1)
-    out = GroupStandardize.apply(x, (2,), eps).reshape(tuple(input.shape))
+    out = Standardize.apply(x, (2,), eps, "NativeGroupNormBackward0")
+    out = out.reshape(tuple(input.shape))
     return _affine(out, weight, bias, (1, c) + (1,) * (input.dim() - 2))

@@ -1,6 +1,7 @@
 """Reductions: sum, mean, prod, max/min, var/std, norm, logsumexp, cumsum, median, mode, ..."""
 import builtins as _b
 import warnings
+from math import isinf
 from math import prod as _prod
 
 import numpy as np
@@ -8,10 +9,11 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import return_types as _rt
 from ..autograd.function import Function
-from ..autograd.grad_mode import state as _grad
+from ..backend import errstate
 from ..tensor import Tensor
-from ._util import wrap_dim, wrap_dims
-from .shape import Expand, _broadcast_scalar
+from ._util import get_array_module, wrap_dim, wrap_dims, xp_of
+from .shape import Expand, _broadcast_scalar, expand, reshape
+from .sorting import _along, _ranks, _ScatterDim, _std_sort
 
 __all__ = ["sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax",
            "argmin", "aminmax", "var", "std", "var_mean", "std_mean", "logsumexp", "norm",
@@ -21,7 +23,6 @@ __all__ = ["sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "
 
 def _expand_back(grad, shape, dims, keepdim):
     """Broadcast a reduced gradient back to the input ``shape``."""
-    from .shape import expand, reshape
     if not keepdim and dims:
         kept = list(shape)
         for d in dims:
@@ -49,19 +50,22 @@ class Sum(Function):
         arr = a._array
         if dtype is not None or arr.dtype.kind in "biu":
             arr = _accumulation_array(a, dtype)
-        return Tensor._wrap(np.add.reduce(arr, axis=None))   # (arr.sum(), sans its wrapper)
+        # (``arr.sum()`` without the Python wrapper around ``add.reduce``)
+        return Tensor._wrap(xp_of(a).add.reduce(arr, axis=None))
 
     @staticmethod
     def backward(ctx, grad_output):
+        return Expand.apply(grad_output, ctx._input_meta(0)[0]), None
+
+    @staticmethod
+    def array_backward(ctx, grad_output):
         shape = ctx._input_meta(0)[0]
-        if not _grad.enabled:   # NOTE: no double backward asked: arrays directly
-            g = grad_output._array
-            if _prod(shape) > 4096:
-                return Tensor._wrap(_broadcast_scalar(g, shape)), None
-            out = np.empty(shape, g.dtype)   # small: filled (faster, and a leaf can keep it)
-            out.fill(g)
-            return Tensor._wrap(out), None
-        return Expand.apply(grad_output, shape), None
+        g = grad_output._array
+        if _prod(shape) > 4096:     # large: a read-only broadcast view, no memory
+            return Tensor._wrap(_broadcast_scalar(g, shape)), None
+        out = xp_of(grad_output).empty(shape, g.dtype)   # small: filled (faster; a leaf can
+        out.fill(g)                                     # keep it as its .grad)
+        return Tensor._wrap(out), None
 
 
 class SumDim(Function):
@@ -71,7 +75,7 @@ class SumDim(Function):
     def forward(ctx, a, dims, keepdim, dtype):
         arr = _accumulation_array(a, dtype)
         ctx.dims, ctx.keepdim = dims, keepdim
-        return Tensor._wrap(np.asarray(arr.sum(axis=dims, keepdims=keepdim)))
+        return Tensor._wrap(arr.sum(axis=dims, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -89,14 +93,13 @@ class Mean(Function):
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
                                "a floating point or complex dtype. Got: %s"
                                % _dt.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", ""))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return Tensor._wrap(np.asarray(arr.sum(dtype=arr.dtype) / arr.dtype.type(arr.size)))
+        with errstate(invalid="ignore", divide="ignore"):
+            return Tensor._wrap(arr.sum(dtype=arr.dtype) / arr.dtype.type(arr.size))
 
     @staticmethod
     def backward(ctx, grad_output):
-        from .shape import expand
         shape = ctx._input_meta(0)[0]
-        n = int(np.prod(shape))
+        n = _prod(shape)
         return expand(grad_output / n if n else grad_output, shape), None
 
 
@@ -114,9 +117,9 @@ class MeanDim(Function):
         n = 1
         for d in dims:
             n *= arr.shape[d]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return Tensor._wrap(np.asarray(arr.sum(axis=dims, keepdims=keepdim, dtype=arr.dtype)
-                                           / arr.dtype.type(n)))
+        with errstate(invalid="ignore", divide="ignore"):
+            return Tensor._wrap(arr.sum(axis=dims, keepdims=keepdim, dtype=arr.dtype)
+                                / arr.dtype.type(n))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -131,7 +134,7 @@ class MeanDim(Function):
 class SumToSize(Function):
     """Sum a broadcast gradient back to ``shape`` (the backward of broadcasting)."""
 
-    node_name = "SumToSizeBackward0"
+    node_name = "SumBackward1"      # (torch sums over the dims with keepdim ...)
 
     @staticmethod
     def forward(ctx, a, shape):
@@ -140,16 +143,17 @@ class SumToSize(Function):
         if lead < 0:
             raise RuntimeError("size {%s} is not expandable to size {%s}."
                                % (", ".join(map(str, shape)), ", ".join(map(str, arr.shape))))
+        if lead:
+            ctx.set_node_name("ViewBackward0")   # (... then views away the leading dims)
         axes = tuple(range(lead)) + tuple(
             lead + i for i, s in enumerate(shape) if s == 1 and arr.shape[lead + i] != 1)
         out = arr.sum(axis=axes, keepdims=True) if axes else arr
         if lead:
             out = out.reshape(shape)
-        return Tensor._wrap(np.asarray(out))
+        return Tensor._wrap(out)
 
     @staticmethod
     def backward(ctx, grad_output):
-        from .shape import expand
         return expand(grad_output, ctx._input_meta(0)[0]), None
 
 
@@ -228,135 +232,116 @@ def _float_only(op, arr):
                            "instead." % (op, _legacy_name(arr)))
 
 
-class _ScatterDim(Function):
-    """Zeros of ``shape`` with ``grad`` put at ``indices`` along ``dim`` (keepdim layout)."""
-
-    node_name = "ScatterBackward0"
-
-    @staticmethod
-    def forward(ctx, grad, indices, dim, shape):
-        out = np.zeros(shape, dtype=grad._array.dtype)
-        if out.size:
-            np.put_along_axis(out, indices, grad._array, axis=dim)
-        ctx.indices, ctx.dim = indices, dim
-        return Tensor._wrap(out)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return _GatherDim.apply(grad_output, ctx.indices, ctx.dim), None, None, None
-
-
-class _GatherDim(Function):
-    node_name = "GatherBackward0"
-
-    @staticmethod
-    def forward(ctx, a, indices, dim):
-        ctx.indices, ctx.dim = indices, dim
-        return Tensor._wrap(np.take_along_axis(a._array, indices, axis=dim))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        shape = ctx._input_meta(0)[0]
-        return _ScatterDim.apply(grad_output, ctx.indices, ctx.dim, shape), None, None
-
-
 def _argmax_kernel(arr, dim):
-    return np.argmax(arr, axis=dim, keepdims=True)
+    return get_array_module(arr).argmax(arr, axis=dim, keepdims=True)
 
 
 def _argmin_kernel(arr, dim):
-    return np.argmin(arr, axis=dim, keepdims=True)
+    return get_array_module(arr).argmin(arr, axis=dim, keepdims=True)
 
 
 def _first_nan(arr, dim, idx):
     """Point ``idx`` at the first nan of every slice that holds one (nan wins, as torch)."""
     if arr.dtype.kind == "f":
-        nan = np.isnan(arr)
+        xp = get_array_module(arr)
+        nan = xp.isnan(arr)
         has = nan.any(axis=dim, keepdims=True)
         if has.any():
-            idx = np.where(has, np.argmax(nan, axis=dim, keepdims=True), idx)
+            idx = xp.where(has, xp.argmax(nan, axis=dim, keepdims=True), idx)
     return idx
 
 
 def _median_kernel(arr, dim):
-    order = np.argsort(arr, axis=dim, kind="stable")
+    order = get_array_module(arr).argsort(arr, axis=dim, kind="stable")
     k = (arr.shape[dim] - 1) // 2
-    idx = np.take(order, [k], axis=dim)
-    return _first_nan(arr, dim, idx)
+    return _first_nan(arr, dim, _along(order, dim, k, k + 1))
 
 
 def _nanmedian_kernel(arr, dim):
-    order = np.argsort(arr, axis=dim, kind="stable")
-    n_valid = (~np.isnan(arr)).sum(axis=dim, keepdims=True) if arr.dtype.kind == "f" else \
-        np.full(_keep_shape(arr.shape, (dim,)), arr.shape[dim])
-    k = np.maximum(n_valid - 1, 0) // 2
-    return np.take_along_axis(order, k, axis=dim)
+    xp = get_array_module(arr)
+    order = xp.argsort(arr, axis=dim, kind="stable")
+    n_valid = (~xp.isnan(arr)).sum(axis=dim, keepdims=True) if arr.dtype.kind == "f" else \
+        xp.full(_keep_shape(arr.shape, (dim,)), arr.shape[dim])
+    k = xp.maximum(n_valid - 1, 0) // 2
+    return xp.take_along_axis(order, k, axis=dim)
 
 
 def _mode_kernel(arr, dim):
-    moved = np.moveaxis(arr, dim, -1)
+    xp = get_array_module(arr)
+    moved = xp.moveaxis(arr, dim, -1)
     rows = moved.reshape(-1, moved.shape[-1])
-    idx = np.empty(rows.shape[0], dtype=np.int64)
-    for r, row in enumerate(rows):
-        vals, counts = np.unique(row, return_counts=True)
-        v = vals[np.argmax(counts)]   # NOTE: the smallest of the most frequent values, as torch
-        hits = np.flatnonzero(row == v) if v == v else np.flatnonzero(row != row)
-        idx[r] = hits[-1]             # NOTE: torch reports its last occurrence ...
-        if row.size > 16 and hits.size > 1 and v == v:
-            idx[r] = _last_after_std_sort(row, v)   # ... in the order std::sort leaves
-    return np.moveaxis(idx.reshape(moved.shape[:-1] + (1,)), -1, dim)
+    r, n = rows.shape
+    ranks, dense, order = _ranks(rows)
+    # how often each rank occurs in its row (the ranks of row i are counted at i * n + rank)
+    offsets = (xp.arange(r, dtype=np.int64) * n).reshape(r, 1)
+    counts = xp.bincount((dense + offsets).reshape(-1), minlength=r * n).reshape(r, n)
+    best = counts.argmax(axis=-1).reshape(r, 1)   # NOTE: the smallest of the most frequent
+    # NOTE: torch reports the value's last occurrence: the end of its run in the stable order
+    last = xp.take_along_axis(xp.cumsum(counts, axis=-1), best, axis=-1) - 1
+    idx = xp.take_along_axis(order, last, axis=-1)
+    if n > 16:   # ... in the order std::sort leaves the rows where the value repeats
+        value = xp.take_along_axis(rows, idx, axis=-1)
+        redo = xp.take_along_axis(counts, best, axis=-1) > 1
+        if value.dtype.kind in "fc":
+            redo &= ~xp.isnan(value)
+        todo = xp.flatnonzero(redo).tolist()
+        if todo:
+            bests = best.reshape(-1).tolist()
+            for i in todo:
+                idx[i, 0] = _last_after_std_sort(ranks[i].tolist(), bests[i])
+    return xp.moveaxis(idx.reshape(moved.shape[:-1] + (1,)), -1, dim)
 
 
-def _last_after_std_sort(row, v):
-    """The index of the last ``v`` once torch's CPU mode has std::sort-ed the row."""
-    from .sorting import _std_sort
-    keys = np.unique(row, return_inverse=True)[1].reshape(-1).tolist()
-    pairs = list(zip(keys, range(row.size)))
+def _last_after_std_sort(keys, key):
+    """The index of the last ``key`` in ``keys`` (a row's value ranks, a list) once torch's
+    CPU mode has std::sort-ed the row."""
+    pairs = list(zip(keys, range(len(keys))))
     _std_sort(pairs, 0, len(pairs))
-    return [i for _, i in pairs if row[i] == v][-1]
+    return [i for k, i in pairs if k == key][-1]
+
+
+# the value-picking reductions over one dim: op -> (index kernel, torch's node name)
+_SELECT = {"max": (_argmax_kernel, "MaxBackward0"), "min": (_argmin_kernel, "MinBackward0"),
+           "median": (_median_kernel, "MedianBackward1"),
+           "nanmedian": (_nanmedian_kernel, "NanmedianBackward1"),
+           "mode": (_mode_kernel, "ModeBackward0")}
 
 
 class _SelectDim(Function):
-    """A reduction over one dim that picks an element: values and their int64 indices.
+    """A reduction over one dim that picks an element (``op`` of ``_SELECT``): values and their
+    int64 indices.
 
     The gradient flows to the picked element only (torch's value-selecting backward).
     """
 
     node_name = "MaxBackward0"
-    kernel = staticmethod(_argmax_kernel)
 
     @staticmethod
-    def forward(ctx, a, dim, keepdim):
+    def forward(ctx, a, dim, keepdim, op):
+        kernel, name = _SELECT[op]
+        ctx.set_node_name(name)
         arr = a._array
         if arr.ndim == 0:
             arr = arr.reshape(1)
-        idx = ctx._forward_cls.kernel(arr, dim).astype(np.int64)
-        values = np.take_along_axis(arr, idx, axis=dim)
-        ctx.indices, ctx.dim, ctx.keepdim = idx, dim, keepdim
+        idx = kernel(arr, dim).astype(np.int64)
+        values = get_array_module(arr).take_along_axis(arr, idx, axis=dim)
         if not keepdim or a._array.ndim == 0:
             values, idx = values.squeeze(dim), idx.squeeze(dim)
             if a._array.ndim == 0:
                 values, idx = values.reshape(()), idx.reshape(())
-        return Tensor._wrap(values), Tensor._wrap(idx)
+        indices = Tensor._wrap(idx)
+        ctx.dim = dim
+        ctx.save_for_backward(indices)
+        return Tensor._wrap(values), indices
 
     @staticmethod
     def backward(ctx, grad_values, grad_indices):
-        from .shape import reshape
+        indices, = ctx.saved_tensors
         shape = ctx._input_meta(0)[0]
-        g = reshape(grad_values, ctx.indices.shape)
-        out = _ScatterDim.apply(g, ctx.indices, ctx.dim, tuple(shape) or (1,))
-        return (reshape(out, shape) if not shape else out), None, None
-
-
-def _select_fn(name, kernel, node):
-    return type(name, (_SelectDim,), {"node_name": node, "kernel": staticmethod(kernel)})
-
-
-MaxDim = _select_fn("MaxDim", _argmax_kernel, "MaxBackward0")
-MinDim = _select_fn("MinDim", _argmin_kernel, "MinBackward0")
-MedianDim = _select_fn("MedianDim", _median_kernel, "MedianBackward1")
-NanmedianDim = _select_fn("NanmedianDim", _nanmedian_kernel, "NanmedianBackward1")
-ModeDim = _select_fn("ModeDim", _mode_kernel, "ModeBackward0")
+        kept = _keep_shape(shape, (ctx.dim,)) if shape else (1,)
+        out = _ScatterDim.apply(reshape(grad_values, kept), reshape(indices, kept), ctx.dim,
+                                tuple(shape) or (1,))
+        return (reshape(out, shape) if not shape else out), None, None, None
 
 
 def _evenly(grad_output, a, out, dims, keepdim, nan_ties=True):
@@ -369,31 +354,67 @@ def _evenly(grad_output, a, out, dims, keepdim, nan_ties=True):
     shape = a._array.shape
     res = out._array if keepdim or not dims else out._array.reshape(_keep_shape(shape, dims))
     arr = a._array
+    xp = get_array_module(arr)
     mask = arr == res
     if nan_ties and arr.dtype.kind == "f":
-        mask |= np.isnan(arr) & np.isnan(res)
+        mask |= xp.isnan(arr) & xp.isnan(res)
     count = mask.sum(axis=dims, keepdims=True) if dims else mask.astype(np.int64)
     g = _expand_back(grad_output, shape, dims, keepdim)
     if not nan_ties:
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with errstate(divide="ignore", invalid="ignore"):
             inv = Tensor._wrap((1.0 / count).astype(grad_output._array.dtype))
         return g * inv * Tensor._wrap(mask)
-    scale = Tensor._wrap((mask / np.maximum(count, 1)).astype(grad_output._array.dtype))
+    scale = Tensor._wrap((mask / xp.maximum(count, 1)).astype(grad_output._array.dtype))
     return where(Tensor._wrap(mask), g * scale, 0.0)
 
 
+def _max_all(arr, axis, keepdims):
+    return arr.max(axis=axis, keepdims=keepdims)
+
+
+def _min_all(arr, axis, keepdims):
+    return arr.min(axis=axis, keepdims=keepdims)
+
+
+def _lower_median(arr, axis, keepdims):
+    xp = get_array_module(arr)
+    flat = arr.reshape(-1)
+    if flat.dtype.kind == "f" and xp.isnan(flat).any():
+        return xp.full((), np.nan, dtype=arr.dtype)
+    return xp.sort(flat)[(flat.size - 1) // 2]
+
+
+def _lower_nanmedian(arr, axis, keepdims):
+    xp = get_array_module(arr)
+    flat = arr.reshape(-1)
+    if flat.dtype.kind == "f":
+        flat = flat[~xp.isnan(flat)]
+    if flat.size == 0:
+        return xp.full((), np.nan, dtype=arr.dtype)
+    return xp.sort(flat)[(flat.size - 1) // 2]
+
+
+# the reductions over ``dims`` whose ties share the gradient:
+# op -> (kernel, torch's node name, whether a nan result matches the nan inputs)
+_EXTREME = {"max": (_max_all, "MaxBackward1", True), "min": (_min_all, "MinBackward1", True),
+            "amax": (_max_all, "AmaxBackward0", False),
+            "amin": (_min_all, "AminBackward0", False),
+            "median": (_lower_median, "MedianBackward0", True),
+            "nanmedian": (_lower_nanmedian, "NanmedianBackward0", True)}
+
+
 class _ExtremeAll(Function):
-    """max/min/median/amax/amin over ``dims``: the gradient is shared evenly by the ties."""
+    """max/min/median/amax/amin (``op`` of ``_EXTREME``) over ``dims``: the gradient is shared
+    evenly by the ties."""
 
     node_name = "AmaxBackward0"
-    np_fn = staticmethod(np.max)
-    nan_ties = True
 
     @staticmethod
-    def forward(ctx, a, dims, keepdim):
+    def forward(ctx, a, dims, keepdim, op):
+        kernel, name, ctx.nan_ties = _EXTREME[op]
+        ctx.set_node_name(name)
         arr = a._array
-        out = ctx._forward_cls.np_fn(arr, axis=dims, keepdims=keepdim)
-        out = Tensor._wrap(np.asarray(out, dtype=arr.dtype))
+        out = Tensor._wrap(xp_of(a).asarray(kernel(arr, dims, keepdim), dtype=arr.dtype))
         ctx.dims, ctx.keepdim = dims, keepdim
         ctx.save_for_backward(a, out)
         return out
@@ -401,48 +422,18 @@ class _ExtremeAll(Function):
     @staticmethod
     def backward(ctx, grad_output):
         a, out = ctx.saved_tensors
-        ties = ctx._forward_cls.nan_ties
-        return _evenly(grad_output, a, out, ctx.dims, ctx.keepdim, ties), None, None
+        return _evenly(grad_output, a, out, ctx.dims, ctx.keepdim, ctx.nan_ties), None, None, \
+            None
 
 
-def _lower_median(arr, axis, keepdims):
-    flat = arr.reshape(-1)
-    if flat.dtype.kind == "f" and np.isnan(flat).any():
-        return np.asarray(np.nan, dtype=arr.dtype)
-    return np.sort(flat)[(flat.size - 1) // 2]
-
-
-def _lower_nanmedian(arr, axis, keepdims):
-    flat = arr.reshape(-1)
-    if flat.dtype.kind == "f":
-        flat = flat[~np.isnan(flat)]
-    if flat.size == 0:
-        return np.asarray(np.nan, dtype=arr.dtype)
-    return np.sort(flat)[(flat.size - 1) // 2]
-
-
-def _extreme_fn(name, np_fn, node, nan_ties=True):
-    return type(name, (_ExtremeAll,), {"node_name": node, "np_fn": staticmethod(np_fn),
-                                       "nan_ties": nan_ties})
-
-
-MaxAll = _extreme_fn("MaxAll", np.max, "MaxBackward1")
-MinAll = _extreme_fn("MinAll", np.min, "MinBackward1")
-Amax = _extreme_fn("Amax", np.max, "AmaxBackward0", False)
-Amin = _extreme_fn("Amin", np.min, "AminBackward0", False)
-MedianAll = _extreme_fn("MedianAll", _lower_median, "MedianBackward0")
-NanmedianAll = _extreme_fn("NanmedianAll", _lower_nanmedian, "NanmedianBackward0")
-
-
-def _select_reduce(op, all_fn, dim_fn, rtype, input, dim, keepdim):
+def _select_reduce(op, rtype, input, dim, keepdim):
     arr = input._array
     if dim is None:
         _nonempty(op, arr)
-        return all_fn.apply(input, (), False) if arr.ndim == 0 else \
-            all_fn.apply(input, tuple(range(arr.ndim)), False)
+        return _ExtremeAll.apply(input, tuple(range(arr.ndim)), False, op)
     d = wrap_dim(dim, arr.ndim, op)
     _nonempty(op, arr, d)
-    return rtype(*dim_fn.apply(input, d, keepdim))
+    return rtype(*_SelectDim.apply(input, d, keepdim, op))
 
 
 def max(input, dim=None, keepdim=False, *, out=None):
@@ -456,7 +447,7 @@ def max(input, dim=None, keepdim=False, *, out=None):
     if isinstance(dim, Tensor):
         from .arithmetic import maximum
         return maximum(input, dim)
-    return _select_reduce("max", MaxAll, MaxDim, _max_t, input, dim, keepdim)
+    return _select_reduce("max", _max_t, input, dim, keepdim)
 
 
 def min(input, dim=None, keepdim=False, *, out=None):
@@ -464,7 +455,7 @@ def min(input, dim=None, keepdim=False, *, out=None):
     if isinstance(dim, Tensor):
         from .arithmetic import minimum
         return minimum(input, dim)
-    return _select_reduce("min", MinAll, MinDim, _min_t, input, dim, keepdim)
+    return _select_reduce("min", _min_t, input, dim, keepdim)
 
 
 def median(input, dim=None, keepdim=False, *, out=None):
@@ -474,16 +465,15 @@ def median(input, dim=None, keepdim=False, *, out=None):
                                   % ("cpu" if dim is None else "out"))
     if dim is None:
         if input._array.size == 0:
-            return Tensor._wrap(np.asarray(np.nan, dtype=input._array.dtype))
-    return _select_reduce("median", MedianAll, MedianDim, _median_t, input, dim, keepdim)
+            return Tensor._wrap(xp_of(input).full((), np.nan, dtype=input._array.dtype))
+    return _select_reduce("median", _median_t, input, dim, keepdim)
 
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """The lower median ignoring nan; with ``dim``, ``(values, indices)``."""
     if dim is None and input._array.size == 0:
-        return Tensor._wrap(np.asarray(np.nan, dtype=input._array.dtype))
-    return _select_reduce("nanmedian", NanmedianAll, NanmedianDim, _nanmedian_t, input, dim,
-                          keepdim)
+        return Tensor._wrap(xp_of(input).full((), np.nan, dtype=input._array.dtype))
+    return _select_reduce("nanmedian", _nanmedian_t, input, dim, keepdim)
 
 
 def mode(input, dim=-1, keepdim=False, *, out=None):
@@ -491,10 +481,10 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     arr = input._array
     d = wrap_dim(dim, arr.ndim, "mode")
     _nonempty("mode", arr, d)
-    return _mode_t(*ModeDim.apply(input, d, keepdim))
+    return _mode_t(*_SelectDim.apply(input, d, keepdim, "mode"))
 
 
-def _amax_amin(op, fn, input, dim, keepdim):
+def _amax_amin(op, input, dim, keepdim):
     arr = input._array
     dims = _dims_or_all(dim, arr.ndim, op)
     if dim is None or (isinstance(dim, (tuple, list)) and not dim):
@@ -504,17 +494,17 @@ def _amax_amin(op, fn, input, dim, keepdim):
             raise IndexError("%s(): Expected reduction dim %d to have non-zero size." % (op, d))
     if arr.size == 0 and not dims:
         _nonempty(op, arr)
-    return fn.apply(input, dims, keepdim)
+    return _ExtremeAll.apply(input, dims, keepdim, op)
 
 
 def amax(input, dim=(), keepdim=False, *, out=None):
     """Largest values over ``dim`` (int or tuple; all dims by default); ties share the gradient."""
-    return _amax_amin("amax", Amax, input, dim, keepdim)
+    return _amax_amin("amax", input, dim, keepdim)
 
 
 def amin(input, dim=(), keepdim=False, *, out=None):
     """Smallest values over ``dim`` (int or tuple; all dims by default); ties share the gradient."""
-    return _amax_amin("amin", Amin, input, dim, keepdim)
+    return _amax_amin("amin", input, dim, keepdim)
 
 
 def aminmax(input, *, dim=None, keepdim=False):
@@ -525,7 +515,8 @@ def aminmax(input, *, dim=None, keepdim=False):
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
                                "the operation has no identity.")
         dims = tuple(range(arr.ndim))
-        return _aminmax_t(Amin.apply(input, dims, keepdim), Amax.apply(input, dims, keepdim))
+        return _aminmax_t(_ExtremeAll.apply(input, dims, keepdim, "amin"),
+                          _ExtremeAll.apply(input, dims, keepdim, "amax"))
     return _aminmax_t(amin(input, dim, keepdim), amax(input, dim, keepdim))
 
 
@@ -546,7 +537,7 @@ def _arg(op, kernel, input, dim, keepdim):
     idx = _first_nan(a, d, kernel(a, d))
     if not keepdim or arr.ndim == 0:
         idx = idx.squeeze(d).reshape(idx.shape[:d] + idx.shape[d + 1:] if arr.ndim else ())
-    return Tensor._wrap(np.asarray(idx, dtype=np.int64))
+    return Tensor._wrap(idx.astype(np.int64))
 
 
 def argmax(input, dim=None, keepdim=False):
@@ -560,14 +551,18 @@ def argmin(input, dim=None, keepdim=False):
 
 
 class Prod(Function):
+    """The product of all elements (``dim`` None) or along ``dim`` (torch's ProdBackward1)."""
+
     node_name = "ProdBackward0"
 
     @staticmethod
     def forward(ctx, a, dim, keepdim, dtype):
+        if dim is not None:
+            ctx.set_node_name("ProdBackward1")
         arr = _accumulation_array(a, dtype)
         ctx.dim, ctx.keepdim = dim, keepdim
         axis = dim if arr.ndim else None
-        out = Tensor._wrap(np.asarray(arr.prod(axis=axis, keepdims=keepdim)))
+        out = Tensor._wrap(arr.prod(axis=axis, keepdims=keepdim))
         ctx.save_for_backward(a, out)
         return out
 
@@ -582,19 +577,21 @@ class Prod(Function):
         # NOTE: with zeros, the product of the other elements (exclusive products both ways).
         arr = a._array.reshape(-1) if ctx.dim is None else a._array
         d = 0 if ctx.dim is None else ctx.dim
-        left = np.cumprod(arr, axis=d)
-        left = np.concatenate([np.ones_like(np.take(arr, [0], axis=d)),
-                               np.delete(left, -1, axis=d)], axis=d) if arr.shape[d] else left
-        flipped = np.flip(arr, axis=d)
-        right = np.cumprod(flipped, axis=d)
-        right = np.flip(np.concatenate([np.ones_like(np.take(flipped, [0], axis=d)),
-                                        np.delete(right, -1, axis=d)], axis=d), axis=d)
+        flip = xp_of(a).flip
+        left = _exclusive_cumprod(arr, d)
+        right = flip(_exclusive_cumprod(flip(arr, axis=d), d), axis=d)
         others = Tensor._wrap((left * right).reshape(shape).astype(grad_output._array.dtype))
         return g * others, None, None, None
 
 
-class ProdDim(Prod):
-    node_name = "ProdBackward1"
+def _exclusive_cumprod(arr, d):
+    """The products of the elements before each one along ``d`` (1 for the first)."""
+    xp = get_array_module(arr)
+    if not arr.shape[d]:
+        return arr
+    inclusive = xp.cumprod(arr, axis=d)
+    return xp.concatenate([xp.ones_like(_along(arr, d, 0, 1)), _along(inclusive, d, 0, -1)],
+                          axis=d)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -604,7 +601,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         return Prod.apply(input, None, False, d)
     if not isinstance(dim, (int, np.integer)):
         raise TypeError("prod(): argument 'dim' must be int, not %s" % type(dim).__name__)
-    return ProdDim.apply(input, wrap_dim(dim, input._array.ndim, "prod"), keepdim, d)
+    return Prod.apply(input, wrap_dim(dim, input._array.ndim, "prod"), keepdim, d)
 
 
 def _correction(op, dim, unbiased, correction):
@@ -630,12 +627,12 @@ class Var(Function):
         for d in dims:
             n *= arr.shape[d]
         ctx.dims, ctx.keepdim, ctx.denom = dims, keepdim, n - correction
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with errstate(invalid="ignore", divide="ignore"):
             dev = arr - arr.sum(axis=dims, keepdims=True) / arr.dtype.type(n)
             denom = arr.dtype.type(_b.max(0, n - correction))
             out = (dev * dev).sum(axis=dims, keepdims=keepdim) / denom
         ctx.save_for_backward(a)
-        return Tensor._wrap(np.asarray(out, dtype=arr.dtype))
+        return Tensor._wrap(xp_of(a).asarray(out, dtype=arr.dtype))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -655,7 +652,7 @@ class Std(Function):
     @staticmethod
     def forward(ctx, a, dims, correction, keepdim):
         v = Var.forward(ctx, a, dims, correction, keepdim)
-        out = Tensor._wrap(np.sqrt(v._array))
+        out = Tensor._wrap(xp_of(v).sqrt(v._array))
         ctx.save_for_backward(a, out)
         return out
 
@@ -714,16 +711,17 @@ class Logsumexp(Function):
         arr = a._array
         if arr.dtype.kind not in "fc":
             arr = arr.astype(_dt.get_default_dtype().np)
-        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        xp = xp_of(a)
+        with errstate(invalid="ignore", over="ignore", divide="ignore"):
             if arr.size:
                 m = arr.max(axis=dims, keepdims=True)
-                m = np.where(np.isinf(m), 0, m).astype(arr.dtype)
+                m = xp.where(xp.isinf(m), 0, m).astype(arr.dtype)
             else:
-                m = np.zeros(_keep_shape(arr.shape, dims), dtype=arr.dtype)
-            out = np.log(np.exp(arr - m).sum(axis=dims, keepdims=True)) + m
+                m = xp.zeros(_keep_shape(arr.shape, dims), dtype=arr.dtype)
+            out = xp.log(xp.exp(arr - m).sum(axis=dims, keepdims=True)) + m
         if not keepdim:
             out = out.reshape(tuple(s for i, s in enumerate(arr.shape) if i not in dims))
-        out = Tensor._wrap(np.asarray(out, dtype=arr.dtype))
+        out = Tensor._wrap(out.astype(arr.dtype, copy=False))
         ctx.dims, ctx.keepdim = dims, keepdim
         ctx.save_for_backward(a, out)
         return out
@@ -751,15 +749,16 @@ class VectorNorm(Function):
         if arr.dtype.kind not in "fc":
             raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
                                "as input. Got %s" % _legacy_name(arr))
-        x = np.abs(arr)
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        xp = xp_of(a)
+        x = xp.abs(arr)
+        with errstate(over="ignore", invalid="ignore", divide="ignore"):
             if p == 2:
-                out = np.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
+                out = xp.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
             elif p == 1:
                 out = x.sum(axis=dims, keepdims=keepdim)
             elif p == 0:
                 out = (x != 0).sum(axis=dims, keepdims=keepdim)
-            elif np.isinf(p):
+            elif isinf(p):
                 if x.size == 0 or _b.any(arr.shape[d] == 0 for d in dims):
                     raise RuntimeError("linalg.vector_norm cannot compute the %s norm on an "
                                        "empty tensor because the operation does not have an "
@@ -767,7 +766,7 @@ class VectorNorm(Function):
                 out = (x.max if p > 0 else x.min)(axis=dims, keepdims=keepdim)
             else:
                 out = (x ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
-        out = Tensor._wrap(np.asarray(out, dtype=arr.dtype))
+        out = Tensor._wrap(xp.asarray(out, dtype=arr.dtype))
         ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
         ctx.save_for_backward(a, out)
         return out
@@ -784,7 +783,7 @@ class VectorNorm(Function):
             return None, None, None, None   # NOTE: torch leaves the input's grad undefined
         if p == 1:
             return g * sign(a), None, None, None
-        if np.isinf(p):
+        if isinf(p):
             return _evenly(grad_output, abs(a), out, ctx.dims, ctx.keepdim) * sign(a), None, \
                 None, None
         if p == 2:
@@ -816,28 +815,31 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     return VectorNorm.apply(input, float(p), dims, keepdim)
 
 
-def _bool_reduce(op, np_fn, input, dim, keepdim):
+def _bool_reduce(op, input, dim, keepdim):
     arr = input._array
+    xp = xp_of(input)
+    fn = getattr(xp, op)
     dims = _dims_or_all(dim, arr.ndim, op)
-    out = np_fn(arr, axis=dims, keepdims=keepdim) if arr.ndim else np_fn(arr)
-    return Tensor._wrap(np.asarray(out, dtype=np.uint8 if arr.dtype == np.uint8 else bool))
+    out = fn(arr, axis=dims, keepdims=keepdim) if arr.ndim else fn(arr)
+    return Tensor._wrap(xp.asarray(out, dtype=np.uint8 if arr.dtype == np.uint8 else bool))
 
 
 def all(input, dim=None, keepdim=False, *, out=None):
     """True when every element (over ``dim``) is nonzero."""
-    return _bool_reduce("all", np.all, input, dim, keepdim)
+    return _bool_reduce("all", input, dim, keepdim)
 
 
 def any(input, dim=None, keepdim=False, *, out=None):
     """True when some element (over ``dim``) is nonzero."""
-    return _bool_reduce("any", np.any, input, dim, keepdim)
+    return _bool_reduce("any", input, dim, keepdim)
 
 
 def count_nonzero(input, dim=None):
     """Number of nonzero elements (over ``dim``), as int64."""
     arr = input._array
+    xp = xp_of(input)
     dims = _dims_or_all(dim, arr.ndim, "count_nonzero")
-    return Tensor._wrap(np.asarray(np.count_nonzero(arr, axis=dims), dtype=np.int64))
+    return Tensor._wrap(xp.asarray(xp.count_nonzero(arr, axis=dims), dtype=np.int64))
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -868,7 +870,7 @@ class Cumsum(Function):
         ctx.dim = dim
         if arr.ndim == 0:
             return Tensor._wrap(arr.copy())
-        return Tensor._wrap(np.cumsum(arr, axis=dim, dtype=arr.dtype))
+        return Tensor._wrap(xp_of(a).cumsum(arr, axis=dim, dtype=arr.dtype))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -886,7 +888,8 @@ class _ReverseCumsum(Function):
     def forward(ctx, a, dim):
         ctx.dim = dim
         arr = a._array
-        return Tensor._wrap(np.flip(np.cumsum(np.flip(arr, dim), axis=dim, dtype=arr.dtype), dim)
+        xp = xp_of(a)
+        return Tensor._wrap(xp.flip(xp.cumsum(xp.flip(arr, dim), axis=dim, dtype=arr.dtype), dim)
                             .copy())
 
     @staticmethod
@@ -901,8 +904,8 @@ class Cumprod(Function):
     def forward(ctx, a, dim, dtype):
         arr = _cum_dtype(a._array, dtype)
         ctx.dim = dim
-        out = Tensor._wrap(arr.copy() if arr.ndim == 0 else np.cumprod(arr, axis=dim,
-                                                                        dtype=arr.dtype))
+        out = Tensor._wrap(arr.copy() if arr.ndim == 0 else xp_of(a).cumprod(arr, axis=dim,
+                                                                              dtype=arr.dtype))
         ctx.save_for_backward(a, out)
         return out
 
@@ -918,16 +921,17 @@ class Cumprod(Function):
 
 def _cumprod_grad_zeros(arr, grad, dim):
     """Cumprod's gradient when the input holds zeros: sum_j>=k g_j prod_{i<=j, i!=k} x_i."""
-    x = np.moveaxis(arr, dim, -1)
-    g = np.moveaxis(grad, dim, -1)
+    xp = get_array_module(arr)
+    x = xp.moveaxis(arr, dim, -1)
+    g = xp.moveaxis(grad, dim, -1)
     n = x.shape[-1]
-    out = np.zeros_like(g)
-    before = np.ones(x.shape[:-1], dtype=g.dtype)
+    out = xp.zeros_like(g)
+    before = xp.ones(x.shape[:-1], dtype=g.dtype)
     for k in range(n):
-        after = np.cumprod(x[..., k + 1:], axis=-1)
+        after = xp.cumprod(x[..., k + 1:], axis=-1)
         out[..., k] = before * (g[..., k] + (g[..., k + 1:] * after).sum(axis=-1))
         before = before * x[..., k]
-    return Tensor._wrap(np.ascontiguousarray(np.moveaxis(out, -1, dim)))
+    return Tensor._wrap(xp.ascontiguousarray(xp.moveaxis(out, -1, dim)))
 
 
 def cumsum(input, dim, *, dtype=None, out=None):

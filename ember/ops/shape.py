@@ -2,11 +2,17 @@
 
 Views share memory and the version counter with their base, as in torch.
 """
+import math
+import warnings
+
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd.function import Function
-from ..tensor import Tensor
-from ._util import sum_to, wrap_dim
+from ..backend import backend_of, get_array_module
+from ..tensor import Size, Tensor
+from ._index import Index, IndexPut
+from ._util import check_shapes_broadcast, sum_to, wrap_dim, xp_of
 
 __all__ = ["view", "reshape", "transpose", "swapaxes", "swapdims", "permute", "t", "squeeze",
            "unsqueeze", "expand", "expand_as", "flatten", "unbind", "view_as", "reshape_as",
@@ -14,16 +20,97 @@ __all__ = ["view", "reshape", "transpose", "swapaxes", "swapdims", "permute", "t
            "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "row_stack",
            "column_stack", "split", "split_with_sizes", "chunk", "tensor_split", "narrow",
            "select", "flip", "fliplr", "flipud", "roll", "rot90", "tril", "triu", "diag",
-           "diagonal", "diag_embed", "repeat", "repeat_interleave", "tile", "broadcast_to",
+           "diagonal", "diag_embed", "repeat", "tile", "broadcast_to",
            "broadcast_tensors", "broadcast_shapes", "meshgrid", "atleast_1d", "atleast_2d",
-           "atleast_3d", "ravel", "hsplit", "vsplit", "dsplit", "unfold"]
+           "atleast_3d", "ravel", "hsplit", "vsplit", "dsplit"]
 
 
-def _view_of(a, arr):
+def _view_of(a, arr, op=None, *args):
+    """``arr``, an array on ``a``'s memory, as a view Tensor of ``a``'s base.
+
+    ``op.apply(x, *args)`` makes the same view of a tensor ``x`` laid out as ``a`` (through a
+    Function, so differentiably). When ``a`` requires grad, the view keeps a replay callable
+    ``_view_fn``: ``_view_fn(base)`` is a fresh differentiable view of ``base`` (through its
+    current graph) at the same positions: the whole chain from the base replayed (``op`` after
+    ``a``'s own ``_view_fn``) or, where a step is unknown, a gather of the view's positions in
+    the base; None when the view cannot be regenerated. The engine calls it to regenerate the
+    view's grad_fn after an in-place change of the base (``refresh_view``)."""
     out = Tensor._wrap(arr)
     out._version_ref = a._version_ref
-    out._base = a._base if a._base is not None else a
+    base = a._base
+    out._base = a if base is None else base
+    if a._requires_grad:
+        fn = None
+        if op is not None:
+            if base is None:
+                fn = _replay(op, args)
+            else:
+                parent = a.__dict__.get("_view_fn")
+                if parent is not None:
+                    fn = _replay(op, args, parent)
+        out.__dict__["_view_fn"] = fn if fn is not None else _replay_positions(arr)
     return out
+
+
+def _replay(op, args, parent=None):
+    if parent is None:
+        return lambda base: op.apply(base, *args)
+    return lambda base: _then(parent(base), op, args)
+
+
+def _then(t, op, args):
+    return None if t is None else op.apply(t, *args)
+
+
+def _replay_positions(arr):
+    """A ``_view_fn`` for the view array ``arr``: its elements gathered from the base by their
+    positions in the base's memory (None when they are not expressible as such)."""
+    def replay(base):
+        idx = _positions(arr, base._array)
+        return None if idx is None else take_flat(base, idx)
+    return replay
+
+
+def _strided_positions(xp, arr, item, start):
+    """The flat memory offset (in elements, from ``start``) of each element of ``arr``."""
+    pos = xp.full(arr.shape, start, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(arr.shape, arr.strides)):
+        shape = [1] * arr.ndim
+        shape[d] = n
+        pos = pos + (xp.arange(n, dtype=np.int64) * (s // item)).reshape(shape)
+    return pos
+
+
+def _positions(arr, base_arr):
+    """For each element of the view ``arr``, its flat index in ``base_arr`` (shared memory), or
+    None when an element is not one of ``base_arr``'s."""
+    xp = get_array_module(base_arr)
+    if arr.size == 0:
+        return xp.zeros(arr.shape, dtype=np.int64)
+    item = base_arr.itemsize
+    backend = backend_of(base_arr)
+    start = backend.data_ptr(arr) - backend.data_ptr(base_arr)
+    if start % item or base_arr.size == 0:
+        return None
+    view_pos = _strided_positions(xp, arr, item, start // item).ravel()
+    flat = _strided_positions(xp, base_arr, item, 0).ravel()
+    order = xp.argsort(flat)
+    found = xp.searchsorted(flat[order], view_pos)
+    idx = order[xp.clip(found, 0, flat.size - 1)]
+    if not bool((flat[idx] == view_pos).all()):
+        return None
+    return idx.reshape(arr.shape)
+
+
+def take_flat(t, idx):
+    """``t.reshape(-1)[idx]`` (differentiable)."""
+    return Index.apply(reshape(t, (-1,)), (idx,))
+
+
+def zero_flat(t, idx):
+    """``t`` with the flat positions ``idx`` set to zero (differentiable)."""
+    flat = IndexPut.apply(reshape(t, (-1,)), (idx,), 0.0, False)
+    return reshape(flat, t._array.shape)
 
 
 def _infer_shape(op, shape, numel):
@@ -57,19 +144,50 @@ class View(Function):
 
     @staticmethod
     def forward(ctx, a, shape):
-        arr = a._array
-        v = arr.view()
-        try:
-            v.shape = shape
-        except AttributeError:
+        v = _reshaped_view(a._array, shape)
+        if v is None:
             raise RuntimeError("view size is not compatible with input tensor's size and stride "
                                "(at least one dimension spans across two contiguous subspaces). "
-                               "Use .reshape(...) instead.") from None
-        return _view_of(a, v)
+                               "Use .reshape(...) instead.")
+        return _view_of(a, v, View, shape)
 
     @staticmethod
     def backward(ctx, grad_output):
         return reshape(grad_output, ctx._input_meta(0)[0]), None
+
+
+def _reshaped_view(arr, shape):
+    """``arr`` reshaped to ``shape`` without a copy, or None when its layout needs one."""
+    if type(arr) is np.ndarray:
+        v = arr.view()
+        try:
+            v.shape = shape
+        except AttributeError:
+            return None
+        return v
+    return arr.reshape(shape) if _viewable(arr.shape, arr.strides, shape) else None
+
+
+def _viewable(shape, strides, new_shape):
+    """Whether ``new_shape`` can be a view of memory laid out as ``shape``/``strides``
+    (torch's computeStride: each run of contiguous dims must map onto whole new dims)."""
+    if 0 in shape or not shape:
+        return True
+    view_d = len(new_shape) - 1
+    base_stride = strides[-1]
+    numel = view_numel = 1
+    for d in range(len(shape) - 1, -1, -1):
+        numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != numel * base_stride):
+            while view_d >= 0 and (view_numel < numel or new_shape[view_d] == 1):
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != numel:
+                return False
+            if d > 0:
+                base_stride = strides[d - 1]
+                numel = view_numel = 1
+    return view_d == -1
 
 
 class Reshape(Function):
@@ -92,7 +210,7 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx, a, d0, d1):
         ctx.dims = (d0, d1)
-        return _view_of(a, np.swapaxes(a._array, d0, d1))
+        return _view_of(a, a._array.swapaxes(d0, d1), Transpose, d0, d1)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -104,7 +222,7 @@ class T(Function):
 
     @staticmethod
     def forward(ctx, a):
-        return _view_of(a, a._array.T)
+        return _view_of(a, a._array.T, T)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -117,11 +235,12 @@ class Permute(Function):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
-        return _view_of(a, np.transpose(a._array, dims))
+        return _view_of(a, a._array.transpose(dims), Permute, dims)
 
     @staticmethod
     def backward(ctx, grad_output):
-        return permute(grad_output, tuple(np.argsort(ctx.dims).tolist())), None
+        dims = ctx.dims
+        return permute(grad_output, tuple(sorted(range(len(dims)), key=dims.__getitem__))), None
 
 
 class Unsqueeze(Function):
@@ -130,7 +249,7 @@ class Unsqueeze(Function):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
-        return _view_of(a, np.expand_dims(a._array, dim))
+        return _view_of(a, get_array_module(a._array).expand_dims(a._array, dim), Unsqueeze, dim)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -141,30 +260,16 @@ class Squeeze(Function):
     node_name = "SqueezeBackward0"
 
     @staticmethod
-    def forward(ctx, a, dims):
+    def forward(ctx, a, dims, name=None):
+        if name is not None:
+            ctx.set_node_name(name)     # SqueezeBackward1 (one dim), SqueezeBackward2 (dims)
         arr = a._array
-        dims = tuple(d for d in dims if arr.shape[d] == 1)
-        return _view_of(a, arr.squeeze(axis=dims) if dims else arr.view())
+        kept = tuple(d for d in dims if arr.shape[d] == 1)
+        return _view_of(a, arr.squeeze(axis=kept) if kept else arr.view(), Squeeze, dims, name)
 
     @staticmethod
     def backward(ctx, grad_output):
-        return reshape(grad_output, ctx._input_meta(0)[0]), None
-
-
-class SqueezeDim(Squeeze):
-    node_name = "SqueezeBackward1"
-
-    @staticmethod
-    def forward(ctx, a, dims):
-        return Squeeze.forward(ctx, a, dims)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return Squeeze.backward(ctx, grad_output)
-
-
-class SqueezeDims(SqueezeDim):
-    node_name = "SqueezeBackward2"
+        return reshape(grad_output, ctx._input_meta(0)[0]), None, None
 
 
 class Expand(Function):
@@ -174,8 +279,8 @@ class Expand(Function):
     def forward(ctx, a, shape):
         arr = a._array
         if arr.ndim == 0:
-            return _view_of(a, _broadcast_scalar(arr, shape))
-        return _view_of(a, np.broadcast_to(arr, shape))
+            return _view_of(a, _broadcast_scalar(arr, shape), Expand, shape)
+        return _view_of(a, get_array_module(arr).broadcast_to(arr, shape), Expand, shape)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -183,7 +288,9 @@ class Expand(Function):
 
 
 def _broadcast_scalar(arr, shape):
-    """``np.broadcast_to`` of a 0-d array (a read-only view) without its Python overhead."""
+    """``broadcast_to`` of a 0-d array (a read-only view), without NumPy's Python overhead."""
+    if type(arr) is not np.ndarray:
+        return get_array_module(arr).broadcast_to(arr, shape)
     # (a read-only buffer: setting ``flags.writeable`` afterwards makes NumPy keep memory)
     return np.ndarray(shape, arr.dtype, memoryview(arr).toreadonly(), 0, (0,) * len(shape))
 
@@ -194,22 +301,18 @@ def view(input, *shape):
     ``view(dtype)`` reinterprets the bytes as another dtype.
     """
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list)):
-        from .. import dtypes as _dt
         d = _dt.to_dtype(shape[0])
         return _view_of(input, input._array.view(d.np))
     shape = _infer_shape("view", _shape_arg(shape), input._array.size)
     if shape == input._array.shape and not input._requires_grad:
-        return _view_of(input, input._array.view())
+        return _view_of(input, input._array.view(), View, shape)
     return View.apply(input, shape)
 
 
 def reshape(input, *shape):
     """``view`` when the memory layout allows, otherwise a copy."""
     shape = _infer_shape("reshape", _shape_arg(shape), input._array.size)
-    v = input._array.view()
-    try:
-        v.shape = shape
-    except AttributeError:
+    if _reshaped_view(input._array, shape) is None:
         return Reshape.apply(input, shape)
     return View.apply(input, shape)
 
@@ -267,8 +370,9 @@ def squeeze(input, dim=None):
     if dim is None:
         return Squeeze.apply(input, tuple(range(n)))
     if isinstance(dim, (tuple, list)):
-        return SqueezeDims.apply(input, tuple(wrap_dim(d, n, "squeeze") for d in dim))
-    return SqueezeDim.apply(input, (wrap_dim(dim, n, "squeeze"),) if n else ())
+        return Squeeze.apply(input, tuple(wrap_dim(d, n, "squeeze") for d in dim),
+                             "SqueezeBackward2")
+    return Squeeze.apply(input, (wrap_dim(dim, n, "squeeze"),) if n else (), "SqueezeBackward1")
 
 
 def expand(input, *sizes):
@@ -317,7 +421,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = input._array.shape
-    new = shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:]
+    new = shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:]
     return reshape(input, new)
 
 
@@ -329,7 +433,6 @@ def unbind(input, dim=0):
 
 
 def squeeze_(input, dim=None):
-    from ._inplace import inplace
     out = squeeze(input.detach(), dim)
     return _reshape_inplace(input, out._array.shape)
 
@@ -347,7 +450,8 @@ def transpose_(input, dim0, dim1):
     if input._requires_grad:
         raise RuntimeError("transpose_ on a tensor that requires grad is not supported by ember; "
                            "use transpose()")
-    input._array = np.swapaxes(input._array, dim0, dim1)
+    input._array = input._array.swapaxes(dim0, dim1)
+    _replayed_at_positions(input)
     return input
 
 
@@ -356,7 +460,14 @@ def _reshape_inplace(input, shape):
         raise RuntimeError("in-place shape change of a non-leaf tensor is not supported by ember; "
                            "use the out-of-place op")
     input._array = input._array.reshape(shape)
+    _replayed_at_positions(input)
     return input
+
+
+def _replayed_at_positions(view):
+    """A view whose layout changed in place regenerates itself from its new positions."""
+    if "_view_fn" in view.__dict__:
+        view.__dict__["_view_fn"] = _replay_positions(view._array)
 
 
 def _dims_arg(dims):
@@ -377,7 +488,7 @@ class Unbind(Function):
         ctx.dim = dim
         arr = a._array
         idx = (slice(None),) * dim
-        return tuple(_view_of(a, arr[idx + (i,)]) for i in range(arr.shape[dim]))
+        return tuple(_view_of(a, arr[idx + (i,)], Select, dim, i) for i in range(arr.shape[dim]))
 
     @staticmethod
     def backward(ctx, *grads):
@@ -394,7 +505,7 @@ class Split(Function):
         outs, start = [], 0
         pre = (slice(None),) * dim
         for n in sizes:
-            outs.append(_view_of(a, arr[pre + (slice(start, start + n),)]))
+            outs.append(_view_of(a, arr[pre + (slice(start, start + n),)], Narrow, dim, start, n))
             start += n
         return tuple(outs)
 
@@ -411,10 +522,11 @@ class Cat(Function):
         arrs = [t._array for t in tensors]
         ctx.dim = dim
         ctx.shapes = [a.shape for a in arrs]
+        xp = get_array_module(*arrs)
         keep = [a.astype(np_dtype, copy=False) for a in arrs if not (a.ndim == 1 and a.size == 0)]
         if not keep:
-            return Tensor._wrap(np.zeros((0,), dtype=np_dtype))
-        return Tensor._wrap(np.concatenate(keep, axis=dim))
+            return Tensor._wrap(xp.zeros((0,), dtype=np_dtype))
+        return Tensor._wrap(xp.concatenate(keep, axis=dim))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -424,7 +536,8 @@ class Cat(Function):
             skipped = len(shape) == 1 and shape[0] == 0
             if ctx.needs_input_grad[i + 2]:
                 if skipped:
-                    grads.append(Tensor._wrap(np.zeros(shape, ctx._input_meta(i + 2)[1])))
+                    grads.append(Tensor._wrap(xp_of(grad_output).zeros(
+                        shape, ctx._input_meta(i + 2)[1])))
                 else:
                     grads.append(narrow(grad_output, ctx.dim, start, shape[ctx.dim]))
             else:
@@ -440,8 +553,8 @@ class Stack(Function):
     @staticmethod
     def forward(ctx, dim, np_dtype, *tensors):
         ctx.dim = dim
-        return Tensor._wrap(np.stack([t._array.astype(np_dtype, copy=False) for t in tensors],
-                                     axis=dim))
+        arrs = [t._array.astype(np_dtype, copy=False) for t in tensors]
+        return Tensor._wrap(get_array_module(*arrs).stack(arrs, axis=dim))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -463,7 +576,6 @@ def _tensor_list(op, tensors):
 
 
 def _promoted(tensors):
-    from .. import dtypes as _dt
     d = tensors[0].dtype
     for t in tensors[1:]:
         d = _dt.promote_types(d, t.dtype)
@@ -673,20 +785,21 @@ class Narrow(Function):
     def forward(ctx, a, dim, start, length):
         ctx.args = (dim, start)
         idx = (slice(None),) * dim + (slice(start, start + length),)
-        return _view_of(a, a._array[idx])
+        return _view_of(a, a._array[idx], Narrow, dim, start, length)
 
     @staticmethod
     def backward(ctx, grad_output):
         shape, dtype = ctx._input_meta(0)
         dim, start = ctx.args
         n = grad_output._array.shape[dim]
+        xp = xp_of(grad_output)
         parts = []
         if start:
-            parts.append(Tensor._wrap(np.zeros(shape[:dim] + (start,) + shape[dim + 1:], dtype)))
+            parts.append(Tensor._wrap(xp.zeros(shape[:dim] + (start,) + shape[dim + 1:], dtype)))
         parts.append(grad_output)
         rest = shape[dim] - start - n
         if rest:
-            parts.append(Tensor._wrap(np.zeros(shape[:dim] + (rest,) + shape[dim + 1:], dtype)))
+            parts.append(Tensor._wrap(xp.zeros(shape[:dim] + (rest,) + shape[dim + 1:], dtype)))
         return (cat(parts, dim) if len(parts) > 1 else grad_output), None, None, None
 
 
@@ -714,18 +827,19 @@ class Select(Function):
     @staticmethod
     def forward(ctx, a, dim, index):
         ctx.args = (dim, index)
-        return _view_of(a, a._array[(slice(None),) * dim + (index,)])
+        return _view_of(a, a._array[(slice(None),) * dim + (index,)], Select, dim, index)
 
     @staticmethod
     def backward(ctx, grad_output):
         shape, dtype = ctx._input_meta(0)
         dim, index = ctx.args
         n = shape[dim]
-        parts = [Tensor._wrap(np.zeros(shape[:dim] + (index,) + shape[dim + 1:], dtype))] \
+        xp = xp_of(grad_output)
+        parts = [Tensor._wrap(xp.zeros(shape[:dim] + (index,) + shape[dim + 1:], dtype))] \
             if index else []
         parts.append(unsqueeze(grad_output, dim))
         if n - index - 1:
-            parts.append(Tensor._wrap(np.zeros(shape[:dim] + (n - index - 1,) + shape[dim + 1:],
+            parts.append(Tensor._wrap(xp.zeros(shape[:dim] + (n - index - 1,) + shape[dim + 1:],
                                                dtype)))
         return (cat(parts, dim) if len(parts) > 1 else parts[0]), None, None
 
@@ -749,7 +863,7 @@ class Flip(Function):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
-        return Tensor._wrap(np.flip(a._array, dims).copy())
+        return Tensor._wrap(xp_of(a).flip(a._array, dims).copy())
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -790,8 +904,8 @@ class Roll(Function):
     def forward(ctx, a, shifts, dims):
         ctx.args = (shifts, dims)
         if dims is None:
-            return Tensor._wrap(np.roll(a._array, shifts[0]))
-        return Tensor._wrap(np.roll(a._array, shifts, dims))
+            return Tensor._wrap(xp_of(a).roll(a._array, shifts[0]))
+        return Tensor._wrap(xp_of(a).roll(a._array, shifts, dims))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -820,7 +934,8 @@ class Rot90(Function):
     @staticmethod
     def forward(ctx, a, k, dims):
         ctx.args = (k, dims)
-        return Tensor._wrap(np.ascontiguousarray(np.rot90(a._array, k, dims)))
+        xp = xp_of(a)
+        return Tensor._wrap(xp.ascontiguousarray(xp.rot90(a._array, k, dims)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -844,30 +959,22 @@ def rot90(input, k=1, dims=(0, 1)):
 
 
 class Tril(Function):
+    """``tril`` (``upper`` False) or ``triu`` (``upper`` True, node TriuBackward0)."""
+
     node_name = "TrilBackward0"
 
     @staticmethod
     def forward(ctx, a, diagonal, upper):
+        if upper:
+            ctx.set_node_name("TriuBackward0")
         ctx.args = (diagonal, upper)
-        fn = np.triu if upper else np.tril
-        return Tensor._wrap(fn(a._array, diagonal))
+        xp = xp_of(a)
+        return Tensor._wrap((xp.triu if upper else xp.tril)(a._array, diagonal))
 
     @staticmethod
     def backward(ctx, grad_output):
         diagonal, upper = ctx.args
-        return (Triu if upper else Tril).apply(grad_output, diagonal, upper), None, None
-
-
-class Triu(Tril):
-    node_name = "TriuBackward0"
-
-    @staticmethod
-    def forward(ctx, a, diagonal, upper):
-        return Tril.forward(ctx, a, diagonal, upper)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return Tril.backward(ctx, grad_output)
+        return Tril.apply(grad_output, diagonal, upper), None, None
 
 
 def tril(input, diagonal=0, *, out=None):
@@ -881,12 +988,11 @@ def triu(input, diagonal=0, *, out=None):
     """The upper triangle (elements with ``col - row >= diagonal``); the rest set to zero."""
     if input._array.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    return Triu.apply(input, int(diagonal), True)
+    return Tril.apply(input, int(diagonal), True)
 
 
 def _diag_view(arr, offset, d1, d2):
     """A writable strided view of a diagonal, moved to the last dim (as torch.diagonal)."""
-    from numpy.lib.stride_tricks import as_strided
     shape, strides = arr.shape, arr.strides
     if offset >= 0:
         n = max(min(shape[d1], shape[d2] - offset), 0)
@@ -898,9 +1004,9 @@ def _diag_view(arr, offset, d1, d2):
     new_shape = tuple(shape[i] for i in rest) + (n,)
     new_strides = tuple(strides[i] for i in rest) + (strides[d1] + strides[d2],)
     if n == 0 or sub.size == 0:
-        return np.zeros(new_shape, arr.dtype)
-    return as_strided(sub, shape=new_shape, strides=new_strides,
-                      writeable=arr.flags.writeable)
+        return get_array_module(arr).zeros(new_shape, arr.dtype)
+    # (writable exactly when ``arr`` is)
+    return backend_of(arr).as_strided(sub, new_shape, new_strides)
 
 
 class Diagonal(Function):
@@ -909,7 +1015,7 @@ class Diagonal(Function):
     @staticmethod
     def forward(ctx, a, offset, d1, d2):
         ctx.args = (offset, d1, d2)
-        return _view_of(a, _diag_view(a._array, offset, d1, d2))
+        return _view_of(a, _diag_view(a._array, offset, d1, d2), Diagonal, offset, d1, d2)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -926,7 +1032,7 @@ class DiagonalScatter(Function):
     @staticmethod
     def forward(ctx, src, shape, offset, d1, d2):
         ctx.args = (offset, d1, d2)
-        out = np.zeros(shape, dtype=src._array.dtype)
+        out = xp_of(src).zeros(shape, dtype=src._array.dtype)
         _diag_view(out, offset, d1, d2)[...] = src._array
         return Tensor._wrap(out)
 
@@ -1008,7 +1114,7 @@ def unflatten(input, dim, sizes):
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     inner = _infer_shape("unflatten", sizes, input._array.shape[d]) if -1 in sizes else sizes
-    if int(np.prod(inner)) != input._array.shape[d]:
+    if math.prod(inner) != input._array.shape[d]:
         raise RuntimeError("unflatten: Provided sizes %s don't multiply up to the size of dim %d "
                            "(%d) in the input tensor" % (_shape_list(sizes), dim,
                                                          input._array.shape[d]))
@@ -1029,19 +1135,18 @@ class Repeat(Function):
         ctx.repeats = repeats
         arr = a._array
         arr = arr.reshape((1,) * (len(repeats) - arr.ndim) + arr.shape)
-        return Tensor._wrap(np.tile(arr, repeats))
+        return Tensor._wrap(xp_of(a).tile(arr, repeats))
 
     @staticmethod
     def backward(ctx, grad_output):
-        from .reduction import sum as _sum
         shape = ctx._input_meta(0)[0]
         reps = ctx.repeats
         full = (1,) * (len(reps) - len(shape)) + tuple(shape)
-        split = []
+        split, kept = [], []
         for r, s in zip(reps, full):
             split += [r, s]
-        g = reshape(grad_output, tuple(split))
-        g = _sum(g, tuple(range(0, 2 * len(reps), 2)))
+            kept += [1, s]
+        g = sum_to(reshape(grad_output, tuple(split)), tuple(kept))   # sum over the copies
         return reshape(g, shape), None
 
 
@@ -1064,30 +1169,6 @@ def tile(input, dims):
     return repeat(input, dims)
 
 
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
-    """Repeat each element ``repeats`` times (a number or a per-element tensor) along ``dim``."""
-    from .indexing import index_select
-    if repeats is None:
-        counts = input._array
-        if counts.ndim != 1:
-            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-        return Tensor._wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
-    if dim is None:
-        input = reshape(input, (-1,))
-        d = 0
-    else:
-        d = wrap_dim(dim, input._array.ndim, "repeat_interleave")
-    n = input._array.shape[d] if input._array.ndim else 1
-    reps = repeats._array if isinstance(repeats, Tensor) else np.asarray(repeats)
-    if reps.ndim and reps.size != n and reps.size != 1:
-        raise RuntimeError("repeats must have the same size as input along dim, but got "
-                           "repeats.size(0) = %d and input.size(%d) = %d" % (reps.size, d, n))
-    if np.any(reps < 0):
-        raise RuntimeError("repeats can not be negative")
-    idx = np.repeat(np.arange(n, dtype=np.int64), reps.reshape(-1) if reps.ndim else int(reps))
-    return index_select(input, d, Tensor._wrap(idx))
-
-
 def broadcast_to(input, size):
     """``expand(size)``."""
     return expand(input, size)
@@ -1095,7 +1176,6 @@ def broadcast_to(input, size):
 
 def broadcast_shapes(*shapes):
     """The shape that ``shapes`` broadcast to (torch's error message on mismatch)."""
-    from ..tensor import Size
     out = ()
     for s in shapes:
         s = (s,) if isinstance(s, (int, np.integer)) else tuple(s)
@@ -1110,7 +1190,6 @@ def broadcast_shapes(*shapes):
 
 def broadcast_tensors(*tensors):
     """Expand all tensors to their common broadcast shape (views)."""
-    from ._util import check_shapes_broadcast
     tensors = _dims_arg(tensors)
     shape = ()
     for t in tensors:
@@ -1122,7 +1201,6 @@ def meshgrid(*tensors, indexing=None):
     """Coordinate grids from 1-D tensors (``indexing='ij'`` by default, or ``'xy'``)."""
     tensors = list(_dims_arg(tensors))
     if indexing is None:
-        import warnings
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
                       "indexing argument.", UserWarning, stacklevel=2)
         indexing = "ij"
@@ -1144,22 +1222,3 @@ def meshgrid(*tensors, indexing=None):
     if swap:
         out[0], out[1] = out[1], out[0]
     return tuple(out)
-
-
-def unfold(input, dimension, size, step):
-    """Windows of ``size`` taken every ``step`` along ``dimension``, as a new last dim."""
-    from .indexing import index_select
-    n = input._array.ndim
-    d = wrap_dim(dimension, n, "unfold") if n else 0
-    length = input._array.shape[d] if n else 1
-    if size > length:
-        raise RuntimeError("maximum size for tensor at dimension %d is %d but size is %d"
-                           % (d, length, size))
-    if step <= 0:
-        raise RuntimeError("step is %d but must be > 0" % step)
-    count = (length - size) // step + 1
-    idx = (np.arange(count)[:, None] * step + np.arange(size)[None, :]).reshape(-1)
-    x = index_select(input, d, Tensor._wrap(idx.astype(np.int64)))
-    shape = input._array.shape
-    x = reshape(x, shape[:d] + (count, size) + shape[d + 1:])
-    return movedim(x, d + 1, -1)

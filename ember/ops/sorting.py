@@ -7,7 +7,8 @@ import numpy as np
 from .. import return_types as _rt
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import wrap_dim
+from ._util import get_array_module, wrap_dim, xp_of
+from .shape import unsqueeze
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive",
            "searchsorted", "bucketize"]
@@ -194,54 +195,80 @@ def _quick_select(v, k):
             hi = j - 1
 
 
+def _along(arr, axis, start, stop):
+    """``arr[..., start:stop, ...]`` with the slice on ``axis`` (a view)."""
+    return arr[(slice(None),) * axis + (slice(start, stop),)]
+
+
+def _ranks(rows):
+    """Per row of the 2-D ``rows``: int64 ranks of its values (equal values share one; nan is
+    the largest, all nans equal), the ranks in sorted order and the stable sorting order."""
+    xp = get_array_module(rows)
+    order = xp.argsort(rows, axis=-1, kind="stable")
+    s = xp.take_along_axis(rows, order, axis=-1)
+    new = s[:, 1:] != s[:, :-1]
+    if s.dtype.kind in "fc":
+        new &= ~(xp.isnan(s[:, 1:]) & xp.isnan(s[:, :-1]))
+    dense = xp.concatenate((xp.zeros((s.shape[0], 1), dtype=np.int64),
+                            xp.cumsum(new, axis=-1, dtype=np.int64)), axis=-1)
+    ranks = xp.empty_like(dense)
+    xp.put_along_axis(ranks, order, dense, axis=-1)
+    return ranks, dense, order
+
+
 def _keyed_rows(arr, axis, descending):
-    """Rows along ``axis`` as int ranks (nan largest, all nans equal), negated if descending."""
-    rows = np.moveaxis(arr, axis, -1).reshape(-1, arr.shape[axis])
-    keys = np.empty(rows.shape, dtype=np.int64)
-    for r, row in enumerate(rows):
-        keys[r] = np.unique(row, return_inverse=True)[1].reshape(-1)
-    return -keys if descending else keys
+    """Rows along ``axis`` as int ranks (nan largest, all nans equal), negated if descending,
+    and the same keys sorted (ascending) per row."""
+    xp = get_array_module(arr)
+    rows = xp.moveaxis(arr, axis, -1).reshape(-1, arr.shape[axis])
+    keys, sorted_keys, _ = _ranks(rows)
+    if descending:
+        return -keys, -sorted_keys[:, ::-1]
+    return keys, sorted_keys
 
 
 def _tied(sorted_keys):
     """Per row: whether two neighbours of the sorted keys are equal."""
+    xp = get_array_module(sorted_keys)
     if sorted_keys.shape[-1] < 2:
-        return np.zeros(sorted_keys.shape[:-1], dtype=bool)
-    return np.any(sorted_keys[..., 1:] == sorted_keys[..., :-1], axis=-1)
+        return xp.zeros(sorted_keys.shape[:-1], dtype=bool)
+    return xp.any(sorted_keys[..., 1:] == sorted_keys[..., :-1], axis=-1)
 
 
 def _torch_order(arr, axis, descending, select=None, k=None, sorted_=True):
     """The indices torch's CPU kernel leaves along ``axis``: ``select`` is None (sort), "topk"
     (the first ``k``) or "kth" (the ``k``-th smallest, 0-based, as a size-1 axis)."""
+    xp = get_array_module(arr)
     idx = _argsort(arr, axis, descending)
     n = arr.shape[axis] if arr.ndim else 1
-    if select == "topk":
-        idx = np.take(idx, np.arange(k), axis=axis) if arr.ndim else idx
-    elif select == "kth":
-        idx = np.take(idx, [k], axis=axis) if arr.ndim else idx
+    if select == "topk" and arr.ndim:
+        idx = _along(idx, axis, 0, k).copy()
+    elif select == "kth" and arr.ndim:
+        idx = _along(idx, axis, k, k + 1).copy()
     if arr.ndim == 0 or arr.size == 0 or n < 2 or (select is None and n <= 16):
         return idx
-    keys = _keyed_rows(arr, axis, descending)
-    skeys = np.sort(keys, axis=-1)
+    keys, skeys = _keyed_rows(arr, axis, descending)
+    rows = keys.shape[0]
     if select is None:
         todo = _tied(skeys)
     elif select == "topk":
         partial = k * 64 <= n
         todo = _tied(skeys[:, :min(k + 1, n)]) if sorted_ or partial or k <= 1 else \
-            np.ones(len(keys), dtype=bool)
+            xp.ones(rows, dtype=bool)
         if k == 0:
             todo[:] = False
     else:
-        todo = np.zeros(len(keys), dtype=bool)
+        todo = xp.zeros(rows, dtype=bool)
         if k > 0:
             todo |= skeys[:, k] == skeys[:, k - 1]
         if k + 1 < n:
             todo |= skeys[:, k] == skeys[:, k + 1]
     if not todo.any():
         return idx
-    moved = np.moveaxis(idx, axis, -1)
+    moved = xp.moveaxis(idx, axis, -1)
     out = moved.reshape(-1, moved.shape[-1]).copy()
-    for r in np.flatnonzero(todo):
+    # NOTE: the replay runs in Python on the tied rows only, their keys fetched as lists.
+    for r in xp.flatnonzero(todo).tolist():
         v = list(zip(keys[r].tolist(), range(n)))
         if select is None:
             _std_sort(v, 0, n)
@@ -257,64 +284,96 @@ def _torch_order(arr, axis, descending, select=None, k=None, sorted_=True):
         else:
             _quick_select(v, k)
             v = v[k:k + 1]
-        out[r] = [p[1] for p in v]
-    return np.moveaxis(out.reshape(moved.shape), -1, axis)
+        out[r] = xp.asarray([p[1] for p in v], dtype=out.dtype)
+    return xp.moveaxis(out.reshape(moved.shape), -1, axis)
 
 
 def _argsort(arr, axis, descending):
     """Stable argsort along ``axis``; NaN sorts as the largest value, as in torch."""
+    xp = get_array_module(arr)
     if arr.ndim == 0:
-        return np.zeros((), dtype=np.int64)
+        return xp.zeros((), dtype=np.int64)
     if not descending:
-        return np.argsort(arr, axis=axis, kind="stable")
-    rev = np.flip(arr, axis)
+        return xp.argsort(arr, axis=axis, kind="stable")
+    rev = xp.flip(arr, axis)
     n = arr.shape[axis]
-    return np.flip(n - 1 - np.argsort(rev, axis=axis, kind="stable"), axis)
+    return xp.flip(n - 1 - xp.argsort(rev, axis=axis, kind="stable"), axis)
+
+
+class _ScatterDim(Function):
+    """Zeros of ``shape`` with ``grad`` put at ``indices`` (an int64 Tensor) along ``dim``:
+    the backward of picking values along a dim (sort, topk, max, median, ...)."""
+
+    node_name = "ScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, indices, dim, shape):
+        g = grad._array
+        xp = get_array_module(g)
+        out = xp.zeros(shape, dtype=g.dtype)
+        if out.size:
+            xp.put_along_axis(out, indices._array, g, axis=dim)
+        ctx.dim = dim
+        ctx.save_for_backward(indices)
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        indices, = ctx.saved_tensors
+        return _GatherDim.apply(grad_output, indices, ctx.dim), None, None, None
+
+
+class _GatherDim(Function):
+    """The values of ``a`` at ``indices`` (an int64 Tensor) along ``dim``."""
+
+    node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, a, indices, dim):
+        arr = a._array
+        ctx.dim = dim
+        ctx.save_for_backward(indices)
+        return Tensor._wrap(get_array_module(arr).take_along_axis(arr, indices._array, axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        indices, = ctx.saved_tensors
+        shape = ctx._input_meta(0)[0]
+        return _ScatterDim.apply(grad_output, indices, ctx.dim, shape), None, None
 
 
 class _Select(Function):
-    """Values picked from ``input`` at ``indices`` along ``dim`` (sort, topk, kthvalue)."""
+    """Values picked from ``input`` at ``indices`` (an int64 Tensor in keepdim layout) along
+    ``dim``: sort, topk and kthvalue, named apart by ``name`` (torch's node name)."""
 
     node_name = "SortBackward0"
 
     @staticmethod
-    def forward(ctx, a, dim, idx, keepdim):
+    def forward(ctx, a, dim, indices, keepdim, name):
+        ctx.set_node_name(name)
         arr = a._array
         ctx.dim, ctx.keepdim = dim, keepdim
-        ctx.idx = idx
+        ctx.save_for_backward(indices)
         if arr.ndim == 0:
             return Tensor._wrap(arr.copy())
-        out = np.take_along_axis(arr, idx, axis=dim)
+        out = get_array_module(arr).take_along_axis(arr, indices._array, axis=dim)
         if not keepdim:
             out = out.squeeze(dim)
         return Tensor._wrap(out)
 
     @staticmethod
     def backward(ctx, grad_output):
-        from .indexing import Scatter
-        from .shape import unsqueeze
-        shape, dtype = ctx._input_meta(0)
+        indices, = ctx.saved_tensors
+        shape = ctx._input_meta(0)[0]
         if not shape:
-            return grad_output, None, None, None
+            return grad_output, None, None, None, None
         g = grad_output if ctx.keepdim else unsqueeze(grad_output, ctx.dim)
-        zeros = Tensor._wrap(np.zeros(shape, dtype))
-        return Scatter.apply(zeros, ctx.dim, Tensor._wrap(ctx.idx), g, None), None, None, None
+        return _ScatterDim.apply(g, indices, ctx.dim, shape), None, None, None, None
 
 
-class _SortValues(_Select):
-    node_name = "SortBackward0"
-
-
-class _TopkValues(_Select):
-    node_name = "TopkBackward0"
-
-
-class _KthValues(_Select):
-    node_name = "KthvalueBackward0"
-
-
-def _pick(cls, input, dim, idx, keepdim=True):
-    return cls.apply(input, dim, idx, keepdim)
+def _indices(idx):
+    """The int64 indices Tensor of an index array."""
+    return Tensor._wrap(idx.astype(np.int64))
 
 
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):
@@ -331,7 +390,8 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     arr = input._array
     d = wrap_dim(dim, arr.ndim, "sort")
     idx = _argsort(arr, d, descending) if stable else _torch_order(arr, d, descending)
-    return _sort_rt(_pick(_SortValues, input, d, idx), Tensor._wrap(idx.astype(np.int64)))
+    ind = _indices(idx)
+    return _sort_rt(_Select.apply(input, d, ind, True, "SortBackward0"), ind)
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
@@ -339,7 +399,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     d = wrap_dim(dim, input._array.ndim, "argsort")
     arr = input._array
     idx = _argsort(arr, d, descending) if stable else _torch_order(arr, d, descending)
-    return Tensor._wrap(idx.astype(np.int64))
+    return _indices(idx)
 
 
 def msort(input, *, out=None):
@@ -356,8 +416,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         raise RuntimeError("selected index k out of range")
     if arr.dtype == np.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
-    idx = _torch_order(arr, d, largest, "topk", k, sorted)
-    return _topk_rt(_pick(_TopkValues, input, d, idx), Tensor._wrap(idx.astype(np.int64)))
+    ind = _indices(_torch_order(arr, d, largest, "topk", k, sorted))
+    return _topk_rt(_Select.apply(input, d, ind, True, "TopkBackward0"), ind)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
@@ -367,22 +427,23 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     n = arr.shape[d] if arr.ndim else 1
     if k < 1 or k > n:
         raise IndexError("kthvalue(): selected number k out of range for dimension %d" % d)
-    idx = _torch_order(arr, d, False, "kth", k - 1)
-    values = _pick(_KthValues, input, d, idx, keepdim)
+    ind = _indices(_torch_order(arr, d, False, "kth", k - 1))
+    values = _Select.apply(input, d, ind, keepdim, "KthvalueBackward0")
     if arr.ndim and not keepdim:
-        idx = idx.squeeze(d)
-    return _kthvalue_rt(values, Tensor._wrap(idx.astype(np.int64)))
+        ind = Tensor._wrap(ind._array.squeeze(d))
+    return _kthvalue_rt(values, ind)
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values (sorted), optionally with inverse indices and counts."""
     arr = input._array
+    xp = xp_of(input)
     if dim is None:
-        vals, inv, counts = np.unique(arr.reshape(-1), return_inverse=True, return_counts=True)
+        vals, inv, counts = xp.unique(arr.reshape(-1), return_inverse=True, return_counts=True)
         inv = inv.reshape(arr.shape)
     else:
         d = wrap_dim(dim, arr.ndim, "unique")
-        vals, inv, counts = np.unique(arr, return_inverse=True, return_counts=True, axis=d)
+        vals, inv, counts = xp.unique(arr, return_inverse=True, return_counts=True, axis=d)
         inv = inv.reshape(-1)
     out = [Tensor._wrap(vals)]
     if return_inverse:
@@ -395,26 +456,27 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse runs of equal consecutive values (or slices along ``dim``)."""
     arr = input._array
+    xp = xp_of(input)
     if dim is None:
         flat = arr.reshape(-1)
-        change = np.ones(flat.size, dtype=bool)
+        change = xp.ones(flat.size, dtype=bool)
         change[1:] = flat[1:] != flat[:-1]
         vals = flat[change]
         inv_shape = arr.shape
     else:
         d = wrap_dim(dim, arr.ndim, "unique_consecutive")
-        moved = np.moveaxis(arr, d, 0)
+        moved = xp.moveaxis(arr, d, 0)
         flat = moved.reshape(moved.shape[0], -1)
-        change = np.ones(flat.shape[0], dtype=bool)
-        change[1:] = np.any(flat[1:] != flat[:-1], axis=1)
-        vals = np.moveaxis(moved[change], 0, d)
+        change = xp.ones(flat.shape[0], dtype=bool)
+        change[1:] = xp.any(flat[1:] != flat[:-1], axis=1)
+        vals = xp.moveaxis(moved[change], 0, d)
         inv_shape = (arr.shape[d],)
-    out = [Tensor._wrap(np.ascontiguousarray(vals))]
+    out = [Tensor._wrap(xp.ascontiguousarray(vals))]
     if return_inverse:
-        out.append(Tensor._wrap((np.cumsum(change) - 1).astype(np.int64).reshape(inv_shape)))
+        out.append(Tensor._wrap((xp.cumsum(change) - 1).astype(np.int64).reshape(inv_shape)))
     if return_counts:
-        starts = np.flatnonzero(change)
-        out.append(Tensor._wrap(np.diff(np.append(starts, change.size)).astype(np.int64)))
+        bounds = xp.flatnonzero(xp.concatenate((change, xp.ones(1, dtype=bool))))
+        out.append(Tensor._wrap(xp.diff(bounds).astype(np.int64)))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -422,8 +484,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                  sorter=None, out=None):
     """Indices where ``input`` values would be inserted to keep ``sorted_sequence`` sorted."""
     seq = sorted_sequence._array
+    xp = xp_of(sorted_sequence)
     scalar = not isinstance(input, Tensor)
-    vals = np.asarray(input) if scalar else input._array
+    vals = xp.asarray(input) if scalar else input._array
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError("torch.searchsorted(): side can only be 'left' or 'right' but got "
@@ -433,10 +496,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                                "got side of left while right was True")
         right = side == "right"
     if sorter is not None:
-        seq = np.take_along_axis(seq, sorter._array, axis=-1)
+        seq = xp.take_along_axis(seq, sorter._array, axis=-1)
     how = "right" if right else "left"
     if seq.ndim == 1:
-        res = np.searchsorted(seq, vals, side=how)
+        res = xp.searchsorted(seq, vals, side=how)
     else:
         if seq.shape[:-1] != vals.shape[:-1]:
             raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or "
@@ -445,9 +508,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                                "value tensor %s" % (list(seq.shape), list(vals.shape)))
         s2 = seq.reshape(-1, seq.shape[-1])
         v2 = vals.reshape(-1, vals.shape[-1])
-        res = np.stack([np.searchsorted(a, b, side=how) for a, b in zip(s2, v2)])
+        res = xp.stack([xp.searchsorted(a, b, side=how) for a, b in zip(s2, v2)])
         res = res.reshape(vals.shape)
-    return Tensor._wrap(np.asarray(res, dtype=np.int32 if out_int32 else np.int64))
+    return Tensor._wrap(xp.asarray(res, dtype=np.int32 if out_int32 else np.int64))
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):

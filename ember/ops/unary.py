@@ -1,12 +1,14 @@
 """Element-wise functions of one tensor: exp, log, sqrt, abs, relu, sigmoid, tanh, clamp, ..."""
+import math
+
 import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
-from ..autograd.grad_mode import state as _grad
+from ..backend import errstate, get_array_module, same_device
 from ..tensor import Tensor
 from ._inplace import inplace
-from ._util import INT_OF_SIZE, keep_where, needs_float
+from ._util import INT_OF_SIZE, keep_where, needs_float, sum_to, xp_of
 
 __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "abs", "absolute", "relu",
            "sigmoid", "tanh", "sin", "cos", "clamp", "clip", "clamp_min", "clamp_max",
@@ -22,7 +24,7 @@ __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "abs", "absolute", "
 
 
 def _quiet():
-    return np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore")
+    return errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
 
 class Exp(Function):
@@ -31,7 +33,7 @@ class Exp(Function):
     @staticmethod
     def forward(ctx, a):
         with _quiet():
-            out = Tensor._wrap(np.exp(needs_float(a._array)))
+            out = Tensor._wrap(xp_of(a).exp(needs_float(a._array)))
         ctx.save_for_backward(out)
         return out
 
@@ -48,7 +50,7 @@ class Log(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         with _quiet():
-            return Tensor._wrap(np.log(needs_float(a._array)))
+            return Tensor._wrap(xp_of(a).log(needs_float(a._array)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -63,7 +65,7 @@ class Log1p(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         with _quiet():
-            return Tensor._wrap(np.log1p(needs_float(a._array)))
+            return Tensor._wrap(xp_of(a).log1p(needs_float(a._array)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -77,7 +79,7 @@ class Expm1(Function):
     @staticmethod
     def forward(ctx, a):
         with _quiet():
-            out = Tensor._wrap(np.expm1(needs_float(a._array)))
+            out = Tensor._wrap(xp_of(a).expm1(needs_float(a._array)))
         ctx.save_for_backward(out)
         return out
 
@@ -93,7 +95,7 @@ class Sqrt(Function):
     @staticmethod
     def forward(ctx, a):
         with _quiet():
-            out = Tensor._wrap(np.sqrt(needs_float(a._array)))
+            out = Tensor._wrap(xp_of(a).sqrt(needs_float(a._array)))
         ctx.save_for_backward(out)
         return out
 
@@ -109,7 +111,7 @@ class Rsqrt(Function):
     @staticmethod
     def forward(ctx, a):
         with _quiet():
-            out = Tensor._wrap(1 / np.sqrt(needs_float(a._array)))
+            out = Tensor._wrap(1 / xp_of(a).sqrt(needs_float(a._array)))
         ctx.save_for_backward(out)
         return out
 
@@ -125,7 +127,7 @@ class Abs(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return Tensor._wrap(np.abs(a._array))
+        return Tensor._wrap(xp_of(a).abs(a._array))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -139,27 +141,31 @@ class Relu(Function):
     @staticmethod
     def forward(ctx, a):
         arr = a._array
-        out = Tensor._wrap(np.maximum(arr, 0))    # (a Python 0 keeps the dtype; bool is refused)
+        out = Tensor._wrap(xp_of(a).maximum(arr, 0))    # (a Python 0 keeps the dtype)
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, grad_output):
         out, = ctx.saved_tensors
-        if not _grad.enabled:   # NOTE: no double backward asked: the array formula directly
-            return Tensor._wrap(_relu_grad(grad_output._array, out._array))
         return ReluGrad.apply(grad_output, out)   # NOTE: gradient 0 at 0, as torch
+
+    @staticmethod
+    def array_backward(ctx, grad_output):
+        out, = ctx.saved_tensors
+        return Tensor._wrap(_relu_grad(grad_output._array, out._array))
 
 
 def _relu_grad(g, out):
     """``g`` with +0 where ``out <= 0`` (torch's test: a NaN output passes its gradient)."""
     if g.dtype.kind != "f" or g.shape != out.shape or g.size < 2048:
-        res = np.array(g)    # (a copy and a masked store: faster than np.where on small arrays)
-        res[np.less_equal(out, 0)] = 0
+        res = g.copy()    # (a copy and a masked store: faster than where on small arrays)
+        res[out <= 0] = 0
         return res
     # NOTE: as keep_where, a bit mask, built in the result's own buffer (no bool temporaries).
+    xp = get_array_module(g)
     it = INT_OF_SIZE[g.itemsize]
-    m = np.less_equal(out, 0, out=np.empty(g.shape, it), casting="unsafe")
+    m = xp.less_equal(out, 0, out=xp.empty(g.shape, it), casting="unsafe")
     m -= 1
     m &= g.view(it)
     return m.view(g.dtype)
@@ -179,7 +185,8 @@ class ReluGrad(Function):
     def backward(ctx, grad):
         out, = ctx.saved_tensors
         # NOTE: as torch, a zero (not a missing) gradient for out: leaves behind it get .grad.
-        zero = Tensor._wrap(np.zeros_like(out._array)) if ctx.needs_input_grad[1] else None
+        zero = Tensor._wrap(xp_of(out).zeros_like(out._array)) if ctx.needs_input_grad[1] \
+            else None
         return ReluGrad.apply(grad, out), zero
 
 
@@ -190,12 +197,13 @@ class MaskGrad(Function):
 
     @staticmethod
     def forward(ctx, grad_output, mask):
-        ctx.mask = mask
+        ctx.save_for_backward(mask)
         return Tensor._wrap(keep_where(mask._array, grad_output._array))
 
     @staticmethod
     def backward(ctx, grad):
-        return MaskGrad.apply(grad, ctx.mask), None
+        mask, = ctx.saved_tensors
+        return MaskGrad.apply(grad, mask), None
 
 
 class Sigmoid(Function):
@@ -204,10 +212,11 @@ class Sigmoid(Function):
     @staticmethod
     def forward(ctx, a):
         x = needs_float(a._array)
+        xp = xp_of(a)
         with _quiet():
             # NOTE: exp of -|x| only, so large |x| never overflows.
-            e = np.exp(-np.abs(x))
-            out = np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+            e = xp.exp(-xp.abs(x))
+            out = xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
         out = Tensor._wrap(out)
         ctx.save_for_backward(out)
         return out
@@ -223,7 +232,7 @@ class Tanh(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = Tensor._wrap(np.tanh(needs_float(a._array)))
+        out = Tensor._wrap(xp_of(a).tanh(needs_float(a._array)))
         ctx.save_for_backward(out)
         return out
 
@@ -239,7 +248,7 @@ class Sin(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return Tensor._wrap(np.sin(needs_float(a._array)))
+        return Tensor._wrap(xp_of(a).sin(needs_float(a._array)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -253,7 +262,7 @@ class Cos(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return Tensor._wrap(np.cos(needs_float(a._array)))
+        return Tensor._wrap(xp_of(a).cos(needs_float(a._array)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -268,13 +277,19 @@ _FLOAT_MAX = {np.dtype(np.float16): ("c10::Half", 65504.0),
 
 
 class Clamp(Function):
+    """``input`` limited to ``[lo, hi]`` (either may be None, a number or a tensor).
+
+    ``op`` ("clamp", "clamp_min" or "clamp_max") only names the node as torch does.
+    """
+
     node_name = "ClampBackward1"
 
     @staticmethod
-    def forward(ctx, a, lo, hi):
+    def forward(ctx, a, lo, hi, op):
         arr = a._array
         lo_a = lo._array if isinstance(lo, Tensor) else lo
         hi_a = hi._array if isinstance(hi, Tensor) else hi
+        xp = xp_of(a)
         if arr.dtype.kind == "f" and type(lo_a) in _NUMBER and type(hi_a) in _NUMBER:
             d = arr.dtype    # the common case: a float tensor between Python numbers
             name, big = _FLOAT_MAX.get(d, (None, _INF))
@@ -283,21 +298,32 @@ class Clamp(Function):
                 raise RuntimeError("value cannot be converted to type %s without overflow"
                                    % name)
             if hi_a is None:    # (a Python number keeps the array's float dtype)
-                out = np.maximum(arr, lo_a)
+                out = xp.maximum(arr, lo_a)
             else:
-                out = np.minimum(arr if lo_a is None else np.maximum(arr, lo_a), hi_a)
+                out = xp.minimum(arr if lo_a is None else xp.maximum(arr, lo_a), hi_a)
             ctx.save_for_backward(a, None, None)
             ctx.bounds = (lo, hi)
+            if op != "clamp":
+                ctx.set_node_name(_CLAMP_NAMES[op, False])
             return Tensor._wrap(out)
         d = _dt.result_type(*[x for x in (a, lo, hi) if x is not None]).np
         out = arr if arr.dtype == d else arr.astype(d)
+        by_tensor = isinstance(lo, Tensor) or isinstance(hi, Tensor)
         if lo_a is not None:
-            out = np.maximum(out, np.asarray(lo_a, dtype=d))
+            if by_tensor:
+                same_device(arr, lo_a)
+            out = xp.maximum(out, xp.asarray(lo_a, dtype=d))
         if hi_a is not None:
-            out = np.minimum(out, np.asarray(hi_a, dtype=d))
+            if by_tensor:
+                same_device(arr, hi_a)
+            out = xp.minimum(out, xp.asarray(hi_a, dtype=d))
         ctx.save_for_backward(a, lo if isinstance(lo, Tensor) else None,
                               hi if isinstance(hi, Tensor) else None)
-        ctx.bounds = (lo, hi)
+        # (the number bounds only: tensor bounds are saved above)
+        ctx.bounds = (None if isinstance(lo, Tensor) else lo,
+                      None if isinstance(hi, Tensor) else hi)
+        if by_tensor or op != "clamp":
+            ctx.set_node_name(_CLAMP_NAMES[op, by_tensor])
         return Tensor._wrap(out if out is not arr else out.copy())
 
     @staticmethod
@@ -306,15 +332,8 @@ class Clamp(Function):
         lo, hi = ctx.bounds
         if lo_t is None and hi_t is None:
             # Python-number bounds: the mask needs no graph, so it is computed on the array.
-            arr = a._array
-            if lo is not None and hi is not None:
-                keep = (arr >= lo) & (arr <= hi)
-            else:
-                keep = (arr >= lo) if lo is not None else (arr <= hi)
-            if not _grad.enabled:   # NOTE: no double backward asked: the array directly
-                return Tensor._wrap(keep_where(keep, grad_output._array)), None, None
-            return MaskGrad.apply(grad_output, Tensor._wrap(keep)), None, None
-        from ._util import sum_to
+            keep = _clamp_keep(a._array, lo, hi)
+            return MaskGrad.apply(grad_output, Tensor._wrap(keep)), None, None, None
         from .comparison import where
         lo = lo_t if lo_t is not None else lo
         hi = hi_t if hi_t is not None else hi
@@ -332,58 +351,66 @@ class Clamp(Function):
         ga = sum_to(where(keep, grad_output, 0.0), ctx._input_meta(0)[0]) if need[0] else None
         glo = sum_to(where(to_lo, grad_output, 0.0), ctx._input_meta(1)[0]) if need[1] else None
         ghi = sum_to(where(to_hi, grad_output, 0.0), ctx._input_meta(2)[0]) if need[2] else None
-        return ga, glo, ghi
+        return ga, glo, ghi, None
+
+    @staticmethod
+    def array_backward(ctx, grad_output):
+        a, lo_t, hi_t = ctx.saved_tensors
+        if lo_t is None and hi_t is None:
+            keep = _clamp_keep(a._array, *ctx.bounds)
+            return Tensor._wrap(keep_where(keep, grad_output._array)), None, None, None
+        return Clamp.backward(ctx, grad_output)
 
 
-class ClampTensor(Clamp):
-    node_name = "ClampBackward0"
+def _clamp_keep(arr, lo, hi):
+    """Where ``arr`` lies in ``[lo, hi]`` (number bounds, either None): clamp passes the
+    gradient there, the boundary included."""
+    if lo is not None and hi is not None:
+        return (arr >= lo) & (arr <= hi)
+    return (arr >= lo) if lo is not None else (arr <= hi)
 
 
-class ClampMin(Clamp):
-    node_name = "ClampMinBackward0"
-
-
-class ClampMax(Clamp):
-    node_name = "ClampMaxBackward0"
-
-
-def _clamp(fn, input, lo, hi):
-    if isinstance(lo, Tensor) or isinstance(hi, Tensor):
-        return ClampTensor.apply(input, lo, hi)
-    return fn.apply(input, lo, hi)
+# torch's node names of clamp's variants: (op, a tensor bound) -> name (clamp with numbers is
+# the Function's own, ClampBackward1)
+_CLAMP_NAMES = {("clamp", True): "ClampBackward0",
+                ("clamp_min", False): "ClampMinBackward0", ("clamp_min", True): "ClampMinBackward1",
+                ("clamp_max", False): "ClampMaxBackward0", ("clamp_max", True): "ClampMaxBackward1"}
 
 
 class _ZeroGrad(Function):
     """Piecewise-constant functions (floor, ceil, round, trunc, sign): gradient zero."""
 
     node_name = "FloorBackward0"
-    fn = None
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output * 0
+        return grad_output * 0, None    # (the second for ``name``, when given)
 
 
-def _zero_grad_op(name, np_fn, node):
-    def forward(ctx, a):
-        return Tensor._wrap(np_fn(a._array))
+def _zero_grad_op(name, kernel, node):
+    """A _ZeroGrad Function computing ``kernel(xp, array)``; ``apply(a, name)`` names the node
+    ``name`` (a variant torch names apart, e.g. sgn of sign)."""
+    def forward(ctx, a, name=None):
+        if name is not None:
+            ctx.set_node_name(name)
+        return Tensor._wrap(kernel(xp_of(a), a._array))
     return type(name, (_ZeroGrad,), {"node_name": node, "forward": staticmethod(forward)})
 
 
-Floor = _zero_grad_op("Floor", np.floor, "FloorBackward0")
-Ceil = _zero_grad_op("Ceil", np.ceil, "CeilBackward0")
-Trunc = _zero_grad_op("Trunc", np.trunc, "TruncBackward0")
-def _sign(arr):
+def _sign(xp, arr):
     if arr.dtype == np.bool_:
         return arr.copy()
-    out = np.sign(arr)
+    out = xp.sign(arr)
     if arr.dtype.kind == "f":
-        out = np.where(np.isnan(arr), arr.dtype.type(0), out)   # NOTE: torch's sign(nan) is 0
+        out = xp.where(xp.isnan(arr), arr.dtype.type(0), out)   # NOTE: torch's sign(nan) is 0
     return out
 
 
+Floor = _zero_grad_op("Floor", lambda xp, x: xp.floor(x), "FloorBackward0")
+Ceil = _zero_grad_op("Ceil", lambda xp, x: xp.ceil(x), "CeilBackward0")
+Trunc = _zero_grad_op("Trunc", lambda xp, x: xp.trunc(x), "TruncBackward0")
 Sign = _zero_grad_op("Sign", _sign, "SignBackward0")
-Round = _zero_grad_op("Round", np.round, "RoundBackward0")
+Round = _zero_grad_op("Round", lambda xp, x: xp.round(x), "RoundBackward0")
 
 
 def exp(input, *, out=None):
@@ -458,7 +485,7 @@ def clamp(input, min=None, max=None, *, out=None):
     """Limit values to ``[min, max]`` (either may be None, a number or a tensor)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return _clamp(Clamp, input, min, max)
+    return Clamp.apply(input, min, max, "clamp")
 
 
 clip = clamp
@@ -466,12 +493,12 @@ clip = clamp
 
 def clamp_min(input, min):
     """``max(input, min)`` element-wise."""
-    return _clamp(ClampMin, input, min, None)
+    return Clamp.apply(input, min, None, "clamp_min")
 
 
 def clamp_max(input, max):
     """``min(input, max)`` element-wise."""
-    return _clamp(ClampMax, input, None, max)
+    return Clamp.apply(input, None, max, "clamp_max")
 
 
 def _not_for_bool(input, kernel):
@@ -614,8 +641,9 @@ _TWO_OVER_SQRT_PI = 1.1283791670955126
 
 def _erf_f64(x):
     """erf in float64 to ~1e-15: a positive series below 3, erfc's continued fraction above."""
-    ax = np.abs(x)
-    out = np.empty_like(ax)
+    xp = get_array_module(x)
+    ax = xp.abs(x)
+    out = xp.empty_like(ax)
     small = ax < 3.0
     xs = ax[small]
     x2 = xs * xs
@@ -626,11 +654,11 @@ def _erf_f64(x):
         n += 1
         term = term * (2 * x2) / (2 * n + 1)
         total += term
-        if np.all(term <= total * 1e-17):
+        if bool((term <= total * 1e-17).all()):
             break
-    out[small] = _TWO_OVER_SQRT_PI * np.exp(-x2) * total
+    out[small] = _TWO_OVER_SQRT_PI * xp.exp(-x2) * total
     out[~small] = 1 - _erfc_large(ax[~small])
-    return np.copysign(out, x)
+    return xp.copysign(out, x)
 
 
 def _erfc_large(x):
@@ -639,13 +667,13 @@ def _erfc_large(x):
     with _quiet():
         for k in range(60, 0, -1):
             t = x + (k / 2) / t
-        return np.exp(-x * x) / (1.7724538509055159 * t)
+        return get_array_module(x).exp(-x * x) / (1.7724538509055159 * t)
 
 
 def _erfc_f64(x):
     out = 1 - _erf_f64(x)
     big = x >= 3.0
-    if np.any(big):
+    if bool(big.any()):
         out[big] = _erfc_large(x[big])
     return out
 
@@ -653,33 +681,36 @@ def _erfc_f64(x):
 def _erfinv_f64(y):
     """erfinv by a closed-form first guess refined with Newton steps on erf."""
     with _quiet():
-        w = np.log1p(-y * y)
+        xp = get_array_module(y)
+        w = xp.log1p(-y * y)
         a = 0.147
-        b = 2 / (np.pi * a) + w / 2
-        x = np.copysign(np.sqrt(np.sqrt(b * b - w / a) - b), y)
-        ok = np.abs(y) < 1
+        b = 2 / (math.pi * a) + w / 2
+        x = xp.copysign(xp.sqrt(xp.sqrt(b * b - w / a) - b), y)
+        ok = xp.abs(y) < 1
         for _ in range(5):
-            step = (_erf_f64(np.where(ok, x, 0)) - y) / (_TWO_OVER_SQRT_PI * np.exp(-x * x))
-            x = np.where(ok & np.isfinite(step), x - step, x)
-        x = np.where(np.abs(y) == 1, np.copysign(np.inf, y), x)
-        return np.where((np.abs(y) > 1) | np.isnan(y), np.nan, x)
+            step = (_erf_f64(xp.where(ok, x, 0)) - y) / (_TWO_OVER_SQRT_PI * xp.exp(-x * x))
+            x = xp.where(ok & xp.isfinite(step), x - step, x)
+        x = xp.where(xp.abs(y) == 1, xp.copysign(math.inf, y), x)
+        return xp.where((xp.abs(y) > 1) | xp.isnan(y), math.nan, x)
 
 
 def _float_fn(f64_fn):
-    """Run a float64 kernel on a float array and cast back to its dtype."""
-    def fn(arr):
+    """Run a float64 kernel on a float array and cast back to its dtype (a ``kernel(xp, x)``)."""
+    def fn(xp, arr):
         return f64_fn(arr.astype(np.float64).reshape(-1)).astype(arr.dtype).reshape(arr.shape)
     return fn
 
 
-def _unary(name, np_fn, node, grad, save="input"):
-    """A Function for ``np_fn`` whose backward is ``grad(grad_output, saved)`` (Tensor ops).
+def _unary(name, kernel, node, grad, save="input"):
+    """A Function for ``kernel(xp, array)`` whose backward is ``grad(grad_output, saved)``
+    (Tensor ops).
 
     ``save`` says what ``grad`` receives: the input (``"input"``) or the output (``"output"``).
     """
     def forward(ctx, a):
+        xp = xp_of(a)
         with _quiet():
-            out = Tensor._wrap(np.asarray(np_fn(needs_float(a._array))))
+            out = Tensor._wrap(xp.asarray(kernel(xp, needs_float(a._array))))
         ctx.save_for_backward(out if save == "output" else a)
         return out
 
@@ -690,19 +721,19 @@ def _unary(name, np_fn, node, grad, save="input"):
                                     "backward": staticmethod(backward)})
 
 
-Exp2 = _unary("Exp2", np.exp2, "Exp2Backward0", lambda g, out: g * out * _LN2, "output")
-Log2 = _unary("Log2", np.log2, "Log2Backward0", lambda g, a: g / (a * _LN2))
-Log10 = _unary("Log10", np.log10, "Log10Backward0", lambda g, a: g / (a * _LN10))
-Tan = _unary("Tan", np.tan, "TanBackward0", lambda g, out: g * (out * out + 1), "output")
-Asin = _unary("Asin", np.arcsin, "AsinBackward0", lambda g, a: g * rsqrt(1 - a * a))
-Acos = _unary("Acos", np.arccos, "AcosBackward0", lambda g, a: -g * rsqrt(1 - a * a))
-Atan = _unary("Atan", np.arctan, "AtanBackward0", lambda g, a: g / (a * a + 1))
-Sinh = _unary("Sinh", np.sinh, "SinhBackward0", lambda g, a: g * cosh(a))
-Cosh = _unary("Cosh", np.cosh, "CoshBackward0", lambda g, a: g * sinh(a))
-Asinh = _unary("Asinh", np.arcsinh, "AsinhBackward0", lambda g, a: g * rsqrt(a * a + 1))
-Acosh = _unary("Acosh", np.arccosh, "AcoshBackward0", lambda g, a: g * rsqrt(a * a - 1))
-Atanh = _unary("Atanh", np.arctanh, "AtanhBackward0", lambda g, a: g / (1 - a * a))
-Frac = _unary("Frac", lambda x: x - np.trunc(x), "FracBackward0", lambda g, a: g)
+Exp2 = _unary("Exp2", lambda xp, x: xp.exp2(x), "Exp2Backward0", lambda g, out: g * out * _LN2, "output")
+Log2 = _unary("Log2", lambda xp, x: xp.log2(x), "Log2Backward0", lambda g, a: g / (a * _LN2))
+Log10 = _unary("Log10", lambda xp, x: xp.log10(x), "Log10Backward0", lambda g, a: g / (a * _LN10))
+Tan = _unary("Tan", lambda xp, x: xp.tan(x), "TanBackward0", lambda g, out: g * (out * out + 1), "output")
+Asin = _unary("Asin", lambda xp, x: xp.arcsin(x), "AsinBackward0", lambda g, a: g * rsqrt(1 - a * a))
+Acos = _unary("Acos", lambda xp, x: xp.arccos(x), "AcosBackward0", lambda g, a: -g * rsqrt(1 - a * a))
+Atan = _unary("Atan", lambda xp, x: xp.arctan(x), "AtanBackward0", lambda g, a: g / (a * a + 1))
+Sinh = _unary("Sinh", lambda xp, x: xp.sinh(x), "SinhBackward0", lambda g, a: g * cosh(a))
+Cosh = _unary("Cosh", lambda xp, x: xp.cosh(x), "CoshBackward0", lambda g, a: g * sinh(a))
+Asinh = _unary("Asinh", lambda xp, x: xp.arcsinh(x), "AsinhBackward0", lambda g, a: g * rsqrt(a * a + 1))
+Acosh = _unary("Acosh", lambda xp, x: xp.arccosh(x), "AcoshBackward0", lambda g, a: g * rsqrt(a * a - 1))
+Atanh = _unary("Atanh", lambda xp, x: xp.arctanh(x), "AtanhBackward0", lambda g, a: g / (1 - a * a))
+Frac = _unary("Frac", lambda xp, x: x - xp.trunc(x), "FracBackward0", lambda g, a: g)
 Erf = _unary("Erf", _float_fn(_erf_f64), "ErfBackward0",
              lambda g, a: g * exp(-(a * a)) * _TWO_OVER_SQRT_PI)
 Erfc = _unary("Erfc", _float_fn(_erfc_f64), "ErfcBackward0",
@@ -710,8 +741,7 @@ Erfc = _unary("Erfc", _float_fn(_erfc_f64), "ErfcBackward0",
 # NOTE: saves the input and recomputes erfinv in backward, as torch (so an in-place op on the
 # result does not invalidate the graph).
 Erfinv = _unary("Erfinv", _float_fn(_erfinv_f64), "ErfinvBackward0",
-                lambda g, a: g * exp(erfinv(a) ** 2) * (np.sqrt(np.pi) / 2))
-Sgn = _zero_grad_op("Sgn", _sign, "SgnBackward0")
+                lambda g, a: g * exp(erfinv(a) ** 2) * (math.sqrt(math.pi) / 2))
 
 
 def exp2(input, *, out=None):
@@ -803,7 +833,7 @@ def erfinv(input, *, out=None):
 
 def sgn(input, *, out=None):
     """``sign`` (the same for real tensors; gradient zero)."""
-    return Sgn.apply(input)
+    return Sign.apply(input, "SgnBackward0")
 
 
 def positive(input):
@@ -817,12 +847,13 @@ class Logit(Function):
     @staticmethod
     def forward(ctx, a, eps):
         x = needs_float(a._array)
+        xp = xp_of(a)
         if eps is not None:
-            x = np.clip(x, eps, 1 - eps)
+            x = xp.clip(x, eps, 1 - eps)
         ctx.save_for_backward(a)
         ctx.eps = eps
         with _quiet():
-            return Tensor._wrap(np.asarray(np.log(x / (1 - x))))
+            return Tensor._wrap(xp.asarray(xp.log(x / (1 - x))))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -850,10 +881,11 @@ class NanToNum(Function):
         if arr.dtype.kind not in "fc":
             return Tensor._wrap(arr.copy())
         info = np.finfo(arr.dtype)
-        out = np.where(np.isnan(arr), arr.dtype.type(nan), arr)
-        out = np.where(np.isposinf(out), arr.dtype.type(info.max if posinf is None else posinf),
+        xp = xp_of(a)
+        out = xp.where(xp.isnan(arr), arr.dtype.type(nan), arr)
+        out = xp.where(xp.isposinf(out), arr.dtype.type(info.max if posinf is None else posinf),
                        out)
-        out = np.where(np.isneginf(out), arr.dtype.type(info.min if neginf is None else neginf),
+        out = xp.where(xp.isneginf(out), arr.dtype.type(info.min if neginf is None else neginf),
                        out)
         return Tensor._wrap(out.astype(arr.dtype, copy=False))
 

@@ -1,6 +1,5 @@
 """Adagrad: per-coordinate learning rates from the sum of squared gradients."""
-import numpy as np
-
+from ..ops._util import xp_of
 from .optimizer import Optimizer, _grad_array, _scalar_state, _with_weight_decay
 from ..tensor import Tensor
 
@@ -50,7 +49,7 @@ class Adagrad(Optimizer):
                 state = self.state[p]
                 state["step"] = _scalar_state()
                 state["sum"] = Tensor._wrap(
-                    np.full_like(p._array, group["initial_accumulator_value"]))
+                    xp_of(p).full_like(p._array, group["initial_accumulator_value"]))
 
     def _update(self, p, group, state):
         g = _with_weight_decay(_grad_array(p, group["maximize"]), p, group["weight_decay"])
@@ -59,6 +58,6 @@ class Adagrad(Optimizer):
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
         s = state["sum"]._array
         s += g * g
-        std = np.sqrt(s)
+        std = xp_of(p).sqrt(s)
         std += group["eps"]
         p._array += -clr * g / std

@@ -1,6 +1,7 @@
 """Adam and its shared update (also used by AdamW)."""
 import numpy as np
 
+from ..ops._util import xp_of
 from .optimizer import Optimizer, _grad_array, _lerp_, _scalar_state, _scratch, _zeros_like
 
 __all__ = ["Adam"]
@@ -81,25 +82,27 @@ def _adam_update(p, group, state, decoupled, opt=None):
     step_size = lr / (1 - beta1 ** step)
     bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
     pa = p._array
-    if opt is None or group["amsgrad"] or not (pa.flags.c_contiguous and m.flags.c_contiguous
-                                               and v.flags.c_contiguous):
+    xp = xp_of(p)
+    # The chunked loop is a CPU cache optimisation: on a GPU it would only add launches.
+    if opt is None or group["amsgrad"] or type(pa) is not np.ndarray or not (
+            pa.flags.c_contiguous and m.flags.c_contiguous and v.flags.c_contiguous):
         _lerp_(m, g, 1 - beta1)
         v *= beta2
         v += (1 - beta2) * g * g
         if group["amsgrad"]:
             v_max = state["max_exp_avg_sq"]._array
-            np.maximum(v_max, v, out=v_max)
+            xp.maximum(v_max, v, out=v_max)
             v = v_max
-        denom = np.sqrt(v)
+        denom = xp.sqrt(v)
         denom /= bias_correction2_sqrt
         denom += eps
-        update = np.multiply(m, -step_size)
+        update = xp.multiply(m, -step_size)
         update /= denom
         pa += update
         return
     # The same operations in torch's order, on chunks that stay in cache.
     n = pa.size
-    g, pa, m, v = np.ascontiguousarray(g).reshape(-1), pa.reshape(-1), m.reshape(-1), \
+    g, pa, m, v = xp.ascontiguousarray(g).reshape(-1), pa.reshape(-1), m.reshape(-1), \
         v.reshape(-1)
     w1, w2 = 1 - beta1, 1 - beta2
     eps_bc2, scale = eps * bias_correction2_sqrt, -step_size * bias_correction2_sqrt
@@ -110,12 +113,12 @@ def _adam_update(p, group, state, decoupled, opt=None):
         gb, mb, vb, pb, t1, t2 = g[i:j], m[i:j], v[i:j], pa[i:j], t1_all[:j - i], t2_all[:j - i]
         _lerp_(mb, gb, w1, t1)
         vb *= beta2
-        np.multiply(gb, w2, out=t1)
+        xp.multiply(gb, w2, out=t1)
         t1 *= gb
         vb += t1
         # NOTE: sqrt(v) / bc2 + eps == (sqrt(v) + eps * bc2) / bc2: one pass fewer.
-        np.sqrt(vb, out=t2)
+        xp.sqrt(vb, out=t2)
         t2 += eps_bc2
-        np.divide(mb, t2, out=t1)
+        xp.divide(mb, t2, out=t1)
         t1 *= scale
         pb += t1

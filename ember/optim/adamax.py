@@ -1,6 +1,5 @@
 """Adamax: Adam with the infinity norm."""
-import numpy as np
-
+from ..ops._util import xp_of
 from .adam import _check_adam_args
 from .optimizer import Optimizer, _grad_array, _lerp_, _scalar_state, _with_weight_decay
 from .optimizer import _zeros_like
@@ -48,8 +47,9 @@ class Adamax(Optimizer):
         m, u = state["exp_avg"]._array, state["exp_inf"]._array
         _lerp_(m, g, 1 - beta1)
         u *= beta2
-        bound = np.abs(g)
+        xp = xp_of(p)
+        bound = xp.abs(g)
         bound += group["eps"]
-        np.maximum(u, bound, out=u)
+        xp.maximum(u, bound, out=u)
         clr = group["lr"] / (1 - beta1 ** step)
         p._array += -clr * m / u

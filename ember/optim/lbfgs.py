@@ -1,7 +1,7 @@
 """L-BFGS with an optional strong-Wolfe line search (torch's port of minFunc)."""
-import numpy as np
-
 from ..autograd.grad_mode import enable_grad, no_grad
+from ..backend import get_array_module
+from ..ops._util import xp_of
 from ..tensor import Tensor
 from .optimizer import Optimizer
 
@@ -17,7 +17,7 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
     d2_square = d1 ** 2 - g1 * g2
     if d2_square >= 0:
-        d2 = np.sqrt(d2_square)
+        d2 = get_array_module(d2_square).sqrt(d2_square)
         if x1 <= x2:
             min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
         else:
@@ -32,7 +32,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
 
     Returns ``(f_new, g_new, t, number_of_function_evaluations)``.
     """
-    d_norm = np.abs(d).max()
+    d_norm = get_array_module(d).abs(d).max()
     g = g.copy()
     f_new, g_new = obj_func(x, t, d)
     ls_func_evals = 1
@@ -155,9 +155,10 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
 
     def _gather_flat_grad(self):
-        views = [np.zeros(p._array.size, p._array.dtype) if p._grad is None
+        xp = xp_of(self._params[0])
+        views = [xp.zeros(p._array.size, p._array.dtype) if p._grad is None
                  else p._grad._array.reshape(-1) for p in self._params]
-        return np.concatenate(views)
+        return xp.concatenate(views)
 
     def _add_grad(self, step_size, update):
         offset = 0
@@ -201,7 +202,8 @@ class LBFGS(Optimizer):
         current_evals = 1
         state["func_evals"] += 1
         flat_grad = self._gather_flat_grad()
-        if np.abs(flat_grad).max() <= tolerance_grad:
+        xp = get_array_module(flat_grad)
+        if xp.abs(flat_grad).max() <= tolerance_grad:
             return orig_loss
 
         d, t = _raw(state.get("d")), _raw(state.get("t"))
@@ -246,7 +248,7 @@ class LBFGS(Optimizer):
                 prev_flat_grad[...] = flat_grad
             prev_loss = loss
             if state["n_iter"] == 1:
-                t = min(1.0, 1.0 / np.abs(flat_grad).sum()) * lr
+                t = min(1.0, 1.0 / xp.abs(flat_grad).sum()) * lr
             else:
                 t = lr
             gtd = flat_grad.dot(d)
@@ -265,20 +267,20 @@ class LBFGS(Optimizer):
                 loss, flat_grad, t, ls_func_evals = _strong_wolfe(
                     obj_func, x_init, t, d, loss, flat_grad, gtd, max_ls=max_eval - current_evals)
                 self._add_grad(t, d)
-                opt_cond = np.abs(flat_grad).max() <= tolerance_grad
+                opt_cond = xp.abs(flat_grad).max() <= tolerance_grad
             else:
                 self._add_grad(t, d)
                 opt_cond = False
                 if n_iter != max_iter:
                     loss = float(closure())
                     flat_grad = self._gather_flat_grad()
-                    opt_cond = np.abs(flat_grad).max() <= tolerance_grad
+                    opt_cond = xp.abs(flat_grad).max() <= tolerance_grad
                     ls_func_evals = 1
             current_evals += ls_func_evals
             state["func_evals"] += ls_func_evals
             if n_iter == max_iter or current_evals >= max_eval or opt_cond:
                 break
-            if np.abs(d * t).max() <= tolerance_change:
+            if xp.abs(d * t).max() <= tolerance_change:
                 break
             if abs(loss - prev_loss) < tolerance_change:
                 break

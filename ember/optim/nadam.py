@@ -1,6 +1,5 @@
 """NAdam: Adam with Nesterov momentum."""
-import numpy as np
-
+from ..ops._util import xp_of
 from .adam import _check_adam_args
 from .optimizer import Optimizer, _grad_array, _lerp_, _scalar_state, _zeros_like
 
@@ -69,7 +68,7 @@ class NAdam(Optimizer):
         _lerp_(m, g, 1 - beta1)
         v *= beta2
         v += (1 - beta2) * g * g
-        denom = np.sqrt(v / (1 - beta2 ** step))
+        denom = xp_of(p).sqrt(v / (1 - beta2 ** step))
         denom += group["eps"]
         p._array += (-lr * (1.0 - mu) / (1.0 - mu_product)) * g / denom
         p._array += ((-lr * mu_next) / (1.0 - mu_product * mu_next)) * m / denom

@@ -7,6 +7,8 @@ from itertools import chain
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
+from ..backend import backend_for, backend_of, get_array_module, to_host
+from ..ops._util import xp_of
 from ..tensor import Tensor
 
 __all__ = ["Optimizer", "required"]
@@ -22,13 +24,18 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
+_cpu = backend_for("cpu")
+
+
 def _scalar_state(value=0.0):
-    """A 0-d float32 tensor, the type torch uses for ``state['step']``."""
-    return Tensor._wrap(np.array(value, dtype=np.float32))
+    """A 0-d float32 CPU tensor, what torch keeps as ``state['step']`` whatever the device of
+    the parameter (so reading the step never waits for a device)."""
+    return Tensor._wrap(_cpu.xp.asarray(value, dtype=np.float32))
 
 
 def _zeros_like(p):
-    return Tensor._wrap(np.zeros_like(p._array))
+    """Zeros shaped like ``p``, on its device: the optimizers' state buffers."""
+    return Tensor._wrap(xp_of(p).zeros_like(p._array))
 
 
 def _grad_array(p, maximize):
@@ -47,13 +54,14 @@ def _lerp_(a, b, w, tmp=None):
 
     ``tmp`` is an optional work array shaped like ``a``; with it no array is allocated.
     """
-    tmp = np.subtract(b, a, out=tmp)
+    xp = get_array_module(a)
+    tmp = xp.subtract(b, a, out=tmp)
     if w < 0.5:
         tmp *= w
         a += tmp
     else:
         tmp *= 1 - w
-        np.subtract(b, tmp, out=a)
+        xp.subtract(b, tmp, out=a)
     return a
 
 
@@ -63,10 +71,10 @@ def _scratch(opt, like, k=0):
     Reusing warm buffers instead of allocating temporaries is most of the speed of an update.
     """
     bufs = opt.__dict__.setdefault("_scratch", {})
-    key = (like.dtype.str, k)
+    key = (type(like), like.dtype.str, k)
     buf = bufs.get(key)
     if buf is None or buf.size < like.size:
-        buf = bufs[key] = np.empty(like.size, like.dtype)
+        buf = bufs[key] = get_array_module(like).empty(like.size, like.dtype)
     return buf[:like.size].reshape(like.shape)
 
 
@@ -259,16 +267,18 @@ class Optimizer:
 
 
 def _cast_state(p, name, value):
-    """A loaded state value as an ember Tensor: floating state takes ``p``'s dtype, as in torch."""
+    """A loaded state value as a new ember Tensor, as torch places it: ``step`` a float32 CPU
+    tensor, other tensors on ``p``'s device (floating ones in ``p``'s dtype)."""
     if hasattr(value, "detach") and not isinstance(value, Tensor):
-        value = np.array(value.detach().cpu().numpy())
+        value = value.detach().cpu().numpy()     # a torch tensor: its values, on the host
     if isinstance(value, np.ndarray):
         value = Tensor._wrap(value)
     if isinstance(value, Tensor):
-        arr = np.array(value._array, copy=True)
+        arr = value._array
         if name == "step":
-            arr = arr.astype(np.float32)
-        elif arr.dtype.kind == "f":
-            arr = arr.astype(p._array.dtype)
-        return Tensor._wrap(arr)
+            return Tensor._wrap(to_host(arr).astype(np.float32))
+        b = backend_of(p._array)
+        # astype copies: the loaded state never shares memory with the state dict.
+        arr = arr.astype(p._array.dtype if arr.dtype.kind == "f" else arr.dtype)
+        return Tensor._wrap(arr if type(arr) is b.array_type else b.asarray(arr))
     return value

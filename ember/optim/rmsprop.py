@@ -1,6 +1,5 @@
 """RMSprop, plain or centered, with optional momentum."""
-import numpy as np
-
+from ..ops._util import xp_of
 from .optimizer import Optimizer, _grad_array, _lerp_, _scalar_state, _with_weight_decay
 from .optimizer import _zeros_like
 
@@ -64,9 +63,9 @@ class RMSprop(Optimizer):
         v += (1 - alpha) * g * g
         if group["centered"]:
             gm = _lerp_(state["grad_avg"]._array, g, 1 - alpha)
-            avg = np.sqrt(v - gm * gm)
+            avg = xp_of(p).sqrt(v - gm * gm)
         else:
-            avg = np.sqrt(v)
+            avg = xp_of(p).sqrt(v)
         avg += group["eps"]
         if group["momentum"] > 0:
             buf = state["momentum_buffer"]._array

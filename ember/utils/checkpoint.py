@@ -4,6 +4,9 @@ ember implements torch's non-reentrant variant (``use_reentrant=False``) with
 :class:`~ember.autograd.graph.saved_tensors_hooks`: the forward builds the usual graph, but each
 tensor saved inside the segment is replaced by a slot number; the first time backward needs one,
 the segment is run again from its inputs and the tensors it saves fill the slots.
+
+``preserve_rng_state`` saves and restores the one global Generator: ember draws random numbers
+on the host for every device, so there is no per-device (CUDA) state to keep, unlike torch.
 """
 import warnings
 

@@ -1,17 +1,39 @@
 """Layer parity with PyTorch: same state_dict keys, outputs and every gradient.
 
 Each case builds the layer in both libraries, copies torch's state_dict into ember, runs the
-same inputs and back-propagates one random upstream gradient through every output.
+same inputs and back-propagates one random upstream gradient through every output. Every test
+runs twice: with the ember module and inputs on the CPU and on the strict test device
+(``Module.to("strict")``), which refuses host/device mixing as CuPy does.
 """
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import ember
 
+_DEVICE = {"type": "cpu"}     # the ember side's device in this test (the fixture below)
+
+
+@pytest.fixture(autouse=True, params=["cpu", "strict"])
+def device(request):
+    _DEVICE["type"] = request.param
+    yield request.param
+    _DEVICE["type"] = "cpu"
+
 
 def _np(t):
-    return None if t is None else np.asarray(t.detach().numpy())
+    return None if t is None else np.asarray(t.detach().cpu().numpy())
+
+
+def _to_device(em, dev):
+    """``em.to(dev)``, checked to move every parameter and buffer in place, as torch's."""
+    params = dict(em.named_parameters())
+    assert em.to(dev) is em
+    for name, p in em.named_parameters():
+        assert p is params[name], name
+        assert p.device.type == dev, name
+    for name, b in em.named_buffers():
+        assert b.device.type == dev, name
 
 
 def parity(torch, ctor, *arrays, modes=("train", "eval"), rtol=1e-5, atol=1e-6, seed=0,
@@ -25,6 +47,9 @@ def parity(torch, ctor, *arrays, modes=("train", "eval"), rtol=1e-5, atol=1e-6, 
         assert tuple(em.state_dict()[k].shape) == tuple(v.shape), k
     em.load_state_dict({k: ember.tensor(v.detach().numpy()) for k, v in tsd.items()})
     assert repr(em) == repr(tm)
+    dev = _DEVICE["type"]
+    if dev != "cpu":
+        _to_device(em, dev)
     rng = np.random.default_rng(seed)
     for mode in modes:
         outs = {}
@@ -33,7 +58,7 @@ def parity(torch, ctor, *arrays, modes=("train", "eval"), rtol=1e-5, atol=1e-6, 
             m.zero_grad()
             ins = []
             for a in arrays:
-                t = lib.tensor(a.copy())
+                t = ember.tensor(a.copy(), device=dev) if lib is ember else lib.tensor(a.copy())
                 if a.dtype.kind == "f":
                     t.requires_grad_(True)
                 ins.append(t)
@@ -53,20 +78,24 @@ def parity(torch, ctor, *arrays, modes=("train", "eval"), rtol=1e-5, atol=1e-6, 
         for e, t in zip(ef, tf):
             assert tuple(e.shape) == tuple(t.shape)
             assert str(e.dtype) == str(t.dtype)
+            assert e.device.type == dev
             np.testing.assert_allclose(_np(e), _np(t), rtol=rtol, atol=atol)
         pairs = [(i, u) for i, (o, u) in enumerate(zip(tf, ups)) if o.requires_grad]
         if not pairs:
             continue
-        ember.autograd.backward([ef[i] for i, _ in pairs], [ember.tensor(u) for _, u in pairs])
+        ember.autograd.backward([ef[i] for i, _ in pairs],
+                                [ember.tensor(u, device=dev) for _, u in pairs])
         torch.autograd.backward([tf[i] for i, _ in pairs], [torch.tensor(u) for _, u in pairs])
         for e, t in zip(ei, ti):
             if t.requires_grad:
+                assert e.grad.device.type == dev
                 np.testing.assert_allclose(_np(e.grad), _np(t.grad), rtol=rtol, atol=atol)
         tparams = dict(tm.named_parameters())
         for name, p in em.named_parameters():
             tg = tparams[name].grad
             assert (p.grad is None) == (tg is None), name
             if tg is not None:
+                assert p.grad.device.type == dev, name
                 np.testing.assert_allclose(_np(p.grad), _np(tg), rtol=rtol, atol=atol,
                                            err_msg=name)
         for name, b in em.named_buffers():
@@ -197,22 +226,24 @@ def test_maxpool_ties_and_indices(torch):
     parity(torch, lambda nn: nn.AdaptiveMaxPool2d(2, return_indices=True), x)
 
 
-def test_batchnorm_running_stats_over_steps(torch):
+def test_batchnorm_running_stats_over_steps(torch, device):
     tm, em = torch.nn.BatchNorm2d(3, momentum=0.3), ember.nn.BatchNorm2d(3, momentum=0.3)
+    _to_device(em, device)
     for s in range(3):
         x = r(4, 3, 2, 2, seed=s)
         tm(torch.tensor(x))
-        em(ember.tensor(x))
+        em(ember.tensor(x, device=device))
     for k, v in tm.state_dict().items():
         np.testing.assert_allclose(_np(em.state_dict()[k]), _np(v), rtol=1e-5, atol=1e-6)
     tm.eval()
     em.eval()
     x = r(2, 3, 2, 2, seed=9)
-    np.testing.assert_allclose(_np(em(ember.tensor(x))), _np(tm(torch.tensor(x))), rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(_np(em(ember.tensor(x, device=device))),
+                               _np(tm(torch.tensor(x))), rtol=1e-5, atol=1e-6)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(n=st.integers(1, 2), c=st.sampled_from([1, 2, 4]), o=st.sampled_from([2, 4]),
        h=st.integers(3, 7), w=st.integers(3, 7), k=st.integers(1, 3), s=st.integers(1, 3),
        p=st.integers(0, 1), d=st.integers(1, 2), g=st.sampled_from([1, 2]),
@@ -229,7 +260,8 @@ def test_conv2d_configs(n, c, o, h, w, k, s, p, d, g, transposed):
     parity(torch, make, x, modes=("train",), rtol=1e-9, atol=1e-10)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(h=st.integers(2, 7), w=st.integers(2, 7), k=st.integers(1, 3), s=st.integers(1, 3),
        p=st.integers(0, 1), d=st.integers(1, 2), ceil=st.booleans(), avg=st.booleans(),
        ties=st.booleans())

@@ -195,3 +195,37 @@ OPS += [
            lambda dt: [(np.array([1.0, np.nan, np.inf, -np.inf], dtype=dt),)],
            differentiable=False),
 ]
+
+
+def _primitive(torch_name, cls_name, *args):
+    """torch's ``F.<torch_name>(x, *args)`` against ember's primitive
+    ``ember.ops.activation.<cls_name>.apply(x, *args)`` (the Function behind nn.functional)."""
+    def fn(L, x):
+        if L.__name__ == "torch":
+            return getattr(L.nn.functional, torch_name)(x, *args)
+        return getattr(L.ops.activation, cls_name).apply(x, *args)
+    return fn
+
+
+def _large(dt):
+    """Arrays large enough (>= 2048 elements) for the bit-mask gradient paths."""
+    return [(make((64, 40), dt),), (make((40, 64), dt, seed=1).T,)]
+
+
+OPS += [
+    OpInfo("softplus", _primitive("softplus", "Softplus", 1.0, 20.0), _unary_samples()),
+    OpInfo("softplus_beta", _primitive("softplus", "Softplus", 2.0, 3.5), _unary_samples()),
+    OpInfo("hardtanh", _primitive("hardtanh", "Hardtanh", -0.5, 0.8), _unary_samples()),
+    OpInfo("leaky_relu", _primitive("leaky_relu", "LeakyRelu", 0.2), _unary_samples()),
+    OpInfo("hardswish", _primitive("hardswish", "Hardswish"), _unary_samples(-4.0, 4.0)),
+    OpInfo("gelu", _primitive("gelu", "Gelu"), _unary_samples()),
+    OpInfo("clamp_max_tensor", lambda L, x, hi: L.clamp_max(x, hi),
+           lambda dt: [(make((2, 3), dt), make((3,), dt, seed=1))]),
+    OpInfo("clamp_min_tensor_fn", lambda L, x, lo: L.clamp_min(x, lo),
+           lambda dt: [(make((2, 3), dt), make((2, 1), dt, seed=2))]),
+    OpInfo("mul_square", lambda L, x: x * x, _unary_samples()),
+    OpInfo("relu_large", lambda L, x: L.relu(x), _large, skip_gradcheck=True),
+    OpInfo("clamp_large", lambda L, x: L.clamp(x, -0.5, 0.5), _large, skip_gradcheck=True),
+    OpInfo("leaky_relu_large", _primitive("leaky_relu", "LeakyRelu", 0.1), _large,
+           skip_gradcheck=True),
+]

@@ -42,6 +42,11 @@ def _op(name, fn, samples=None, **kw):
     return OpInfo(name, fn, samples or _samples(), **kw)
 
 
+def _int_rows(dt):
+    """Integer values in rows of 20 (> 16: torch's CPU kernels break these ties their way)."""
+    return [(np.random.default_rng(3).integers(0, 4, (3, 20)).astype(dt),)]
+
+
 def _ints(dt):
     return [(np.array([[1.0, 2.0, 2.0, 3.0], [0.0, 0.0, 1.0, 1.0], [4.0, 4.0, 4.0, 1.0]],
                       dtype=dt),)]
@@ -123,6 +128,16 @@ OPS = [
         lambda dt: [(np.array([1.0, np.nan, 2.0, 5.0], dtype=dt),)], skip_gradcheck=True),
     _op("mode", lambda L, x: L.mode(x), _ints, skip_gradcheck=True),
     _op("mode_dim", lambda L, x: x.mode(0, keepdim=True), _ints, skip_gradcheck=True),
+    _op("mode_long_ties", lambda L, x: tuple(x.mode(1)), _int_rows, skip_gradcheck=True),
+    _op("sort_long_ties", lambda L, x: (*x.sort(1), *x.topk(3, 1), *x.kthvalue(5, 1),
+                                        x.argsort(0)), _int_rows, skip_gradcheck=True),
+    _op("unique_searches", lambda L, x: (*L.unique(x, return_inverse=True, return_counts=True),
+                                         *L.unique_consecutive(x[0], return_counts=True),
+                                         L.searchsorted(L.sort(x, -1).values, x, right=True),
+                                         L.bucketize(x, L.sort(x[0]).values)),
+        _int_rows, differentiable=False),
+    _op("sum_to_size", lambda L, x: (x.sum_to_size(1, 4), x.sum_to_size(3, 1),
+                                     x.sum_to_size(4)), lambda dt: [(make((3, 4), dt),)]),
     _op("nan_propagates", lambda L, x: (x.max(), x.max(0), x.min(0), x.median(0), x.amax()),
         lambda dt: [(np.array([1.0, np.nan, 2.0], dtype=dt),)], skip_gradcheck=True),
 ]

@@ -67,4 +67,10 @@ OPS = [
     _op("atleast_3d", lambda L, x: L.atleast_3d(x), _a(3)),
     _op("meshgrid", lambda L, x, y: L.meshgrid(x, y, indexing="xy"), _two((2,), (3,))),
     _op("unfold", lambda L, x: x.unfold(1, 2, 2)),
+    # conversions (ops/conversion.py): a dtype move, copies
+    _op("to_float64", lambda L, x: x.to(L.float64, copy=True) * 2),
+    _op("to_same_device", lambda L, x: x.to(x.device, copy=True)),
+    _op("clone", lambda L, x: x.t().clone()),
+    _op("contiguous", lambda L, x: x.t().contiguous()),
+    _op("type_as", lambda L, x: x.type_as(L.ones(1, dtype=L.float64)) + 1),
 ]

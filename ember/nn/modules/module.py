@@ -488,10 +488,12 @@ class Module:
         return self._apply(lambda t: t.type(dst_type))
 
     def cpu(self):
-        return self
+        """Move parameters and buffers to the CPU (in place, as ``to``)."""
+        return self._apply(lambda t: t.cpu())
 
     def cuda(self, device=None):
-        return self.to("cuda")
+        """Move parameters and buffers to a CUDA device (in place, as ``to``)."""
+        return self._apply(lambda t: t.cuda(device))
 
     def share_memory(self):
         return self

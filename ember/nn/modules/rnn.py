@@ -9,7 +9,7 @@ import math
 from ... import ops
 from ...autograd.grad_mode import is_grad_enabled
 from ...ops.creation import empty, zeros
-from .. import _functions as _fn
+from ...ops.rnn import LSTMCell as _LSTMCell, LSTMLayer as _LSTMLayer
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -30,7 +30,7 @@ def _rnn_step(mode, gi, h, w_hh, b_hh):
 def _lstm_step(gi, state, w_hh, b_hh):
     h, c = state
     if gi.dim() == 2 and gi._array.dtype == h._array.dtype == w_hh._array.dtype:
-        return _fn.LSTMCell.apply(gi, h, c, w_hh, b_hh)   # fused: 1 node per step, not ~12
+        return _LSTMCell.apply(gi, h, c, w_hh, b_hh)   # fused: 1 node per step, not ~12
     gates = gi + F.linear(h, w_hh, b_hh)
     i, f, g, o = ops.chunk(gates, 4, -1)
     c = ops.sigmoid(f) * c + ops.sigmoid(i) * ops.tanh(g)
@@ -170,8 +170,9 @@ class RNNBase(Module):
         expected = (self.num_layers * dirs, n, self.proj_size or self.hidden_size)
         cell = (self.num_layers * dirs, n, self.hidden_size)
         if hx is None:
-            h0 = zeros(expected, dtype=input.dtype)
-            hx = (h0, zeros(cell, dtype=input.dtype) if self.proj_size else h0) if lstm else h0
+            h0 = zeros(expected, dtype=input.dtype, device=input.device)
+            hx = (h0, zeros(cell, dtype=input.dtype, device=input.device) if self.proj_size
+                  else h0) if lstm else h0
         if lstm:
             self._check_hidden(hx[0], expected, "hidden[0]")
             self._check_hidden(hx[1], cell, "hidden[1]")
@@ -189,7 +190,7 @@ class RNNBase(Module):
                 # NOTE: projections take the per-step path; LSTMLayer knows nothing of W_hr.
                 fused = lstm and w_hr is None
                 if fused and _fusable(layer_in, h_list[k], c_list[k], w_ih, w_hh, b_ih, b_hh):
-                    out, h_last, c_last = _fn.LSTMLayer.apply(
+                    out, h_last, c_last = _LSTMLayer.apply(
                         layer_in, h_list[k], c_list[k], w_ih, w_hh, b_ih, b_hh, d == 1,
                         is_grad_enabled())
                     outs.append(out)
@@ -332,7 +333,8 @@ class RNNCellBase(Module):
         if not batched:
             input = input.unsqueeze(0)
         if hx is None:
-            z = zeros((input.shape[0], self.hidden_size), dtype=input.dtype)
+            z = zeros((input.shape[0], self.hidden_size), dtype=input.dtype,
+                      device=input.device)
             hx = (z, z) if n_states == 2 else z
         elif not batched:
             hx = tuple(h.unsqueeze(0) for h in hx) if n_states == 2 else hx.unsqueeze(0)

@@ -25,7 +25,8 @@ def _float_mask(mask, name, dtype):
     if mask is None:
         return None
     if mask.dtype == ops.tensor(True).dtype:
-        return ops.zeros(tuple(mask.shape), dtype=dtype).masked_fill(mask, -math.inf)
+        return ops.zeros(tuple(mask.shape), dtype=dtype, device=mask.device).masked_fill(
+            mask, -math.inf)
     if not mask.is_floating_point():
         raise AssertionError("only bool and floating types of %s are supported" % name)
     return mask
@@ -167,12 +168,13 @@ class MultiheadAttention(Module):
         k = k.reshape(-1, n, h, hd).permute(1, 2, 0, 3)
         v = v.reshape(-1, n, h, hd).permute(1, 2, 0, 3)
         if self.add_zero_attn:
-            zeros = ops.zeros((n, h, 1, hd), dtype=k.dtype)
+            zeros = ops.zeros((n, h, 1, hd), dtype=k.dtype, device=k.device)
             k = ops.cat([k, zeros], 2)
             v = ops.cat([v, zeros], 2)
         mask = _merge_masks(mask, kpm, n, src, k.shape[2] - src)
         if causal:
-            causal_mask = ops.triu(ops.ones((tgt, k.shape[2]), dtype=ops.tensor(True).dtype), 1)
+            causal_mask = ops.triu(ops.ones((tgt, k.shape[2]), dtype=ops.tensor(True).dtype,
+                                            device=k.device), 1)
             mask = _float_mask(causal_mask, "attn_mask", query.dtype)
         scores = ops.matmul(q * (1.0 / math.sqrt(hd)), k.transpose(-2, -1))
         if mask is None:

@@ -1,9 +1,14 @@
-"""default_collate and default_convert: samples to batches, as torch builds them."""
+"""default_collate and default_convert: samples to batches, as torch builds them.
+
+Samples that are NumPy arrays or Python numbers are host data and become CPU tensors; tensor
+samples are stacked on their own device.
+"""
 import collections.abc
 import re
 
 import numpy as np
 
+from ...backend import get_array_module
 from ...tensor import Tensor
 
 __all__ = ["default_collate", "default_convert"]
@@ -38,7 +43,8 @@ def _stack(batch):
     if any(t.requires_grad for t in batch):
         from ... import ops
         return ops.stack(batch, 0)
-    return Tensor._wrap(np.stack([t._array for t in batch]))
+    arrays = [t._array for t in batch]
+    return Tensor._wrap(get_array_module(*arrays).stack(arrays))    # on the samples' device
 
 
 def default_convert(data):

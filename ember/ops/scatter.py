@@ -1,0 +1,744 @@
+"""Index-based ops: gather/scatter (and scatter_add, scatter_reduce), index_select,
+index_add/copy/fill/reduce, masked_fill/scatter/select, take, take_along_dim, put,
+repeat_interleave and unfold, with gradients."""
+import math
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..backend import backend_of
+from ..tensor import Tensor
+from ._index import IndexPut, dtype_name as _tname
+from ._inplace import inplace
+from ._util import check_shapes_broadcast, sum_to, wrap_dim, xp_of
+from .comparison import where
+from .reduction import sum as _sum
+from .shape import expand, movedim, reshape
+
+__all__ = ["gather", "scatter", "scatter_", "scatter_add", "scatter_add_", "scatter_reduce",
+           "scatter_reduce_", "index_select", "index_add", "index_add_", "index_copy",
+           "index_copy_", "index_fill", "index_fill_", "index_reduce", "index_reduce_",
+           "masked_fill", "masked_fill_", "masked_scatter", "masked_scatter_", "masked_select",
+           "take", "take_along_dim", "put", "put_", "repeat_interleave", "unfold"]
+
+
+def _on_device_of(t, input):
+    """``t`` (an index or mask tensor) on ``input``'s device (indices may live on the host,
+    as torch allows)."""
+    if type(t._array) is type(input._array):
+        return t
+    return Tensor._wrap(backend_of(input._array).asarray(t._array))
+
+
+def _dim(op, dim, ndim):
+    return wrap_dim(dim, ndim, op)
+
+
+def _bad_index(idx, size):
+    """The first out-of-range value of ``idx`` for a dim of ``size`` (None when all fit)."""
+    if not idx.size:
+        return None
+    hi, lo = int(idx.max()), int(idx.min())
+    if hi >= size:
+        return hi
+    return lo if lo < -size else None
+
+
+def _check_index_tensor(op, index):
+    if not isinstance(index, Tensor):
+        raise TypeError("%s(): argument 'index' must be Tensor, not %s"
+                        % (op, type(index).__name__))
+    if index._array.dtype != np.int64:
+        raise RuntimeError("%s(): Expected dtype int64 for index" % op)
+
+
+def _scatter_index(op, arr_shape, dim, index, src_shape=None):
+    """The NumPy index tuple that puts ``index`` (along ``dim``) into an array of ``arr_shape``."""
+    idx = index._array
+    if idx.ndim != len(arr_shape) and not (idx.ndim <= 1 and len(arr_shape) <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as %s tensor"
+                           % ("input" if op == "gather" else "self"))
+    idx = idx.reshape(idx.shape if len(arr_shape) else (idx.size,))
+    full = arr_shape if len(arr_shape) else (1,)
+    for d in range(idx.ndim):
+        if d != dim and idx.shape[d] > full[d]:
+            raise RuntimeError("Size does not match at dimension %d expected index %s to be no "
+                               "larger than %s apart from dimension %d"
+                               % (d, list(idx.shape), list(arr_shape), dim))
+        if src_shape is not None and idx.shape[d] > (src_shape or (1,))[d]:
+            raise RuntimeError("Size does not match at dimension %d expected index %s to be no "
+                               "larger than src %s" % (d, list(idx.shape), list(src_shape)))
+    n = full[dim]
+    bad = _bad_index(idx, n)
+    if bad is not None:
+        raise RuntimeError("index %d is out of bounds for dimension %d with size %d"
+                           % (bad, dim, n))
+    xp = xp_of(index)
+    out = tuple(idx if d == dim else
+                xp.arange(m).reshape((1,) * d + (m,) + (1,) * (idx.ndim - d - 1))
+                for d, m in enumerate(idx.shape))
+    return out, idx.shape
+
+
+def _src_part(arr, shape):
+    return arr[tuple(slice(0, s) for s in shape)] if arr.shape != shape else arr
+
+
+def _pad_to(g, shape):
+    """``g`` written into the leading corner of zeros of ``shape`` (differentiable)."""
+    if g._array.shape == tuple(shape):
+        return g
+    base = Tensor._wrap(xp_of(g).zeros(shape, g._array.dtype))
+    return IndexPut.apply(base, tuple(slice(0, s) for s in g._array.shape), g, False)
+
+
+class Gather(Function):
+    node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        arr = a._array
+        nd_idx, _ = _scatter_index("gather", arr.shape, dim, index)
+        ctx.dim = dim
+        ctx.save_for_backward(index)
+        src = arr if arr.ndim else arr.reshape(1)
+        out = src[nd_idx]
+        return Tensor._wrap(out.reshape(index._array.shape))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        index, = ctx.saved_tensors
+        shape, dtype = ctx._input_meta(0)
+        zeros = Tensor._wrap(xp_of(grad_output).zeros(shape, dtype))
+        return scatter_add(zeros, ctx.dim, index, grad_output), None, None
+
+
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and likewise for other dims)."""
+    _check_index_tensor("gather", index)
+    return Gather.apply(input, _dim("gather", dim, input._array.ndim),
+                        _on_device_of(index, input))
+
+
+class ScatterAdd(Function):
+    node_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src):
+        arr = a._array
+        nd_idx, ishape = _scatter_index("scatter_add", arr.shape, dim, index, src._array.shape)
+        out = arr.copy() if arr.ndim else arr.reshape(1).copy()
+        s = src._array if src._array.ndim else src._array.reshape(1)
+        backend_of(out).scatter_add(out, nd_idx,
+                                    _src_part(s, ishape).astype(out.dtype, copy=False))
+        ctx.dim = dim
+        ctx.save_for_backward(index)
+        return Tensor._wrap(out.reshape(arr.shape))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        index, = ctx.saved_tensors
+        gs = None
+        if ctx.needs_input_grad[3]:
+            gs = _pad_to(gather(grad_output, ctx.dim, index), ctx._input_meta(3)[0])
+        return grad_output, None, None, gs
+
+
+class Scatter(Function):
+    """``scatter`` of a tensor ``src``, or of the number ``value`` (node ScatterBackward1)."""
+
+    node_name = "ScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src, value):
+        if src is None:
+            ctx.set_node_name("ScatterBackward1")
+        arr = a._array
+        src_shape = src._array.shape if src is not None else None
+        nd_idx, ishape = _scatter_index("scatter", arr.shape, dim, index, src_shape)
+        out = arr.copy() if arr.ndim else arr.reshape(1).copy()
+        if src is not None:
+            s = src._array if src._array.ndim else src._array.reshape(1)
+            out[nd_idx] = _src_part(s, ishape)
+        else:
+            out[nd_idx] = value
+        ctx.dim = dim
+        ctx.save_for_backward(index)
+        return Tensor._wrap(out.reshape(arr.shape))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        index, = ctx.saved_tensors
+        ga = gs = None
+        if ctx.needs_input_grad[0]:
+            ga = Scatter.apply(grad_output, ctx.dim, index, None, 0)
+        if ctx.needs_input_grad[3]:
+            gs = _pad_to(gather(grad_output, ctx.dim, index), ctx._input_meta(3)[0])
+        return ga, None, None, gs, None
+
+
+def _check_scatter_dtypes(op, input, src):
+    if isinstance(src, Tensor) and src._array.dtype != input._array.dtype:
+        raise RuntimeError("%s(): Expected self.dtype to be equal to src.dtype" % op)
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
+    """``input`` with ``out[index[i][j]][j] = src[i][j]`` (dim 0), ``src`` a tensor or a number."""
+    _check_index_tensor("scatter", index)
+    if src is None:
+        src = value
+    d = _dim("scatter", dim, input._array.ndim)
+    index = _on_device_of(index, input)
+    if reduce is not None:
+        red = {"add": "sum", "multiply": "prod"}[reduce]
+        if not isinstance(src, Tensor):
+            src = full_like_index(index, src, input._array.dtype)
+        return scatter_reduce(input, dim, index, src, red)
+    if isinstance(src, Tensor):
+        _check_scatter_dtypes("scatter", input, src)
+        return Scatter.apply(input, d, index, src, None)
+    return Scatter.apply(input, d, index, None, src)
+
+
+def full_like_index(index, value, np_dtype):
+    return Tensor._wrap(xp_of(index).full(index._array.shape, value, dtype=np_dtype))
+
+
+def scatter_add(input, dim, index, src):
+    """``input`` with ``out[index[i][j]][j] += src[i][j]`` (dim 0); repeated indices add up."""
+    _check_index_tensor("scatter_add", index)
+    _check_scatter_dtypes("scatter_add", input, src)
+    return ScatterAdd.apply(input, _dim("scatter_add", dim, input._array.ndim),
+                            _on_device_of(index, input), src)
+
+
+_REDUCE_INIT = {"sum": 0.0, "prod": 1.0, "amax": -np.inf, "amin": np.inf, "mean": 0.0}
+
+
+_REDUCE_UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum",
+                 "amin": "minimum"}
+
+
+class ScatterReduce(Function):
+    """``scatter_reduce``; ``name`` is the node name of a variant (IndexReduceBackward0)."""
+
+    node_name = "ScatterReduceBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src, reduce, include_self, name=None):
+        if name is not None:
+            ctx.set_node_name(name)
+        arr = a._array
+        xp = xp_of(a)
+        nd_idx, ishape = _scatter_index("scatter_reduce", arr.shape, dim, index,
+                                        src._array.shape)
+        shape = arr.shape if arr.ndim else (1,)
+        out = arr.reshape(shape).copy()
+        s = _src_part(src._array.reshape(src._array.shape or (1,)), ishape)
+        if not include_self:
+            init = _REDUCE_INIT[reduce]
+            if out.dtype.kind != "f" and math.isinf(init):
+                info = np.iinfo(out.dtype) if out.dtype.kind in "iu" else None
+                init = (info.min if init < 0 else info.max) if info else init
+            out[nd_idx] = init
+        # TODO(cupy): CuPy's ufuncs lack ``multiply.at`` (prod); a backend method is needed.
+        getattr(xp, _REDUCE_UFUNC[reduce]).at(out, nd_idx, s)
+        counts = None
+        if reduce == "mean":
+            counts = xp.full(shape, 1 if include_self else 0, dtype=np.int64)
+            backend_of(counts).scatter_add(counts, nd_idx, 1)
+            counts = xp.maximum(counts, 1)
+            out = out / counts if out.dtype.kind == "f" else out // counts
+            out = out.astype(arr.dtype, copy=False)
+            counts = Tensor._wrap(counts.reshape(arr.shape))
+        ctx.dim, ctx.reduce, ctx.include_self = dim, reduce, include_self
+        result = Tensor._wrap(out.reshape(arr.shape))
+        ctx.save_for_backward(a, index, src, result, counts)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, index, src, result, counts = ctx.saved_tensors
+        dim, reduce = ctx.dim, ctx.reduce
+        g = grad_output
+        if reduce == "sum":
+            ga, gs = g, gather(g, dim, index)
+        elif reduce == "mean":
+            ga = g / counts.to(g.dtype)
+            gs = gather(ga, dim, index)
+        elif reduce == "prod":
+            ga, gs = _scatter_prod_grads(g, a, dim, index, _src_part_t(src, index), result,
+                                         ctx.include_self)
+        else:
+            value = gather(result, dim, index)
+            self_is = (a == result).to(g.dtype)
+            src_is = (_src_part_t(src, index) == value).to(g.dtype)
+            # NOTE: torch counts ties with self even when include_self=False.
+            count = scatter_add(self_is, dim, index, src_is)
+            dist = g / count
+            ga = self_is * dist
+            gs = src_is * gather(dist, dim, index)
+        if not ctx.include_self:
+            ga = Scatter.apply(ga, dim, index, None, 0)
+        gs = _pad_to(gs, ctx._input_meta(3)[0]) if ctx.needs_input_grad[3] else None
+        return (ga if ctx.needs_input_grad[0] else None), None, None, gs, None, None, None
+
+
+def _scatter_prod_grads(g, a, dim, index, src, result, include_self):
+    """Scatter-prod gradients, torch's formula: a zero gets the product of the others in its
+    group (the exclusive product), so one zero in a group still passes a gradient."""
+    # NOTE: self's zeros are masked to 1, so its gradient is the product of everything else.
+    masked_self = where(a == 0, 1.0, a)
+    ga = g * ScatterReduce.apply(masked_self, dim, index, src, "prod", include_self) \
+        / masked_self
+    src_zero = src == 0
+    zeros = Tensor._wrap(xp_of(g).zeros(a._array.shape, g._array.dtype))
+    n_zeros = gather(scatter_add(zeros, dim, index, src_zero.to(g.dtype)), dim, index)
+    single = src_zero & (n_zeros == 1)
+    masked_src_result = ScatterReduce.apply(a, dim, index, where(single, 1.0, src), "prod",
+                                            include_self)
+    gs = where(single, gather(g * masked_src_result, dim, index),
+               gather(g * result, dim, index) / where(src_zero, 1.0, src))
+    return ga, gs
+
+
+def _src_part_t(src, index):
+    shape = index._array.shape
+    if src._array.shape == shape:
+        return src
+    return src[tuple(slice(0, s) for s in shape)]
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    """Reduce ``src`` into ``input`` at ``index`` with ``reduce`` in sum, prod, mean, amax, amin."""
+    _check_index_tensor("scatter_reduce", index)
+    if reduce not in _REDUCE_INIT:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got %s"
+                           % reduce)
+    _check_scatter_dtypes("scatter_reduce", input, src)
+    d = _dim("scatter_reduce", dim, input._array.ndim)
+    return ScatterReduce.apply(input, d, _on_device_of(index, input), src, reduce, include_self)
+
+
+def _index_1d(op, index, input, size):
+    """``index`` (a tensor or a sequence) checked as a 1-D int64 index on ``input``'s device."""
+    if not isinstance(index, Tensor):
+        index = Tensor._wrap(backend_of(input._array).asarray(index, dtype=np.int64))
+    idx = _on_device_of(index, input)._array
+    if idx.ndim > 1:
+        raise IndexError("%s(): Index is supposed to be a vector" % op)
+    if idx.dtype.kind not in "iu":
+        raise IndexError("%s(): Expected dtype int32/int64 for index but got: %s"
+                         % (op, _tname(idx.dtype)))
+    idx = idx.reshape(-1)
+    bad = _bad_index(idx, size)
+    if bad is not None:
+        raise IndexError("index out of range in self (%s: index %d is out of bounds for "
+                         "dimension with size %d)" % (op, bad, size))
+    return Tensor._wrap(idx.astype(np.int64, copy=False))
+
+
+class IndexSelect(Function):
+    node_name = "IndexSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        arr = a._array
+        ctx.dim = dim
+        ctx.save_for_backward(index)
+        if arr.ndim == 0:
+            return Tensor._wrap(arr.reshape(1)[index._array])
+        return Tensor._wrap(xp_of(a).take(arr, index._array, axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        index, = ctx.saved_tensors
+        shape, dtype = ctx._input_meta(0)
+        zeros = Tensor._wrap(xp_of(grad_output).zeros(shape, dtype))
+        return IndexAdd.apply(zeros, ctx.dim, index, grad_output, 1), None, None
+
+
+def index_select(input, dim, index, *, out=None):
+    """The entries at ``index`` (1-D int tensor) along ``dim``."""
+    n = input._array.ndim
+    d = _dim("index_select", dim, n)
+    idx = _index_1d("index_select", index, input, input._array.shape[d] if n else 1)
+    return IndexSelect.apply(input, d, idx)
+
+
+def _dim_index(dim, index):
+    return (slice(None),) * dim + (index._array,)
+
+
+def _dim_shape(shape, dim, index):
+    """The shape of the slices at ``index`` along ``dim`` of an array of ``shape``."""
+    return shape[:dim] + (index._array.size,) + shape[dim + 1:]
+
+
+def _source_check(op, input, dim, index, source):
+    exp = list(input._array.shape)
+    if exp:
+        exp[dim] = index._array.size
+    if list(source._array.shape) != exp and not (source._array.ndim == 0 and
+                                                  index._array.size == 1):
+        raise RuntimeError("%s(): Source/destination tensor must have same slice shapes. "
+                           "Destination slice shape: %s at dimension %d and source slice shape: "
+                           "%s at dimension 0." % (op, list(input._array.shape), dim,
+                                                   list(source._array.shape)))
+
+
+class IndexAdd(Function):
+    node_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, source, alpha):
+        out = a._array.copy()
+        src = source._array
+        if alpha != 1:
+            src = src * alpha
+        view = out if out.ndim else out.reshape(1)
+        backend_of(out).scatter_add(view, _dim_index(dim, index), src.reshape(
+            _dim_shape(view.shape, dim, index)).astype(out.dtype, copy=False))
+        ctx.dim, ctx.alpha = dim, alpha
+        ctx.save_for_backward(index)
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        index, = ctx.saved_tensors
+        gs = None
+        if ctx.needs_input_grad[3]:
+            gs = reshape(index_select(grad_output, ctx.dim, index), ctx._input_meta(3)[0])
+            if ctx.alpha != 1:
+                gs = gs * ctx.alpha
+        return grad_output, None, None, gs, None
+
+
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    """``input`` with ``source`` slices added at ``index`` along ``dim`` (repeats accumulate)."""
+    d = _dim("index_add", dim, input._array.ndim)
+    idx = _index_1d("index_add", index, input, input._array.shape[d] if input._array.ndim else 1)
+    _source_check("index_add", input, d, idx, source)
+    if source._array.dtype != input._array.dtype:
+        raise RuntimeError("index_add_(): self (%s) and source (%s) must have the same scalar "
+                           "type" % (_tname(input._array.dtype), _tname(source._array.dtype)))
+    return IndexAdd.apply(input, d, idx, source, alpha)
+
+
+class IndexCopy(Function):
+    node_name = "IndexCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, source):
+        out = a._array.copy()
+        view = out if out.ndim else out.reshape(1)
+        view[_dim_index(dim, index)] = source._array.reshape(_dim_shape(view.shape, dim, index))
+        ctx.dim = dim
+        ctx.save_for_backward(index)
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        index, = ctx.saved_tensors
+        ga = gs = None
+        if ctx.needs_input_grad[0]:
+            ga = IndexFill.apply(grad_output, ctx.dim, index, 0.0)
+        if ctx.needs_input_grad[3]:
+            gs = reshape(index_select(grad_output, ctx.dim, index), ctx._input_meta(3)[0])
+        return ga, None, None, gs
+
+
+def index_copy(input, dim, index, source):
+    """``input`` with the slices at ``index`` along ``dim`` replaced by ``source``."""
+    d = _dim("index_copy", dim, input._array.ndim)
+    idx = _index_1d("index_copy", index, input,
+                    input._array.shape[d] if input._array.ndim else 1)
+    _source_check("index_copy", input, d, idx, source)
+    return IndexCopy.apply(input, d, idx, source)
+
+
+class IndexFill(Function):
+    node_name = "IndexFillBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, value):
+        out = a._array.copy()
+        view = out if out.ndim else out.reshape(1)
+        view[_dim_index(dim, index)] = value._array if isinstance(value, Tensor) else value
+        ctx.dim = dim
+        ctx.save_for_backward(index)
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        index, = ctx.saved_tensors
+        ga = gv = None
+        if ctx.needs_input_grad[0]:
+            ga = IndexFill.apply(grad_output, ctx.dim, index, 0.0)
+        if ctx.needs_input_grad[3]:
+            gv = _sum(index_select(grad_output, ctx.dim, index))
+        return ga, None, None, gv
+
+
+def index_fill(input, dim, index, value):
+    """``input`` with the slices at ``index`` along ``dim`` set to ``value``."""
+    d = _dim("index_fill", dim, input._array.ndim)
+    idx = _index_1d("index_fill", index, input,
+                    input._array.shape[d] if input._array.ndim else 1)
+    if isinstance(value, Tensor) and value._array.ndim:
+        raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                           "tensor with %d dimension(s)." % value._array.ndim)
+    return IndexFill.apply(input, d, idx, value)
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """Reduce ``source`` slices into ``input`` at ``index`` (prod, mean, amax, amin)."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or amin "
+                           "but got %s." % reduce)
+    d = _dim("index_reduce", dim, input._array.ndim)
+    idx = _index_1d("index_reduce", index, input, input._array.shape[d])
+    shape = [1] * source._array.ndim
+    shape[d] = -1
+    full = expand(idx.reshape(shape), source._array.shape)
+    _check_scatter_dtypes("index_reduce", input, source)
+    full = Tensor._wrap(xp_of(full).ascontiguousarray(full._array))
+    return ScatterReduce.apply(input, d, full, source, reduce, include_self,
+                               "IndexReduceBackward0")
+
+
+def _mask(op, mask, input):
+    """The bool array of ``mask`` on ``input``'s device (torch's checks and messages)."""
+    if not isinstance(mask, Tensor):
+        raise TypeError("%s(): argument 'mask' must be Tensor, not %s"
+                        % (op, type(mask).__name__))
+    if mask._array.dtype != np.bool_:
+        raise RuntimeError("%s only supports boolean masks, but got mask with dtype %s"
+                           % (op, _tname(mask._array.dtype).lower().replace("byte", "unsigned "
+                                                                            "char")))
+    return _on_device_of(mask, input)._array
+
+
+class MaskedFill(Function):
+    node_name = "MaskedFillBackward0"
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        arr = a._array
+        check_shapes_broadcast("masked_fill", arr.shape, mask.shape)
+        v = value._array if isinstance(value, Tensor) else value
+        xp = xp_of(a)
+        out = xp.where(mask, xp.asarray(v, dtype=arr.dtype), arr)
+        ctx.save_for_backward(Tensor._wrap(mask))
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        m, = ctx.saved_tensors
+        ga = gv = None
+        if ctx.needs_input_grad[0]:
+            ga = sum_to(MaskedFill.apply(grad_output, m._array, 0.0), ctx._input_meta(0)[0])
+        if ctx.needs_input_grad[2]:
+            gv = _sum(grad_output * m.to(grad_output.dtype))
+        return ga, None, gv
+
+
+def masked_fill(input, mask, value):
+    """``input`` with ``value`` where ``mask`` (bool, broadcastable) is True."""
+    m = _mask("masked_fill_", mask, input)
+    if isinstance(value, Tensor) and value._array.ndim:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           "tensor with %d dimension(s)." % value._array.ndim)
+    return MaskedFill.apply(input, m, value)
+
+
+class MaskedScatter(Function):
+    node_name = "MaskedScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, a, mask, source):
+        xp = xp_of(a)
+        shape = np.broadcast_shapes(a._array.shape, mask.shape)
+        out = xp.broadcast_to(a._array, shape).copy()
+        m = xp.broadcast_to(mask, shape)
+        n = int(m.sum())
+        src = source._array.reshape(-1)
+        if src.size < n:
+            raise RuntimeError("masked_scatter: expected source to have at least %d elements, "
+                               "but got %d" % (n, src.size))
+        out[m] = src[:n]
+        ctx.save_for_backward(Tensor._wrap(m))
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        m, = ctx.saved_tensors
+        ga = gs = None
+        if ctx.needs_input_grad[0]:
+            ga = sum_to(MaskedFill.apply(grad_output, m._array, 0.0), ctx._input_meta(0)[0])
+        if ctx.needs_input_grad[2]:
+            shape = ctx._input_meta(2)[0]
+            sel = masked_select(grad_output, m)
+            gs = reshape(_pad_to(sel, (math.prod(shape),)), shape)
+        return ga, None, gs
+
+
+def masked_scatter(input, mask, source):
+    """``input`` with the True positions of ``mask`` filled from ``source`` in row-major order."""
+    m = _mask("masked_scatter_", mask, input)
+    return MaskedScatter.apply(input, m, source)
+
+
+class MaskedSelect(Function):
+    node_name = "MaskedSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, a, mask):
+        xp = xp_of(a)
+        shape = check_shapes_broadcast("masked_select", a._array.shape, mask.shape)
+        m = xp.broadcast_to(mask, shape)
+        ctx.save_for_backward(Tensor._wrap(m))
+        return Tensor._wrap(xp.broadcast_to(a._array, shape)[m])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        m, = ctx.saved_tensors
+        shape, dtype = ctx._input_meta(0)
+        zeros = Tensor._wrap(xp_of(grad_output).zeros(m._array.shape, dtype))
+        return sum_to(MaskedScatter.apply(zeros, m._array, grad_output), shape), None
+
+
+def masked_select(input, mask, *, out=None):
+    """The elements of ``input`` where ``mask`` is True, as a 1-D tensor (both broadcast)."""
+    return MaskedSelect.apply(input, _mask("masked_select", mask, input))
+
+
+class Take(Function):
+    node_name = "TakeBackward0"
+
+    @staticmethod
+    def forward(ctx, a, index):
+        ctx.save_for_backward(index)
+        return Tensor._wrap(a._array.reshape(-1)[index._array])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        index, = ctx.saved_tensors
+        shape, dtype = ctx._input_meta(0)
+        flat = Tensor._wrap(xp_of(grad_output).zeros(math.prod(shape), dtype))
+        return reshape(IndexPut.apply(flat, (index._array,), grad_output, True), shape), None
+
+
+def _flat_index(op, input, index):
+    if not isinstance(index, Tensor) or index._array.dtype != np.int64:
+        raise RuntimeError("%s(): Expected a long tensor for index, but got %s"
+                           % (op, getattr(index, "dtype", type(index).__name__)))
+    n = input._array.size
+    index = _on_device_of(index, input)
+    bad = _bad_index(index._array, n)
+    if bad is not None:
+        raise IndexError("out of range: tried to access index %d on a tensor of %d elements."
+                         % (bad, n))
+    return index
+
+
+def take(input, index):
+    """``input.flatten()[index]``, shaped like ``index``."""
+    return Take.apply(input, _flat_index("take", input, index))
+
+
+def take_along_dim(input, indices, dim=None, *, out=None):
+    """``gather`` with ``input`` and ``indices`` broadcast against each other except at ``dim``."""
+    if dim is None:
+        return take(reshape(input, (-1,)), reshape(indices, (-1,)))
+    n = input._array.ndim
+    d = _dim("take_along_dim", dim, n)
+    if indices._array.ndim != n:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           "number of dimensions, but got %d dimensions for input, and %d "
+                           "dimensions for indices" % (n, indices._array.ndim))
+    ishape, xshape = list(indices._array.shape), list(input._array.shape)
+    bshape = list(np.broadcast_shapes(tuple(ishape[:d] + [1] + ishape[d + 1:]),
+                                      tuple(xshape[:d] + [1] + xshape[d + 1:])))
+    xs = bshape.copy()
+    xs[d] = xshape[d]
+    ins = bshape.copy()
+    ins[d] = ishape[d]
+    indices = _on_device_of(indices, input)
+    xp = xp_of(indices)
+    idx = Tensor._wrap(xp.ascontiguousarray(xp.broadcast_to(indices._array, tuple(ins))))
+    return gather(expand(input, tuple(xs)), d, idx)
+
+
+def put(input, index, source, accumulate=False):
+    """``input`` with ``input.flatten()[index] = source`` (``+=`` when ``accumulate``)."""
+    index = _flat_index("put", input, index)
+    flat = IndexPut.apply(reshape(input, (-1,)), (index._array.reshape(-1),),
+                          reshape(source, (-1,)), accumulate)
+    return reshape(flat, input._array.shape)
+
+
+def _inplace_of(fn, name):
+    def op_(input, *args, **kwargs):
+        return inplace(input, fn, *args, **kwargs)
+    op_.__name__ = name + "_"
+    op_.__doc__ = "In-place ``%s``." % name
+    return op_
+
+
+scatter_ = _inplace_of(scatter, "scatter")
+scatter_add_ = _inplace_of(scatter_add, "scatter_add")
+scatter_reduce_ = _inplace_of(scatter_reduce, "scatter_reduce")
+index_add_ = _inplace_of(index_add, "index_add")
+index_copy_ = _inplace_of(index_copy, "index_copy")
+index_fill_ = _inplace_of(index_fill, "index_fill")
+masked_fill_ = _inplace_of(masked_fill, "masked_fill")
+masked_scatter_ = _inplace_of(masked_scatter, "masked_scatter")
+put_ = _inplace_of(put, "put")
+index_reduce_ = _inplace_of(index_reduce, "index_reduce")
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeat each element ``repeats`` times (a number or a per-element tensor) along ``dim``."""
+    xp = xp_of(input)
+    if repeats is None:
+        counts = input._array
+        if counts.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        return Tensor._wrap(xp.repeat(xp.arange(counts.size, dtype=np.int64), counts))
+    if dim is None:
+        input = reshape(input, (-1,))
+        d = 0
+    else:
+        d = wrap_dim(dim, input._array.ndim, "repeat_interleave")
+    n = input._array.shape[d] if input._array.ndim else 1
+    reps = _on_device_of(repeats, input)._array if isinstance(repeats, Tensor) else \
+        xp.asarray(repeats)
+    if reps.ndim and reps.size != n and reps.size != 1:
+        raise RuntimeError("repeats must have the same size as input along dim, but got "
+                           "repeats.size(0) = %d and input.size(%d) = %d" % (reps.size, d, n))
+    if bool((reps < 0).any()):
+        raise RuntimeError("repeats can not be negative")
+    # TODO(cupy): cupy.repeat takes no array of repeats (a backend method is needed).
+    idx = xp.repeat(xp.arange(n, dtype=np.int64), reps.reshape(-1) if reps.ndim else int(reps))
+    return index_select(input, d, Tensor._wrap(idx))
+
+
+def unfold(input, dimension, size, step):
+    """Windows of ``size`` taken every ``step`` along ``dimension``, as a new last dim."""
+    n = input._array.ndim
+    d = wrap_dim(dimension, n, "unfold") if n else 0
+    length = input._array.shape[d] if n else 1
+    if size > length:
+        raise RuntimeError("maximum size for tensor at dimension %d is %d but size is %d"
+                           % (d, length, size))
+    if step <= 0:
+        raise RuntimeError("step is %d but must be > 0" % step)
+    count = (length - size) // step + 1
+    xp = xp_of(input)
+    idx = (xp.arange(count, dtype=np.int64)[:, None] * step +
+           xp.arange(size, dtype=np.int64)[None, :]).reshape(-1)
+    x = index_select(input, d, Tensor._wrap(idx))
+    shape = input._array.shape
+    x = reshape(x, shape[:d] + (count, size) + shape[d + 1:])
+    return movedim(x, d + 1, -1)
