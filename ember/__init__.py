@@ -19,11 +19,12 @@ from .backend import device, set_default_device, get_default_device  # noqa: F40
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
                                  inference_mode, is_inference_mode_enabled)
 from . import autograd, ops, return_types  # noqa: F401
-_bind_tensor(ops, autograd.engine)    # Tensor's methods dispatch into ops (see tensor.py)
 from . import cuda  # noqa: F401
+from .serialization import *  # noqa: F401,F403
+
+_bind_tensor(ops, autograd.engine)    # Tensor's methods dispatch into ops (see tensor.py)
 # ``from .ops import *`` bound ``linalg`` to ``ops.linalg``; load the public ``ember.linalg``.
 linalg = __import__("importlib").import_module(__name__ + ".linalg")
-from .serialization import *  # noqa: F401,F403
 
 __version__ = "0.1.0"
 

@@ -128,13 +128,13 @@ def _scalar_rank(x):
 
 def result_type(*operands):
     """torch.result_type over tensors and Python scalars (dim > 0-dim > scalar priority)."""
-    from .tensor import Tensor
     dim = zero = None
     scalar_rank = -1
     for x in operands:
-        if isinstance(x, Tensor):
-            d = x.dtype
-            if x._array.ndim:
+        arr = getattr(x, "_array", None)    # a Tensor (dtypes sits below tensor.py)
+        if arr is not None:
+            d = _BY_NP[arr.dtype]
+            if arr.ndim:
                 dim = d if dim is None else promote_types(dim, d)
             else:
                 zero = d if zero is None else promote_types(zero, d)
@@ -167,3 +167,8 @@ class iinfo:
         d = to_dtype(d)
         ii = np.iinfo(d.np)
         self.dtype, self.bits, self.max, self.min = d, ii.bits, _b.int(ii.max), _b.int(ii.min)
+
+
+def scalar_type_name(np_dtype):
+    """torch's ScalarType name of a NumPy dtype in messages (``Float``, ``Long``, ...)."""
+    return from_numpy_dtype(np_dtype)._legacy.replace("Tensor", "")

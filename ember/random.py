@@ -3,9 +3,12 @@
 Random numbers are drawn on the host, whatever the device of the tensor they fill, so one
 seed gives the same numbers on every device; ``ember.cuda.manual_seed`` has nothing to seed.
 """
+import json
+
 import numpy as np
 
 from .backend import device as _device
+from .tensor import Tensor
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
            "default_generator"]
@@ -45,13 +48,10 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        from .ops.creation import tensor
-        import json
         blob = json.dumps(self.rng.bit_generator.state).encode()
-        return tensor(list(blob), dtype="uint8", device="cpu")   # a CPU tensor, as torch
+        return Tensor._wrap(np.frombuffer(blob, dtype=np.uint8).copy())   # on the CPU, as torch
 
     def set_state(self, state):
-        import json
         self.rng.bit_generator.state = json.loads(bytes(state.tolist()).decode())
         return self
 

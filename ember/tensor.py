@@ -47,9 +47,9 @@ class RemovableHandle:
 
     _next_id = [0]
 
-    def __init__(self, hooks_dict: dict, extra_dicts: tuple = ()) -> None:
+    def __init__(self, hooks_dict: dict, *extra_dicts: dict) -> None:
         self.hooks_dict = hooks_dict     # (a plain dict cannot be weakly referenced)
-        self.extra_dicts = extra_dicts
+        self.extra_dicts = extra_dicts   # (forward pre-hooks with kwargs keep a second dict)
         self.id = self._next_id[0]
         self._next_id[0] += 1
 
@@ -63,9 +63,6 @@ class RemovableHandle:
 
     def __exit__(self, *exc: Any) -> None:
         self.remove()
-
-
-_RemovableHandle = RemovableHandle     # (the name optim used)
 
 
 def _add_hook(hooks_dict: dict, hook: Any) -> RemovableHandle:
@@ -126,6 +123,7 @@ class Tensor:
     def _wrap(arr: Any, requires_grad: bool = False) -> Tensor:
         """Make a Tensor around ``arr`` without copying (internal fast path)."""
         t = _new(Tensor)
+        # host: a NumPy scalar or Python number (not a device array) becomes a CPU array
         t._array = arr if type(arr) is _ndarray or _backend.is_array(arr) else np.asarray(arr)
         t._requires_grad = requires_grad
         t._grad = None
@@ -639,7 +637,7 @@ _new = object.__new__
 
 
 def _rebuild(arr, requires_grad, device="cpu"):
-    t = Tensor._wrap(_backend.backend_for(device).asarray(np.array(arr)))
+    t = Tensor._wrap(_backend.backend_for(device).asarray(np.array(arr)))  # host: unpickled
     t._requires_grad = requires_grad
     return t
 
@@ -695,7 +693,7 @@ def _to_array(data, d=None):
     elif isinstance(data, (list, tuple)):
         arr = _nested_to_array(data)
     else:
-        arr = np.asarray(data)
+        arr = np.asarray(data)    # host: a Python scalar or host array-like
         if arr.dtype == object:
             raise TypeError("can't convert %s to a tensor" % type(data).__name__)
     given = isinstance(data, Tensor) or _backend.is_array(data)
@@ -716,7 +714,7 @@ def _nested_to_array(data):
         data = [_backend.to_host(x._array) if isinstance(x, Tensor) else
                 (_nested_to_array(x) if isinstance(x, (list, tuple)) else x) for x in data]
     try:
-        arr = np.array(data)
+        arr = np.array(data)    # host: nested Python sequences
     except ValueError as e:
         raise ValueError("expected sequence of equal-length sequences to build a tensor (%s)"
                          % e) from None

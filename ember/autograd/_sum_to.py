@@ -20,17 +20,23 @@ def _reduced_axes(shape: Tuple[int, ...], target: Sequence[int]) -> Tuple[int, .
 
 
 class SumToSize(Function):
-    """``grad`` summed over its broadcast dims to ``shape``."""
+    """``grad`` summed over its broadcast dims to ``shape`` (torch's ``sum_to_size``)."""
 
-    # (function.py declares Function.node_name as None, not Optional[str]: mypy rejects a str)
-    node_name = "SumBackward1"
+    node_name = "SumBackward1"      # (torch sums over the dims with keepdim ...)
 
     @staticmethod
     def forward(ctx, grad, shape):
         arr = grad._array
+        lead = arr.ndim - len(shape)
+        if lead < 0:
+            raise RuntimeError("size {%s} is not expandable to size {%s}."
+                               % (", ".join(map(str, shape)), ", ".join(map(str, arr.shape))))
+        if lead:
+            ctx.set_node_name("ViewBackward0")   # (... then views away the leading dims)
         ctx.in_shape = arr.shape
-        out = arr.sum(axis=_reduced_axes(arr.shape, shape)) if arr.ndim else arr
-        return Tensor._wrap(out.reshape(shape))
+        axes = _reduced_axes(arr.shape, shape)
+        out = arr.sum(axis=axes, keepdims=True) if axes else arr
+        return Tensor._wrap(out.reshape(shape) if lead else out)
 
     @staticmethod
     def backward(ctx, grad_output):

@@ -24,7 +24,7 @@ from ._device import DeviceLike, device
 
 __all__ = ["device", "Backend", "get_array_module", "backend_of", "backend_for",
            "array_types", "is_array", "same_device", "errstate", "set_default_device",
-           "get_default_device", "to_host", "matmul2d"]
+           "get_default_device", "to_host", "matmul2d", "quiet"]
 
 _ndarray = np.ndarray
 
@@ -60,6 +60,18 @@ class Backend:
     def scatter_add(self, arr: Any, index: Any, values: Any) -> None:
         """``arr[index] += values`` with repeated indices summed (``np.add.at``)."""
         np.add.at(arr, index, values)
+
+    def index_add_rows(self, out: Any, index: Any, rows: Any) -> None:
+        """``out[index[i]] += rows[i]`` for every i, repeated indices summed (embedding's
+        backward).
+
+        NOTE: NumPy: sorting the rows by index and summing each run (``add.reduceat``) is much
+        faster than ``np.add.at``.
+        """
+        order = np.argsort(index, kind="stable")
+        keys = index[order]
+        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+        out[keys[starts]] += np.add.reduceat(rows[order], starts, axis=0)
 
     def data_ptr(self, arr: Any) -> int:
         """The address of ``arr``'s first element."""
@@ -106,6 +118,9 @@ class StrictBackend(Backend):
 
     def scatter_add(self, arr: Any, index: Any, values: Any) -> None:
         self.xp.add.at(arr, index, values)
+
+    def index_add_rows(self, out: Any, index: Any, rows: Any) -> None:
+        self.scatter_add(out, index, rows)
 
     def data_ptr(self, arr: Any) -> int:
         return arr._a.__array_interface__["data"][0]
@@ -226,6 +241,12 @@ def to_host(arr: Any) -> np.ndarray:
 # Floating-point error handling for the enclosed array calls. NumPy's context manager serves
 # every backend: CuPy does not signal floating-point errors, so it has nothing to set there.
 errstate = np.errstate
+
+
+def quiet() -> Any:
+    """A context in which floating-point overflow, division by zero and invalid operations
+    give inf/nan silently, as torch's kernels do."""
+    return np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
 
 def set_default_device(dev: Optional[DeviceLike]) -> None:

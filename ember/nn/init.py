@@ -83,10 +83,10 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fill with N(mean, std^2) truncated to [a, b] (resampling outside values)."""
     rng = _rng(generator)
     n = tensor._array.size
-    out = np.empty(0)    # the host sample, grown until it has n values in [a, b]
+    out = np.empty(0)    # host: the sample, grown until it has n values in [a, b]
     while out.size < n:
         s = rng.normal(mean, std, max(2 * (n - out.size), 16))
-        out = np.concatenate([out, s[(s >= a) & (s <= b)]])
+        out = np.concatenate([out, s[(s >= a) & (s <= b)]])    # host: the sample
     return _set(tensor, out[:n].reshape(tensor._array.shape))
 
 
@@ -177,8 +177,8 @@ def orthogonal_(tensor, gain=1, generator=None):
     flat = _rng(generator).normal(0, 1, (rows, cols))
     if rows < cols:
         flat = flat.T
-    q, r = np.linalg.qr(flat)
-    q *= np.sign(np.diag(r))
+    q, r = np.linalg.qr(flat)    # host: the host sample
+    q *= np.sign(np.diag(r))    # host: the host sample
     if rows < cols:
         q = q.T
     return _set(tensor, gain * q.reshape(tensor._array.shape))

@@ -1,4 +1,7 @@
 """nn.Parameter: a leaf tensor that a Module registers as one of its parameters."""
+import numpy as np
+
+from ..backend import backend_for, to_host
 from ..tensor import Tensor
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter"]
@@ -44,15 +47,16 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
+    __str__ = __repr__
+
     def __reduce_ex__(self, proto):
-        from ..tensor import _rebuild
-        return (_rebuild_parameter, (self._array, self._requires_grad))
+        return (_rebuild_parameter, (to_host(self._array), self._requires_grad,
+                                     str(self.device)))
 
 
-def _rebuild_parameter(arr, requires_grad):
-    import numpy as np
-    from ..tensor import Tensor as _T
-    return Parameter(_T._wrap(np.array(arr)), requires_grad)
+def _rebuild_parameter(arr, requires_grad, device="cpu"):
+    # host: the unpickled array, moved to its device
+    return Parameter(Tensor._wrap(backend_for(device).asarray(np.array(arr))), requires_grad)
 
 
 class UninitializedParameter(Parameter):

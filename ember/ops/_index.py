@@ -2,9 +2,9 @@
 indexing, scatter, shape and in-place ops (the lowest op module of the four)."""
 from ..autograd.function import Function
 from ..backend import backend_of, is_array
-from ..dtypes import from_numpy_dtype
 from ..tensor import Tensor
 from ._util import sum_to
+from ..dtypes import scalar_type_name as dtype_name  # noqa: F401
 
 __all__ = []
 
@@ -24,11 +24,6 @@ def load_index(ctx, n=0):
     arrays = iter(saved[n:])
     index = tuple(next(arrays)._array if i is _ARRAY else i for i in ctx.index)
     return index, saved[:n]
-
-
-def dtype_name(np_dtype):
-    """torch's legacy name of a dtype in messages (``Float``, ``Long``, ...)."""
-    return from_numpy_dtype(np_dtype)._legacy.replace("Tensor", "")
 
 
 def _shape_of(v):

@@ -4,16 +4,12 @@ import numpy as np
 from ..autograd.anomaly_mode import raise_if_saved
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _state
-from ..dtypes import from_numpy_dtype
 from ..tensor import Tensor
 from ._util import sum_to, xp_of
 from .shape import _positions, take_flat, zero_flat
+from ..dtypes import scalar_type_name as _legacy
 
 _LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
-
-
-def _legacy(dtype):
-    return from_numpy_dtype(dtype)._legacy.replace("Tensor", "")
 
 
 def write(t, arr, op):

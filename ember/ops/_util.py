@@ -2,9 +2,10 @@
 import numpy as np
 
 from .. import dtypes as _dt
-from ..backend import _XP, backend_of, get_array_module, same_device  # noqa: F401
+from ..autograd._sum_to import sum_to_size
+from ..backend import _XP, backend_for, backend_of, get_array_module, same_device  # noqa: F401
 from ..backend import matmul2d as mm2d  # noqa: F401
-from ..tensor import Tensor
+from ..tensor import Tensor, _to_array
 
 _ndarray = np.ndarray
 
@@ -42,7 +43,6 @@ def sum_to(grad, shape):
     """Sum ``grad`` over broadcast dims so that it has ``shape`` (no-op when equal)."""
     if grad._array.shape == shape:
         return grad
-    from .reduction import sum_to_size
     return sum_to_size(grad, shape)
 
 
@@ -69,8 +69,8 @@ def as_tensor_arg(x, like=None):
     if like is not None and isinstance(x, (int, float, bool, np.number, np.bool_)):
         d = _dt.result_type(like, x)
         return Tensor._wrap(xp_of(like).asarray(x, dtype=d.np))
-    from .creation import as_tensor
-    return as_tensor(x)
+    b = backend_of(like._array) if like is not None else backend_for(None)
+    return Tensor._wrap(b.asarray(_to_array(x)))
 
 
 def scalar_like(x, like):
@@ -121,7 +121,8 @@ def binary_arrays(op, a, b):
         if aa.dtype.kind in "iu" and not 0 <= b <= 127:
             info = np.iinfo(aa.dtype)
             if not info.min <= b <= info.max:
-                b = aa.dtype.type(np.array(b).astype(aa.dtype))   # wraps, as torch's int scalars
+                # host: a Python int wrapped to the dtype, as torch's integer scalars
+                b = aa.dtype.type(np.array(b).astype(aa.dtype))
         return aa, b
     d = _dt.result_type(a, b).np
     return (aa.astype(d) if aa.dtype != d else aa), b

@@ -5,6 +5,7 @@ import math
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..backend import errstate, get_array_module
+from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import inplace
 from ._util import wrap_dim, xp_of
@@ -179,10 +180,6 @@ def hardshrink(input, lambd=0.5):
 
 # The primitives behind nn.functional's activations that need their own backward (stability,
 # kinks): torch's nodes, one Function each.
-
-def _quiet():
-    return errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore")
-
 
 class Softplus(Function):
     """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold``."""

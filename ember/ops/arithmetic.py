@@ -6,6 +6,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..backend import errstate, is_array
+from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import inplace
 from ._util import (SCALAR_TYPES, binary_arrays, check_shapes_broadcast, is_scalar, scalar_like,
@@ -122,8 +123,11 @@ class Mul(Function):
     def backward(ctx, grad_output):
         if hasattr(ctx, "scalar"):
             return grad_output * ctx.scalar, None
+        return Mul._grads(ctx, grad_output, *ctx.saved_tensors)
+
+    @staticmethod
+    def _grads(ctx, grad_output, a, b):
         need = ctx.needs_input_grad
-        a, b = ctx.saved_tensors
         ga = sum_to(grad_output * b, _grad_shape(ctx, 0)) if need[0] else None
         gb = sum_to(grad_output * a, _grad_shape(ctx, 1)) if need[1] else None
         return ga, gb
@@ -137,13 +141,13 @@ class Mul(Function):
             if type(ctx.scalar) in (int, float):
                 return Tensor._wrap(g * ctx.scalar), None
             return Mul.backward(ctx, grad_output)
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_tensors     # (unpacked once: a checkpoint's unpack hook allows no more)
         if (a is None or _same(g, a._array)) and (b is None or _same(g, b._array)):
             # no broadcast to undo and no dtype to cast: the products alone
             need = ctx.needs_input_grad
             return (Tensor._wrap(g * b._array) if need[0] else None,
                     Tensor._wrap(g * a._array) if need[1] else None)
-        return Mul.backward(ctx, grad_output)
+        return Mul._grads(ctx, grad_output, a, b)
 
 
 class Div(Function):
@@ -240,7 +244,10 @@ class PowScalar(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        a, = ctx.saved_tensors
+        return PowScalar._grad(ctx, grad_output, *ctx.saved_tensors)
+
+    @staticmethod
+    def _grad(ctx, grad_output, a):
         e = ctx.e
         if e == 0:
             return grad_output * 0, None
@@ -252,13 +259,12 @@ class PowScalar(Function):
 
     @staticmethod
     def array_backward(ctx, grad_output):
-        if ctx.e == 2:
-            g = grad_output._array
-            a, = ctx.saved_tensors
-            x = a._array
-            if g.dtype == x.dtype and g.dtype.kind == "f":
-                return Tensor._wrap(g * (x * 2.0)), None
-        return PowScalar.backward(ctx, grad_output)
+        a, = ctx.saved_tensors
+        g = grad_output._array
+        x = a._array
+        if ctx.e == 2 and g.dtype == x.dtype and g.dtype.kind == "f":
+            return Tensor._wrap(g * (x * 2.0)), None
+        return PowScalar._grad(ctx, grad_output, a)
 
 
 class Pow(Function):
@@ -601,10 +607,6 @@ def _not_for(op, arr, kinds, kernel=None):
 def _int_zero_check(bb):
     if bool((bb == 0).any()) if is_array(bb) else bb == 0:
         raise RuntimeError("ZeroDivisionError")
-
-
-def _quiet():
-    return errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
 
 class DivRounding(Function):

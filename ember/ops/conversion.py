@@ -88,7 +88,7 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
             else:
                 device = a
         elif isinstance(a, bool):
-            non_blocking = a
+            pass    # non_blocking: every copy here is synchronous
         else:
             dtype = _dt.to_dtype(a)
     target = None

@@ -176,11 +176,12 @@ def from_dlpack(ext_tensor):
         return ext_tensor
     if is_array(ext_tensor):
         return Tensor._wrap(ext_tensor)
-    return Tensor._wrap(np.from_dlpack(ext_tensor))
+    return Tensor._wrap(np.from_dlpack(ext_tensor))    # host: a CPU DLPack capsule
 
 
 def frombuffer(buffer, dtype, count=-1, offset=0, requires_grad=False):
     """A 1-D CPU tensor over the bytes of ``buffer`` (shares memory)."""
+    # host: the bytes of a host buffer, shared
     arr = np.frombuffer(buffer, dtype=_dt.to_dtype(dtype).np, count=count, offset=offset)
     return _new(arr, requires_grad)
 
@@ -420,8 +421,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         raise RuntimeError("normal expects std >= 0.0, but found std %g" % std)
     b = backend_for(device)
     shape = _size((size,) if isinstance(size, int) else (tuple(size or ()),))
-    arr = mean + std * _rng(generator).standard_normal(shape)
-    return _new(b.asarray(np.asarray(arr).astype(_float_dtype(dtype).np)), requires_grad)
+    arr = mean + std * _rng(generator).standard_normal(shape)    # drawn on the host
+    return _new(b.asarray(arr, dtype=_float_dtype(dtype).np), requires_grad)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
@@ -443,10 +444,10 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Sample category indices from (unnormalised) probabilities in each row of ``input``."""
     # The sampling runs on the host (where the Generator is) on a copy of the probabilities.
-    probs = np.asarray(to_host(input._array), dtype=np.float64)
+    probs = np.asarray(to_host(input._array), dtype=np.float64)  # host: sampled there
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim, got %d" % probs.ndim)
-    if np.any(probs < 0) or not np.all(np.isfinite(probs)):
+    if np.any(probs < 0) or not np.all(np.isfinite(probs)):    # host: the host copy
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     rows = probs.reshape(-1, probs.shape[-1])
     if not replacement and num_samples > rows.shape[1]:
@@ -462,6 +463,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
             out.append(rng.choice(row.size, size=num_samples, replace=True, p=row / total))
         else:
             out.append(rng.choice(row.size, size=num_samples, replace=False, p=row / total))
+    # host: the samples, moved to the input's device below
     arr = np.array(out, dtype=np.int64).reshape(probs.shape[:-1] + (num_samples,))
     return Tensor._wrap(backend_of(input._array).asarray(arr))
 

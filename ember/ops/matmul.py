@@ -7,6 +7,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import binary_arrays, mm2d, sum_to, wrap_dim, xp_of
+from ..dtypes import scalar_type_name as _tname
 
 __all__ = ["mm", "matmul", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm",
            "baddbmm", "addmv", "addbmm", "einsum", "tensordot", "kron", "chain_matmul"]
@@ -14,12 +15,6 @@ __all__ = ["mm", "matmul", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", 
 
 def _shape_str(shape):
     return "x".join(str(d) for d in shape)
-
-
-def _tname(np_dtype):
-    """torch's ScalarType name (``Float``, ``Double``, ``Long`` ...) for a NumPy dtype."""
-    from ..dtypes import from_numpy_dtype
-    return from_numpy_dtype(np_dtype)._legacy.replace("Tensor", "")
 
 
 class Mm(Function):

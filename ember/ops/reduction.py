@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import return_types as _rt
+from ..autograd._sum_to import sum_to_size as _sum_to_size
 from ..autograd.function import Function
 from ..backend import errstate
 from ..tensor import Tensor
@@ -131,38 +132,10 @@ class MeanDim(Function):
         return _expand_back(g, shape, ctx.dims, ctx.keepdim), None, None, None
 
 
-class SumToSize(Function):
-    """Sum a broadcast gradient back to ``shape`` (the backward of broadcasting)."""
-
-    node_name = "SumBackward1"      # (torch sums over the dims with keepdim ...)
-
-    @staticmethod
-    def forward(ctx, a, shape):
-        arr = a._array
-        lead = arr.ndim - len(shape)
-        if lead < 0:
-            raise RuntimeError("size {%s} is not expandable to size {%s}."
-                               % (", ".join(map(str, shape)), ", ".join(map(str, arr.shape))))
-        if lead:
-            ctx.set_node_name("ViewBackward0")   # (... then views away the leading dims)
-        axes = tuple(range(lead)) + tuple(
-            lead + i for i, s in enumerate(shape) if s == 1 and arr.shape[lead + i] != 1)
-        out = arr.sum(axis=axes, keepdims=True) if axes else arr
-        if lead:
-            out = out.reshape(shape)
-        return Tensor._wrap(out)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return expand(grad_output, ctx._input_meta(0)[0]), None
-
-
 def sum_to_size(input, *size):
     """Sum ``input`` down to ``size`` (which must broadcast to ``input.shape``)."""
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
-    if input._array.shape == shape:
-        return input
-    return SumToSize.apply(input, shape)
+    return _sum_to_size(input, shape)
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):

@@ -11,15 +11,11 @@ import threading
 import numpy as np
 
 from ..autograd.function import Function, once_differentiable
-from ..backend import errstate
 from ..tensor import Tensor
 from ._util import xp_of
+from ..backend import quiet as _quiet
 
 __all__ = []
-
-
-def _quiet():
-    return errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
 
 def _sig(xp, x):

@@ -1068,12 +1068,11 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 def diag(input, diagonal=0, *, out=None):
     """A 1-D tensor as a diagonal matrix, or the diagonal of a 2-D tensor (a copy)."""
-    from .conversion import clone
     n = input._array.ndim
     if n == 1:
         return diag_embed(input, diagonal, 0, 1)
     if n == 2:
-        return clone(globals()["diagonal"](input, diagonal, 0, 1))
+        return globals()["diagonal"](input, diagonal, 0, 1).clone()
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got %dD" % n)
 
 

@@ -3,7 +3,6 @@
 Its gradient sums the upstream rows of each index into a weight-shaped zero array (rows that
 no index picked stay zero; the ``padding_idx`` row always does).
 """
-import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
@@ -44,14 +43,7 @@ class Embedding(Function):
         grad = xp_of(grad_output).zeros(shape, dtype=dtype)
         flat = indices._array.reshape(-1)
         if flat.size:
-            if type(g) is np.ndarray:
-                # NumPy: sort the rows by index and sum each run, much faster than np.add.at.
-                order = np.argsort(flat, kind="stable")
-                rows = flat[order]
-                starts = np.flatnonzero(np.concatenate(([True], rows[1:] != rows[:-1])))
-                grad[rows[starts]] = np.add.reduceat(g[order], starts, axis=0)
-            else:
-                backend_of(grad).scatter_add(grad, flat, g)
+            backend_of(grad).index_add_rows(grad, flat, g)
         if ctx.padding_idx is not None:
             grad[ctx.padding_idx] = 0
         return Tensor._wrap(grad), None, None

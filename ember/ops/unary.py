@@ -5,7 +5,8 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
-from ..backend import errstate, get_array_module, same_device
+from ..backend import get_array_module, same_device
+from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import inplace
 from ._util import INT_OF_SIZE, keep_where, needs_float, sum_to, xp_of
@@ -21,10 +22,6 @@ __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "abs", "absolute", "
            "tan_", "asin_", "acos_", "atan_", "sinh_", "cosh_", "frac_", "erf_", "erfc_",
            "erfinv_", "sgn_", "logit_", "nan_to_num_", "fix_", "absolute_", "arcsin_",
            "arccos_", "arctan_", "asinh_", "acosh_", "atanh_", "positive"]
-
-
-def _quiet():
-    return errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
 
 class Exp(Function):
@@ -328,7 +325,10 @@ class Clamp(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        a, lo_t, hi_t = ctx.saved_tensors
+        return Clamp._grads(ctx, grad_output, *ctx.saved_tensors)
+
+    @staticmethod
+    def _grads(ctx, grad_output, a, lo_t, hi_t):
         lo, hi = ctx.bounds
         if lo_t is None and hi_t is None:
             # Python-number bounds: the mask needs no graph, so it is computed on the array.
@@ -359,7 +359,7 @@ class Clamp(Function):
         if lo_t is None and hi_t is None:
             keep = _clamp_keep(a._array, *ctx.bounds)
             return Tensor._wrap(keep_where(keep, grad_output._array)), None, None, None
-        return Clamp.backward(ctx, grad_output)
+        return Clamp._grads(ctx, grad_output, a, lo_t, hi_t)
 
 
 def _clamp_keep(arr, lo, hi):
@@ -701,12 +701,22 @@ def _float_fn(f64_fn):
     return fn
 
 
+def _xp_kernel(fn_name):
+    """``kernel(xp, x)`` calling the array module's function ``fn_name``."""
+    def kernel(xp, x):
+        return getattr(xp, fn_name)(x)
+    return kernel
+
+
 def _unary(name, kernel, node, grad, save="input"):
-    """A Function for ``kernel(xp, array)`` whose backward is ``grad(grad_output, saved)``
-    (Tensor ops).
+    """A Function for ``kernel(xp, array)`` (or the array module's function named ``kernel``)
+    whose backward is ``grad(grad_output, saved)`` (Tensor ops).
 
     ``save`` says what ``grad`` receives: the input (``"input"``) or the output (``"output"``).
     """
+    if isinstance(kernel, str):
+        kernel = _xp_kernel(kernel)
+
     def forward(ctx, a):
         xp = xp_of(a)
         with _quiet():
@@ -721,18 +731,18 @@ def _unary(name, kernel, node, grad, save="input"):
                                     "backward": staticmethod(backward)})
 
 
-Exp2 = _unary("Exp2", lambda xp, x: xp.exp2(x), "Exp2Backward0", lambda g, out: g * out * _LN2, "output")
-Log2 = _unary("Log2", lambda xp, x: xp.log2(x), "Log2Backward0", lambda g, a: g / (a * _LN2))
-Log10 = _unary("Log10", lambda xp, x: xp.log10(x), "Log10Backward0", lambda g, a: g / (a * _LN10))
-Tan = _unary("Tan", lambda xp, x: xp.tan(x), "TanBackward0", lambda g, out: g * (out * out + 1), "output")
-Asin = _unary("Asin", lambda xp, x: xp.arcsin(x), "AsinBackward0", lambda g, a: g * rsqrt(1 - a * a))
-Acos = _unary("Acos", lambda xp, x: xp.arccos(x), "AcosBackward0", lambda g, a: -g * rsqrt(1 - a * a))
-Atan = _unary("Atan", lambda xp, x: xp.arctan(x), "AtanBackward0", lambda g, a: g / (a * a + 1))
-Sinh = _unary("Sinh", lambda xp, x: xp.sinh(x), "SinhBackward0", lambda g, a: g * cosh(a))
-Cosh = _unary("Cosh", lambda xp, x: xp.cosh(x), "CoshBackward0", lambda g, a: g * sinh(a))
-Asinh = _unary("Asinh", lambda xp, x: xp.arcsinh(x), "AsinhBackward0", lambda g, a: g * rsqrt(a * a + 1))
-Acosh = _unary("Acosh", lambda xp, x: xp.arccosh(x), "AcoshBackward0", lambda g, a: g * rsqrt(a * a - 1))
-Atanh = _unary("Atanh", lambda xp, x: xp.arctanh(x), "AtanhBackward0", lambda g, a: g / (1 - a * a))
+Exp2 = _unary("Exp2", "exp2", "Exp2Backward0", lambda g, out: g * out * _LN2, "output")
+Log2 = _unary("Log2", "log2", "Log2Backward0", lambda g, a: g / (a * _LN2))
+Log10 = _unary("Log10", "log10", "Log10Backward0", lambda g, a: g / (a * _LN10))
+Tan = _unary("Tan", "tan", "TanBackward0", lambda g, out: g * (out * out + 1), "output")
+Asin = _unary("Asin", "arcsin", "AsinBackward0", lambda g, a: g * rsqrt(1 - a * a))
+Acos = _unary("Acos", "arccos", "AcosBackward0", lambda g, a: -g * rsqrt(1 - a * a))
+Atan = _unary("Atan", "arctan", "AtanBackward0", lambda g, a: g / (a * a + 1))
+Sinh = _unary("Sinh", "sinh", "SinhBackward0", lambda g, a: g * cosh(a))
+Cosh = _unary("Cosh", "cosh", "CoshBackward0", lambda g, a: g * sinh(a))
+Asinh = _unary("Asinh", "arcsinh", "AsinhBackward0", lambda g, a: g * rsqrt(a * a + 1))
+Acosh = _unary("Acosh", "arccosh", "AcoshBackward0", lambda g, a: g * rsqrt(a * a - 1))
+Atanh = _unary("Atanh", "arctanh", "AtanhBackward0", lambda g, a: g / (1 - a * a))
 Frac = _unary("Frac", lambda xp, x: x - xp.trunc(x), "FracBackward0", lambda g, a: g)
 Erf = _unary("Erf", _float_fn(_erf_f64), "ErfBackward0",
              lambda g, a: g * exp(-(a * a)) * _TWO_OVER_SQRT_PI)

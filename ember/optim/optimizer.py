@@ -10,6 +10,7 @@ from ..autograd.grad_mode import no_grad
 from ..backend import backend_for, backend_of, get_array_module, to_host
 from ..ops._util import xp_of
 from ..tensor import Tensor
+from ..tensor import RemovableHandle
 
 __all__ = ["Optimizer", "required"]
 
@@ -253,15 +254,13 @@ class Optimizer:
 
     def register_step_pre_hook(self, hook):
         """Register ``hook(optimizer, args, kwargs)`` to run before ``step``."""
-        from ..tensor import _RemovableHandle
-        handle = _RemovableHandle(self._optimizer_step_pre_hooks)
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
         self._optimizer_step_pre_hooks[handle.id] = hook
         return handle
 
     def register_step_post_hook(self, hook):
         """Register ``hook(optimizer, args, kwargs)`` to run after ``step``."""
-        from ..tensor import _RemovableHandle
-        handle = _RemovableHandle(self._optimizer_step_post_hooks)
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
         self._optimizer_step_post_hooks[handle.id] = hook
         return handle
 

@@ -1,5 +1,6 @@
 """Walk a backward graph once into plain records that the DOT, HTML and summary views share."""
 from ..autograd.graph import AccumulateGrad, _accumulate_grad_of
+from ..backend import backend_of
 from ..tensor import Tensor
 
 __all__ = ["walk", "GraphRecord"]
@@ -45,7 +46,7 @@ def _saved_info(node):
                 "stale": current != version, "is_output": out_nr is not None}
         if arr is not None:
             info.update(shape=_shape(arr), dtype=_dtype_name(arr), bytes=int(arr.nbytes),
-                        array_id=id(arr))
+                        array_id=id(arr), data_ptr=backend_of(arr).data_ptr(arr))
         else:
             info.update(shape="?", dtype="packed " + type(getattr(t, "value", t)).__name__,
                         bytes=0, array_id=None)

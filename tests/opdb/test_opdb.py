@@ -13,7 +13,7 @@ def _cases(kind):
     """``pytest.param(op, dtype, sample)`` for each (op, dtype, sample) the test ``kind`` runs."""
     params = []
     for op in all_ops():
-        if kind != "forward" and (not op.differentiable or op.skip_gradcheck):
+        if kind not in ("forward", "strict") and (not op.differentiable or op.skip_gradcheck):
             continue
         if kind == "gradgrad" and not op.double_backward:
             continue

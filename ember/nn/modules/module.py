@@ -1,7 +1,7 @@
 """nn.Module: the base class of layers; registers Parameters, buffers and sub-modules in order."""
 from collections import OrderedDict, namedtuple
 
-from ...tensor import Tensor
+from ...tensor import RemovableHandle, Tensor
 from ..parameter import Parameter
 
 __all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
@@ -18,27 +18,6 @@ class _IncompatibleKeysT(_IncompatibleKeys):
         return super().__repr__()
 
     __str__ = __repr__
-
-
-class RemovableHandle:
-    """Returned by ``register_*_hook``; ``remove()`` unregisters the hook."""
-
-    _next_id = [0]
-
-    def __init__(self, *dicts):
-        self._dicts = dicts
-        self.id = RemovableHandle._next_id[0]
-        RemovableHandle._next_id[0] += 1
-
-    def remove(self):
-        for d in self._dicts:
-            d.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 def register_module_forward_hook(hook):

@@ -1,0 +1,4 @@
+"""``torch.utils.hooks``: the handle every ``register_*hook`` returns."""
+from ..tensor import RemovableHandle
+
+__all__ = ["RemovableHandle"]
