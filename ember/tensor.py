@@ -334,7 +334,8 @@ class Tensor:
         fn = self.grad_fn
         if gradient is None and inputs is None and fn is not None and self._base is None and \
                 not self._array.shape:   # loss.backward(): what engine.backward does, directly
-            ones = Tensor._wrap(_backend.get_array_module(self._array).ones((), self._array.dtype))
+            arr = self._array
+            ones = Tensor._wrap(_backend._XP.get(type(arr), np).asarray(1, dtype=arr.dtype))
             return _engine._execute(((fn, self._output_nr),), (ones,), create_graph
                                     if retain_graph is None else retain_graph, create_graph,
                                     None, None)

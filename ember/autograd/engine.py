@@ -153,29 +153,43 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
         walk.needed, walk.receivers = _prune(_reachable(roots), capture, [r for r, _ in roots])
     for (r, nr), g in zip(roots, grads):
         if walk.receivers is None or r in walk.receivers:
-            walk.send(r, nr, g, False)
+            walk.send_root(r, nr, g)
     if _hooked_leaves:
         walk.uses = _leaf_uses(roots)
     plain = capture is None and targets is None and not _state.anomaly
+    needed = walk.needed
+    buffers = walk.buffers
+    heap = walk.heap
+    ready = walk.ready
     prev = _state.enabled
     _state.enabled = bool(create_graph)
     try:
-        heap = walk.heap
         while heap:
             node = _heappop(heap)[1]
-            buf = walk.buffers.pop(node)
-            run = walk.needed is None or node in walk.needed
+            buf = buffers.pop(node)
+            run = needed is None or node in needed
+            # NOTE: the one fast path: a node without hooks whose one output got a gradient
+            # has its backward called directly (W1/W2 in benchmarks/: every node of a step)
             fast = plain and node._fast and node._n_out == 1 and buf[0] is not None
             if fast:
-                grads = _call_backward(node, buf[0], create_graph)
+                if create_graph or node._array_backward is None:
+                    grads = node._forward_cls.backward(node, buf[0])
+                else:
+                    grads = node._array_backward(node, buf[0])
+                if type(grads) is not tuple:
+                    grads = (grads,)
+                if len(grads) != len(node._edges):
+                    grads = _check_count(node, grads)
             else:
                 grads = _run_node(node, buf, walk, run)
             walk.send_all(node, grads, buf, fast)
             grads = buf = None    # hold no gradient here (see _accumulate)
             if not retain_graph and node._saved is not None and run:
                 node._release()
-            walk.flush(walk.ready)
-        walk.flush(list(walk.leaves))
+            if ready:
+                walk.flush(ready)
+        if walk.leaves:
+            walk.flush(list(walk.leaves))
     finally:
         _state.enabled = prev
 
@@ -183,15 +197,15 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
 class _Walk:
     """The state of one backward call: pending gradients of nodes and leaves."""
 
-    __slots__ = ("buffers", "heap", "leaves", "owned", "exclusive", "ready", "uses", "needed",
-                 "receivers", "create_graph", "targets", "capture")
+    __slots__ = ("buffers", "heap", "leaves", "owned", "ready", "uses", "needed", "receivers",
+                 "create_graph", "targets", "capture")
 
     def __init__(self, create_graph, targets, capture):
         self.buffers = {}       # node -> its output gradients so far
         self.heap = []          # (-seq, node): the latest-recorded node first
         self.leaves = {}        # leaf -> its gradient so far
-        self.owned = set()      # leaves whose pending gradient may become .grad as is
-        self.exclusive = set()  # ids of pending node gradients that nothing else holds
+        self.owned = set()      # leaves and one-output nodes whose pending gradient nothing
+        #                         else holds (a leaf's may become its .grad as is)
         self.ready = []         # leaves whose last use has run (when counting uses)
         self.uses = None        # leaf -> edges still to run (only when a leaf has a hook)
         self.needed = self.receivers = None     # grad(): the nodes to run / to receive
@@ -202,62 +216,90 @@ class _Walk:
     def send_all(self, node, grads, buf, fast):
         """Send each gradient of ``node``'s result along its edge (checked against the input).
 
-        Gradient ownership: a gradient that a built-in ``array_backward`` allocated, or a view
-        of an incoming gradient that nothing else held, sent along one edge only, is the
-        engine's to keep (``exclusive``): it may become a leaf's ``.grad`` without a copy. Every
-        other gradient is copied first, so no ``.grad`` aliases another array.
+        Gradient ownership: a gradient that a built-in ``array_backward`` allocated, or the
+        incoming gradient (or a view of it) passed on by a one-input node when nothing else
+        held it, is the engine's to keep: it may become a leaf's ``.grad`` without a copy.
+        Every other gradient is copied first, so no ``.grad`` aliases another array.
         """
-        go = buf[0]
-        go_excl = id(go) in self.exclusive
-        if self.exclusive:
-            for g in buf:
-                self.exclusive.discard(id(g))
+        owned = self.owned
         fresh = fast and not self.create_graph and node._array_backward is not None
+        if fresh:
+            go = buf[0]
+            go_arr = go._array
+            go_excl = node in owned     # (a node runs once: its entry needs no removal)
         receivers = self.receivers
-        for i, (e, g) in enumerate(zip(node._edges, grads)):
-            if e is None or (receivers is not None and e[0] not in receivers):
+        buffers = self.buffers
+        single = len(grads) == 1
+        i = -1
+        for e, g in zip(node._edges, grads):
+            i += 1
+            if e is None:
                 continue
+            target, nr = e
+            if receivers is not None and target not in receivers:
+                continue
+            own = False
+            is_node = isinstance(target, Node)
             if g is not None:
-                target, nr = e
-                meta = target._out_meta[nr] if isinstance(target, Node) else \
+                shape, dtype = target._out_meta[nr] if is_node else \
                     (target._array.shape, target._array.dtype)
                 arr = g._array if type(g) is Tensor else None
-                if arr is None or arr.shape != meta[0] or arr.dtype != meta[1]:
-                    g = _check_grad(node, i, g, meta)
+                if arr is None or arr.shape != shape or (arr.dtype is not dtype and
+                                                         arr.dtype != dtype):
+                    g = _check_grad(node, i, g, (shape, dtype))
                     own = True
-                else:
-                    own = fresh and _once(g, grads) and _owned_result(g, go, go_excl, grads)
-            self.send(e[0], e[1], g, g is not None and own)
-
-    def send(self, target, nr, g, own):
-        """Add ``g`` to what ``target`` (a node, or a leaf) has received so far."""
-        if isinstance(target, Node):
-            # (a node reached only by None still runs, empty, and frees what it saved, as torch)
-            b = self.buffers.get(target)
+                elif fresh and (not is_node or len(target._edges) == 1):
+                    # (only a leaf, or a one-input node that may pass it on to one, cares)
+                    base = arr.base
+                    if g is go or (base is not None and (base is go_arr or
+                                                         base is go_arr.base)):
+                        own = go_excl and single     # passed on by a one-input node
+                    else:       # allocated by array_backward (and sent along one edge)
+                        own = single or _once(g, grads)
+            if not is_node:
+                if g is not None:
+                    old = self.leaves.get(target)
+                    if old is None:
+                        self.leaves[target] = g
+                        if own:
+                            self.owned.add(target)
+                    else:
+                        self.leaves[target] = _sum(old, g, self.create_graph)
+                        self.owned.add(target)
+                if self.uses is not None:
+                    self._used(target)
+                continue
+            # a node: its gradients so far (a node reached only by None still runs, empty,
+            # and frees what it saved, as in torch)
+            b = buffers.get(target)
             if b is None:
                 _heappush(self.heap, (-target._seq, target))
-                b = self.buffers[target] = [None] * target._n_out
+                b = buffers[target] = [None] * target._n_out
             if g is not None:
                 if b[nr] is not None:
                     g = _sum(b[nr], g, self.create_graph)
                     own = True
                 b[nr] = g
-                if own:
-                    self.exclusive.add(id(g))
-            return
-        if g is not None:
+                if own and target._n_out == 1:
+                    owned.add(target)   # (a later gradient is summed: the sum is owned too)
+
+    def send_root(self, target, nr, g):
+        """Start from root ``target`` (a node, or a leaf) with gradient ``g``."""
+        if isinstance(target, Node):
+            b = self.buffers.get(target)
+            if b is None:
+                _heappush(self.heap, (-target._seq, target))
+                b = self.buffers[target] = [None] * target._n_out
+            b[nr] = g if b[nr] is None else _sum(b[nr], g, self.create_graph)
+        else:
             old = self.leaves.get(target)
-            if old is None:
-                self.leaves[target] = g
-                if own:
-                    self.owned.add(target)
-            else:
-                self.leaves[target] = _sum(old, g, self.create_graph)
-                self.owned.add(target)
-        if self.uses is not None:
-            self.uses[target] -= 1
-            if not self.uses[target] and target in self.leaves:
-                self.ready.append(target)
+            self.leaves[target] = g if old is None else _sum(old, g, self.create_graph)
+
+    def _used(self, leaf):
+        """One more use of ``leaf`` has run; at its last, it is ready to accumulate."""
+        self.uses[leaf] -= 1
+        if not self.uses[leaf] and leaf in self.leaves:
+            self.ready.append(leaf)
 
     def flush(self, leaves):
         """Deliver the pending gradients of ``leaves`` (hooks, ``.grad`` or capture)."""
@@ -270,43 +312,6 @@ class _Walk:
             g = None
 
 
-def _call_backward(node, grad, create_graph):
-    """A node without hooks: its Function's backward (or array_backward) called directly."""
-    if create_graph or node._array_backward is None:
-        result = node._forward_cls.backward(node, grad)
-    else:
-        result = node._array_backward(node, grad)
-    if type(result) is not tuple:
-        result = (result,)
-    if len(result) != len(node._edges):
-        result = _check_count(node, result)
-    return result
-
-
-def _owned_result(g, go, go_excl, grads):
-    """Whether ``g``, one gradient an ``array_backward`` returned for ``go``, is the engine's:
-    newly allocated (it shares no memory with ``go``), or ``go`` itself or its only view, when
-    ``go`` was the engine's."""
-    if g is go:
-        return go_excl
-    arr = g._array
-    if not _shares(arr, go._array):
-        return True
-    if not go_excl:
-        return False
-    n = 0
-    for x in grads:
-        if x is not None and _shares(x._array, go._array):
-            n += 1
-    return n == 1
-
-
-def _shares(a, b):
-    """``a`` is ``b``, or a view of it, or a view of the same array (NumPy/CuPy ``base``)."""
-    base = getattr(a, "base", None)
-    return a is b or (base is not None and (base is b or base is getattr(b, "base", None)))
-
-
 def _once(g, grads):
     """``g`` appears once in ``grads`` (by identity)."""
     n = 0
@@ -317,13 +322,15 @@ def _once(g, grads):
 
 
 # id -> live leaf that has (had) a hook
-_hooked_leaves: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
+# id -> weak reference to a live leaf that has (had) a hook (a plain dict: tested per backward)
+_hooked_leaves: Dict[int, Any] = {}
 
 
 def note_leaf_hook(leaf: Tensor) -> None:
     """Called when a hook is registered on ``leaf``: backward calls that reach it accumulate
     each leaf as soon as its last use has run, as torch does, so that hooks run in its order."""
-    _hooked_leaves[id(leaf)] = leaf
+    key = id(leaf)
+    _hooked_leaves[key] = weakref.ref(leaf, lambda _ref, key=key: _hooked_leaves.pop(key, None))
 
 
 def _leaf_uses(roots):
@@ -577,12 +584,11 @@ def _accumulate(t, g, create_graph, own):
     elif old._requires_grad:
         t._grad = Tensor._wrap(old._array + arr)
     else:
-        get_array_module(old._array).add(old._array, arr, out=old._array)
+        old._array += arr
 
 
 def _adoptable(arr):
     """An owned gradient array that may become ``.grad`` as is: contiguous, and all of its
     memory (not a window into a larger array)."""
-    if backend_of(arr).owns_memory(arr):
-        return arr.flags.c_contiguous
-    return arr.flags.c_contiguous and arr.base.nbytes == arr.nbytes
+    base = arr.base
+    return arr.flags.c_contiguous and (base is None or base.nbytes == arr.nbytes)

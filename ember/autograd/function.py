@@ -116,7 +116,13 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
         if cls._is_legacy:
             raise RuntimeError(_LEGACY_MSG % (cls.__name__, cls.__name__) +
                                " (this class defines forward as an instance method)")
-        return _apply(cls.forward, cls._backward_cls(), args, kwargs)
+        node = cls._backward_cls()
+        if not _state.enabled:
+            # NOTE: nothing can be recorded (no_grad; the ops inside a backward): straight to
+            # forward (W2's update step in benchmarks/)
+            node.needs_input_grad = _needs_grad(args)
+            return cls.forward(node, *args, **kwargs)
+        return _apply(cls.forward, node, args, kwargs)
 
     def __call__(self, *args):
         cls = type(self)
@@ -151,8 +157,8 @@ def _apply(forward, node, args, kwargs):
     requires grad."""
     needs = node.needs_input_grad = _needs_grad(args)
     state = _state
-    if not state.enabled or True not in needs:
-        out = _run_forward(forward, node, args, kwargs)
+    if not state.enabled:
+        out = forward(node, *args, **kwargs)
         if node._legacy_node:
             _mark_creator(node, out)
         return out
@@ -161,12 +167,22 @@ def _apply(forward, node, args, kwargs):
         out = forward(node, *args, **kwargs) if kwargs else forward(node, *args)
     finally:
         state.enabled = True
+    if True not in needs:
+        if node._legacy_node:
+            _mark_creator(node, out)
+        return out
     _record_inputs(node, args, needs)
     if type(out) is Tensor and not node._marked and not _is_in(out, args):
         # NOTE: one new output, nothing marked: the common case, without the general loop
         # (W1/W2 in benchmarks/ are sequences of such ops).
-        _set_output(node, out, 0)
-        node._out_meta = ((out._array.shape, out._array.dtype),)
+        arr = out._array
+        if arr.dtype.kind in "fc":
+            out.grad_fn = node
+            out._output_nr = 0
+            out._requires_grad = True
+            if out._base is not None:
+                out.__dict__["_view_version"] = out._version_ref[0]
+        node._out_meta = ((arr.shape, arr.dtype),)
         results = (out,)
     else:
         results = _record_outputs(node, out, args)
@@ -182,35 +198,51 @@ def _apply(forward, node, args, kwargs):
 
 def _needs_grad(args):
     """``needs_input_grad``: which arguments are Tensors that require grad."""
+    # NOTE: one and two arguments without a comprehension's frame: most ops (W1/W2 in
+    # benchmarks/ are sequences of them).
+    n = len(args)
+    if n == 2:
+        a, b = args
+        return (isinstance(a, Tensor) and a._requires_grad,
+                isinstance(b, Tensor) and b._requires_grad)
+    if n == 1:
+        a = args[0]
+        return (isinstance(a, Tensor) and a._requires_grad,)
     return tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
-
-
-def _run_forward(forward, node, args, kwargs):
-    """``forward`` without recording (grad mode off, or no input requires grad)."""
-    if not _state.enabled:
-        return forward(node, *args, **kwargs)
-    _state.enabled = False
-    try:
-        return forward(node, *args, **kwargs)
-    finally:
-        _state.enabled = True
 
 
 def _record_inputs(node, args, needs):
     """The node's edges (one per argument: None for one that needs no gradient) and its
     sequence number, drawn after its inputs' nodes (a view's regenerated one too)."""
+    if len(args) == 2:
+        # NOTE: the binary ops without the general loop (W1/W2 in benchmarks/)
+        a, b = args
+        node._edges = (_edge(a) if needs[0] else None, _edge(b) if needs[1] else None)
+        if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+            node._tensor_args = (isinstance(a, Tensor), isinstance(b, Tensor))
+        node._seq = _next_seq()
+        return
     edges = []
+    all_tensors = True
     for a, need in zip(args, needs):
         if not need:
             edges.append(None)
+            all_tensors = all_tensors and isinstance(a, Tensor)
             continue
-        if a._base is not None:
-            refresh_view(a)
-        edges.append((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
+        edges.append(_edge(a))
     node._edges = tuple(edges)
-    if len(args) != 1 or not needs[0]:
+    if not all_tensors:
         node._tensor_args = tuple([isinstance(a, Tensor) for a in args])
     node._seq = _next_seq()
+
+
+def _edge(a):
+    """The edge to input ``a`` (its node and output index, or the leaf itself); a stale view
+    gets its regenerated node first."""
+    if a._base is not None:
+        refresh_view(a)
+    fn = a.grad_fn
+    return (fn, a._output_nr) if fn is not None else (a, 0)
 
 
 def _set_output(node, o, i):
