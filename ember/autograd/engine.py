@@ -248,7 +248,8 @@ class _Walk:
                                                          arr.dtype != dtype):
                     g = _check_grad(node, i, g, (shape, dtype))
                     own = True
-                elif fresh and (not is_node or len(target._edges) == 1):
+                elif fresh and arr.size >= _ADOPT_MIN and (not is_node or
+                                                           len(target._edges) == 1):
                     # (only a leaf, or a one-input node that may pass it on to one, cares)
                     base = arr.base
                     if g is go or (base is not None and (base is go_arr or
@@ -585,6 +586,12 @@ def _accumulate(t, g, create_graph, own):
         t._grad = Tensor._wrap(old._array + arr)
     else:
         old._array += arr
+
+
+# NOTE: below this size a gradient is copied into .grad rather than tracked for ownership: the
+# checks cost more than the copy (W1 in benchmarks/: 16 elements); above, the copy costs more
+# (W3: 512x512 weights).
+_ADOPT_MIN = 4096
 
 
 def _adoptable(arr):

@@ -172,7 +172,8 @@ def _apply(forward, node, args, kwargs):
             _mark_creator(node, out)
         return out
     _record_inputs(node, args, needs)
-    if type(out) is Tensor and not node._marked and not _is_in(out, args):
+    if type(out) is Tensor and not node._marked and (out is not args[0] if len(args) == 1
+                                                     else not _is_in(out, args)):
         # NOTE: one new output, nothing marked: the common case, without the general loop
         # (W1/W2 in benchmarks/ are sequences of such ops).
         arr = out._array
@@ -214,8 +215,13 @@ def _needs_grad(args):
 def _record_inputs(node, args, needs):
     """The node's edges (one per argument: None for one that needs no gradient) and its
     sequence number, drawn after its inputs' nodes (a view's regenerated one too)."""
-    if len(args) == 2:
-        # NOTE: the binary ops without the general loop (W1/W2 in benchmarks/)
+    n = len(args)
+    if n == 1:
+        # NOTE: unary and binary ops without the general loop (W1/W2 in benchmarks/)
+        node._edges = (_edge(args[0]),)
+        node._seq = _next_seq()
+        return
+    if n == 2:
         a, b = args
         node._edges = (_edge(a) if needs[0] else None, _edge(b) if needs[1] else None)
         if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
