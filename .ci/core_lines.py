@@ -6,7 +6,10 @@ import pathlib
 import sys
 import tokenize
 
-BUDGET = 9000
+# 9,000 covered tensor.py, autograd/ and ops/ until the core redesign; the core now also counts
+# the backend layer (about 420 lines) and the primitives that lived outside it in
+# nn/_functions.py (399 lines, now in ops/).
+BUDGET = 10400
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "ember"
 
 
