@@ -331,7 +331,10 @@ def note_leaf_hook(leaf: Tensor) -> None:
     """Called when a hook is registered on ``leaf``: backward calls that reach it accumulate
     each leaf as soon as its last use has run, as torch does, so that hooks run in its order."""
     key = id(leaf)
-    _hooked_leaves[key] = weakref.ref(leaf, lambda _ref, key=key: _hooked_leaves.pop(key, None))
+
+    def forget(_ref: Any) -> None:
+        _hooked_leaves.pop(key, None)
+    _hooked_leaves[key] = weakref.ref(leaf, forget)
 
 
 def _leaf_uses(roots):
