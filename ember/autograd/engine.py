@@ -249,12 +249,12 @@ class _Walk:
                     g = _check_grad(node, i, g, (shape, dtype))
                     own = True
                 elif fresh and arr.size >= _ADOPT_MIN and (not is_node or
-                                                           len(target._edges) == 1):
+                                                           _alone(target._edges)):
                     # (only a leaf, or a one-input node that may pass it on to one, cares)
                     base = arr.base
                     if g is go or (base is not None and (base is go_arr or
                                                          base is go_arr.base)):
-                        own = go_excl and single     # passed on by a one-input node
+                        own = go_excl and _alone(grads)     # passed on by a one-input node
                     else:       # allocated by array_backward (and sent along one edge)
                         own = single or _once(g, grads)
             if not is_node:
@@ -311,6 +311,15 @@ class _Walk:
             self.owned.discard(t)
             _leaf(t, g, own, self)
             g = None
+
+
+def _alone(items):
+    """Exactly one of ``items`` is not None (a node with one differentiable input)."""
+    n = 0
+    for x in items:
+        if x is not None:
+            n += 1
+    return n == 1
 
 
 def _once(g, grads):

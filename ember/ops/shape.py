@@ -216,6 +216,10 @@ class Transpose(Function):
     def backward(ctx, grad_output):
         return transpose(grad_output, *ctx.dims), None, None
 
+    @staticmethod
+    def array_backward(ctx, grad_output):
+        return Tensor._wrap(grad_output._array.swapaxes(*ctx.dims)), None, None
+
 
 class T(Function):
     node_name = "TBackward0"
@@ -227,6 +231,12 @@ class T(Function):
     @staticmethod
     def backward(ctx, grad_output):
         return t(grad_output)
+
+    @staticmethod
+    def array_backward(ctx, grad_output):
+        # NOTE: a view of the gradient, no node (W3 in benchmarks/: each Linear's weight.t());
+        # the engine may then keep it as the weight's .grad without a copy
+        return Tensor._wrap(grad_output._array.T)
 
 
 class Permute(Function):
