@@ -19,6 +19,16 @@ def _reduced_axes(shape: Tuple[int, ...], target: Sequence[int]) -> Tuple[int, .
     return tuple(axes)
 
 
+def sum_to_array(arr, shape):
+    """The array ``arr`` summed over the dims that broadcasting added to reach it from
+    ``shape`` (``arr`` itself when nothing was added)."""
+    axes = _reduced_axes(arr.shape, shape)
+    if not axes:
+        return arr
+    out = arr.sum(axis=axes, keepdims=True)
+    return out.reshape(shape) if out.ndim != len(shape) else out
+
+
 class SumToSize(Function):
     """``grad`` summed over its broadcast dims to ``shape`` (torch's ``sum_to_size``)."""
 
@@ -34,9 +44,7 @@ class SumToSize(Function):
         if lead:
             ctx.set_node_name("ViewBackward0")   # (... then views away the leading dims)
         ctx.in_shape = arr.shape
-        axes = _reduced_axes(arr.shape, shape)
-        out = arr.sum(axis=axes, keepdims=True) if axes else arr
-        return Tensor._wrap(out.reshape(shape) if lead else out)
+        return Tensor._wrap(sum_to_array(arr, shape))
 
     @staticmethod
     def backward(ctx, grad_output):

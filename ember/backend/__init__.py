@@ -77,10 +77,6 @@ class Backend:
         """The address of ``arr``'s first element."""
         return arr.__array_interface__["data"][0]
 
-    def owns_memory(self, arr: Any) -> bool:
-        """True when ``arr`` is not a view of another array."""
-        return arr.base is None
-
     def is_available(self) -> bool:
         return True
 
@@ -124,9 +120,6 @@ class StrictBackend(Backend):
 
     def data_ptr(self, arr: Any) -> int:
         return arr._a.__array_interface__["data"][0]
-
-    def owns_memory(self, arr: Any) -> bool:
-        return arr._a.base is None
 
 
 cpu = Backend()

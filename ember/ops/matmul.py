@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from ..autograd._sum_to import sum_to_array
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import binary_arrays, mm2d, sum_to, wrap_dim, xp_of
@@ -286,7 +287,7 @@ class Addmm(_AddProduct):
         if need[0]:
             shape = ctx._input_meta(0)[0]
             if g.shape != shape:
-                gi = Tensor._wrap(_sum_to_array(g * beta if beta != 1 else g, shape))
+                gi = Tensor._wrap(sum_to_array(g * beta if beta != 1 else g, shape))
             elif beta != 1:
                 gi = Tensor._wrap(g * beta)
             else:
@@ -304,14 +305,6 @@ class Addmm(_AddProduct):
     def backward(ctx, grad_output):
         return Addmm._grads(ctx, grad_output, lambda g, b: mm(g, b.t()),
                             lambda a, g: mm(a.t(), g))
-
-
-def _sum_to_array(g, shape):
-    """The array ``g`` summed over the dims broadcasting added to ``shape``."""
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
-                                      if s == 1 and g.shape[lead + i] != 1)
-    return g.sum(axis=axes, keepdims=True).reshape(shape)
 
 
 class Addmv(_AddProduct):
