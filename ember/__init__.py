@@ -40,9 +40,13 @@ def typename(obj):
     return type(obj).__name__
 
 
+_LAZY = ("nn", "optim", "utils", "viz", "datasets", "fft", "special", "distributions", "func",
+         "distributed")
+
+
 def __getattr__(name):
     # Heavier or optional sub-packages load on first use, keeping ``import ember`` fast.
-    if name in ("nn", "optim", "utils", "viz", "datasets"):
+    if name in _LAZY:
         import importlib
         return importlib.import_module("ember." + name)
     raise AttributeError("module 'ember' has no attribute %r" % name)

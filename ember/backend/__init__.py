@@ -77,6 +77,12 @@ class Backend:
         """The address of ``arr``'s first element."""
         return arr.__array_interface__["data"][0]
 
+    def scipy(self, name: str) -> Any:
+        """SciPy's sub-package ``name`` (``"special"``, ``"linalg"``, ...) for this device's
+        arrays: ``scipy.<name>`` on the CPU (``cupyx.scipy.<name>`` on CUDA)."""
+        import importlib
+        return importlib.import_module("scipy." + name)
+
     def is_available(self) -> bool:
         return True
 
@@ -120,6 +126,10 @@ class StrictBackend(Backend):
 
     def data_ptr(self, arr: Any) -> int:
         return arr._a.__array_interface__["data"][0]
+
+    def scipy(self, name: str) -> Any:
+        from ._strict import strict_module
+        return strict_module(super().scipy(name))
 
 
 cpu = Backend()

@@ -294,3 +294,13 @@ def _unwrap_mixed(x: Any) -> Any:
 
 strict_numpy = _Namespace("ember.backend.strict_numpy", np)
 strict_numpy.ndarray = StrictArray  # type: ignore[attr-defined]
+
+_MODULES: dict = {}
+
+
+def strict_module(mod: Any) -> Any:
+    """Another module (e.g. ``scipy.special``) over strict-device arrays, as ``strict_numpy``."""
+    ns = _MODULES.get(mod.__name__)
+    if ns is None:
+        ns = _MODULES[mod.__name__] = _Namespace("ember.backend.strict." + mod.__name__, mod)
+    return ns

@@ -1,0 +1,2 @@
+"""complex ops (being written)."""
+__all__: list = []

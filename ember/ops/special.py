@@ -1,0 +1,2 @@
+"""special ops (being written)."""
+__all__: list = []
