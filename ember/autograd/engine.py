@@ -161,28 +161,32 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
     buffers = walk.buffers
     heap = walk.heap
     ready = walk.ready
+    send = walk.send_all
     prev = _state.enabled
     _state.enabled = bool(create_graph)
     try:
         while heap:
             node = _heappop(heap)[1]
             buf = buffers.pop(node)
-            run = needed is None or node in needed
             # NOTE: the one fast path: a node without hooks whose one output got a gradient
             # has its backward called directly (W1/W2 in benchmarks/: every node of a step)
-            fast = plain and node._fast and node._n_out == 1 and buf[0] is not None
-            if fast:
-                if create_graph or node._array_backward is None:
+            if plain and node._fast and node._n_out == 1 and buf[0] is not None:
+                array_backward = node._array_backward
+                if create_graph or array_backward is None:
                     grads = node._forward_cls.backward(node, buf[0])
+                    fresh = None
                 else:
-                    grads = node._array_backward(node, buf[0])
+                    grads = array_backward(node, buf[0])
+                    fresh = buf[0]
                 if type(grads) is not tuple:
                     grads = (grads,)
                 if len(grads) != len(node._edges):
                     grads = _check_count(node, grads)
+                send(node, grads, fresh)
+                run = True
             else:
-                grads = _run_node(node, buf, walk, run)
-            walk.send_all(node, grads, buf, fast)
+                run = needed is None or node in needed
+                send(node, _run_node(node, buf, walk, run), None)
             grads = buf = None    # hold no gradient here (see _accumulate)
             if not retain_graph and node._saved is not None and run:
                 node._release()
@@ -213,76 +217,82 @@ class _Walk:
         self.targets = targets
         self.capture = capture
 
-    def send_all(self, node, grads, buf, fast):
+    def send_all(self, node, grads, fresh):
         """Send each gradient of ``node``'s result along its edge (checked against the input).
 
-        Gradient ownership: a gradient that a built-in ``array_backward`` allocated, or the
-        incoming gradient (or a view of it) passed on by a one-input node when nothing else
-        held it, is the engine's to keep: it may become a leaf's ``.grad`` without a copy.
-        Every other gradient is copied first, so no ``.grad`` aliases another array.
+        ``fresh`` is the incoming gradient when ``grads`` come from the node's built-in
+        ``array_backward`` (else None). Gradient ownership: a gradient that array_backward
+        allocated, or the incoming gradient (or a view of it) passed on by a one-input node
+        when nothing else held it, is the engine's to keep: it may become a leaf's ``.grad``
+        without a copy. Every other gradient is copied first, so no ``.grad`` aliases another
+        array.
         """
-        owned = self.owned
-        fresh = fast and not self.create_graph and node._array_backward is not None
-        if fresh:
-            go = buf[0]
-            go_arr = go._array
-            go_excl = node in owned     # (a node runs once: its entry needs no removal)
         receivers = self.receivers
-        buffers = self.buffers
-        single = len(grads) == 1
         i = -1
         for e, g in zip(node._edges, grads):
             i += 1
-            if e is None:
+            if e is None or (receivers is not None and e[0] not in receivers):
                 continue
             target, nr = e
-            if receivers is not None and target not in receivers:
-                continue
             own = False
             is_node = isinstance(target, Node)
             if g is not None:
-                shape, dtype = target._out_meta[nr] if is_node else \
-                    (target._array.shape, target._array.dtype)
+                if is_node:
+                    shape, dtype = target._out_meta[nr]
+                else:
+                    shape = target._array.shape
+                    dtype = target._array.dtype
                 arr = g._array if type(g) is Tensor else None
                 if arr is None or arr.shape != shape or (arr.dtype is not dtype and
                                                          arr.dtype != dtype):
                     g = _check_grad(node, i, g, (shape, dtype))
                     own = True
-                elif fresh and arr.size >= _ADOPT_MIN and (not is_node or
-                                                           _alone(target._edges)):
+                elif arr.size >= _ADOPT_MIN and fresh is not None and (
+                        not is_node or _alone(target._edges)):
                     # (only a leaf, or a one-input node that may pass it on to one, cares)
-                    base = arr.base
-                    if g is go or (base is not None and (base is go_arr or
-                                                         base is go_arr.base)):
-                        own = go_excl and _alone(grads)     # passed on by a one-input node
-                    else:       # allocated by array_backward (and sent along one edge)
-                        own = single or _once(g, grads)
+                    own = self._owns(node, g, arr, fresh, grads)
             if not is_node:
                 if g is not None:
-                    old = self.leaves.get(target)
+                    leaves = self.leaves
+                    old = leaves.get(target)
                     if old is None:
-                        self.leaves[target] = g
+                        leaves[target] = g
                         if own:
                             self.owned.add(target)
                     else:
-                        self.leaves[target] = _sum(old, g, self.create_graph)
+                        leaves[target] = _sum(old, g, self.create_graph)
                         self.owned.add(target)
                 if self.uses is not None:
                     self._used(target)
                 continue
             # a node: its gradients so far (a node reached only by None still runs, empty,
             # and frees what it saved, as in torch)
-            b = buffers.get(target)
+            b = self.buffers.get(target)
             if b is None:
                 _heappush(self.heap, (-target._seq, target))
-                b = buffers[target] = [None] * target._n_out
+                if target._n_out == 1:
+                    self.buffers[target] = [g]
+                    if own:
+                        self.owned.add(target)
+                    continue
+                b = self.buffers[target] = [None] * target._n_out
             if g is not None:
                 if b[nr] is not None:
                     g = _sum(b[nr], g, self.create_graph)
                     own = True
                 b[nr] = g
                 if own and target._n_out == 1:
-                    owned.add(target)   # (a later gradient is summed: the sum is owned too)
+                    self.owned.add(target)   # (a later gradient is summed: the sum is owned)
+
+    def _owns(self, node, g, arr, go, grads):
+        """Whether gradient ``g`` (array ``arr``) of ``node``, whose incoming gradient was
+        ``go``, is the engine's to keep (see ``send_all``)."""
+        base = arr.base
+        go_arr = go._array
+        if g is go or (base is not None and (base is go_arr or base is go_arr.base)):
+            # passed on by a one-input node (a node runs once: its entry needs no removal)
+            return node in self.owned and _alone(grads)
+        return len(grads) == 1 or _once(g, grads)   # allocated by array_backward
 
     def send_root(self, target, nr, g):
         """Start from root ``target`` (a node, or a leaf) with gradient ``g``."""
@@ -303,14 +313,18 @@ class _Walk:
             self.ready.append(leaf)
 
     def flush(self, leaves):
-        """Deliver the pending gradients of ``leaves`` (hooks, ``.grad`` or capture)."""
-        while leaves:
-            t = leaves.pop(0)
-            g = self.leaves.pop(t)
-            own = t in self.owned
-            self.owned.discard(t)
+        """Deliver the pending gradients of ``leaves`` (hooks, ``.grad`` or capture), in
+        order."""
+        pending = self.leaves
+        owned = self.owned
+        for t in leaves:
+            g = pending.pop(t)
+            own = t in owned
+            if own:
+                owned.discard(t)
             _leaf(t, g, own, self)
             g = None
+        leaves.clear()
 
 
 def _alone(items):
@@ -573,7 +587,7 @@ def _leaf(t, g, own, walk):
     if walk.targets is not None and id(t) not in walk.targets:
         return
     _accumulate(t, g, walk.create_graph, own)
-    post = t.__dict__.get("_post_hooks") if hasattr(t, "__dict__") else None
+    post = t.__dict__.get("_post_hooks")
     if post:
         for hook in list(post.values()):
             hook(t)

@@ -172,8 +172,9 @@ def _apply(forward, node, args, kwargs):
             _mark_creator(node, out)
         return out
     _record_inputs(node, args, needs)
-    if type(out) is Tensor and not node._marked and (out is not args[0] if len(args) == 1
-                                                     else not _is_in(out, args)):
+    n = len(args)
+    if type(out) is Tensor and not node._marked and out is not args[0] and (
+            n == 1 or out is not args[1] and (n == 2 or not _is_in(out, args))):
         # NOTE: one new output, nothing marked: the common case, without the general loop
         # (W1/W2 in benchmarks/ are sequences of such ops).
         arr = out._array
@@ -184,17 +185,14 @@ def _apply(forward, node, args, kwargs):
             if out._base is not None:
                 out.__dict__["_view_version"] = out._version_ref[0]
         node._out_meta = ((arr.shape, arr.dtype),)
-        results = (out,)
     else:
-        results = _record_outputs(node, out, args)
+        out = _record_outputs(node, out, args)
     if node._to_save is not None:
-        pack_saved(node, node._to_save, results)
+        pack_saved(node, node._to_save)
     if state.anomaly:
         from .anomaly_mode import record_trace
         record_trace(node)
-    if type(out) is tuple:
-        return tuple(results)
-    return results[0]
+    return out
 
 
 def _needs_grad(args):
@@ -217,28 +215,37 @@ def _record_inputs(node, args, needs):
     sequence number, drawn after its inputs' nodes (a view's regenerated one too)."""
     n = len(args)
     if n == 1:
-        # NOTE: unary and binary ops without the general loop (W1/W2 in benchmarks/)
-        node._edges = (_edge(args[0]),)
-        node._seq = _next_seq()
-        return
-    if n == 2:
+        # NOTE: unary and binary ops without the general loop and with ``_edge`` inlined
+        # (W1/W2 in benchmarks/ are sequences of them)
+        a = args[0]
+        if a._base is not None:
+            refresh_view(a)
+        fn = a.grad_fn
+        node._edges = ((fn, a._output_nr) if fn is not None else (a, 0),)
+    elif n == 2:
         a, b = args
-        node._edges = (_edge(a) if needs[0] else None, _edge(b) if needs[1] else None)
+        if needs[0]:
+            if a._base is not None:
+                refresh_view(a)
+            fn = a.grad_fn
+            ea = (fn, a._output_nr) if fn is not None else (a, 0)
+        else:
+            ea = None
+        node._edges = (ea, _edge(b) if needs[1] else None)
         if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
             node._tensor_args = (isinstance(a, Tensor), isinstance(b, Tensor))
-        node._seq = _next_seq()
-        return
-    edges = []
-    all_tensors = True
-    for a, need in zip(args, needs):
-        if not need:
-            edges.append(None)
-            all_tensors = all_tensors and isinstance(a, Tensor)
-            continue
-        edges.append(_edge(a))
-    node._edges = tuple(edges)
-    if not all_tensors:
-        node._tensor_args = tuple([isinstance(a, Tensor) for a in args])
+    else:
+        edges = []
+        all_tensors = True
+        for a, need in zip(args, needs):
+            if not need:
+                edges.append(None)
+                all_tensors = all_tensors and isinstance(a, Tensor)
+                continue
+            edges.append(_edge(a))
+        node._edges = tuple(edges)
+        if not all_tensors:
+            node._tensor_args = tuple([isinstance(a, Tensor) for a in args])
     node._seq = _next_seq()
 
 
@@ -265,7 +272,8 @@ def _set_output(node, o, i):
 
 def _record_outputs(node, out, args):
     """Connect every output to ``node``: dirty (in-place) outputs bump their version, an input
-    returned as is becomes a view of it, non-differentiable ones need no grad."""
+    returned as is becomes a view of it, non-differentiable ones need no grad. Returns what
+    ``apply`` returns (the outputs, a tuple when forward returned one)."""
     if not isinstance(out, (tuple, Tensor)) and out is not None:
         raise TypeError("%s.forward must return a Tensor or a tuple of Tensors, but returned "
                         "%s" % (_fn_name(node), type(out).__name__))
@@ -297,7 +305,7 @@ def _record_outputs(node, out, args):
         meta.append((o._array.shape, o._array.dtype))
     node._n_out = len(outs)
     node._out_meta = tuple(meta)
-    return results
+    return tuple(results) if isinstance(out, tuple) else results[0]
 
 
 def refresh_view(view):

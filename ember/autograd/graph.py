@@ -279,24 +279,22 @@ class _Packed:
         self._array = None
 
 
-def pack_saved(node, to_save, outputs):
+def pack_saved(node, to_save):
     """Record ``to_save`` on ``node`` as (stored, version at save, output index or None,
-    unpack); a saved output is stored without its grad_fn (no cycle node -> output -> node)
-    and reconnected when unpacked."""
+    unpack); a saved output of the node is stored without its grad_fn (no cycle node -> output
+    -> node) and reconnected when unpacked."""
     hooks = _pack_hooks[-1] if _pack_hooks else None
     entries = []
     for t in to_save:
         if t is None:
             entries.append(None)
             continue
-        out_nr = None
-        for i, o in enumerate(outputs):
-            if o is t:
-                out_nr = i
-                stored = Tensor._wrap(t._array)
-                stored._version_ref = t._version_ref
-                break
+        if t.grad_fn is node:   # an output of this node (just recorded)
+            out_nr = t._output_nr
+            stored = Tensor._wrap(t._array)
+            stored._version_ref = t._version_ref
         else:
+            out_nr = None
             stored = t
         if hooks is None:
             entries.append((stored, t._version_ref[0], out_nr, None))

@@ -36,7 +36,9 @@ class Mm(Function):
                                % (_tname(aa.dtype).lower(), _tname(bb.dtype).lower()))
         need = ctx.needs_input_grad
         ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
-        ctx.layouts = (_transposed(aa), _transposed(bb))
+        # (a C-contiguous input, the common case, needs no second look at its flags)
+        ctx.layouts = (not aa.flags.c_contiguous and _transposed(aa),
+                       not bb.flags.c_contiguous and _transposed(bb))
         return Tensor._wrap(mm2d(aa, bb))
 
     @staticmethod
