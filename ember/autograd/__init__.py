@@ -1,6 +1,6 @@
 """ember.autograd: the graph, the engine, custom Functions and gradient checking."""
 from . import anomaly_mode, engine, function, grad_mode, graph, gradcheck as _gc  # noqa: F401
-from . import functional  # noqa: F401
+from . import forward_ad, functional  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable, InplaceFunction
