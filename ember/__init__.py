@@ -34,6 +34,42 @@ def result_type(tensor1, tensor2):
     return dtypes.result_type(tensor1, tensor2)
 
 
+_flags = {"matmul_precision": "highest", "deterministic": False, "warn_only": False}
+
+
+def set_float32_matmul_precision(precision):
+    """Accepted for torch's code ("highest", "high" or "medium"): ember's float32 products are
+    NumPy's (CuPy's), always in full float32 precision, so the setting changes no result."""
+    if precision not in ("highest", "high", "medium"):
+        import warnings
+        warnings.warn("%s is not one of 'highest', 'high', or 'medium'; the current "
+                      "setFloat32MatmulPrecision call has no effect." % precision)
+        return
+    _flags["matmul_precision"] = precision
+
+
+def get_float32_matmul_precision():
+    return _flags["matmul_precision"]
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """Accepted for torch's code: every ember op is deterministic on the CPU (scatter-adds run
+    in a fixed order), so the flag is recorded and read back only."""
+    if type(mode) is not type(True):    # (``bool`` here is ember.bool, the dtype)
+        raise TypeError("_set_deterministic_algorithms(): argument 'mode' (position 1) must be "
+                        "bool, not %s" % type(mode).__name__)
+    _flags["deterministic"] = mode
+    _flags["warn_only"] = warn_only
+
+
+def are_deterministic_algorithms_enabled():
+    return _flags["deterministic"]
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    return _flags["warn_only"]
+
+
 def typename(obj):
     if isinstance(obj, Tensor):
         return "torch." + obj.dtype._legacy
@@ -41,7 +77,7 @@ def typename(obj):
 
 
 _LAZY = ("nn", "optim", "utils", "viz", "datasets", "fft", "special", "distributions", "func",
-         "distributed")
+         "distributed", "backends")
 
 
 def __getattr__(name):

@@ -4,14 +4,18 @@ import sys
 
 
 def main(argv=None):
+    from . import __version__
     parser = argparse.ArgumentParser(prog="ember", description="ember command line")
+    parser.add_argument("--version", action="version", version="ember " + __version__)
     sub = parser.add_subparsers(dest="cmd")
     demo = sub.add_parser(
-        "demo", help="run the guided demo (the seeds' story, then training)",
-        description="The seeds' story (a custom Function, the graph, the version counter, "
-                    "Function vs Module, stable Softplus), then a two-layer net on the diabetes "
-                    "data and an MLP and a CNN on the digits. Writes loss.png, graph.dot/.svg/"
-                    ".html and model.safetensors into --out. Needs no network.")
+        "demo", help="run the guided demo (how PyTorch builds its graph, then training)",
+        description="How PyTorch builds and walks its graph, retold from the notes this project "
+                    "started from (a custom Function, the graph, the version counter, Function "
+                    "vs Module, a numerically stable Softplus), then the notes' two-layer "
+                    "network on the diabetes data and an MLP and a CNN on the digits. Writes "
+                    "loss.png, graph.dot/.svg/.html (open graph.html in a browser) and "
+                    "model.safetensors into --out. Needs no network.")
     demo.add_argument("--quick", action="store_true", help="a smaller, faster run (for tests)")
     demo.add_argument("--out", default="ember-demo", help="folder for the files it writes")
     demo.add_argument("--threads", type=int, default=1,
@@ -19,7 +23,7 @@ def main(argv=None):
     from . import _check
     _check.add_arguments(sub.add_parser("check", help="test the custom autograd Functions "
                                                       "in a file"))
-    args, rest = parser.parse_known_args(argv)
+    args = parser.parse_args(argv)     # (an unknown option is an error, exit status 2)
     if args.cmd == "check":
         return _check.run(args)
     if args.cmd == "demo":

@@ -494,6 +494,9 @@ def run(args):
             shapes[name.strip()] = _parse_shape(s)
         else:
             shapes[k] = _parse_shape(s)
+    if not os.path.isfile(args.file):
+        print("ember check: no such file: %s" % args.file)
+        return 2
     try:
         module = _load(args.file)
     except Exception:  # noqa: BLE001

@@ -17,15 +17,16 @@ LAYERS = [
     ("dtypes", "_tensor_str", "return_types"),
     ("tensor", "random"),
     ("autograd",),
-    ("ops", "linalg", "cuda"),
-    ("nn", "optim", "utils", "serialization", "datasets"),
+    ("ops", "linalg", "cuda", "fft", "special", "backends"),
+    ("nn", "optim", "utils", "serialization", "datasets", "distributions", "func", "distributed"),
     ("viz", "_check", "_demo", "__main__", "__init__"),
 ]
 
 # Files whose job is host data: they may call NumPy on arrays. Elsewhere a line (or the first
 # line of its statement) marked ``# host: why`` works on host data by design.
 HOST_SIDE = ("_tensor_str.py", "serialization.py", "random.py", "utils/data/", "datasets/",
-             "backend/", "viz/", "_demo.py", "_check.py", "autograd/gradcheck.py")
+             "backend/", "viz/", "_demo.py", "_check.py", "autograd/gradcheck.py",
+             "distributed/")
 
 # NumPy names that are about dtypes and constants, not about tensor data.
 NP_ALLOWED = {

@@ -1,0 +1,114 @@
+"""``ember.backends``: the switches ``torch.backends`` offers, with torch's meaning where it
+applies on ember and as harmless flags where it does not.
+
+ember computes with NumPy (CuPy on a GPU): there is no cuDNN, MKL-DNN, MPS or NNPACK to turn
+on or off, so their ``is_available()`` answers False and their flags are kept (and read back)
+without changing any result. ``mkl.is_available()`` and ``openmp.is_available()`` answer for
+NumPy's BLAS.
+"""
+import contextlib
+import types
+
+__all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "nnpack", "openmp", "opt_einsum"]
+
+
+class _Flags(types.ModuleType):
+    """A sub-module of flags with ``is_available()`` and a ``flags(...)`` context manager."""
+
+    def __init__(self, name, available=False, **flags):
+        super().__init__("ember.backends." + name)
+        self._available = available
+        self.__dict__.update(flags)
+        self._names = tuple(flags)
+
+    def is_available(self):
+        return self._available
+
+    def is_built(self):
+        return self._available
+
+    @contextlib.contextmanager
+    def flags(self, **kwargs):
+        """Set flags for the duration of a ``with`` block (torch's ``cudnn.flags``)."""
+        unknown = set(kwargs) - set(self._names)
+        if unknown:
+            raise TypeError("flags() got an unexpected keyword argument %r" % sorted(unknown)[0])
+        old = {k: getattr(self, k) for k in kwargs}
+        self.__dict__.update(kwargs)
+        try:
+            yield
+        finally:
+            self.__dict__.update(old)
+
+
+def _blas_info():
+    try:
+        from threadpoolctl import threadpool_info
+        return threadpool_info()
+    except Exception:       # (threadpoolctl missing or unable to inspect: assume nothing)
+        return []
+
+
+class _Cudnn(_Flags):
+    def version(self):
+        """None: ember has no cuDNN."""
+        return None
+
+
+class _Matmul:
+    """``torch.backends.cuda.matmul``: TF32 and reduced-precision switches (CuPy honours its
+    own settings; on the CPU they change nothing)."""
+
+    def __init__(self):
+        self.allow_tf32 = False
+        self.allow_fp16_reduced_precision_reduction = True
+        self.allow_bf16_reduced_precision_reduction = True
+
+
+class _Cuda(types.ModuleType):
+    def __init__(self):
+        super().__init__("ember.backends.cuda")
+        self.matmul = _Matmul()
+
+    def is_built(self):
+        """Whether CuPy (ember's CUDA array library) can be imported."""
+        import importlib.util
+        return importlib.util.find_spec("cupy") is not None
+
+    def preferred_linalg_library(self, backend=None):
+        return "default"
+
+    def flash_sdp_enabled(self):
+        return False
+
+    def math_sdp_enabled(self):
+        return True
+
+    def mem_efficient_sdp_enabled(self):
+        return False
+
+
+class _Cpu(types.ModuleType):
+    def get_cpu_capability(self):
+        """The widest SIMD level of this CPU, as torch names its own ("AVX512", "AVX2" or
+        "DEFAULT")."""
+        try:
+            with open("/proc/cpuinfo") as f:
+                flags = next((line.split() for line in f if line.startswith("flags")), [])
+        except OSError:
+            flags = []
+        if "avx512f" in flags:
+            return "AVX512"
+        return "AVX2" if "avx2" in flags else "DEFAULT"
+
+
+cudnn = _Cudnn("cudnn", enabled=True, benchmark=False, deterministic=False, allow_tf32=True,
+               benchmark_limit=10)
+mkldnn = _Flags("mkldnn", enabled=True, deterministic=False)
+mps = _Flags("mps")
+nnpack = _Flags("nnpack", enabled=True)
+opt_einsum = _Flags("opt_einsum", available=True, enabled=True, strategy="auto")
+mkl = _Flags("mkl", available=any(i.get("internal_api") == "mkl" for i in _blas_info()))
+openmp = _Flags("openmp", available=any(i.get("user_api") == "openmp" for i in _blas_info()))
+cuda = _Cuda()
+cpu = _Cpu("ember.backends.cpu")
