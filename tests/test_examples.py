@@ -18,6 +18,7 @@ EXPECTED = {
     "char_lstm.py": ["vocabulary of", "sample:"],
     "graph.py": ["seeds", "MulBackward0", "digraph"],
     "torch_interop.py": ["training accuracy", "saved"],
+    "ddp_digits.py": ["test accuracy", "rank 0 saved", "loaded the checkpoint"],
 }
 
 

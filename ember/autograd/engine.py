@@ -20,7 +20,7 @@ from .function import refresh_view
 from .graph import Node
 from .grad_mode import state as _state
 
-__all__ = ["backward", "grad"]
+__all__ = ["backward", "grad", "queue_callback"]
 
 _TensorOrTensors = Union[Tensor, Sequence[Tensor]]
 _GradTensors = Union[Tensor, Sequence[Optional[Tensor]], None]
@@ -164,6 +164,8 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
     send = walk.send_all
     prev = _state.enabled
     _state.enabled = bool(create_graph)
+    callbacks: List[Any] = []
+    _final_callbacks.append(callbacks)
     try:
         while heap:
             node = _heappop(heap)[1]
@@ -194,8 +196,24 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
                 walk.flush(ready)
         if walk.leaves:
             walk.flush(list(walk.leaves))
+        while callbacks:
+            callbacks.pop(0)()
     finally:
+        _final_callbacks.pop()
         _state.enabled = prev
+
+
+# one list per running backward (innermost last): callbacks queued during it run at its end
+_final_callbacks: List[List[Any]] = []
+
+
+def queue_callback(callback: Any) -> None:
+    """Run ``callback()`` once the current ``backward()`` has delivered every gradient (torch's
+    ``Variable._execution_engine.queue_callback``; DistributedDataParallel waits for its
+    all-reduces there)."""
+    if not _final_callbacks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _final_callbacks[-1].append(callback)
 
 
 class _Walk:

@@ -6,6 +6,7 @@ from typing import Any, Optional
 
 from ..backend import backend_for
 from ..tensor import Tensor
+from .engine import queue_callback
 
 __all__ = ["Variable"]
 
@@ -38,3 +39,12 @@ class Variable(metaclass=_VariableMeta):
         if requires_grad:
             t.requires_grad = True
         return t
+
+
+class _ExecutionEngine:
+    """``Variable._execution_engine``, where torch code queues end-of-backward callbacks."""
+
+    queue_callback = staticmethod(queue_callback)
+
+
+Variable._execution_engine = _ExecutionEngine()  # type: ignore[attr-defined]

@@ -1,0 +1,4 @@
+"""ember.nn.parallel: DistributedDataParallel (data parallelism over ember.distributed)."""
+from .distributed import DistributedDataParallel
+
+__all__ = ["DistributedDataParallel"]
