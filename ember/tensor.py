@@ -37,6 +37,26 @@ class Size(tuple):
             n *= d
         return n
 
+    # Slices, sums and repeats of a Size are Sizes, as torch's (``x.shape[1:]``).
+    def __getitem__(self, i: Any) -> Any:
+        out = tuple.__getitem__(self, i)
+        return Size(out) if isinstance(i, slice) else out
+
+    def __add__(self, other: Any) -> Size:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other: Any) -> Size:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n: Any) -> Size:
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
 
 class RemovableHandle:
     """Returned by every ``register_*hook``; ``remove()`` unregisters the hook.
