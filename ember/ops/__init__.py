@@ -3,6 +3,7 @@ method where torch has one)."""
 from . import (activation, arithmetic, comparison, conversion, conv, creation, indexing,
                linalg, loss, normalization, pooling, reduction, shape, sorting, special, unary)
 from . import matmul as _matmul    # (``from .matmul import *`` rebinds ``matmul`` to the op)
+from . import extra as _extra  # (more of torch's functions; see extra.py)
 from . import complex as _complex  # (``from .complex import *`` rebinds ``complex``)
 from . import scatter as _scatter  # (``from .scatter import *`` rebinds ``scatter`` to the op)
 from ._util import wrap_dim as _wrap_dim, scalar_like as _scalar_like
@@ -27,10 +28,11 @@ from .loss import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .complex import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
+from .extra import *  # noqa: F401,F403
 
 # Families whose functions are also Tensor methods (conv, pooling, loss ... are not).
-_FAMILIES = (activation, arithmetic, comparison, _complex, conversion, indexing, linalg, _matmul,
-             reduction, _scatter, shape, sorting, special, unary)
+_FAMILIES = (activation, arithmetic, comparison, _complex, _extra, conversion, indexing, linalg,
+             _matmul, reduction, _scatter, shape, sorting, special, unary)
 _NOT_METHODS = {"device", "is_tensor", "where"}
 
 # Names callable as ``tensor.NAME(...)``: every family function taking the tensor first.

@@ -1,0 +1,2 @@
+"""More of torch's tensor functions (being written)."""
+__all__: list = []
