@@ -557,8 +557,7 @@ def _validate(node, result):
 def _check_grad(node, i, g, meta):
     """Gradient ``g`` (index ``i`` of ``node``'s result) given the input's (shape, dtype)."""
     if not isinstance(g, Tensor):
-        raise TypeError("function %s returned a gradient of type %s at index %d; expected a "
-                        "Tensor or None" % (node.name(), type(g).__name__, i))
+        raise RuntimeError("expected Variable or None (got %s)" % type(g).__name__)
     shape, dtype = meta
     arr = g._array
     if arr.shape == shape and arr.dtype == dtype:

@@ -61,11 +61,26 @@ class _FunctionMeta(type):
         fwd = inspect.getattr_static(cls, "forward", None)
         cls._is_legacy = fwd is not None and not isinstance(fwd, (staticmethod, classmethod)) \
             and fwd is not globals().get("_base_forward")
+        # torch 2's style: ``forward(*args)`` without ctx, then ``setup_context(ctx, inputs,
+        # output)``, chosen by overriding setup_context
+        setup = inspect.getattr_static(cls, "setup_context", None)
+        cls._forward_fn = None if setup is None or setup is globals().get("_base_setup") \
+            else staticmethod(_with_setup_context(cls))
         node_name = attrs.get("node_name") or name + "Backward"
         cls._backward_cls = type(node_name, (BackwardCFunction,),
                                  {"_forward_cls": cls, "__module__": cls.__module__,
                                   "__qualname__": node_name,
                                   "_array_backward": _declared_array_backward(cls)})
+
+
+def _with_setup_context(cls):
+    """``forward`` of a Function that defines ``setup_context``: forward without ctx, then
+    setup_context with the inputs and the output."""
+    def run(ctx, *args, **kwargs):
+        out = cls.forward(*args, **kwargs)
+        cls.setup_context(ctx, args, out)
+        return out
+    return run
 
 
 def _declared_array_backward(cls):
@@ -117,12 +132,13 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
             raise RuntimeError(_LEGACY_MSG % (cls.__name__, cls.__name__) +
                                " (this class defines forward as an instance method)")
         node = cls._backward_cls()
+        forward = cls._forward_fn or cls.forward
         if not _state.enabled:
             # NOTE: nothing can be recorded (no_grad; the ops inside a backward): straight to
             # forward (W2's update step in benchmarks/)
             node.needs_input_grad = _needs_grad(args)
-            return cls.forward(node, *args, **kwargs)
-        return _apply(cls.forward, node, args, kwargs)
+            return forward(node, *args, **kwargs)
+        return _apply(forward, node, args, kwargs)
 
     def __call__(self, *args):
         cls = type(self)
@@ -139,7 +155,9 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
 
 
 _base_forward = inspect.getattr_static(Function, "forward")
+_base_setup = inspect.getattr_static(Function, "setup_context")
 Function._is_legacy = False
+Function._forward_fn = None
 
 
 class InplaceFunction(Function):

@@ -45,7 +45,12 @@ class Node:
         return type(self).__name__
 
     def __repr__(self):
-        return "<%s object at %#x>" % (self.name(), id(self))
+        # (torch prints a custom Function's node under torch.autograd.function, a built-in's
+        # bare)
+        fwd = getattr(type(self), "_forward_cls", None)
+        custom = fwd is not None and not fwd.__module__.startswith("ember.")
+        return "<%s%s object at %#x>" % ("torch.autograd.function." if custom else "",
+                                         self.name(), id(self))
 
     @property
     def next_functions(self):
