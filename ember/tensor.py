@@ -362,6 +362,11 @@ class Tensor:
         _engine.backward((self,), None if gradient is None else (gradient,), retain_graph,
                          create_graph, inputs)
 
+    def where(self, condition: Any, other: Any) -> Tensor:
+        """``self`` where ``condition`` holds, else ``other`` (``ember.where(condition, self,
+        other)``)."""
+        return _ops.where(condition, self, other)
+
     def detach(self) -> Tensor:
         """A Tensor sharing values and version counter, outside the graph."""
         t = Tensor._wrap(self._array)

@@ -86,3 +86,15 @@ def test_node_reprs_as_torch():
         reprs.append((repr(_scale(lib).apply(x, 2.0).grad_fn), repr((x * 2).grad_fn)))
     strip = lambda r: re.sub(r"0x[0-9a-f]+", "ADDR", r)  # noqa: E731
     assert [strip(r) for r in reprs[0]] == [strip(r) for r in reprs[1]]
+
+
+def test_tensor_where_method_as_torch():
+    torch = pytest.importorskip("torch")
+    out = []
+    for lib in (ember, torch):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        y = x.where(x > 0, 5.0)
+        y.sum().backward()
+        out.append((y.detach().numpy(), x.grad.numpy()))
+    np.testing.assert_allclose(out[0][0], out[1][0])
+    np.testing.assert_allclose(out[0][1], out[1][1])
