@@ -102,6 +102,24 @@ class _Formatter:
         return " " * (self.max_width - len(s)) + s
 
 
+class _ComplexFormatter:
+    """Formats complex values as torch: the real and imaginary parts in their own columns."""
+
+    def __init__(self, arr):
+        self.real = _Formatter(arr.real)
+        self.imag = _Formatter(arr.imag)
+
+    def width(self):
+        return self.real.width() + self.imag.width() + 1    # (+ the "j")
+
+    def format(self, value):
+        real_str = self.real.format(value.real)
+        imag_str = (self.imag.format(value.imag) + "j").lstrip()
+        if imag_str[0] == "+" or imag_str[0] == "-":    # (a sign of its own, also -0.)
+            return real_str + imag_str
+        return real_str + "+" + imag_str
+
+
 def _summarize(arr):
     e = PRINT_OPTS.edgeitems
     if arr.ndim == 0:
@@ -142,7 +160,7 @@ def _tensor_str(arr, indent, fmt, summarize):
 
 def tensor_repr(t, prefix="tensor("):
     """The text of ``repr(t)``."""
-    from .dtypes import get_default_dtype, int64, bool as bool_
+    from .dtypes import get_default_dtype, default_complex_dtype, int64, bool as bool_
     from .backend import to_host
     arr = to_host(t._array)
     indent = len(prefix)
@@ -157,12 +175,14 @@ def tensor_repr(t, prefix="tensor("):
     else:
         summarize = arr.size > PRINT_OPTS.threshold
         shown = _summarize(arr) if summarize else arr
-        fmt = _Formatter(shown)
+        fmt = _ComplexFormatter(shown) if arr.dtype.kind == "c" else _Formatter(shown)
         body = _tensor_str(arr, indent, fmt, summarize)
     d = t.dtype
-    if d is not get_default_dtype() and d is not int64 and d is not bool_:
+    default = get_default_dtype()
+    if d is not default and d is not int64 and d is not bool_ and \
+            d is not default_complex_dtype():
         suffixes.append("dtype=" + repr(d))
-    elif arr.size == 0 and d is not get_default_dtype():
+    elif arr.size == 0 and d is not default:
         suffixes.append("dtype=" + repr(d))
     if t.grad_fn is not None:
         suffixes.append("grad_fn=<%s>" % t.grad_fn.name())

@@ -3,10 +3,11 @@ import builtins as _b
 
 import numpy as np
 
-_py_float, _py_int, _py_bool = _b.float, _b.int, _b.bool
+_py_float, _py_int, _py_bool, _py_complex = _b.float, _b.int, _b.bool, _b.complex
 
 __all__ = ["dtype", "float16", "half", "float32", "float", "float64", "double", "int8", "uint8",
-           "int16", "short", "int32", "int", "int64", "long", "bool", "bfloat16",
+           "int16", "short", "int32", "int", "int64", "long", "bool", "bfloat16", "complex32",
+           "chalf", "complex64", "cfloat", "complex128", "cdouble",
            "set_default_dtype", "get_default_dtype", "promote_types", "result_type", "finfo",
            "iinfo"]
 
@@ -14,16 +15,17 @@ __all__ = ["dtype", "float16", "half", "float32", "float", "float64", "double", 
 class dtype:
     """A tensor element type; wraps a NumPy dtype and prints as ``torch.float32``."""
 
-    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_rank", "_legacy")
-    is_complex = False
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize",
+                 "_rank", "_legacy")
 
     def __init__(self, name, np_dtype, rank, legacy):
         self.name = name
         self.np = np.dtype(np_dtype)
         self.is_floating_point = self.np.kind == "f"
-        self.is_signed = self.np.kind in "fi"
+        self.is_complex = self.np.kind == "c"
+        self.is_signed = self.np.kind in "fic"
         self.itemsize = self.np.itemsize
-        self._rank = rank          # 0 bool, 1 integer, 2 floating
+        self._rank = rank          # 0 bool, 1 integer, 2 floating, 3 complex
         self._legacy = legacy      # "FloatTensor" ...
 
     def __repr__(self):
@@ -33,10 +35,39 @@ class dtype:
         return (_by_name, (self.name,))
 
     def to_real(self):
-        return self
+        """The real dtype of a complex one (``complex64 -> float32``); other dtypes unchanged."""
+        return _TO_REAL.get(self.name, self)
 
     def to_complex(self):
-        raise TypeError("ember has no complex dtypes")
+        """The complex dtype of a floating one (``float32 -> complex64``)."""
+        if self.is_complex:
+            return self
+        try:
+            return _TO_COMPLEX[self.name]
+        except KeyError:
+            raise RuntimeError("Unknown Complex ScalarType for %s"
+                               % self._legacy.replace("Tensor", "")) from None
+
+
+class _NoArrayDtype(dtype):
+    """A torch dtype NumPy cannot hold (``complex32``): it exists and promotes, but making a
+    tensor of it raises."""
+
+    __slots__ = ()
+
+    def __init__(self, name, itemsize, rank, legacy):
+        self.name = name
+        self.is_floating_point = False
+        self.is_complex = True
+        self.is_signed = True
+        self.itemsize = itemsize
+        self._rank = rank
+        self._legacy = legacy
+
+    @property
+    def np(self):
+        raise TypeError("ember does not support torch.%s (chalf): NumPy has no %d-byte complex "
+                        "type; use torch.complex64" % (self.name, self.itemsize))
 
 
 def _by_name(name):
@@ -53,9 +84,16 @@ float16 = half = dtype("float16", np.float16, 2, "HalfTensor")
 float32 = float = dtype("float32", np.float32, 2, "FloatTensor")
 float64 = double = dtype("float64", np.float64, 2, "DoubleTensor")
 bfloat16 = float32   # NOTE: NumPy has no bfloat16; ember stores it as float32.
+complex64 = cfloat = dtype("complex64", np.complex64, 3, "ComplexFloatTensor")
+complex128 = cdouble = dtype("complex128", np.complex128, 3, "ComplexDoubleTensor")
+complex32 = chalf = _NoArrayDtype("complex32", 4, 3, "ComplexHalfTensor")
 
-_ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+_ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64,
+        complex128)
 _BY_NAME = {d.name: d for d in _ALL}
+_BY_NAME["complex32"] = complex32
+_TO_REAL = {"complex32": float16, "complex64": float32, "complex128": float64}
+_TO_COMPLEX = {"float16": complex32, "float32": complex64, "float64": complex128}
 _BY_NP = {d.np: d for d in _ALL}
 _BY_LEGACY = {d._legacy: d for d in _ALL}
 _default = [float32]
@@ -67,8 +105,8 @@ def from_numpy_dtype(np_dtype):
         return _BY_NP[np.dtype(np_dtype)]
     except KeyError:
         raise TypeError("can't convert np.ndarray of type %s. The only supported types are: "
-                        "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
-                        % np.dtype(np_dtype)) from None
+                        "float64, float32, float16, complex64, complex128, int64, int32, int16, "
+                        "int8, uint8, and bool." % np.dtype(np_dtype)) from None
 
 
 def to_dtype(d):
@@ -82,7 +120,8 @@ def to_dtype(d):
         if key in _BY_NAME:
             return _BY_NAME[key]
         aliases = {"float": float32, "double": float64, "half": float16, "long": int64,
-                   "int": int32, "short": int16}
+                   "int": int32, "short": int16, "cfloat": complex64, "cdouble": complex128,
+                   "chalf": complex32}
         if key in aliases:
             return aliases[key]
         raise TypeError("unknown dtype %r" % d)
@@ -92,6 +131,8 @@ def to_dtype(d):
         return int64
     if d is _py_bool:
         return bool
+    if d is _py_complex:
+        return complex128
     return from_numpy_dtype(d)
 
 
@@ -108,14 +149,43 @@ def get_default_dtype():
     return _default[0]
 
 
+def default_complex_dtype():
+    """The complex dtype of Python complex numbers: the default dtype's complex counterpart."""
+    return complex128 if _default[0] is float64 else complex64
+
+
 def promote_types(a, b):
     """torch.promote_types: the smallest dtype both ``a`` and ``b`` can be cast to."""
     a, b = to_dtype(a), to_dtype(b)
     if a is b:
         return a
+    if a._rank == 3 or b._rank == 3:
+        return _promote_complex(a, b)
     if a._rank != b._rank:
         return a if a._rank > b._rank else b
     return _BY_NP[np.promote_types(a.np, b.np)]
+
+
+def _promote_complex(a, b):
+    """Promotion with a complex operand: the complex type of the larger real precision."""
+    if a._rank < 2 or b._rank < 2:
+        return a if a._rank == 3 else b
+    ra, rb = a.to_real(), b.to_real()
+    if ra is rb:
+        return ra.to_complex()
+    return _BY_NP[np.promote_types(ra.np, rb.np)].to_complex()
+
+
+def _combine(higher, lower):
+    """torch's combine_categories: ``higher`` (a dtype or None) wins unless ``lower`` is of a
+    higher category; a complex ``lower`` keeps a floating ``higher``'s precision."""
+    if higher is None:
+        return lower
+    if lower is None or higher._rank == 3:
+        return higher
+    if lower._rank == 3:
+        return higher.to_complex() if higher._rank == 2 else lower
+    return lower if lower._rank > higher._rank else higher
 
 
 def _scalar_rank(x):
@@ -123,6 +193,8 @@ def _scalar_rank(x):
         return 0
     if isinstance(x, (_py_int, np.integer)):
         return 1
+    if isinstance(x, (_py_complex, np.complexfloating)):
+        return 3
     return 2
 
 
@@ -140,6 +212,11 @@ def result_type(*operands):
                 zero = d if zero is None else promote_types(zero, d)
         elif x is not None:
             scalar_rank = max(scalar_rank, _scalar_rank(x))
+    if scalar_rank == 3 or (zero is not None and zero._rank == 3) or \
+            (dim is not None and dim._rank == 3):
+        scalar = default_complex_dtype() if scalar_rank == 3 else \
+            (None if scalar_rank < 0 else (bool, int64, _default[0])[scalar_rank])
+        return _combine(dim, _combine(zero, scalar))
     out = dim
     if zero is not None and (out is None or zero._rank > out._rank):
         out = zero if out is None else (zero if zero._rank > out._rank else out)
@@ -152,7 +229,7 @@ class finfo:
     """Machine limits of a floating dtype (``eps``, ``max``, ``min``, ``tiny``)."""
 
     def __init__(self, d=None):
-        d = to_dtype(d)
+        d = to_dtype(d).to_real()    # (a complex dtype's limits are its real part's)
         fi = np.finfo(d.np)
         self.dtype, self.bits = d, fi.bits
         self.eps, self.max, self.min = _b.float(fi.eps), _b.float(fi.max), _b.float(fi.min)

@@ -214,7 +214,25 @@ class Tensor:
         return self._array.dtype.kind == "f"
 
     def is_complex(self) -> bool:
-        return False
+        return self._array.dtype.kind == "c"
+
+    @property
+    def real(self) -> Tensor:
+        """The real part: a view of a complex tensor; the tensor itself when it is real."""
+        return _ops.real(self)
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        _ops.real(self).copy_(value)
+
+    @property
+    def imag(self) -> Tensor:
+        """The imaginary part (a view; complex tensors only)."""
+        return _ops.imag(self)
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        _ops.imag(self).copy_(value)
 
     def stride(self, dim: Optional[int] = None) -> Any:     # a tuple, or one dim's stride
         st = tuple(s // self._array.itemsize for s in self._array.strides)
@@ -439,6 +457,12 @@ class Tensor:
     def half(self) -> Tensor:
         return _ops.to(self, _dt.float16)
 
+    def cfloat(self) -> Tensor:
+        return _ops.to(self, _dt.complex64)
+
+    def cdouble(self) -> Tensor:
+        return _ops.to(self, _dt.complex128)
+
     def bfloat16(self) -> Tensor:
         return _ops.to(self, _dt.float32)
 
@@ -646,11 +670,11 @@ class Tensor:
 
     @property
     def H(self) -> Tensor:
-        return self.T
+        return _ops.conj(self.T) if self._array.dtype.kind == "c" else self.T
 
     @property
     def mH(self) -> Tensor:
-        return self.mT
+        return _ops.conj(self.mT) if self._array.dtype.kind == "c" else self.mT
 
     def __getattr__(self, name: str) -> Any:
         # Tensor methods that mirror an ``ember.<name>`` function taking the tensor first.
@@ -725,6 +749,8 @@ def _to_array(data, d=None):
     given = isinstance(data, Tensor) or _backend.is_array(data)
     if d is None and arr.dtype.kind == "f" and not given:
         arr = arr.astype(_dt.get_default_dtype().np)
+    elif d is None and arr.dtype.kind == "c" and not given:
+        arr = arr.astype(_dt.default_complex_dtype().np)
     if d is not None and arr.dtype != d.np:
         arr = arr.astype(d.np)
     if d is None and arr.dtype.kind == "i" and arr.dtype != np.int64 and \

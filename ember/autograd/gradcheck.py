@@ -39,8 +39,18 @@ def _differentiable_outputs(fn, inputs):
     return [o for o in outs if isinstance(o, Tensor) and o._requires_grad]
 
 
+def _as_reals(arr):
+    """A host array as float64, a complex one as interleaved (real, imag) pairs."""
+    if arr.dtype.kind == "c":
+        return np.array(arr, dtype=np.complex128).reshape(-1).view(np.float64)
+    return np.array(arr, dtype=np.float64).ravel()
+
+
 def _numerical_jacobian(fn, inputs, out_index, i, eps):
-    """d out[out_index] / d inputs[i] by central differences, as a (numel_in, numel_out) array."""
+    """d out[out_index] / d inputs[i] by central differences, as a (numel_in, numel_out) array.
+
+    A complex input or output counts as two reals (its real and imaginary parts, interleaved),
+    as torch's gradcheck perturbs and compares both."""
     from ..autograd.grad_mode import no_grad
     from ..tensor import Tensor
     # Perturb a host copy, not the input: under anomaly mode saved arrays are read-only.
@@ -51,22 +61,25 @@ def _numerical_jacobian(fn, inputs, out_index, i, eps):
     cols = []
     if flat.size == 0:
         with no_grad():
-            return np.zeros((0, _as_tuple(fn(*inputs))[out_index]._array.size))
+            out = _as_tuple(fn(*inputs))[out_index]._array
+            return np.zeros((0, out.size * (2 if out.dtype.kind == "c" else 1)))
+    steps = (eps, eps * 1j) if base.dtype.kind == "c" else (eps,)
 
     def run(value, k):
         arr = base.copy()
         arr.reshape(-1)[k] = value
         args[i] = Tensor._wrap(device.asarray(arr), requires_grad=inputs[i]._requires_grad)
         out = _as_tuple(fn(*args))[out_index]._array
-        return np.array(to_host(out), dtype=np.float64).ravel()
+        return _as_reals(to_host(out))
 
     with no_grad():
         for k in range(flat.size):
             orig = flat[k].item()
-            plus = run(orig + eps, k)
-            minus = run(orig - eps, k)
-            cols.append((plus - minus) / (2 * eps))
-    return np.array(cols).reshape(flat.size, -1)
+            for step in steps:
+                plus = run(orig + step, k)
+                minus = run(orig - step, k)
+                cols.append((plus - minus) / (2 * eps))
+    return np.array(cols).reshape(flat.size * len(steps), -1)
 
 
 def _analytic_jacobian(outputs, out_index, inputs, diff_idx):
@@ -75,17 +88,22 @@ def _analytic_jacobian(outputs, out_index, inputs, diff_idx):
     from ..tensor import Tensor
     out = outputs[out_index]
     n_out = out._array.size
-    jac = {i: np.zeros((inputs[i]._array.size, n_out)) for i in diff_idx}
+    # (a complex output's real and imaginary parts: upstream gradients 1 and 1j)
+    units = (1, 1j) if out._array.dtype.kind == "c" else (1,)
+    jac = {i: np.zeros((inputs[i]._array.size * (2 if inputs[i]._array.dtype.kind == "c"
+                                                 else 1), n_out * len(units)))
+           for i in diff_idx}
     xp = backend_of(out._array).xp
     for k in range(n_out):
-        g = xp.zeros(out._array.size, dtype=out._array.dtype)
-        g[k] = 1
-        grads = _grad((out,), tuple(inputs[i] for i in diff_idx),
-                      (Tensor._wrap(g.reshape(out._array.shape)),), retain_graph=True,
-                      allow_unused=True)
-        for i, gi in zip(diff_idx, grads):
-            if gi is not None:
-                jac[i][:, k] = to_host(gi._array).astype(np.float64).ravel()
+        for u, unit in enumerate(units):
+            g = xp.zeros(out._array.size, dtype=out._array.dtype)
+            g[k] = unit
+            grads = _grad((out,), tuple(inputs[i] for i in diff_idx),
+                          (Tensor._wrap(g.reshape(out._array.shape)),), retain_graph=True,
+                          allow_unused=True)
+            for i, gi in zip(diff_idx, grads):
+                if gi is not None:
+                    jac[i][:, k * len(units) + u] = _as_reals(to_host(gi._array))
     return jac
 
 
@@ -108,7 +126,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     if not diff_idx:
         raise ValueError("gradcheck expects at least one input tensor to require gradient")
     for i in diff_idx:
-        if inputs[i]._array.dtype != np.float64:
+        if inputs[i]._array.dtype not in (np.float64, np.complex128):
             import warnings
             warnings.warn("Input #%d requires gradient and is not a double precision floating "
                           "point. gradcheck is only reliable in float64." % i, UserWarning)
@@ -143,6 +161,13 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     return True
 
 
+def _random_like(rng, arr):
+    values = rng.standard_normal(arr.shape)
+    if arr.dtype.kind == "c":
+        values = values + 1j * rng.standard_normal(arr.shape)
+    return values.astype(arr.dtype)
+
+
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
                   gen_non_contig_grad_outputs=False, raise_exception=True, **_ignored):
     """Check second derivatives: gradcheck of the vector-Jacobian product of ``func``."""
@@ -154,8 +179,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     rng = np.random.default_rng(0)
     if grad_outputs is None:
         grad_outputs = tuple(Tensor._wrap(backend_of(o._array).asarray(
-            rng.standard_normal(o._array.shape).astype(o._array.dtype)), requires_grad=True)
-            for o in outputs)
+            _random_like(rng, o._array)), requires_grad=True) for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]

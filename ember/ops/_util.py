@@ -66,7 +66,7 @@ def as_tensor_arg(x, like=None):
     """A Tensor from ``x``; Python scalars take ``like``'s dtype category rules."""
     if isinstance(x, Tensor):
         return x
-    if like is not None and isinstance(x, (int, float, bool, np.number, np.bool_)):
+    if like is not None and isinstance(x, (int, float, bool, complex, np.number, np.bool_)):
         d = _dt.result_type(like, x)
         return Tensor._wrap(xp_of(like).asarray(x, dtype=d.np))
     b = backend_of(like._array) if like is not None else backend_for(None)
@@ -78,7 +78,7 @@ def scalar_like(x, like):
     return as_tensor_arg(x, like)
 
 
-SCALAR_TYPES = (int, float, bool, np.number, np.bool_)
+SCALAR_TYPES = (int, float, bool, complex, np.number, np.bool_)
 
 
 def is_scalar(x):

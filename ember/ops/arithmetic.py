@@ -122,12 +122,22 @@ class Mul(Function):
     @staticmethod
     def backward(ctx, grad_output):
         if hasattr(ctx, "scalar"):
-            return grad_output * ctx.scalar, None
+            s = ctx.scalar
+            if isinstance(s, complex):
+                return _real_if(ctx, 0, grad_output * s.conjugate()), None
+            return grad_output * s, None
         return Mul._grads(ctx, grad_output, *ctx.saved_tensors)
 
     @staticmethod
     def _grads(ctx, grad_output, a, b):
         need = ctx.needs_input_grad
+        if grad_output._array.dtype.kind == "c":
+            # NOTE: torch's convention for complex gradients: grad * conj(d out / d input).
+            ga = _real_if(ctx, 0, sum_to(grad_output * _cj(b), _grad_shape(ctx, 0))) \
+                if need[0] else None
+            gb = _real_if(ctx, 1, sum_to(grad_output * _cj(a), _grad_shape(ctx, 1))) \
+                if need[1] else None
+            return ga, gb
         ga = sum_to(grad_output * b, _grad_shape(ctx, 0)) if need[0] else None
         gb = sum_to(grad_output * a, _grad_shape(ctx, 1)) if need[1] else None
         return ga, gb
@@ -174,9 +184,18 @@ class Div(Function):
     @staticmethod
     def backward(ctx, grad_output):
         if hasattr(ctx, "scalar"):
-            return grad_output / ctx.scalar, None
+            s = ctx.scalar
+            if isinstance(s, complex):
+                return _real_if(ctx, 0, grad_output / s.conjugate()), None
+            return grad_output / s, None
         need = ctx.needs_input_grad
         a, b = ctx.saved_tensors
+        if grad_output._array.dtype.kind == "c":
+            ga = _real_if(ctx, 0, sum_to(grad_output / _cj(b), _grad_shape(ctx, 0))) \
+                if need[0] else None
+            gb = _real_if(ctx, 1, sum_to(-grad_output * _cj((a / b) / b), _grad_shape(ctx, 1))) \
+                if need[1] else None
+            return ga, gb
         ga = sum_to(grad_output / b, _grad_shape(ctx, 0)) if need[0] else None
         gb = sum_to(-grad_output * (a / b) / b, _grad_shape(ctx, 1)) if need[1] else None
         return ga, gb
@@ -203,7 +222,7 @@ class Reciprocal(Function):
 
     @staticmethod
     def forward(ctx, a):
-        arr = a._array if a._array.dtype.kind == "f" else \
+        arr = a._array if a._array.dtype.kind in "fc" else \
             a._array.astype(_dt.get_default_dtype().np)
         with errstate(divide="ignore"):
             out = Tensor._wrap(xp_of(a).reciprocal(arr))
@@ -213,7 +232,7 @@ class Reciprocal(Function):
     @staticmethod
     def backward(ctx, grad_output):
         out, = ctx.saved_tensors
-        return -grad_output * out * out
+        return -grad_output * _cj(out * out)
 
 
 class PowScalar(Function):
@@ -240,7 +259,7 @@ class PowScalar(Function):
         with errstate(divide="ignore", invalid="ignore", over="ignore"):
             if e == 2:
                 return Tensor._wrap(arr * arr)
-            return Tensor._wrap(xp_of(a).power(arr, e if arr.dtype.kind == "f" else int(e)))
+            return Tensor._wrap(xp_of(a).power(arr, e if arr.dtype.kind in "fc" else int(e)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -254,8 +273,8 @@ class PowScalar(Function):
         if e == 1:
             return grad_output, None
         if e == 2:
-            return grad_output * (a * 2.0), None
-        return grad_output * (e * a ** (e - 1)), None
+            return grad_output * _cj(a * 2.0), None
+        return grad_output * _cj(e * a ** (e - 1)), None
 
     @staticmethod
     def array_backward(ctx, grad_output):
@@ -290,6 +309,14 @@ class Pow(Function):
         a, b, out = ctx.saved_tensors
         need = ctx.needs_input_grad
         ga = gb = None
+        if out._array.dtype.kind == "c":
+            if need[0]:
+                g = grad_output * _cj(b * a ** (b - 1))
+                ga = _real_if(ctx, 0, sum_to(g, _grad_shape(ctx, 0)))
+            if need[1]:
+                g = grad_output * _cj(out * log(a))
+                gb = _real_if(ctx, 1, sum_to(g, _grad_shape(ctx, 1)))
+            return ga, gb
         if need[0]:
             # NOTE: torch gives 0 where b == 0 (even at a == 0).
             safe_a = where(b == 0, 1.0, a)   # avoids 0 * inf where the result is masked anyway
@@ -595,6 +622,18 @@ def addcdiv_(input, tensor1, tensor2, *, value=1):
     return inplace(input, addcdiv, tensor1, tensor2, value=value)
 
 
+def _cj(t):
+    """``t.conj()`` for a complex tensor, ``t`` itself for a real one (complex backward)."""
+    return t.conj() if t._array.dtype.kind == "c" else t
+
+
+def _real_if(ctx, i, g):
+    """The real part of the complex gradient ``g`` when input ``i`` is real (as torch)."""
+    if g is not None and g._array.dtype.kind == "c" and ctx._input_meta(i)[1].kind != "c":
+        return g.real
+    return g
+
+
 def _not_for(op, arr, kinds, kernel=None):
     """Raise torch's "not implemented for 'Long'" error for an operand dtype kind in ``kinds``."""
     if arr.dtype.kind in kinds:
@@ -618,8 +657,8 @@ class DivRounding(Function):
     def forward(ctx, a, b, mode):
         aa, bb = binary_arrays("div", a, b)
         xp = xp_of(a)
-        if aa.dtype.kind in "iub":
-            _not_for("div", aa, "b", "div_%s_cpu" % mode)
+        if aa.dtype.kind in "iubc":
+            _not_for("div", aa, "bc", "div_%s_cpu" % mode)
             _int_zero_check(bb)
             if not is_array(bb):
                 bb = xp.asarray(bb, dtype=aa.dtype)
@@ -659,8 +698,8 @@ class Mod(Function):
     @staticmethod
     def forward(ctx, a, b, op):
         aa, bb = binary_arrays(op, a, b)
-        if aa.dtype.kind in "iub":
-            _not_for(op, aa, "b")
+        if aa.dtype.kind in "iubc":
+            _not_for(op, aa, "bc")
             _int_zero_check(bb)
         ctx.op = op
         ctx.by_tensor = isinstance(b, Tensor)
@@ -720,6 +759,8 @@ class _MinMax(Function):
     def forward(ctx, a, b):
         cls = ctx._forward_cls
         aa, bb = binary_arrays(cls.__name__.lower(), a, b)
+        if aa.dtype.kind == "c":
+            raise RuntimeError("%s not implemented for complex tensors." % cls.__name__.lower())
         ctx.save_for_backward(a, b)
         xp = xp_of(a)
         return Tensor._wrap(xp.asarray(getattr(xp, cls.kernel)(aa, bb)))
@@ -796,6 +837,7 @@ class Atan2(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = _float_arrays("atan2", a, b)
+        _not_for("atan2", aa, "c")
         ctx.save_for_backward(a, b)
         xp = xp_of(a)
         return Tensor._wrap(xp.asarray(xp.arctan2(aa, bb)))
@@ -850,7 +892,7 @@ class Hypot(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = binary_arrays("hypot", a, b)
-        _not_for("hypot", aa, "iub")
+        _not_for("hypot", aa, "iubc")
         xp = xp_of(a)
         out = Tensor._wrap(xp.asarray(xp.hypot(aa, bb)))
         ctx.save_for_backward(a, b, out)
@@ -872,6 +914,7 @@ class Xlogy(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = _float_arrays("xlogy", a, b)
+        _not_for("xlogy", aa, "c")
         ctx.save_for_backward(a, b)
         xp = xp_of(a)
         with _quiet():

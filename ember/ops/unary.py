@@ -37,7 +37,7 @@ class Exp(Function):
     @staticmethod
     def backward(ctx, grad_output):
         out, = ctx.saved_tensors
-        return grad_output * out
+        return grad_output * _cj(out)
 
 
 class Log(Function):
@@ -52,7 +52,7 @@ class Log(Function):
     @staticmethod
     def backward(ctx, grad_output):
         a, = ctx.saved_tensors
-        return grad_output / a
+        return grad_output / _cj(a)
 
 
 class Log1p(Function):
@@ -67,7 +67,7 @@ class Log1p(Function):
     @staticmethod
     def backward(ctx, grad_output):
         a, = ctx.saved_tensors
-        return grad_output / (a + 1)
+        return grad_output / _cj(a + 1)
 
 
 class Expm1(Function):
@@ -83,7 +83,7 @@ class Expm1(Function):
     @staticmethod
     def backward(ctx, grad_output):
         out, = ctx.saved_tensors
-        return grad_output * (out + 1)
+        return grad_output * _cj(out + 1)
 
 
 class Sqrt(Function):
@@ -99,7 +99,7 @@ class Sqrt(Function):
     @staticmethod
     def backward(ctx, grad_output):
         out, = ctx.saved_tensors
-        return grad_output / (out * 2)
+        return grad_output / _cj(out * 2)
 
 
 class Rsqrt(Function):
@@ -115,7 +115,7 @@ class Rsqrt(Function):
     @staticmethod
     def backward(ctx, grad_output):
         out, = ctx.saved_tensors
-        return grad_output * out * out * out * -0.5
+        return grad_output * _cj(out * out * out * -0.5)
 
 
 class Abs(Function):
@@ -129,6 +129,8 @@ class Abs(Function):
     @staticmethod
     def backward(ctx, grad_output):
         a, = ctx.saved_tensors
+        if a._array.dtype.kind == "c":
+            return grad_output * sgn(a)    # (z / |z|: the complex gradient of |z|)
         return grad_output * sign(a)   # NOTE: subgradient 0 at 0, as torch
 
 
@@ -210,6 +212,11 @@ class Sigmoid(Function):
     def forward(ctx, a):
         x = needs_float(a._array)
         xp = xp_of(a)
+        if x.dtype.kind == "c":
+            with _quiet():
+                out = Tensor._wrap(1 / (1 + xp.exp(-x)))
+            ctx.save_for_backward(out)
+            return out
         with _quiet():
             # NOTE: exp of -|x| only, so large |x| never overflows.
             e = xp.exp(-xp.abs(x))
@@ -221,7 +228,7 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad_output):
         out, = ctx.saved_tensors
-        return grad_output * out * (1 - out)
+        return grad_output * _cj(out * (1 - out))
 
 
 class Tanh(Function):
@@ -236,7 +243,7 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad_output):
         out, = ctx.saved_tensors
-        return grad_output * (1 - out * out)
+        return grad_output * _cj(1 - out * out)
 
 
 class Sin(Function):
@@ -250,7 +257,7 @@ class Sin(Function):
     @staticmethod
     def backward(ctx, grad_output):
         a, = ctx.saved_tensors
-        return grad_output * cos(a)
+        return grad_output * _cj(cos(a))
 
 
 class Cos(Function):
@@ -264,10 +271,11 @@ class Cos(Function):
     @staticmethod
     def backward(ctx, grad_output):
         a, = ctx.saved_tensors
-        return -grad_output * sin(a)
+        return -grad_output * _cj(sin(a))
 
 
 _NUMBER = (int, float, type(None))
+_NO_COMPLEX_CLAMP = "clamp is not supported for complex types"
 _INF = float("inf")
 _FLOAT_MAX = {np.dtype(np.float16): ("c10::Half", 65504.0),
               np.dtype(np.float32): ("float", float(np.finfo(np.float32).max))}
@@ -304,6 +312,8 @@ class Clamp(Function):
                 ctx.set_node_name(_CLAMP_NAMES[op, False])
             return Tensor._wrap(out)
         d = _dt.result_type(*[x for x in (a, lo, hi) if x is not None]).np
+        if d.kind == "c":
+            raise NotImplementedError(_NO_COMPLEX_CLAMP)
         out = arr if arr.dtype == d else arr.astype(d)
         by_tensor = isinstance(lo, Tensor) or isinstance(hi, Tensor)
         if lo_a is not None:
@@ -454,7 +464,9 @@ absolute = abs
 
 def relu(input, inplace=False):
     """``max(input, 0)``."""
-    if input._array.dtype.kind == "b":
+    if input._array.dtype.kind in "bc":
+        if input._array.dtype.kind == "c":
+            raise NotImplementedError(_NO_COMPLEX_CLAMP)
         raise RuntimeError("Boolean inputs not supported for relu")
     if inplace:
         return relu_(input)
@@ -506,6 +518,18 @@ def _not_for_bool(input, kernel):
         raise NotImplementedError("\"%s\" not implemented for 'Bool'" % kernel)
 
 
+def _no_complex(input, op):
+    if input._array.dtype.kind == "c":
+        raise NotImplementedError("%s is not supported for complex inputs" % op)
+
+
+def _not_for_complex(input, kernel):
+    """torch's "not implemented for 'ComplexFloat'" error for a complex ``input``."""
+    if input._array.dtype.kind == "c":
+        raise NotImplementedError("\"%s\" not implemented for '%s'" % (
+            kernel, _dt.from_numpy_dtype(input._array.dtype)._legacy.replace("Tensor", "")))
+
+
 def _integral_copy(input, kernel):
     """Rounding an integer tensor gives a copy of it (a bool one raises, as torch)."""
     _not_for_bool(input, kernel)
@@ -514,21 +538,24 @@ def _integral_copy(input, kernel):
 
 def floor(input, *, out=None):
     """Round down (gradient zero)."""
-    if input._array.dtype.kind in "iub":
+    if input._array.dtype.kind in "iubc":
+        _no_complex(input, "floor")
         return _integral_copy(input, "floor_vml_cpu")
     return Floor.apply(input)
 
 
 def ceil(input, *, out=None):
     """Round up (gradient zero)."""
-    if input._array.dtype.kind in "iub":
+    if input._array.dtype.kind in "iubc":
+        _no_complex(input, "ceil")
         return _integral_copy(input, "ceil_vml_cpu")
     return Ceil.apply(input)
 
 
 def round(input, *, decimals=0, out=None):
     """Round half to even, as torch (gradient zero)."""
-    if input._array.dtype.kind in "iub":
+    if input._array.dtype.kind in "iubc":
+        _not_for_complex(input, "round_vml_cpu")
         return _integral_copy(input, "round_vml_cpu")
     if decimals:
         scale = 10.0 ** decimals
@@ -538,7 +565,8 @@ def round(input, *, decimals=0, out=None):
 
 def trunc(input, *, out=None):
     """Round toward zero (gradient zero)."""
-    if input._array.dtype.kind in "iub":
+    if input._array.dtype.kind in "iubc":
+        _no_complex(input, "trunc")
         return _integral_copy(input, "trunc_vml_cpu")
     return Trunc.apply(input)
 
@@ -548,6 +576,9 @@ fix = trunc
 
 def sign(input, *, out=None):
     """-1, 0 or 1 (gradient zero)."""
+    if input._array.dtype.kind == "c":
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
+                                  "numbers. Please use torch.sgn instead.")
     return Sign.apply(input)
 
 
@@ -634,6 +665,11 @@ def sign_(input):
     return inplace(input, sign)
 
 
+def _cj(t):
+    """``t.conj()`` for a complex tensor, ``t`` itself for a real one (complex backward)."""
+    return t.conj() if t._array.dtype.kind == "c" else t
+
+
 _LN2 = 0.6931471805599453
 _LN10 = 2.302585092994046
 _TWO_OVER_SQRT_PI = 1.1283791670955126
@@ -697,6 +733,9 @@ def _erfinv_f64(y):
 def _float_fn(f64_fn):
     """Run a float64 kernel on a float array and cast back to its dtype (a ``kernel(xp, x)``)."""
     def fn(xp, arr):
+        if arr.dtype.kind == "c":
+            raise NotImplementedError("\"%s_vml_cpu\" not implemented for '%s'" % (
+                f64_fn.__name__[1:-4], _dt.from_numpy_dtype(arr.dtype)._legacy[:-6]))
         return f64_fn(arr.astype(np.float64).reshape(-1)).astype(arr.dtype).reshape(arr.shape)
     return fn
 
@@ -726,6 +765,9 @@ def _unary(name, kernel, node, grad, save="input"):
 
     def backward(ctx, grad_output):
         saved, = ctx.saved_tensors
+        if saved._array.dtype.kind == "c":
+            # a holomorphic f: grad * conj(f'(z)), i.e. conj(grad(conj(g))) as grad is linear
+            return grad(grad_output.conj(), saved).conj()
         return grad(grad_output, saved)
     return type(name, (Function,), {"node_name": node, "forward": staticmethod(forward),
                                     "backward": staticmethod(backward)})
@@ -819,7 +861,7 @@ def atanh(input, *, out=None):
 
 def frac(input, *, out=None):
     """``input - trunc(input)`` (gradient one)."""
-    if input._array.dtype.kind in "iub":
+    if input._array.dtype.kind in "iubc":
         from .. import dtypes
         raise NotImplementedError("\"frac_cpu\" not implemented for '%s'" % dtypes.from_numpy_dtype(
             input._array.dtype)._legacy.replace("Tensor", ""))
@@ -842,8 +884,36 @@ def erfinv(input, *, out=None):
 
 
 def sgn(input, *, out=None):
-    """``sign`` (the same for real tensors; gradient zero)."""
+    """``z / |z|`` (0 at 0) for complex tensors; ``sign`` for real ones (gradient zero)."""
+    if input._array.dtype.kind == "c":
+        return SgnComplex.apply(input)
     return Sign.apply(input, "SgnBackward0")
+
+
+class SgnComplex(Function):
+    """``z / |z|`` of a complex tensor (0 where ``z`` is 0)."""
+
+    node_name = "SgnBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        xp = xp_of(a)
+        arr = a._array
+        r = xp.abs(arr)
+        with _quiet():
+            out = xp.where(r == 0, arr.dtype.type(0), arr / r)
+        out = Tensor._wrap(xp.asarray(out, dtype=arr.dtype))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from .comparison import where
+        a, out = ctx.saved_tensors
+        r = abs(a)
+        # NOTE: only the part of the gradient tangent to the unit circle moves z / |z|; 0 at 0.
+        g = (grad_output - (grad_output * out.conj()).real * out) / r
+        return where(r == 0, 0.0, g)
 
 
 def positive(input):
@@ -878,6 +948,7 @@ class Logit(Function):
 
 def logit(input, eps=None, *, out=None):
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    _not_for_complex(input, "logit_cpu")
     return Logit.apply(input, eps)
 
 

@@ -1,0 +1,393 @@
+"""Discrete Fourier transforms (``ember.fft``): three differentiable primitives as torch's.
+
+``FftC2C`` (complex to complex), ``FftR2C`` (real to complex, one-sided or full) and ``FftC2R``
+(one-sided complex to real); every public transform resizes its input (``n``/``s``) and calls
+one of them. ``norm`` is numpy's and torch's: "backward" (scale the inverse by ``1/n``),
+"ortho" (both by ``1/sqrt(n)``) or "forward" (scale the forward transform by ``1/n``).
+"""
+from .. import dtypes as _dt
+from ..autograd.function import Function
+from ..backend import backend_for
+from ..tensor import Tensor
+from ._util import wrap_dim, xp_of
+from .complex import complex as _complex, conj, real
+from .shape import roll
+
+__all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
+           "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq",
+           "rfftfreq", "fftshift", "ifftshift"]
+
+_NORMS = ("backward", "ortho", "forward")
+# the same scale factor in the opposite direction (the adjoint transform's norm)
+_DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
+
+
+class FftC2C(Function):
+    """``fftn`` (``forward``) or ``ifftn`` of a complex tensor over ``dims``."""
+
+    node_name = "FftC2CBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims, norm, forward):
+        ctx.args = (dims, norm, forward)
+        xp_fft = xp_of(a).fft
+        fn = xp_fft.fftn if forward else xp_fft.ifftn
+        return Tensor._wrap(fn(a._array, axes=dims, norm=norm))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        dims, norm, forward = ctx.args
+        # the adjoint of a DFT: the opposite transform with the same scale factor
+        return FftC2C.apply(grad_output, dims, _DUAL[norm], not forward), None, None, None
+
+
+class FftR2C(Function):
+    """The DFT of a real tensor over ``dims``; ``onesided`` keeps the last dim's first half."""
+
+    node_name = "FftR2CBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims, norm, onesided):
+        ctx.args = (dims, norm, onesided)
+        ctx.last = a._array.shape[dims[-1]]
+        xp_fft = xp_of(a).fft
+        fn = xp_fft.rfftn if onesided else xp_fft.fftn
+        return Tensor._wrap(fn(a._array, axes=dims, norm=norm))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        dims, norm, onesided = ctx.args
+        g = grad_output
+        if onesided:    # the dropped half of the spectrum gets no gradient: zeros
+            g = Resize.apply(g, (dims[-1],), (ctx.last,))
+        return real(FftC2C.apply(g, dims, _DUAL[norm], False)), None, None, None
+
+
+class FftC2R(Function):
+    """The inverse DFT of a one-sided (Hermitian) spectrum over ``dims``: a real tensor whose
+    last transformed dim has ``last`` elements."""
+
+    node_name = "FftC2RBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims, norm, last):
+        ctx.args = (dims, norm, last)
+        arr = a._array
+        s = [arr.shape[d] for d in dims[:-1]] + [last]
+        return Tensor._wrap(xp_of(a).fft.irfftn(arr, s=s, axes=dims, norm=norm))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        dims, norm, last = ctx.args
+        g = FftR2C.apply(grad_output, dims, _DUAL[norm], True)
+        # NOTE: as torch, entries whose mirror image lies outside the one-sided half stand for
+        # two elements of the full spectrum: their gradient is doubled.
+        half = last // 2 + 1
+        double = last - half
+        if double <= 0:
+            return g, None, None, None
+        xp = xp_of(g)
+        w = xp.ones(half, dtype=_dt.from_numpy_dtype(g._array.dtype).to_real().np)
+        w[1:1 + double] = 2
+        shape = [1] * g._array.ndim
+        shape[dims[-1]] = half
+        return g * Tensor._wrap(w.reshape(shape)), None, None, None
+
+
+class Resize(Function):
+    """``a`` cropped or zero-padded at the end of each of ``dims`` to ``sizes``."""
+
+    node_name = "ConstantPadNdBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims, sizes):
+        arr = a._array
+        ctx.args = (dims, tuple(arr.shape[d] for d in dims))
+        shape = list(arr.shape)
+        for d, n in zip(dims, sizes):
+            shape[d] = n
+        out = xp_of(a).zeros(tuple(shape), dtype=arr.dtype)
+        common = tuple(slice(0, min(arr.shape[d], shape[d])) for d in range(arr.ndim))
+        out[common] = arr[common]
+        if all(n <= arr.shape[d] for d, n in zip(dims, sizes)):
+            ctx.set_node_name("SliceBackward0")
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        dims, old = ctx.args
+        return Resize.apply(grad_output, dims, old), None, None
+
+
+def _norm(norm):
+    if norm is None:
+        return "backward"
+    if norm not in _NORMS:
+        raise RuntimeError('Invalid normalization mode: "%s"' % norm)
+    return norm
+
+
+def _prep(x, real_only=None):
+    """``x`` as a floating or complex tensor (integers as the default dtype); ``real_only``
+    names the transform that refuses complex input."""
+    kind = x._array.dtype.kind
+    if kind in "iub":
+        return Tensor._wrap(x._array.astype(_dt.get_default_dtype().np))
+    if x._array.dtype.itemsize == 2 and kind == "f":
+        raise RuntimeError("Unsupported dtype Half")
+    if real_only and kind == "c":
+        raise RuntimeError("%s expects a real input tensor, but got %s"
+                           % (real_only, _dt.from_numpy_dtype(x._array.dtype)._legacy[:-6]))
+    return x
+
+
+def _as_complex(x):
+    if x._array.dtype.kind == "c":
+        return x
+    return _complex(x, Tensor._wrap(xp_of(x).zeros_like(x._array)))
+
+
+def _one_dim(x, n, dim):
+    """(dims, sizes) of a one-dimensional transform; sizes None when ``n`` is None."""
+    if x._array.ndim == 0:
+        raise IndexError("Dimension specified as %d but tensor has no dimensions" % dim)
+    d = wrap_dim(dim, x._array.ndim)
+    if n is not None and n < 1:
+        raise RuntimeError("Invalid number of data points (%d) specified" % n)
+    return (d,), (None if n is None else (n,))
+
+
+def _many_dims(x, s, dim):
+    """(dims, sizes) of an n-dimensional transform as torch resolves ``s`` and ``dim``."""
+    ndim = x._array.ndim
+    if dim is not None:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        if ndim == 0 and dims:
+            raise IndexError("Dimension specified as %d but tensor has no dimensions" % dims[0])
+        dims = tuple(wrap_dim(d, ndim) for d in dims)
+        if len(set(dims)) != len(dims):
+            raise RuntimeError("FFT dims must be unique")
+        if s is not None and len(s) != len(dims):
+            raise RuntimeError("When given, dim and shape arguments must have the same length")
+    elif s is not None:
+        if len(s) > ndim:
+            raise RuntimeError("Got shape with %d values but input tensor only has %d "
+                               "dimensions." % (len(s), ndim))
+        dims = tuple(range(ndim - len(s), ndim))
+    else:
+        dims = tuple(range(ndim))
+    if s is None:
+        return dims, None
+    sizes = []
+    for d, n in zip(dims, s):
+        n = x._array.shape[d] if n == -1 else int(n)
+        if n < 1:
+            raise RuntimeError("Invalid number of data points (%d) specified" % n)
+        sizes.append(n)
+    return dims, tuple(sizes)
+
+
+def _resized(x, dims, sizes):
+    if sizes is None or all(x._array.shape[d] == n for d, n in zip(dims, sizes)):
+        return x
+    return Resize.apply(x, dims, sizes)
+
+
+def _c2c(x, dims, sizes, norm, forward):
+    norm = _norm(norm)
+    x = _resized(x, dims, sizes)
+    if not dims:
+        return _as_complex(x)
+    if x._array.dtype.kind == "c":
+        return FftC2C.apply(x, dims, norm, forward)
+    # as torch: a full real-to-complex transform over the last dim (an inverse one is the
+    # conjugate of the forward transform with the same scale), then complex ones
+    y = FftR2C.apply(x, dims[-1:], norm if forward else _DUAL[norm], False)
+    if not forward:
+        y = conj(y)
+    return FftC2C.apply(y, dims[:-1], norm, forward) if len(dims) > 1 else y
+
+
+def _r2c(x, dims, sizes, norm):
+    norm = _norm(norm)
+    return FftR2C.apply(_resized(x, dims, sizes), dims, norm, True)
+
+
+def _c2r(x, dims, sizes, norm):
+    norm = _norm(norm)
+    x = _as_complex(x)
+    last = sizes[-1] if sizes is not None else 2 * (x._array.shape[dims[-1]] - 1)
+    if last < 1:
+        raise RuntimeError("Invalid number of data points (%d) specified" % last)
+    new = tuple(sizes[:-1]) if sizes is not None else \
+        tuple(x._array.shape[d] for d in dims[:-1])
+    x = _resized(x, dims, new + (last // 2 + 1,))
+    return FftC2R.apply(x, dims, norm, last)
+
+
+def fft(input, n=None, dim=-1, norm=None, *, out=None):
+    """One-dimensional discrete Fourier transform. Matches ``torch.fft.fft``.
+
+    Example:
+        >>> import ember
+        >>> ember.fft.fft(ember.tensor([1., 0., 0., 0.]))
+        tensor([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
+    """
+    x = _prep(input)
+    dims, sizes = _one_dim(x, n, dim)
+    return _c2c(x, dims, sizes, norm, True)
+
+
+def ifft(input, n=None, dim=-1, norm=None, *, out=None):
+    """One-dimensional inverse discrete Fourier transform. Matches ``torch.fft.ifft``."""
+    x = _prep(input)
+    dims, sizes = _one_dim(x, n, dim)
+    return _c2c(x, dims, sizes, norm, False)
+
+
+def fftn(input, s=None, dim=None, norm=None, *, out=None):
+    """N-dimensional discrete Fourier transform over ``dim`` (all dims by default)."""
+    x = _prep(input)
+    dims, sizes = _many_dims(x, s, dim)
+    return _c2c(x, dims, sizes, norm, True)
+
+
+def ifftn(input, s=None, dim=None, norm=None, *, out=None):
+    """N-dimensional inverse discrete Fourier transform."""
+    x = _prep(input)
+    dims, sizes = _many_dims(x, s, dim)
+    return _c2c(x, dims, sizes, norm, False)
+
+
+def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional discrete Fourier transform (``fftn`` over the last two dims)."""
+    return fftn(input, s, dim, norm)
+
+
+def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional inverse discrete Fourier transform."""
+    return ifftn(input, s, dim, norm)
+
+
+def rfft(input, n=None, dim=-1, norm=None, *, out=None):
+    """The DFT of a real signal: the ``n // 2 + 1`` non-negative frequencies."""
+    x = _prep(input, "rfft")
+    dims, sizes = _one_dim(x, n, dim)
+    return _r2c(x, dims, sizes, norm)
+
+
+def irfft(input, n=None, dim=-1, norm=None, *, out=None):
+    """The inverse of ``rfft``: a real signal of ``n`` points (default ``2 * (m - 1)``)."""
+    x = _prep(input)
+    dims, sizes = _one_dim(x, n, dim)
+    return _c2r(x, dims, sizes, norm)
+
+
+def rfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """N-dimensional DFT of a real signal (one-sided over the last of ``dim``)."""
+    x = _prep(input, "rfftn")
+    dims, sizes = _many_dims(x, s, dim)
+    return _r2c(x, dims, sizes, norm)
+
+
+def irfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """The inverse of ``rfftn``."""
+    x = _prep(input)
+    dims, sizes = _many_dims(x, s, dim)
+    return _c2r(x, dims, sizes, norm)
+
+
+def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional ``rfftn``."""
+    return rfftn(input, s, dim, norm)
+
+
+def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional ``irfftn``."""
+    return irfftn(input, s, dim, norm)
+
+
+def hfft(input, n=None, dim=-1, norm=None, *, out=None):
+    """The DFT of a Hermitian-symmetric signal given by its first half: a real tensor."""
+    x = _prep(input)
+    dims, sizes = _one_dim(x, n, dim)
+    return _c2r(conj(x), dims, sizes, _DUAL[_norm(norm)])
+
+
+def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
+    """The inverse of ``hfft``: the one-sided inverse DFT of a real signal."""
+    x = _prep(input, "ihfft")
+    dims, sizes = _one_dim(x, n, dim)
+    return conj(_r2c(x, dims, sizes, _DUAL[_norm(norm)]))
+
+
+def hfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """N-dimensional ``hfft`` (the one-sided input is the last of ``dim``)."""
+    x = _prep(input)
+    dims, sizes = _many_dims(x, s, dim)
+    return _c2r(conj(x), dims, sizes, _DUAL[_norm(norm)])
+
+
+def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """N-dimensional ``ihfft``."""
+    x = _prep(input, "ihfftn")
+    dims, sizes = _many_dims(x, s, dim)
+    norm = _norm(norm)
+    # as torch: the one-sided inverse over the last dim, then complex inverses over the others
+    y = conj(_r2c(_resized(x, dims, sizes), dims[-1:], None, _DUAL[norm]))
+    return FftC2C.apply(y, dims[:-1], norm, False) if len(dims) > 1 else y
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional ``hfftn``."""
+    return hfftn(input, s, dim, norm)
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional ``ihfftn``."""
+    return ihfftn(input, s, dim, norm)
+
+
+def _freq(values_fn, n, d, dtype, device, requires_grad):
+    d_ = _dt.to_dtype(dtype)
+    xp = backend_for(device).xp
+    t = Tensor._wrap(xp.asarray(values_fn(xp, n) / (n * d), dtype=d_.np))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _fft_values(xp, n):
+    k = xp.arange(n, dtype=float)
+    return xp.where(k < (n + 1) // 2, k, k - n)
+
+
+def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """The sample frequencies of an ``n``-point ``fft`` with sample spacing ``d``."""
+    return _freq(_fft_values, n, d, dtype, device, requires_grad)
+
+
+def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """The sample frequencies of an ``n``-point ``rfft`` with sample spacing ``d``."""
+    return _freq(lambda xp, m: xp.arange(m // 2 + 1, dtype=float), n, d, dtype, device,
+                 requires_grad)
+
+
+def _shift_dims(x, dim):
+    ndim = x._array.ndim
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return tuple(wrap_dim(d, ndim) for d in dims)
+
+
+def fftshift(input, dim=None):
+    """Move the zero frequency to the centre (a roll by ``n // 2`` over ``dim``)."""
+    dims = _shift_dims(input, dim)
+    return roll(input, tuple(input._array.shape[d] // 2 for d in dims), dims)
+
+
+def ifftshift(input, dim=None):
+    """The inverse of ``fftshift``."""
+    dims = _shift_dims(input, dim)
+    return roll(input, tuple((input._array.shape[d] + 1) // 2 for d in dims), dims)
