@@ -17,8 +17,9 @@ class Bunch(dict):
 
 
 def numpy_rng(generator):
-    """The NumPy Generator behind ``generator``: None (ember's global generator, so
-    ``ember.manual_seed`` applies), an int seed, an ``ember.Generator`` or a NumPy Generator."""
+    """A NumPy Generator over ``generator``'s stream: None (ember's global generator, so
+    ``ember.manual_seed`` applies), an int seed (the same stream as ``ember.Generator()``
+    seeded with it), an ``ember.Generator`` or a NumPy Generator."""
     from ..random import Generator, default_generator
     if generator is None:
         return default_generator.rng
@@ -27,7 +28,7 @@ def numpy_rng(generator):
     if isinstance(generator, np.random.Generator):
         return generator
     if isinstance(generator, (int, np.integer)) and not isinstance(generator, bool):
-        return np.random.default_rng(int(generator))
+        return Generator().manual_seed(int(generator)).rng
     raise TypeError("generator must be None, an int seed, an ember.Generator or a "
                     "numpy.random.Generator, got %s" % type(generator).__name__)
 

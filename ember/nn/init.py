@@ -1,8 +1,8 @@
 """Parameter initialisation, with torch's distributions and ``calculate_gain``.
 
-Random initialisers draw on the host from ember's Generator (one stream of numbers whatever
-the device) and write the sample into the tensor's device array; the constant ones build
-their values on the tensor's device.
+Random initialisers draw on the host from ember's Generator (torch's CPU stream, so
+``manual_seed(s)`` gives torch's initial weights, whatever the device) and write the sample into
+the tensor's device array; the constant ones build their values on the tensor's device.
 """
 import math
 
@@ -10,7 +10,7 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from ..backend import backend_of, get_array_module
-from ..random import _rng
+from ..random import _gen, _sample_like
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
            "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
@@ -70,24 +70,60 @@ _calculate_fan_in_and_fan_out = _fans
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    """Fill with U(a, b)."""
-    return _set(tensor, _rng(generator).uniform(a, b, tensor._array.shape))
+    """Fill with U(a, b) (torch's ``tensor.uniform_(a, b)``)."""
+    gen, d = _gen(generator), tensor._array.dtype
+    return _set(tensor, _sample_like(tensor._array, lambda n, c: gen._uniform(n, d, a, b)))
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    """Fill with N(mean, std^2)."""
-    return _set(tensor, _rng(generator).normal(mean, std, tensor._array.shape))
+    """Fill with N(mean, std^2) (torch's ``tensor.normal_(mean, std)``)."""
+    gen, d = _gen(generator), tensor._array.dtype
+    return _set(tensor, _sample_like(tensor._array,
+                                     lambda n, c: gen._normal(n, d, mean, std, c)))
+
+
+def _norm_cdf(x):
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Fill with N(mean, std^2) truncated to [a, b] (resampling outside values)."""
-    rng = _rng(generator)
-    n = tensor._array.size
-    out = np.empty(0)    # host: the sample, grown until it has n values in [a, b]
-    while out.size < n:
-        s = rng.normal(mean, std, max(2 * (n - out.size), 16))
-        out = np.concatenate([out, s[(s >= a) & (s <= b)]])    # host: the sample
-    return _set(tensor, out[:n].reshape(tensor._array.shape))
+    """Fill with N(mean, std^2) truncated to [a, b] (torch's rejection sampler: whole-tensor
+    redraws of the rejected values, from the normal itself when [a, b] holds more than 30% of
+    the mass, else uniform proposals on [a, b])."""
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        import warnings
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    gen, d = _gen(generator), tensor._array.dtype
+    shape, n = tensor._array.shape, tensor._array.size
+    # The sampling runs on the host, where the generator is.
+    if _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std) > 0.3:
+        lo, hi = d.type(a), d.type(b)
+        result = _sample_like(tensor._array, lambda k, c: gen._normal(k, d, mean, std, c))
+        while True:
+            mask = (result < lo) | (result > hi)
+            if not mask.any():
+                break
+            fresh = gen._normal(n, d, mean, std).reshape(shape)
+            result = np.where(mask, fresh, result)    # host: the host sample
+        return _set(tensor, result)
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def log_pdf(x):
+        return ((x - d.type(mean)) / d.type(std)) ** 2 * d.type(-0.5) - d.type(log_peak)
+
+    def accept_log_u():
+        u = gen._uniform(n, d).reshape(shape)
+        return np.log(u.astype(np.float64)).astype(d)    # host: the host sample
+
+    result = _sample_like(tensor._array, lambda k, c: gen._uniform(k, d, a, b))
+    pending = accept_log_u() > log_pdf(result)
+    while pending.any():
+        cand = gen._uniform(n, d, a, b).reshape(shape)
+        result = np.where(pending, cand, result)    # host: the host sample
+        pending = np.where(pending, accept_log_u() > log_pdf(cand), pending)    # host: sample
+    return _set(tensor, result)
 
 
 def constant_(tensor, val):
@@ -130,7 +166,8 @@ def dirac_(tensor, groups=1):
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
     fan_in, fan_out = _fans(tensor)
-    a = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
     return uniform_(tensor, -a, a, generator)
 
 
@@ -168,20 +205,23 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 
 
 def orthogonal_(tensor, gain=1, generator=None):
-    """A (semi-)orthogonal matrix from the QR decomposition of a normal sample."""
+    """A (semi-)orthogonal matrix from the QR decomposition of a normal sample (torch's)."""
     if tensor._array.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor._array.size == 0:
+        return tensor
     rows = tensor._array.shape[0]
     cols = tensor._array.size // rows
+    d = tensor._array.dtype
     # The decomposition runs on the host sample, before it goes to the device.
-    flat = _rng(generator).normal(0, 1, (rows, cols))
+    flat = _gen(generator)._normal(rows * cols, d).reshape(rows, cols)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)    # host: the host sample
-    q *= np.sign(np.diag(r))    # host: the host sample
+    q = q * np.sign(np.diag(r))    # host: the host sample
     if rows < cols:
         q = q.T
-    return _set(tensor, gain * q.reshape(tensor._array.shape))
+    return _set(tensor, (q * d.type(gain)).reshape(tensor._array.shape))
 
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
@@ -189,11 +229,13 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     if tensor._array.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor._array.shape
-    rng = _rng(generator)
-    out = rng.normal(0, std, (rows, cols))
     zeros = int(math.ceil(sparsity * rows))
+    normal_(tensor, 0, std, generator)
+    out = tensor._array.copy()
     for c in range(cols):
-        out[rng.permutation(rows)[:zeros], c] = 0
+        # torch draws each column's permutation from the global generator
+        idx = _gen(None)._randperm(rows)[:zeros]
+        out[idx.tolist(), c] = 0
     return _set(tensor, out)
 
 

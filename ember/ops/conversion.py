@@ -1,9 +1,10 @@
 """dtype and device conversion (``to``), ``clone``, ``contiguous``, ``detach``, ``device``, and
 the in-place fills (``copy_``, ``fill_``, the random ``uniform_``, ``normal_``, ...)."""
+
 from .. import dtypes as _dt
 from ..autograd.function import Function
-from ..backend import backend_for, backend_of, device
-from ..random import _rng
+from ..backend import backend_for, backend_of, device, to_host
+from ..random import _gen, _random_range, _sample_like
 from ..tensor import Tensor, _to_array
 from ._inplace import overwrite
 
@@ -169,59 +170,124 @@ def fill_(input, value):
     return overwrite(input, value, "fill_")
 
 
-# The random fills draw on the host from the Generator (one stream of numbers whatever the
-# device) and write the sample into the tensor's device array.
+# The random fills draw on the host from the Generator (torch's mt19937 stream and transforms,
+# in the order torch's kernels visit memory) and write the sample into the tensor's array.
+
+_TITLE = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+          "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double",
+          "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _require_float(input, kernel):
+    d = input._array.dtype
+    if d.kind != "f":
+        raise RuntimeError("\"%s\" not implemented for '%s'" % (kernel, _TITLE.get(d.name,
+                                                                                   d.name)))
+
 
 def _random_fill(input, sample, op):
-    """Write ``sample`` (a host array, or one on ``input``'s device) into ``input``."""
+    """Write ``sample`` (a host array shaped like ``input``) into ``input``."""
     arr = input._array
     sample = backend_of(arr).asarray(sample.astype(arr.dtype, copy=False))
     return overwrite(input, Tensor._wrap(sample), op)
 
 
+def _fill(input, draw, op):
+    return _random_fill(input, _sample_like(input._array, draw), op)
+
+
 def uniform_(input, a=0.0, b=1.0, *, generator=None):
-    """Fill with samples from U[a, b)."""
-    return _random_fill(input, _rng(generator).random(input._array.shape) * (b - a) + a,
-                        "uniform_")
+    """Fill with samples from U[a, b) (torch's stream for the same seed)."""
+    _require_float(input, "check_uniform_bounds")
+    a, b = float(a), float(b)
+    if a > b:
+        raise RuntimeError("uniform_ expects to return a [from, to) range, but found from=%g > "
+                           "to=%g" % (a, b))
+    gen, d = _gen(generator), input._array.dtype
+    return _fill(input, lambda n, c: gen._uniform(n, d, a, b), "uniform_")
 
 
 def normal_(input, mean=0.0, std=1.0, *, generator=None):
-    """Fill with samples from N(mean, std^2)."""
-    return _random_fill(input, _rng(generator).standard_normal(input._array.shape) * std + mean,
-                        "normal_")
+    """Fill with samples from N(mean, std^2) (torch's stream for the same seed)."""
+    _require_float(input, "normal_kernel_cpu")
+    mean, std = float(mean), float(std)
+    if std < 0:
+        raise RuntimeError("normal expects std >= 0.0, but found std %g" % std)
+    gen, d = _gen(generator), input._array.dtype
+    return _fill(input, lambda n, c: gen._normal(n, d, mean, std, c), "normal_")
 
 
 def bernoulli_(input, p=0.5, *, generator=None):
     """Fill with 0/1 samples, 1 with probability ``p`` (a number or a tensor of them)."""
-    u = _rng(generator).random(input._array.shape)
+    gen = _gen(generator)
     if isinstance(p, Tensor):
-        u = backend_of(p._array).asarray(u)     # compared on the probabilities' device
-        p = p._array
-    return _random_fill(input, u < p, "bernoulli_")
+        probs = to_host(p._array)
+        if bool(((probs < 0) | (probs > 1)).any()):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
+                               "(Could this error message be improved?  If so, please report "
+                               "an enhancement request to PyTorch.)")
+        probs = probs.astype(probs.dtype if probs.dtype.kind == "f" else "float32")
+        unit = probs.dtype if probs.dtype == "float64" else "float32"
+        u = _sample_like(input._array, lambda n, c: gen._unit(n, unit))
+        return _random_fill(input, u < probs, "bernoulli_")
+    p = float(p)
+    if not 0 <= p <= 1:
+        raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p=%g" % p)
+    return _fill(input, lambda n, c: gen._unit(n, "float64") < p, "bernoulli_")
 
 
-def random_(input, from_=0, to=None, *, generator=None):
-    """Fill with integers uniform on [from_, to)."""
-    if to is None:
-        from_, to = 0, (from_ if from_ else 2 ** 24)
-    return _random_fill(input, _rng(generator).integers(from_, to, input._array.shape),
-                        "random_")
+_MISSING = object()
+
+
+def random_(input, from_=_MISSING, to=_MISSING, *, generator=None):
+    """Fill with integers: ``random_()`` on [0, 2**mantissa] (floats) or [0, max] (integers),
+    ``random_(to)`` on [0, to), ``random_(from, to)`` on [from, to), ``random_(from, None)``
+    on [from, max] (torch's stream for the same seed)."""
+    gen, d = _gen(generator), input._array.dtype
+    if from_ is _MISSING and to is _MISSING:
+        return _fill(input, lambda n, c: gen._random_default(n, d), "random_")
+    if to is _MISSING:
+        from_, to = 0, from_
+    span = _random_range(d, int(from_), None if to is None else int(to))
+    if span is None:
+        return _fill(input, lambda n, c: gen._random_full64(n, d), "random_")
+    return _fill(input, lambda n, c: gen._random_from_to(n, d, *span), "random_")
 
 
 def exponential_(input, lambd=1.0, *, generator=None):
-    return _random_fill(input, _rng(generator).exponential(1.0 / lambd, input._array.shape),
-                        "exponential_")
+    """Fill with Exp(lambd) samples (torch's stream for the same seed)."""
+    _require_float(input, "exponential_cpu")
+    lambd = float(lambd)
+    if not lambd > 0:
+        raise RuntimeError("exponential_ expects lambda > 0.0, but found lambda=%g" % lambd)
+    gen = _gen(generator)
+    return _fill(input, lambda n, c: gen._exponential(n, lambd), "exponential_")
 
 
 def cauchy_(input, median=0.0, sigma=1.0, *, generator=None):
-    return _random_fill(input, median + sigma * _rng(generator).standard_cauchy(
-        input._array.shape), "cauchy_")
+    """Fill with Cauchy(median, sigma) samples (torch's stream for the same seed)."""
+    _require_float(input, "cauchy_cpu")
+    median, sigma = float(median), float(sigma)
+    if not sigma > 0:
+        raise RuntimeError("cauchy_ expects sigma > 0.0, but found sigma=%g" % sigma)
+    gen = _gen(generator)
+    return _fill(input, lambda n, c: gen._cauchy(n, median, sigma), "cauchy_")
 
 
 def geometric_(input, p, *, generator=None):
-    return _random_fill(input, _rng(generator).geometric(p, input._array.shape), "geometric_")
+    """Fill with Geometric(p) samples on {1, 2, ...} (torch's stream for the same seed)."""
+    p = float(p)
+    if not 0 < p < 1:
+        raise RuntimeError("geometric_ expects p to be in (0, 1), but got p=%g" % p)
+    gen = _gen(generator)
+    return _fill(input, lambda n, c: gen._geometric(n, p), "geometric_")
 
 
 def log_normal_(input, mean=1.0, std=2.0, *, generator=None):
-    return _random_fill(input, _rng(generator).lognormal(mean, std, input._array.shape),
-                        "log_normal_")
+    """Fill with exp(N(mean, std^2)) samples (torch's stream for the same seed)."""
+    _require_float(input, "log_normal_cpu")
+    mean, std = float(mean), float(std)
+    if not std > 0:
+        raise RuntimeError("log_normal_ expects std > 0.0, but found std=%g" % std)
+    gen = _gen(generator)
+    return _fill(input, lambda n, c: gen._log_normal(n, mean, std), "log_normal_")

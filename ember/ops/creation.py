@@ -2,15 +2,16 @@
 
 Deterministic creation builds the array on the target device with that device's array module
 (the default device, ``ember.get_default_device()``, when none is given; ``*_like`` functions
-use their input's device). Random creation draws on the host from ember's Generator, NumPy's
-PCG64, so a seed gives the same numbers on every device, and then moves the sample.
+use their input's device). Random creation draws on the host from ember's Generator, torch's
+CPU generator (mt19937 and torch's transforms), so a seed gives torch's numbers on every
+device, and then moves the sample.
 """
 import math
 
 import numpy as np
 
 from .. import dtypes as _dt
-from ..random import _rng
+from ..random import _gen, _random_range
 from ..backend import (backend_for, backend_of, get_default_device, is_array,
                        set_default_device, to_host)
 from ..tensor import Tensor, _to_array
@@ -327,30 +328,52 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
                                            dtype=_float_dtype(dtype).np), requires_grad)
 
 
-# Random creation draws on the host from the Generator (NumPy's PCG64: one stream of numbers
-# whatever the device) and moves the sample to the device. The device's backend is looked up
-# before drawing, so an unusable device fails without consuming random numbers.
+# Random creation draws on the host from the Generator (torch's mt19937 stream and transforms,
+# so a seed gives torch's CPU numbers on every device) and moves the sample to the device. The
+# device's backend is looked up before drawing, so an unusable device fails without consuming
+# random numbers.
 
-def _float_sample_dtype(d):
-    return np.float64 if d.np == np.float64 else np.float32
+def _numel(shape):
+    return math.prod(shape)
+
+
+def _check_float(d, kernel):
+    if not d.is_floating_point:
+        raise RuntimeError("\"%s\" not implemented for '%s'" % (kernel, _dt_title(d)))
+
+
+def _dt_title(d):
+    names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+             "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}
+    return names.get(str(d).replace("torch.", ""), str(d))
 
 
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
-    """Uniform samples on [0, 1)."""
+    """Uniform samples on [0, 1) (torch's stream for the same seed)."""
     b = backend_for(device)
     d = _float_dtype(dtype)
-    arr = _rng(generator).random(_size(size), dtype=_float_sample_dtype(d))
-    return _new(b.asarray(arr.astype(d.np, copy=False)), requires_grad)
+    _check_float(d, "check_uniform_bounds")
+    shape = _size(size)
+    arr = _gen(generator)._uniform(_numel(shape), d.np).reshape(shape)
+    return _new(b.asarray(arr), requires_grad)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
-    """Standard normal samples."""
+    """Standard normal samples (torch's stream for the same seed)."""
     b = backend_for(device)
     d = _float_dtype(dtype)
-    arr = _rng(generator).standard_normal(_size(size), dtype=_float_sample_dtype(d))
-    return _new(b.asarray(arr.astype(d.np, copy=False)), requires_grad)
+    _check_float(d, "normal_kernel_cpu")
+    shape = _size(size)
+    arr = _gen(generator)._normal(_numel(shape), d.np).reshape(shape)
+    return _new(b.asarray(arr), requires_grad)
+
+
+def _random_from_to(gen, shape, d, low, high):
+    """``empty(shape, dtype=d).random_(low, high)`` as a host array."""
+    span = _random_range(d.np, low, high)
+    return gen._random_from_to(_numel(shape), d.np, *span).reshape(shape)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
@@ -363,18 +386,17 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
             raise TypeError("randint() missing required argument 'size'")
     if high is None:
         raise TypeError("randint() missing required argument 'high'")
-    if low >= high:
-        raise RuntimeError("random_ expects 'from' to be less than 'to', but got from=%d >= "
-                           "to=%d" % (low, high))
+    low, high = int(_num(low)), int(_num(high))
     b = backend_for(device)
     d = _dt.int64 if dtype is None else _dt.to_dtype(dtype)
-    arr = _rng(generator).integers(low, high, size=_size((size,) if isinstance(size, int)
-                                                         else (tuple(size),)))
-    return _new(b.asarray(arr.astype(d.np)), requires_grad)
+    shape = _size((size,) if isinstance(size, int) else (tuple(size),))
+    arr = _random_from_to(_gen(generator), shape, d, low, high)
+    return _new(b.asarray(arr), requires_grad)
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
+    """Uniform samples with the shape (and dtype and device, unless given) of ``input``."""
     return rand(*input._array.shape, generator=generator,
                 device=input.device if device is None else device,
                 dtype=dtype or input.dtype, requires_grad=requires_grad)
@@ -382,6 +404,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
+    """Normal samples with the shape (and dtype and device, unless given) of ``input``."""
     return randn(*input._array.shape, generator=generator,
                  device=input.device if device is None else device,
                  dtype=dtype or input.dtype, requires_grad=requires_grad)
@@ -389,87 +412,131 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
                  device=None, requires_grad=False, memory_format=None):
+    """Integers on [low, high) with the shape (and dtype and device) of ``input``."""
     if high is None:
         low, high = 0, low
     return randint(low, high, tuple(input._array.shape), generator=generator,
                    device=input.device if device is None else device,
-                   dtype=dtype or input.dtype)
+                   dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
-    """A random permutation of ``0 .. n-1`` (int64)."""
+    """A random permutation of ``0 .. n-1`` (int64; torch's permutation for the same seed)."""
+    n = int(n)
+    if n < 0:
+        raise RuntimeError("n must be non-negative, got%d" % n)
     b = backend_for(device)
     d = _dt.int64 if dtype is None else _dt.to_dtype(dtype)
-    return _new(b.asarray(_rng(generator).permutation(int(n)).astype(d.np)), requires_grad)
+    return _new(b.asarray(_gen(generator)._randperm(n).astype(d.np)), requires_grad)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
            layout=None, device=None, requires_grad=False):
     """Normal samples; ``mean``/``std`` may be tensors (broadcast) or numbers with ``size``."""
+    gen = _gen(generator)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         ref = mean if isinstance(mean, Tensor) else std
         b = backend_of(ref._array)      # the tensors' device, as torch
+        d = ref._array.dtype
         m = mean._array if isinstance(mean, Tensor) else mean
         s = std._array if isinstance(std, Tensor) else std
-        if bool((s < 0).any()) if is_array(s) else s < 0:
-            raise RuntimeError("normal expects all elements of std >= 0.0")
+        if isinstance(std, Tensor):
+            if bool((s < 0).any()):
+                raise RuntimeError("normal expects all elements of std >= 0.0")
+        elif std < 0:
+            raise RuntimeError("normal expects std >= 0.0, but found std %g" % std)
         shape = np.broadcast_shapes(getattr(m, "shape", ()), getattr(s, "shape", ()))
-        arr = m + s * b.asarray(_rng(generator).standard_normal(shape))
-        return _new(arr.astype(ref._array.dtype), requires_grad)
+        if isinstance(std, Tensor):
+            # torch: output.normal_(0, 1); output.mul_(std).add_(mean)
+            z = b.asarray(gen._normal(_numel(shape), d, 0.0, 1.0).reshape(shape))
+            arr = (z * s).astype(d, copy=False) + m
+        else:
+            # torch: output.normal_(0, std); output.add_(mean)
+            arr = b.asarray(gen._normal(_numel(shape), d, 0.0, std).reshape(shape)) + m
+        return _new(arr.astype(d, copy=False), requires_grad)
     if std < 0:
         raise RuntimeError("normal expects std >= 0.0, but found std %g" % std)
     b = backend_for(device)
+    d = _float_dtype(dtype)
     shape = _size((size,) if isinstance(size, int) else (tuple(size or ()),))
-    arr = mean + std * _rng(generator).standard_normal(shape)    # drawn on the host
-    return _new(b.asarray(arr, dtype=_float_dtype(dtype).np), requires_grad)
+    arr = gen._normal(_numel(shape), d.np, mean, std).reshape(shape)
+    return _new(b.asarray(arr), requires_grad)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples with probability ``input`` (or the scalar ``p``), same dtype as ``input``."""
     arr = input._array
     b = backend_of(arr)
+    gen = _gen(generator)
+    n = arr.size
     if p is None:
-        probs = arr
+        probs = to_host(arr)
         if bool(((probs < 0) | (probs > 1)).any()):
-            raise RuntimeError("bernoulli: all elements of input must be in [0, 1]")
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
+                               "(Could this error message be improved?  If so, please report "
+                               "an enhancement request to PyTorch.)")
+        # torch: a float64 uniform per element for float64 probabilities, else a float32 one
+        u = gen._unit(n, np.float64 if probs.dtype == np.float64 else np.float32)
+        sample = u.reshape(arr.shape) < probs
     else:
-        probs = float(p)
-        if not 0 <= probs <= 1:
-            raise RuntimeError("bernoulli: all elements of input must be in [0, 1]")
-    u = b.asarray(_rng(generator).random(arr.shape))
-    return Tensor._wrap((u < probs).astype(arr.dtype))
+        p = float(p)
+        if not 0 <= p <= 1:
+            raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p=%g" % p)
+        sample = (gen._unit(n, np.float64) < p).reshape(arr.shape)
+    return Tensor._wrap(b.asarray(sample.astype(arr.dtype)))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    """Sample category indices from (unnormalised) probabilities in each row of ``input``."""
+    """Sample category indices from (unnormalised) probabilities in each row of ``input``
+    (torch's algorithm and stream: exponential races without replacement, a cumulative search
+    with it)."""
     # The sampling runs on the host (where the Generator is) on a copy of the probabilities.
-    probs = np.asarray(to_host(input._array), dtype=np.float64)  # host: sampled there
+    probs = to_host(input._array)
     if probs.ndim not in (1, 2):
-        raise RuntimeError("prob_dist must be 1 or 2 dim, got %d" % probs.ndim)
-    if np.any(probs < 0) or not np.all(np.isfinite(probs)):    # host: the host copy
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    rows = probs.reshape(-1, probs.shape[-1])
-    if not replacement and num_samples > rows.shape[1]:
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if probs.dtype.kind != "f":
+        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: %s"
+                           % _dt_title(input.dtype))
+    num_samples = int(num_samples)
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n_cat = probs.shape[-1]
+    if not replacement and num_samples > n_cat:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement")
-    rng = _rng(generator)
-    out = []
-    for row in rows:
-        total = row.sum()
-        if total <= 0:
+    if n_cat > 1 << 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    gen = _gen(generator)
+    rows = probs.reshape(-1, n_cat)
+    if not replacement or num_samples == 1:
+        if not (bool((rows < np.inf).all()) and bool((rows >= 0).all())):   # host: checks
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if bool((rows.sum(-1) == 0).any()):
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        if replacement:
-            out.append(rng.choice(row.size, size=num_samples, replace=True, p=row / total))
+        # torch: q ~ Exp(1) in the input's dtype; the samples are the top k of p / q
+        q = gen._exponential(rows.size, 1.0).astype(rows.dtype).reshape(rows.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            keys = rows / q
+        if num_samples == 1:
+            idx = keys.argmax(-1)[:, None]
         else:
-            out.append(rng.choice(row.size, size=num_samples, replace=False, p=row / total))
-    # host: the samples, moved to the input's device below
-    arr = np.array(out, dtype=np.int64).reshape(probs.shape[:-1] + (num_samples,))
+            idx = (-keys).argsort(-1, kind="stable")[:, :num_samples]
+    else:
+        if not bool(np.isfinite(rows).all()):   # host: the host copy
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry = infinity or NaN)")
+        if bool((rows < 0).any()):
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry < 0)")
+        idx = gen._multinomial_replacement(rows, num_samples)
+    arr = idx.astype(np.int64).reshape(probs.shape[:-1] + (num_samples,))
     return Tensor._wrap(backend_of(input._array).asarray(arr))
 
 
 def poisson(input, generator=None):
-    """Poisson samples with rates ``input``."""
+    """Poisson samples with rates ``input`` (torch's CPU algorithm and stream)."""
     arr = input._array
-    sample = _rng(generator).poisson(to_host(arr)).astype(arr.dtype)
-    return Tensor._wrap(backend_of(arr).asarray(sample))
+    rates = to_host(arr)
+    sample = _gen(generator)._poisson(rates.ravel()).reshape(rates.shape)
+    return Tensor._wrap(backend_of(arr).asarray(sample.astype(arr.dtype)))

@@ -4,11 +4,10 @@ import multiprocessing
 import os
 import queue
 
-from ...random import _rng, default_generator
 from . import _worker
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, _draw_seed
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
 
@@ -143,7 +142,7 @@ class DataLoader:
     def _single_process_iter(self):
         # Like torch, every epoch first draws a base seed (the workers' seeds) from the
         # generator, so shuffling gives the same order with and without workers.
-        _rng(self.generator or default_generator).integers(0, 2 ** 62)
+        _draw_seed(self.generator)
         if self._is_iterable:
             iterator = iter(self.dataset)
             if not self._auto_collation:
@@ -177,7 +176,7 @@ class _MultiProcessIter:
         elif isinstance(ctx, str):
             ctx = multiprocessing.get_context(ctx)
         n = loader.num_workers
-        base_seed = int(_rng(loader.generator or default_generator).integers(0, 2 ** 62))
+        base_seed = _draw_seed(loader.generator)
         self._result_queue = ctx.Queue()
         self._index_queues = []
         self._workers = []

@@ -1,18 +1,24 @@
 """Samplers: the order in which a DataLoader visits a map-style dataset."""
 import numpy as np
 
-from ...random import Generator, _rng, default_generator
+from ...random import Generator, _gen
+from ...ops.creation import multinomial
 from ...tensor import Tensor
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]
 
 
+def _draw_seed(generator=None):
+    """torch's ``torch.empty((), dtype=torch.int64).random_(generator=generator).item()``."""
+    return int(_gen(generator)._random_default(1, np.int64)[0])
+
+
 def _fresh_generator(generator):
     """``generator``, or a new one seeded from the global generator (torch's behaviour)."""
     if generator is not None:
         return generator
-    return Generator().manual_seed(int(_rng(default_generator).integers(0, 2 ** 63 - 1)))
+    return Generator().manual_seed(_draw_seed())
 
 
 class Sampler:
@@ -66,13 +72,16 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         n = len(self.data_source)
-        rng = _fresh_generator(self.generator).rng
+        gen = _fresh_generator(self.generator)
         if self.replacement:
-            yield from rng.integers(0, n, self.num_samples).tolist()
+            # torch draws in chunks of 32 (randint(high=n, size=(32,))), lazily
+            for _ in range(self.num_samples // 32):
+                yield from gen._random_from_to(32, np.int64, n, 0).tolist()
+            yield from gen._random_from_to(self.num_samples % 32, np.int64, n, 0).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield from rng.permutation(n).tolist()
-        yield from rng.permutation(n)[:self.num_samples % n].tolist()
+            yield from gen._randperm(n).tolist()
+        yield from gen._randperm(n).tolist()[:self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -86,7 +95,7 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        for i in _rng(self.generator).permutation(len(self.indices)).tolist():
+        for i in _gen(self.generator)._randperm(len(self.indices)).tolist():
             yield self.indices[i]
 
     def __len__(self):
@@ -127,9 +136,9 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        w = self.weights._array
-        idx = _rng(self.generator).choice(len(w), size=self.num_samples,
-                                          replace=self.replacement, p=w / w.sum())
+        # torch.multinomial(weights (float64), num_samples, replacement, generator)
+        idx = multinomial(self.weights, self.num_samples, self.replacement,
+                          generator=self.generator)
         yield from idx.tolist()
 
     def __len__(self):
