@@ -22,6 +22,11 @@ from . import autograd, ops, return_types  # noqa: F401
 from . import cuda  # noqa: F401
 from .serialization import *  # noqa: F401,F403
 
+# ``from .ops import *`` also bound op-family modules named as public sub-packages
+# (``special``): those load on first use instead (``__getattr__`` below).
+for _name in ("special", "fft"):
+    if type(globals().get(_name)) is type(dtypes):
+        del globals()[_name]
 _bind_tensor(ops, autograd.engine)    # Tensor's methods dispatch into ops (see tensor.py)
 # ``from .ops import *`` bound ``linalg`` to ``ops.linalg``; load the public ``ember.linalg``.
 linalg = __import__("importlib").import_module(__name__ + ".linalg")

@@ -1,14 +1,32 @@
-"""``ember.linalg``: norms, inverse, determinant and linear solves, as ``torch.linalg``."""
+"""``ember.linalg``: norms, decompositions, inverses, solvers and matrix functions, as
+``torch.linalg``."""
 from .ops.linalg import (vector_norm, matrix_norm, solve, linalg_norm as norm, inverse as inv,
-                         det, matmul, Svdvals as _Svdvals)
+                         det, matmul, _svdvals, LinAlgError, inv_ex, solve_ex,
+                         linalg_cholesky as cholesky, linalg_cholesky_ex as cholesky_ex,
+                         linalg_svd as svd, linalg_eigh as eigh, linalg_eigvalsh as eigvalsh,
+                         linalg_eig as eig, linalg_eigvals as eigvals, linalg_qr as qr,
+                         linalg_lu as lu, linalg_lu_factor as lu_factor,
+                         linalg_lu_factor_ex as lu_factor_ex, linalg_lu_solve as lu_solve,
+                         solve_triangular, linalg_slogdet as slogdet, linalg_pinv as pinv,
+                         linalg_matrix_rank as matrix_rank, matrix_power, matrix_exp,
+                         linalg_cross as cross, vecdot, householder_product,
+                         linalg_ldl_factor as ldl_factor, linalg_ldl_factor_ex as ldl_factor_ex,
+                         linalg_ldl_solve as ldl_solve, tensorinv, tensorsolve,
+                         linalg_vander as vander, cond, lstsq)
+from .ops.shape import diagonal as _diagonal
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "det", "solve", "matmul", "svdvals",
-           "multi_dot", "inv_ex"]
+           "multi_dot", "inv_ex", "LinAlgError", "solve_ex", "cholesky", "cholesky_ex", "svd",
+           "eigh", "eigvalsh", "eig", "eigvals", "qr", "lu", "lu_factor", "lu_factor_ex",
+           "lu_solve", "solve_triangular", "slogdet", "pinv", "matrix_rank", "matrix_power",
+           "matrix_exp", "cross", "vecdot", "householder_product", "ldl_factor",
+           "ldl_factor_ex", "ldl_solve", "tensorinv", "tensorsolve", "vander", "diagonal",
+           "cond", "lstsq"]
 
 
 def svdvals(A, *, driver=None, out=None):
     """The singular values of ``A`` in descending order."""
-    return _Svdvals.apply(A)
+    return _svdvals(A)
 
 
 def multi_dot(tensors, *, out=None):
@@ -19,9 +37,6 @@ def multi_dot(tensors, *, out=None):
     return out
 
 
-def inv_ex(A, *, check_errors=False, out=None):
-    """``(inv(A), info)`` with ``info`` zero (ember raises on singular input)."""
-    from .ops.creation import zeros
-    from . import int32
-    from .return_types import linalg_inv_ex
-    return linalg_inv_ex(inv(A), zeros(A.shape[:-2], dtype=int32))
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonals of the matrices in ``A`` (``torch.diagonal`` with matrix defaults)."""
+    return _diagonal(A, offset, dim1, dim2)

@@ -17,7 +17,11 @@ Example:
 from collections import namedtuple
 
 __all__ = ["max", "min", "median", "nanmedian", "mode", "sort", "topk", "kthvalue", "aminmax",
-           "linalg_inv_ex"]
+           "linalg_inv_ex", "linalg_svd", "svd", "linalg_qr", "qr", "linalg_eigh", "linalg_eig",
+           "linalg_cholesky_ex", "linalg_lstsq", "linalg_lu", "linalg_lu_factor",
+           "linalg_lu_factor_ex", "linalg_solve_ex", "linalg_slogdet", "slogdet",
+           "linalg_ldl_factor", "linalg_ldl_factor_ex", "triangular_solve", "lu_unpack",
+           "geqrf"]
 
 
 def _return_type(name, fields=("values", "indices")):
@@ -41,3 +45,22 @@ topk = _return_type("topk")
 kthvalue = _return_type("kthvalue")
 aminmax = _return_type("aminmax", ("min", "max"))
 linalg_inv_ex = _return_type("linalg_inv_ex", ("inverse", "info"))
+linalg_svd = _return_type("linalg_svd", ("U", "S", "Vh"))
+svd = _return_type("svd", ("U", "S", "V"))
+linalg_qr = _return_type("linalg_qr", ("Q", "R"))
+qr = _return_type("qr", ("Q", "R"))
+linalg_eigh = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_eig = _return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
+linalg_cholesky_ex = _return_type("linalg_cholesky_ex", ("L", "info"))
+linalg_lstsq = _return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+linalg_lu = _return_type("linalg_lu", ("P", "L", "U"))
+linalg_lu_factor = _return_type("linalg_lu_factor", ("LU", "pivots"))
+linalg_lu_factor_ex = _return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+linalg_solve_ex = _return_type("linalg_solve_ex", ("result", "info"))
+linalg_slogdet = _return_type("linalg_slogdet", ("sign", "logabsdet"))
+slogdet = _return_type("slogdet", ("sign", "logabsdet"))
+linalg_ldl_factor = _return_type("linalg_ldl_factor", ("LD", "pivots"))
+linalg_ldl_factor_ex = _return_type("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
+triangular_solve = _return_type("triangular_solve", ("solution", "cloned_coefficient"))
+lu_unpack = _return_type("lu_unpack", ("P", "L", "U"))
+geqrf = _return_type("geqrf", ("a", "tau"))

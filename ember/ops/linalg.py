@@ -1,14 +1,20 @@
 """The ``ember.linalg`` kernels: vector and matrix norms, inverse, determinant, linear solves,
 with torch's backward formulas (the matrix products live in ``matmul``)."""
+import math
+
 import numpy as np
 
 from ..autograd.function import Function
 from ..backend import errstate
 from ..tensor import Tensor
-from ._util import get_array_module, sum_to, wrap_dim, xp_of
+from .. import return_types as _rt
+from ..backend import backend_of
+from ._util import binary_arrays, get_array_module, sum_to, wrap_dim, xp_of
 from .matmul import _shape_str, _tname, matmul
 
-__all__ = ["det", "inverse"]
+__all__ = ["det", "inverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
+           "slogdet", "logdet", "pinverse", "matrix_power", "matrix_exp", "triangular_solve",
+           "lu", "lu_solve", "lu_unpack", "geqrf", "orgqr", "ormqr", "cross", "vander"]
 
 
 def _square_check(op, arr):
@@ -32,9 +38,7 @@ class LinalgInv(Function):
         try:
             out = xp_of(a).linalg.inv(arr)
         except np.linalg.LinAlgError:
-            raise RuntimeError("linalg.inv: The diagonal element %d is zero, the inversion could "
-                               "not be completed because the input matrix is singular."
-                               % _singular_pivot(arr)) from None
+            _raise_info("linalg.inv", _lu_arrays(arr)[2], _singular_msg)
         out = Tensor._wrap(out.astype(arr.dtype, copy=False))
         ctx.save_for_backward(out)
         return out
@@ -46,18 +50,9 @@ class LinalgInv(Function):
         return -matmul(matmul(inv_h, grad_output), inv_h)
 
 
-def _singular_pivot(arr):
-    """1-based index of the first zero pivot of an LU factorisation (torch's message)."""
-    xp = get_array_module(arr)
-    m = arr.reshape(-1, arr.shape[-2], arr.shape[-1])[0].astype(np.float64)
-    n = m.shape[0]
-    for k in range(n):
-        p = k + int(xp.argmax(xp.abs(m[k:, k])))
-        if float(m[p, k]) == 0:
-            return k + 1
-        m[[k, p]] = m[[p, k]]
-        m[k + 1:] -= xp.outer(m[k + 1:, k] / m[k, k], m[k])
-    return n
+def _singular_msg(i):
+    return ("The diagonal element %d is zero, the inversion could not be completed because the "
+            "input matrix is singular." % i)
 
 
 def _inv(a):
@@ -124,8 +119,8 @@ class LinalgSolve(Function):
         try:
             x = xp.linalg.solve(aa, ba)
         except np.linalg.LinAlgError:
-            raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
-                               "singular.") from None
+            raise _LinAlgError("torch.linalg.solve: The solver failed because the input matrix "
+                               "is singular.") from None
         out = Tensor._wrap(x.astype(aa.dtype, copy=False))
         ctx.save_for_backward(a, out)
         return out
@@ -238,23 +233,9 @@ class Amax(Function):
         return grad_output * mask / _sum(mask, ctx.dims, True), None, None, None
 
 
-class Svdvals(Function):
-    node_name = "LinalgSvdBackward0"
-
-    @staticmethod
-    def forward(ctx, a):
-        xp = xp_of(a)
-        # NOTE: asarray: the strict device leaves the arrays of NumPy's SVDResult unwrapped.
-        u, s, vh = (xp.asarray(r) for r in xp.linalg.svd(a._array, full_matrices=False))
-        ctx.save_for_backward(Tensor._wrap(u), Tensor._wrap(vh))
-        return Tensor._wrap(s.astype(a._array.dtype, copy=False))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        from .shape import unsqueeze
-        u, vh = ctx.saved_tensors
-        # NOTE: dA = U diag(g) V^H (exact for distinct singular values; U, V held constant).
-        return matmul(u * unsqueeze(grad_output, -2), vh)
+def _svdvals(a):
+    """The singular values (the S of ``linalg.svd``, so U and V stay in the graph)."""
+    return LinalgSvd.apply(a, False)[1]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -297,7 +278,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         return vector_norm(A, 2, (d0, d1), keepdim)
     if ord in ("nuc", 2, -2):
         m = movedim(A, (d0, d1), (-2, -1))
-        s = Svdvals.apply(m)
+        s = _svdvals(m)
         if ord == "nuc":
             res = _sum(s, -1)
         else:
@@ -347,3 +328,1261 @@ def solve(A, B, *, left=True, out=None):
     if vector:
         return squeeze(_solve(A, unsqueeze(B, -1)), -1)
     return _solve(A, B)
+
+
+class _LinAlgError(RuntimeError):
+    """Raised when a matrix is singular or not positive-definite (``torch.linalg.LinAlgError``)."""
+
+
+_LinAlgError.__module__ = "torch._C"
+LinAlgError = _LinAlgError
+_w = Tensor._wrap
+
+
+def _matrix_check(op, arr, square=False):
+    """torch's checks: at least 2-D, floating, and square when ``square``."""
+    if square:
+        return _square_check(op, arr)
+    if arr.ndim < 2:
+        raise RuntimeError("%s: The input tensor A must have at least 2 dimensions." % op)
+    if arr.dtype.kind not in "fc":
+        raise RuntimeError("%s: Expected a floating point or complex tensor as input. Got %s"
+                           % (op, _tname(arr.dtype)))
+
+
+def _raise_info(op, info_arr, message, error=None):
+    """Raise ``LinAlgError(op: [(Batch element i): ]message(info))`` for the first nonzero info."""
+    flat = info_arr.reshape(-1)
+    bad = flat != 0
+    if not bool(bad.any()):
+        return
+    i = int(bad.argmax())
+    batch = "(Batch element %d): " % i if info_arr.ndim > 0 else ""
+    raise (error or _LinAlgError)("%s: %s%s" % (op, batch, message(int(flat[i]))))
+
+
+def _lapack(arr, name):
+    """The LAPACK routine ``?name`` for ``arr``'s dtype, on its device."""
+    prefix = {"f": "s", "d": "d", "F": "c", "D": "z"}[arr.dtype.char]
+    return getattr(backend_of(arr).scipy("linalg").lapack, prefix + name)
+
+
+def _per_matrix(arr, fn):
+    """``fn(matrix)`` -> tuple of results, for each matrix of ``arr``, stacked back per batch."""
+    xp = get_array_module(arr)
+    batch = arr.shape[:-2]
+    flat = arr.reshape((-1,) + arr.shape[-2:])
+    outs = [fn(flat[i]) for i in range(flat.shape[0])]
+    if not outs:
+        return None
+    res = []
+    for j in range(len(outs[0])):
+        parts = [xp.asarray(o[j]) for o in outs]
+        stacked = xp.stack(parts)
+        res.append(stacked.reshape(batch + stacked.shape[1:]))
+    return res
+
+
+def _not_pd(k):
+    return ("The factorization could not be completed because the input is not "
+            "positive-definite (the leading minor of order %d is not positive-definite)." % k)
+
+
+def _potrf(arr):
+    """Lower Cholesky factor and LAPACK info of each matrix."""
+    xp = get_array_module(arr)
+    if arr.size == 0:
+        return arr.copy(), xp.zeros(arr.shape[:-2], dtype=np.int32)
+    potrf = _lapack(arr, "potrf")
+    c, info = _per_matrix(arr, lambda m: potrf(m, lower=1, clean=1))
+    # NOTE: a NaN pivot is reported as a failed minor, as torch's LAPACK does (OpenBLAS may not).
+    bad = ~(get_array_module(c).diagonal(c, 0, -2, -1) > 0)
+    first = bad.argmax(-1).astype(np.int32) + 1
+    info = xp.where((info == 0) & bad.any(-1), first, info)
+    return xp.tril(c).astype(arr.dtype, copy=False), info.astype(np.int32)
+
+
+class LinalgCholeskyEx(Function):
+    node_name = "LinalgCholeskyExBackward0"
+
+    @staticmethod
+    def forward(ctx, a, upper, check_errors, op):
+        arr = a._array
+        _square_check(op, arr)
+        low, info = _potrf(arr)
+        if check_errors:
+            _raise_info(op, info, _not_pd)
+        ctx.upper = upper
+        out = _w(low.mT.copy() if upper else low)
+        ctx.save_for_backward(out)
+        return out, _w(info)
+
+    @staticmethod
+    def backward(ctx, grad_output, grad_info):
+        out, = ctx.saved_tensors
+        low, g = (out.mT, grad_output.mT) if ctx.upper else (out, grad_output)
+        ga = matmul(low.mT, g).tril()
+        ga = 0.5 * (ga + ga.tril(-1).mT)
+        ga = _solve_tri(low.mT, ga, True, True, False)
+        return _solve_tri(low, ga, False, False, False), None, None, None
+
+
+def _eye_like(arr, n, m=None):
+    return _w(get_array_module(arr).eye(n, m, dtype=arr.dtype))
+
+
+def _tri_mask(t, upper, unit):
+    """The triangle of ``t`` a triangular solve reads."""
+    if upper:
+        return t.triu(1 if unit else 0)
+    return t.tril(-1 if unit else 0)
+
+
+class LinalgSolveTriangular(Function):
+    node_name = "LinalgSolveTriangularBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, upper, left, unitriangular):
+        aa, ba = a._array, b._array
+        op = "linalg.solve_triangular"
+        _matrix_check(op, aa, True)
+        if ba.ndim < 2:
+            raise RuntimeError("%s: The input tensor B must have at least 2 dimensions." % op)
+        if aa.dtype != ba.dtype:
+            d = np.promote_types(aa.dtype, ba.dtype)
+            aa, ba = aa.astype(d), ba.astype(d)
+        n = aa.shape[-1]
+        if (ba.shape[-2] if left else ba.shape[-1]) != n:
+            raise RuntimeError("%s: Incompatible shapes of A and B for the equation %s (%s and %s)"
+                               % (op, "AX = B" if left else "XA = B",
+                                  _shape_str(aa.shape[-2:]), _shape_str(ba.shape[-2:])))
+        xp = xp_of(a)
+        batch = np.broadcast_shapes(aa.shape[:-2], ba.shape[:-2])
+        aa = xp.broadcast_to(aa, batch + aa.shape[-2:])
+        ba = xp.broadcast_to(ba, batch + ba.shape[-2:])
+        out = _tri_solve(aa, ba, upper, left, unitriangular)
+        ctx.upper, ctx.left, ctx.unit = upper, left, unitriangular
+        out = _w(out)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, x = ctx.saved_tensors
+        upper, left, unit = ctx.upper, ctx.left, ctx.unit
+        gb = _solve_tri(a.mT, grad_output, not upper, left, unit)
+        ga = None
+        if ctx.needs_input_grad[0]:
+            ga = -matmul(gb, x.mT) if left else -matmul(x.mT, gb)
+            ga = sum_to(_tri_mask(ga, upper, unit), ctx._input_meta(0)[0])
+        gb = sum_to(gb, ctx._input_meta(1)[0]) if ctx.needs_input_grad[1] else None
+        return ga, gb, None, None, None
+
+
+def _tri_solve(aa, ba, upper, left, unit):
+    """Triangular solve on arrays (inf/nan for a zero diagonal, as LAPACK's trsm)."""
+    xp = get_array_module(aa)
+    if aa.size == 0 or ba.size == 0:
+        return xp.zeros(ba.shape, dtype=ba.dtype)
+    if not left:
+        return _tri_solve(aa.mT, ba.mT, not upper, True, unit).mT.copy()
+    n = aa.shape[-1]
+    t = xp.triu(aa) if upper else xp.tril(aa)
+    if unit:
+        t = t * (1 - xp.eye(n, dtype=aa.dtype)) + xp.eye(n, dtype=aa.dtype)
+    with errstate(divide="ignore", invalid="ignore", over="ignore"):
+        x = xp.zeros(ba.shape, dtype=ba.dtype)
+        rows = range(n - 1, -1, -1) if upper else range(n)
+        if n > 16:
+            try:
+                sl = backend_of(aa).scipy("linalg")
+                return xp.asarray(sl.solve_triangular(t, ba, lower=not upper,
+                                                      check_finite=False)).astype(ba.dtype)
+            except np.linalg.LinAlgError:
+                pass
+        for i in rows:
+            acc = ba[..., i, :] - (t[..., i:i + 1, :] @ x)[..., 0, :]
+            x[..., i, :] = acc / t[..., i, i][..., None]
+    return x
+
+
+def _solve_tri(a, b, upper, left, unitriangular):
+    return LinalgSolveTriangular.apply(a, b, upper, left, unitriangular)
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """Solve the triangular system ``A X = B`` (``X A = B`` when ``left=False``)."""
+    return _solve_tri(A, B, upper, left, unitriangular)
+
+
+def _svd_backward(gU, gS, gVh, U, S, Vh):
+    """torch's ``svd_backward`` for real inputs (reduced U, Vh)."""
+    from .shape import diag_embed
+    m, n = U.shape[-2], Vh.shape[-1]
+    if gU is None and gVh is None:
+        if gS is None:
+            return None
+        return matmul(U, gS.unsqueeze(-1) * Vh) if m >= n else matmul(U * gS.unsqueeze(-2), Vh)
+    k = S.shape[-1]
+    V = Vh.mT
+    gV = gVh.mT if gVh is not None else None
+    UhgU = matmul(U.mT, gU) if gU is not None else None
+    UhgU = UhgU - UhgU.mT if UhgU is not None else None
+    VhgV = matmul(Vh, gV) if gV is not None else None
+    VhgV = VhgV - VhgV.mT if VhgV is not None else None
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + _eye_like(S._array, k)
+    if UhgU is not None and VhgV is not None:
+        gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+    elif UhgU is not None:
+        gA = UhgU * (S.unsqueeze(-2) / E)
+    else:
+        gA = S.unsqueeze(-1) * VhgV / E
+    if gS is not None:
+        gA = gA + diag_embed(gS)
+    if m > k and gU is not None:
+        gA = matmul(U, gA)
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = gA + gUSinv - matmul(U, matmul(U.mT, gUSinv))
+        return matmul(gA, Vh)
+    if n > k and gV is not None:
+        gA = matmul(gA, Vh)
+        SinvgVh = gV.mT / S.unsqueeze(-1)
+        gA = gA + SinvgVh - matmul(matmul(SinvgVh, V), Vh)
+        return matmul(U, gA)
+    return matmul(U, matmul(gA, Vh)) if m >= n else matmul(matmul(U, gA), Vh)
+
+
+def _check_finite(op, arr):
+    if arr.size and not bool(get_array_module(arr).isfinite(arr).all()):
+        raise _LinAlgError("%s: The algorithm failed to converge because the input matrix "
+                           "contained non-finite values." % op)
+
+
+class LinalgSvd(Function):
+    node_name = "LinalgSvdBackward0"
+
+    @staticmethod
+    def forward(ctx, a, full_matrices):
+        arr = a._array
+        _matrix_check("linalg.svd", arr)
+        _check_finite("linalg.svd", arr)
+        xp = xp_of(a)
+        m, n = arr.shape[-2:]
+        k = min(m, n)
+        if arr.size == 0:
+            b = arr.shape[:-2]
+            u = xp.broadcast_to(xp.eye(m, m if full_matrices else k, dtype=arr.dtype),
+                                b + (m, m if full_matrices else k)).copy()
+            vh = xp.broadcast_to(xp.eye(n if full_matrices else k, n, dtype=arr.dtype),
+                                 b + (n if full_matrices else k, n)).copy()
+            s = xp.zeros(b + (k,), dtype=arr.dtype)
+        else:
+            u, s, vh = (xp.asarray(r) for r in xp.linalg.svd(arr, full_matrices=full_matrices))
+        ctx.set_materialize_grads(False)
+        ctx.full = full_matrices
+        outs = _w(u.astype(arr.dtype)), _w(s.astype(arr.dtype)), _w(vh.astype(arr.dtype))
+        ctx.save_for_backward(*outs)
+        return outs
+
+    @staticmethod
+    def backward(ctx, gU, gS, gVh):
+        U, S, Vh = ctx.saved_tensors
+        if ctx.full:
+            k = S.shape[-1]
+            U, Vh = U[..., :k], Vh[..., :k, :]
+            gU = gU[..., :k] if gU is not None else None
+            gVh = gVh[..., :k, :] if gVh is not None else None
+        return _svd_backward(gU, gS, gVh, U, S, Vh), None
+
+
+class LinalgEigh(Function):
+    node_name = "LinalgEighBackward0"
+
+    @staticmethod
+    def forward(ctx, a, uplo, op):
+        arr = a._array
+        _square_check(op, arr)
+        if uplo not in ("L", "U", "l", "u"):
+            raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % uplo)
+        xp = xp_of(a)
+        if arr.size == 0:
+            w, v = xp.zeros(arr.shape[:-1], dtype=arr.dtype), arr.copy()
+        else:
+            w, v = (xp.asarray(r) for r in xp.linalg.eigh(arr, UPLO=uplo.upper()))
+        ctx.set_materialize_grads(False)
+        L, V = _w(w.astype(arr.dtype)), _w(v.astype(arr.dtype))
+        ctx.save_for_backward(L, V)
+        return L, V
+
+    @staticmethod
+    def backward(ctx, gL, gV):
+        from .shape import diag_embed
+        L, V = ctx.saved_tensors
+        if gV is None:
+            if gL is None:
+                return None, None, None
+            return matmul(V * gL.unsqueeze(-2), V.mT), None, None
+        VhgV = matmul(V.mT, gV)
+        VhgV = 0.5 * (VhgV - VhgV.mT)
+        E = L.unsqueeze(-2) - L.unsqueeze(-1) + _eye_like(L._array, L.shape[-1])
+        gA = VhgV / E
+        if gL is not None:
+            gA = gA + diag_embed(gL)
+        return matmul(V, matmul(gA, V.mT)), None, None
+
+
+def _copyltu(M):
+    return M.tril() + M.tril(-1).mT
+
+
+def _qr_square_backward(gQ, gR, Q, R):
+    """gA for ``A = QR`` with m >= n (reduced)."""
+    M = matmul(R, gR.mT) - matmul(gQ.mT, Q)
+    X = gQ + matmul(Q, _copyltu(M))
+    return _solve_tri(R.mT, X, False, False, False)
+
+
+class LinalgQr(Function):
+    node_name = "LinalgQrBackward0"
+
+    @staticmethod
+    def forward(ctx, a, mode):
+        arr = a._array
+        _matrix_check("linalg.qr", arr)
+        if mode not in ("reduced", "complete", "r"):
+            raise RuntimeError("qr received unrecognized mode '%s' but expected one of "
+                               "'reduced' (default), 'r', or 'complete'" % mode)
+        xp = xp_of(a)
+        m, n = arr.shape[-2:]
+        k = min(m, n)
+        b = arr.shape[:-2]
+        if arr.size == 0:
+            qc = m if mode == "complete" else k
+            q = xp.broadcast_to(xp.eye(m, qc, dtype=arr.dtype), b + (m, qc)).copy()
+            r = xp.zeros(b + (qc, n), dtype=arr.dtype)
+        else:
+            q, r = (xp.asarray(t) for t in xp.linalg.qr(arr, mode="complete" if mode ==
+                                                         "complete" else "reduced"))
+        if mode == "r":
+            q = xp.zeros((0,), dtype=arr.dtype)
+        ctx.mode = mode
+        ctx.set_materialize_grads(False)
+        Q, R = _w(q.astype(arr.dtype)), _w(r.astype(arr.dtype))
+        ctx.save_for_backward(Q, R)
+        return Q, R
+
+    @staticmethod
+    def backward(ctx, gQ, gR):
+        from .creation import zeros_like
+        from .shape import cat
+        Q, R = ctx.saved_tensors
+        if ctx.mode == "r":
+            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
+                               "when mode='r'. Please use linalg.qr(A, mode='reduced') if you "
+                               "are going to differentiate through linalg.qr.")
+        m, n = Q.shape[-2], R.shape[-1]
+        if ctx.mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                               "and nrows > ncols.")
+        gQ = zeros_like(Q) if gQ is None else gQ
+        gR = zeros_like(R) if gR is None else gR
+        if m >= n:
+            return _qr_square_backward(gQ, gR, Q, R), None
+        gY = matmul(Q, gR[..., m:])
+        Y = matmul(Q, R[..., m:])
+        gX = _qr_square_backward(gQ + matmul(Y, gR[..., m:].mT), gR[..., :m], Q, R[..., :m])
+        return cat([gX, gY], -1), None
+
+
+def _lu_arrays(arr):
+    """``(LU, pivots (1-based int32), info)`` of each matrix (LAPACK's getrf)."""
+    xp = get_array_module(arr)
+    m, n = arr.shape[-2:]
+    k = min(m, n)
+    if arr.size == 0:
+        return (arr.copy(), xp.ones(arr.shape[:-2] + (k,), dtype=np.int32),
+                xp.zeros(arr.shape[:-2], dtype=np.int32))
+    getrf = _lapack(arr, "getrf")
+    lu, piv, info = _per_matrix(arr, lambda a: getrf(a))
+    return lu.astype(arr.dtype, copy=False), (piv + 1).astype(np.int32), info.astype(np.int32)
+
+
+def _perm_arrays(piv, m):
+    """Permutation matrices ``P`` with ``A = P L U`` from LAPACK's 1-based pivots."""
+    xp = get_array_module(piv)
+    batch, k = piv.shape[:-1], piv.shape[-1]
+    p = piv.reshape(-1, k).astype(np.int64) - 1
+    nb = p.shape[0]
+    perm = xp.broadcast_to(xp.arange(m), (nb, m)).copy()
+    bidx = xp.arange(nb)
+    for i in range(k):
+        j = p[:, i]
+        pi = perm[:, i].copy()
+        perm[:, i] = perm[bidx, j]
+        perm[bidx, j] = pi
+    return perm.reshape(batch + (m,))
+
+
+def _perm_matrix(perm, dtype):
+    xp = get_array_module(perm)
+    m = perm.shape[-1]
+    eye = xp.eye(m, dtype=dtype)
+    # P[perm[i], i] = 1: the columns of P are unit vectors e_{perm[i]}.
+    return eye[perm].mT.copy()
+
+
+def _lu_unpack_t(LU, P_arr):
+    """``(P, L, U)`` Tensors from a packed LU Tensor and a permutation array."""
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    eye = _eye_like(LU._array, m, k)
+    L = LU[..., :, :k].tril(-1) + eye
+    U = LU[..., :k, :].triu()
+    return _w(_perm_matrix(P_arr, LU._array.dtype)), L, U
+
+
+def _lu_backward(gL, gU, P, L, U):
+    """torch's ``linalg_lu_backward`` for real inputs (any of gL, gU may be None)."""
+    from .creation import zeros_like
+    from .shape import cat
+    m, n = L.shape[-2], U.shape[-1]
+    k = min(m, n)
+    gL = zeros_like(L) if gL is None else gL
+    gU = zeros_like(U) if gU is None else gU
+    if m == n:
+        phi = matmul(L.mT, gL).tril(-1) + matmul(gU, U.mT).triu()
+        ga = _solve_tri(L.mT, phi, True, True, True)
+        return matmul(P, _solve_tri(U.mT, ga, False, False, False))
+    if m < n:
+        U1, U2, gU1, gU2 = U[..., :k], U[..., k:], gU[..., :k], gU[..., k:]
+        phi = (matmul(L.mT, gL) - matmul(gU2, U2.mT)).tril(-1) + matmul(gU1, U1.mT).triu()
+        ga1 = _solve_tri(U1.mT, _solve_tri(L.mT, phi, True, True, True), False, False, False)
+        ga2 = _solve_tri(L.mT, gU2, True, True, True)
+        return matmul(P, cat([ga1, ga2], -1))
+    L1, L2, gL1, gL2 = L[..., :k, :], L[..., k:, :], gL[..., :k, :], gL[..., k:, :]
+    phi = matmul(L1.mT, gL1).tril(-1) + (matmul(gU, U.mT) - matmul(L2.mT, gL2)).triu()
+    ga1 = _solve_tri(U.mT, _solve_tri(L1.mT, phi, True, True, True), False, False, False)
+    ga2 = _solve_tri(U.mT, gL2, False, False, False)
+    return matmul(P, cat([ga1, ga2], -2))
+
+
+class LinalgLuFactorEx(Function):
+    node_name = "LinalgLuFactorExBackward0"
+
+    @staticmethod
+    def forward(ctx, a, pivot, check_errors, op):
+        arr = a._array
+        _matrix_check(op, arr)
+        if not pivot:
+            raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
+                               "CPU")
+        lu, piv, info = _lu_arrays(arr)
+        if check_errors:
+            _raise_info(op, info, lambda i: "U[%d,%d] is zero and using it on lu_solve would "
+                        "result in a division by zero. If you still want to perform the "
+                        "factorization, consider calling linalg.lu(A, pivot) or "
+                        "linalg.lu_factor_ex(A, pivot)" % (i, i), RuntimeError)
+        LU = _w(lu)
+        ctx.save_for_backward(LU, _w(piv))
+        return LU, _w(piv), _w(info)
+
+    @staticmethod
+    def backward(ctx, gLU, gpiv, ginfo):
+        LU, piv = ctx.saved_tensors
+        m, n = LU.shape[-2:]
+        k = min(m, n)
+        P, L, U = _lu_unpack_t(LU.detach(), _perm_arrays(piv._array, m))
+        L, U = LU[..., :, :k].tril(-1) + _eye_like(LU._array, m, k), LU[..., :k, :].triu()
+        ga = _lu_backward(gLU[..., :, :k].tril(-1), gLU[..., :k, :].triu(), P, L, U)
+        return ga, None, None, None
+
+
+class LinalgLu(Function):
+    node_name = "LinalgLuBackward0"
+
+    @staticmethod
+    def forward(ctx, a, pivot):
+        arr = a._array
+        _matrix_check("linalg.lu", arr)
+        if not pivot:
+            raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
+                               "CPU")
+        lu, piv, _ = _lu_arrays(arr)
+        P, L, U = _lu_unpack_t(_w(lu), _perm_arrays(piv, arr.shape[-2]))
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(P, L, U)
+        return P, L, U
+
+    @staticmethod
+    def backward(ctx, gP, gL, gU):
+        P, L, U = ctx.saved_tensors
+        return _lu_backward(gL, gU, P, L, U), None
+
+
+class LinalgSlogdet(Function):
+    node_name = "LinalgSlogdetBackward0"
+
+    @staticmethod
+    def forward(ctx, a, op):
+        arr = a._array
+        _square_check(op, arr)
+        xp = xp_of(a)
+        sign, logabs = (xp.asarray(r) for r in xp.linalg.slogdet(arr))
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(a)
+        sign_t = _w(sign.astype(arr.dtype))
+        ctx.mark_non_differentiable(sign_t)
+        return sign_t, _w(logabs.astype(arr.dtype))
+
+    @staticmethod
+    def backward(ctx, gsign, glogabs):
+        a, = ctx.saved_tensors
+        if glogabs is None:
+            return None, None
+        return glogabs.unsqueeze(-1).unsqueeze(-1) * _inv(a).mT, None
+
+
+def _pinv_backward(grad, pinvA, A):
+    """torch's ``pinv_backward``."""
+    m, n = A.shape[-2:]
+    pinvAh = pinvA.mT
+    gradh = grad.mT
+    if m <= n:
+        K = matmul(gradh, pinvA)
+        KpinvAh = matmul(K, pinvAh)
+        return (-matmul(pinvA, K).mT + KpinvAh - matmul(matmul(A, pinvA), KpinvAh)
+                + matmul(matmul(pinvAh, pinvA), gradh - matmul(K, A)))
+    K = matmul(pinvA, gradh)
+    pinvAhK = matmul(pinvAh, K)
+    return (-matmul(K, pinvA).mT + matmul(matmul(gradh - matmul(A, K), pinvA), pinvAh)
+            + pinvAhK - matmul(matmul(pinvAhK, pinvA), A))
+
+
+def _tol_arrays(xp, arr, s_max, atol, rtol):
+    """``max(atol, rtol * s_max)`` with torch's defaults (rtol = eps * max(m, n) when neither is
+    given; rtol = 0 when only a positive atol is)."""
+    def arr_of(v):
+        if v is None:
+            return None
+        return v._array if isinstance(v, Tensor) else xp.asarray(v, dtype=arr.dtype)
+    atol_a, rtol_a = arr_of(atol), arr_of(rtol)
+    if rtol_a is None:
+        eps = np.finfo(arr.dtype).eps * max(arr.shape[-2:])
+        if atol_a is None:
+            rtol_a = xp.asarray(eps, dtype=arr.dtype)
+        else:
+            rtol_a = xp.where(atol_a > 0, xp.asarray(0, dtype=arr.dtype),
+                              xp.asarray(eps, dtype=arr.dtype))
+    if atol_a is None:
+        atol_a = xp.asarray(0, dtype=arr.dtype)
+    return xp.maximum(atol_a, rtol_a * s_max)
+
+
+class LinalgPinv(Function):
+    node_name = "LinalgPinvBackward0"
+
+    @staticmethod
+    def forward(ctx, a, atol, rtol, hermitian):
+        arr = a._array
+        _matrix_check("linalg.pinv", arr)
+        xp = xp_of(a)
+        m, n = arr.shape[-2:]
+        if arr.size == 0:
+            out = xp.zeros(arr.shape[:-2] + (n, m), dtype=arr.dtype)
+        elif hermitian:
+            w, v = (xp.asarray(r) for r in xp.linalg.eigh(arr))
+            tol = _tol_arrays(xp, arr, xp.abs(w).max(-1), atol, rtol)[..., None]
+            with errstate(divide="ignore"):
+                winv = xp.where(xp.abs(w) > tol, 1 / w, 0).astype(arr.dtype)
+            out = (v * winv[..., None, :]) @ v.mT
+        else:
+            u, s, vh = (xp.asarray(r) for r in xp.linalg.svd(arr, full_matrices=False))
+            tol = _tol_arrays(xp, arr, s[..., :1], atol, rtol)
+            with errstate(divide="ignore"):
+                sinv = xp.where(s > tol, 1 / s, 0).astype(arr.dtype)
+            out = (vh.mT * sinv[..., None, :]) @ u.mT
+        out = _w(xp.asarray(out).astype(arr.dtype))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, out = ctx.saved_tensors
+        return _pinv_backward(grad_output, out, a), None, None, None
+
+
+class LinalgMatrixExp(Function):
+    node_name = "LinalgMatrixExpBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        arr = a._array
+        _square_check("linalg.matrix_exp", arr)
+        if arr.size == 0:
+            out = arr.copy()
+        else:
+            sl = backend_of(arr).scipy("linalg")
+            out = xp_of(a).asarray(sl.expm(arr)).astype(arr.dtype)
+        ctx.save_for_backward(a)
+        return _w(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from .creation import zeros_like
+        from .shape import cat
+        a, = ctx.saved_tensors
+        n = a.shape[-1]
+        at = a.mT
+        big = cat([cat([at, grad_output], -1), cat([zeros_like(at), at], -1)], -2)
+        return LinalgMatrixExp.apply(big)[..., :n, n:]
+
+
+class LinalgCross(Function):
+    node_name = "LinalgCrossBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, dim):
+        aa, ba = binary_arrays("linalg.cross", a, b)
+        ctx.dim = dim
+        ctx.save_for_backward(a, b)
+        return _w(xp_of(a).cross(aa, ba, axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            ga = sum_to(LinalgCross.apply(b, grad_output, ctx.dim), ctx._input_meta(0)[0])
+        if ctx.needs_input_grad[1]:
+            gb = sum_to(LinalgCross.apply(grad_output, a, ctx.dim), ctx._input_meta(1)[0])
+        return ga, gb, None
+
+
+class _NoGrad(Function):
+    """Outputs computed by ``fn`` whose backward raises torch's "not implemented" error."""
+
+    @staticmethod
+    def forward(ctx, a, fn, aten):
+        ctx.aten = aten
+        return fn()
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("derivative for %s is not implemented" % ctx.aten)
+
+
+class LinalgLstsq(Function):
+    node_name = "LinalgLstsqBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, rcond, driver):
+        aa, ba = a._array, b._array
+        xp = xp_of(a)
+        sl = backend_of(aa).scipy("linalg")
+        batch = np.broadcast_shapes(aa.shape[:-2], ba.shape[:-2])
+        aa = xp.broadcast_to(aa, batch + aa.shape[-2:])
+        ba = xp.broadcast_to(ba, batch + ba.shape[-2:])
+        m, n = aa.shape[-2:]
+        if rcond is None:
+            rcond = float(np.finfo(aa.dtype).eps) * max(m, n)
+        lapack_driver = "gelsy" if driver == "gels" else driver
+
+        def one(i):
+            x, res, rank, sv = sl.lstsq(aa_f[i], ba_f[i], cond=rcond,
+                                        lapack_driver=lapack_driver, check_finite=False)
+            sv = xp.zeros((0,)) if sv is None else xp.asarray(sv)
+            return xp.asarray(x), xp.asarray(rank), sv
+        aa_f = aa.reshape((-1, m, n))
+        ba_f = ba.reshape((-1, m, ba.shape[-1]))
+        parts = [one(i) for i in range(aa_f.shape[0])]
+        k = ba.shape[-1]
+        if parts:
+            x = xp.stack([p[0] for p in parts]).reshape(batch + (n, k))
+            rank = xp.stack([p[1] for p in parts]).reshape(batch).astype(np.int64)
+            sv = xp.stack([p[2] for p in parts]).reshape(batch + (-1,))
+        else:
+            x = xp.zeros(batch + (n, k), dtype=aa.dtype)
+            rank = xp.zeros(batch, dtype=np.int64)
+            sv = xp.zeros(batch + (min(m, n),), dtype=aa.dtype)
+        ctx.save_for_backward(a, b)
+        sv = _w(sv.astype(aa.dtype))
+        ctx.mark_non_differentiable(sv)
+        return _w(x.astype(aa.dtype)), _w(rank), sv
+
+    @staticmethod
+    def backward(ctx, gX, grank, gsv):
+        a, b = ctx.saved_tensors
+        pinvA = LinalgPinv.apply(a, None, None, False)
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            ga = sum_to(_pinv_backward(matmul(gX, b.mT), pinvA, a), ctx._input_meta(0)[0])
+        if ctx.needs_input_grad[1]:
+            gb = sum_to(matmul(pinvA.mT, gX), ctx._input_meta(1)[0])
+        return ga, gb, None, None
+
+
+def _square_eye(A):
+    return _eye_like(A._array, A.shape[-1])
+
+
+def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    """``(L, info)``: the Cholesky factor and LAPACK's info (0, or the order of the first
+    leading minor that is not positive-definite)."""
+    L, info = LinalgCholeskyEx.apply(A, upper, check_errors, "linalg.cholesky_ex")
+    return _rt.linalg_cholesky_ex(L, info)
+
+
+def linalg_cholesky(A, *, upper=False, out=None):
+    """The Cholesky factor ``L`` (``A = L L^T``; ``U`` with ``A = U^T U`` when ``upper``)."""
+    return LinalgCholeskyEx.apply(A, upper, True, "linalg.cholesky")[0]
+
+
+def cholesky(input, upper=False, *, out=None):
+    """``torch.cholesky``: the Cholesky factor (lower unless ``upper``)."""
+    return LinalgCholeskyEx.apply(input, upper, True, "linalg.cholesky")[0]
+
+
+def cholesky_solve(B, L, upper=False, *, out=None):
+    """Solve ``A X = B`` given the Cholesky factor ``L`` of ``A``."""
+    if upper:
+        return _solve_tri(L, _solve_tri(L.mT, B, False, True, False), True, True, False)
+    return _solve_tri(L.mT, _solve_tri(L, B, False, True, False), True, True, False)
+
+
+def cholesky_inverse(L, upper=False, *, out=None):
+    """The inverse of ``A`` from its Cholesky factor ``L``."""
+    from .shape import broadcast_to
+    eye = broadcast_to(_square_eye(L), L.shape)
+    return cholesky_solve(eye, L, upper)
+
+
+def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
+    """``(U, S, Vh)`` with ``A = U diag(S) Vh``, singular values in descending order."""
+    return _rt.linalg_svd(*LinalgSvd.apply(A, full_matrices))
+
+
+def svd(input, some=True, compute_uv=True, *, out=None):
+    """``torch.svd``: ``(U, S, V)`` (``V``, not ``Vh``); reduced unless ``some=False``."""
+    from .creation import zeros
+    if not compute_uv:
+        s = LinalgSvd.apply(input, False)[1]
+        m, n = input.shape[-2:]
+        b = tuple(input.shape[:-2])
+        return _rt.svd(zeros(b + (m, m), dtype=input.dtype, device=input.device), s,
+                       zeros(b + (n, n), dtype=input.dtype, device=input.device))
+    u, s, vh = LinalgSvd.apply(input, not some)
+    return _rt.svd(u, s, vh.mT)
+
+
+def linalg_eigh(A, UPLO="L", *, out=None):
+    """``(eigenvalues, eigenvectors)`` of a symmetric matrix, eigenvalues ascending."""
+    return _rt.linalg_eigh(*LinalgEigh.apply(A, UPLO, "linalg.eigh"))
+
+
+def linalg_eigvalsh(A, UPLO="L", *, out=None):
+    """The eigenvalues of a symmetric matrix, ascending."""
+    return LinalgEigh.apply(A, UPLO, "linalg.eigvalsh")[0]
+
+
+def _eig_arrays(A, op):
+    arr = A._array
+    _square_check(op, arr)
+    _check_finite(op, arr)
+    xp = xp_of(A)
+    cd = np.result_type(arr.dtype, np.complex64)
+    if arr.size == 0:
+        return (xp.zeros(arr.shape[:-1], dtype=cd), xp.zeros(arr.shape, dtype=cd))
+    w, v = (xp.asarray(r) for r in xp.linalg.eig(arr))
+    return w.astype(cd), v.astype(cd)
+
+
+def linalg_eig(A, *, out=None):
+    """Eigenvalues and eigenvectors of a general square matrix (complex results; ember does
+    not differentiate them yet)."""
+    def run():
+        w, v = _eig_arrays(A, "linalg.eig")
+        return _w(w), _w(v)
+    return _rt.linalg_eig(*_NoGrad.apply(A, run, "linalg_eig in ember (complex gradients)"))
+
+
+def linalg_eigvals(A, *, out=None):
+    """Eigenvalues of a general square matrix (complex results; not differentiable in ember)."""
+    def run():
+        return _w(_eig_arrays(A, "linalg.eigvals")[0])
+    return _NoGrad.apply(A, run, "linalg_eigvals in ember (complex gradients)")
+
+
+def linalg_qr(A, mode="reduced", *, out=None):
+    """``(Q, R)``: ``A = QR``; ``mode`` is ``"reduced"``, ``"complete"`` or ``"r"``."""
+    return _rt.linalg_qr(*LinalgQr.apply(A, mode))
+
+
+def qr(input, some=True, *, out=None):
+    """``torch.qr``: ``(Q, R)``, reduced unless ``some=False``."""
+    return _rt.qr(*LinalgQr.apply(input, "reduced" if some else "complete"))
+
+
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    """``(LU, pivots, info)``: the packed LU factorisation with partial pivoting."""
+    return _rt.linalg_lu_factor_ex(*LinalgLuFactorEx.apply(A, pivot, check_errors,
+                                                           "linalg.lu_factor_ex"))
+
+
+def linalg_lu_factor(A, *, pivot=True, out=None):
+    """``(LU, pivots)``: the packed LU factorisation (raises when ``U`` is singular)."""
+    LU, piv, _ = LinalgLuFactorEx.apply(A, pivot, True, "torch.linalg.lu_factor")
+    return _rt.linalg_lu_factor(LU, piv)
+
+
+def linalg_lu(A, *, pivot=True, out=None):
+    """``(P, L, U)`` with ``A = P L U``."""
+    return _rt.linalg_lu(*LinalgLu.apply(A, pivot))
+
+
+def lu(A, pivot=True, get_infos=False, out=None):
+    """``torch.lu``: ``(LU, pivots)`` (and ``infos`` when ``get_infos``)."""
+    LU, piv, info = LinalgLuFactorEx.apply(A, pivot, not get_infos, "torch.linalg.lu_factor")
+    return (LU, piv, info) if get_infos else (LU, piv)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """``(P, L, U)`` from a packed LU factorisation and its pivots."""
+    from .creation import zeros
+    m, n = LU_data.shape[-2:]
+    k = min(m, n)
+    empty = zeros((0,), dtype=LU_data.dtype, device=LU_data.device)
+    if unpack_data:
+        L = LU_data[..., :, :k].tril(-1) + _eye_like(LU_data._array, m, k)
+        U = LU_data[..., :k, :].triu()
+    else:
+        L = U = empty
+    P = empty
+    if unpack_pivots:
+        perm = _perm_arrays(LU_pivots._array, m)
+        P = _w(_perm_matrix(perm, LU_data._array.dtype))
+    return _rt.lu_unpack(P, L, U)
+
+
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """Solve ``A X = B`` (``X A = B`` when not ``left``; ``A^T`` when ``adjoint``) from
+    ``lu_factor``'s output."""
+    P, L, U = lu_unpack(LU, pivots)
+    if left and not adjoint:
+        y = _solve_tri(L, matmul(P.mT, B), False, True, True)
+        return _solve_tri(U, y, True, True, False)
+    if left:
+        y = _solve_tri(L.mT, _solve_tri(U.mT, B, False, True, False), True, True, True)
+        return matmul(P, y)
+    if not adjoint:
+        y = _solve_tri(L, _solve_tri(U, B, True, False, False), False, False, True)
+        return matmul(y, P.mT)
+    y = _solve_tri(L.mT, matmul(B, P), True, False, True)
+    return _solve_tri(U.mT, y, False, False, False)
+
+
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """``torch.lu_solve``: solve ``A X = b`` from ``torch.lu``'s output."""
+    return linalg_lu_solve(LU_data, LU_pivots, b)
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """``torch.triangular_solve``: ``(solution, cloned_coefficient)`` of ``op(A) X = b``."""
+    from .conversion import clone
+    a = A.mT if transpose else A
+    x = _solve_tri(a, b, upper != transpose, True, unitriangular)
+    return _rt.triangular_solve(x, clone(A))
+
+
+def linalg_slogdet(A, *, out=None):
+    """``(sign, logabsdet)``: the sign and log-absolute value of the determinant."""
+    return _rt.linalg_slogdet(*LinalgSlogdet.apply(A, "linalg.slogdet"))
+
+
+def slogdet(input, *, out=None):
+    """``torch.slogdet``: ``(sign, logabsdet)``."""
+    return _rt.slogdet(*LinalgSlogdet.apply(input, "linalg.slogdet"))
+
+
+def logdet(input):
+    """The log of the determinant (nan when it is negative)."""
+    from .comparison import where
+    sign, logabs = LinalgSlogdet.apply(input, "logdet")
+    return where(sign == -1, float("nan"), logabs)
+
+
+def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """The Moore-Penrose pseudo-inverse; singular values below ``max(atol, rtol * s_max)`` are
+    treated as zero."""
+    if rcond is not None:
+        rtol = rcond
+    return LinalgPinv.apply(A, atol, rtol, hermitian)
+
+
+def pinverse(input, rcond=1e-15):
+    """``torch.pinverse``: the pseudo-inverse with relative cut-off ``rcond``."""
+    return LinalgPinv.apply(input, None, rcond, False)
+
+
+def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """The number of singular values above ``max(atol, rtol * s_max)`` (int64)."""
+    arr = A._array
+    _matrix_check("linalg.matrix_rank", arr)
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    xp = xp_of(A)
+    if arr.size == 0:
+        return _w(xp.zeros(arr.shape[:-2], dtype=np.int64))
+    if hermitian:
+        s = xp.abs(xp.asarray(xp.linalg.eigvalsh(arr)))
+    else:
+        s = xp.asarray(xp.linalg.svd(arr, compute_uv=False))
+    tol_a = _tol_arrays(xp, arr, s.max(-1, keepdims=True), atol, rtol)
+    if tol_a.ndim == s.ndim - 1:
+        tol_a = tol_a[..., None]
+    return _w((s > tol_a).sum(-1).astype(np.int64))
+
+
+def matrix_power(input, n):
+    """``input`` multiplied by itself ``n`` times (the inverse's power when ``n < 0``)."""
+    from .conversion import clone
+    from .shape import broadcast_to
+    arr = input._array
+    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2]:
+        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they "
+                           "are %s matrices" % (" by ".join(str(d) for d in arr.shape[-2:])
+                                                if arr.ndim >= 2 else "1-D"))
+    if n == 0:
+        from .comparison import where
+        eye = broadcast_to(_square_eye(input), input.shape)
+        return where(eye == eye, eye, input)   # the identity, with a zero gradient
+    a = _inv(input) if n < 0 else input
+    n = abs(n)
+    if n == 1:
+        return clone(a)
+    if n == 2:
+        return matmul(a, a)
+    if n == 3:
+        return matmul(matmul(a, a), a)
+    z = result = None
+    while n > 0:
+        bit = n % 2
+        n //= 2
+        z = a if z is None else matmul(z, z)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    return result
+
+
+def matrix_exp(A):
+    """The matrix exponential ``sum_k A^k / k!``."""
+    return LinalgMatrixExp.apply(A)
+
+
+def linalg_cross(input, other, *, dim=-1, out=None):
+    """The cross product of 3-vectors along ``dim`` (broadcasting)."""
+    n = max(input._array.ndim, other._array.ndim)
+    d = wrap_dim(dim, n, "linalg.cross")
+    sa = input.shape[d - n + input._array.ndim] if d - n + input._array.ndim >= 0 else 1
+    sb = other.shape[d - n + other._array.ndim] if d - n + other._array.ndim >= 0 else 1
+    if input._array.ndim != other._array.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if sa != 3 or sb != 3:
+        raise RuntimeError("linalg.cross: inputs dimension %d must have length 3. Got %d and %d"
+                           % (dim, sa, sb))
+    return LinalgCross.apply(input, other, d - n)
+
+
+def cross(input, other, dim=None, *, out=None):
+    """``torch.cross``: the cross product along ``dim`` (the first size-3 dim when None)."""
+    if dim is None:
+        import warnings
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+                      "The default value of dim will change to agree with that of "
+                      "linalg.cross in a future release.")
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    return linalg_cross(input, other, dim=dim)
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    """The dot product of vectors along ``dim`` (broadcasting)."""
+    from .reduction import sum as _sum
+    if x._array.dtype != y._array.dtype:
+        raise RuntimeError("linalg.vecdot: Expected x and y to have the same dtype, but found x "
+                           "of type %s and y of type %s instead" % (_tname(x._array.dtype),
+                                                                    _tname(y._array.dtype)))
+    return _sum(x * y, dim)
+
+
+def householder_product(A, tau, *, out=None):
+    """The first ``n`` columns of the product of Householder reflectors ``H_1 ... H_k``."""
+    m, n = A.shape[-2:]
+    k = tau.shape[-1]
+    op = "torch.linalg.householder_product"
+    if A._array.ndim < 2:
+        raise RuntimeError("%s: input must have at least 2 dimensions." % op)
+    if m < n:
+        raise RuntimeError("%s: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]" % op)
+    if n < k:
+        raise RuntimeError("%s: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]" % op)
+    V = A[..., :, :k].tril(-1) + _eye_like(A._array, m, k)
+    Q = _eye_like(A._array, m, n)
+    for i in range(k - 1, -1, -1):
+        v = V[..., :, i:i + 1]
+        Q = Q - tau[..., i:i + 1].unsqueeze(-1) * matmul(v, matmul(v.mT, Q))
+    return Q
+
+
+orgqr = householder_product
+
+
+def geqrf(input, *, out=None):
+    """``(a, tau)``: LAPACK's packed QR factorisation (not differentiable, as torch's)."""
+    arr = input._array
+    _matrix_check("geqrf", arr)
+    xp = xp_of(input)
+
+    def run():
+        m, n = arr.shape[-2:]
+        if arr.size == 0:
+            return _w(arr.copy()), _w(xp.zeros(arr.shape[:-2] + (min(m, n),), arr.dtype))
+        geqrf_ = _lapack(arr, "geqrf")
+        qr_, tau = _per_matrix(arr, lambda a: geqrf_(a)[:2])
+        return _w(qr_.astype(arr.dtype)), _w(tau.astype(arr.dtype))
+    return _rt.geqrf(*_NoGrad.apply(input, run, "geqrf"))
+
+
+def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
+    """``Q @ input3`` (or ``input3 @ Q``, ``Q^T``) with ``Q`` given by Householder reflectors."""
+    from .creation import zeros
+    from .shape import cat
+    m, n = input.shape[-2:]
+    k = input2.shape[-1]
+    A, tau = input, input2
+    if n < m:
+        A = cat([A, zeros(tuple(A.shape[:-1]) + (m - n,), dtype=A.dtype,
+                         device=A.device)], -1)
+    if k < m:
+        tau = cat([tau, zeros(tuple(tau.shape[:-1]) + (m - k,), dtype=tau.dtype,
+                           device=tau.device)], -1)
+    Q = householder_product(A[..., :, :m], tau)
+    if transpose:
+        Q = Q.mT
+    return matmul(Q, input3) if left else matmul(input3, Q)
+
+
+def _ldl_arrays(arr, hermitian):
+    xp = get_array_module(arr)
+    if arr.size == 0:
+        n = arr.shape[-1]
+        return (arr.copy(), xp.zeros(arr.shape[:-2] + (n,), dtype=np.int32),
+                xp.zeros(arr.shape[:-2], dtype=np.int32))
+    sytrf = _lapack(arr, "hetrf" if hermitian and arr.dtype.kind == "c" else "sytrf")
+    ld, piv, info = _per_matrix(arr, lambda a: sytrf(a, lower=1))
+    return xp.tril(ld).astype(arr.dtype), piv.astype(np.int32), info.astype(np.int32)
+
+
+def linalg_ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """``(LD, pivots, info)``: the Bunch-Kaufman LDL^T factorisation (LAPACK's sytrf)."""
+    _square_check("torch.linalg.ldl_factor_ex", A._array)
+
+    def run():
+        ld, piv, info = _ldl_arrays(A._array, hermitian)
+        if check_errors:
+            _raise_info("torch.linalg.ldl_factor_ex", info,
+                        lambda i: "Unknown error code: %d." % i)
+        return _w(ld), _w(piv), _w(info)
+    return _rt.linalg_ldl_factor_ex(*_NoGrad.apply(A, run, "aten::linalg_ldl_factor_ex"))
+
+
+def linalg_ldl_factor(A, *, hermitian=False, out=None):
+    """``(LD, pivots)``: the LDL^T factorisation of a symmetric matrix."""
+    LD, piv, info = linalg_ldl_factor_ex(A, hermitian=hermitian)
+    _raise_info("torch.linalg.ldl_factor", info._array, lambda i: "Unknown error code: %d." % i)
+    return _rt.linalg_ldl_factor(LD, piv)
+
+
+def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """Solve ``A X = B`` from ``ldl_factor``'s output (not differentiable, as torch's)."""
+    xp = xp_of(LD)
+    ld, pv, b = LD._array, pivots._array, B._array
+    batch = np.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
+    ld = xp.broadcast_to(ld, batch + ld.shape[-2:])
+    pv = xp.broadcast_to(pv, batch + pv.shape[-1:])
+    b = xp.broadcast_to(b, batch + b.shape[-2:])
+
+    def run():
+        if b.size == 0:
+            return _w(b.copy())
+        sytrs = _lapack(ld, "hetrs" if hermitian and ld.dtype.kind == "c" else "sytrs")
+        nb = int(math.prod(batch)) if batch else 1
+        ldf, pvf = ld.reshape((nb,) + ld.shape[-2:]), pv.reshape((nb, -1))
+        bf = b.reshape((nb,) + b.shape[-2:])
+        outs = [xp.asarray(sytrs(ldf[i], pvf[i], bf[i], lower=1)[0]) for i in range(nb)]
+        return _w(xp.stack(outs).reshape(b.shape).astype(b.dtype))
+    return _NoGradB.apply(LD, B, run, "linalg_ldl_solve")
+
+
+class _NoGradB(Function):
+    """``_NoGrad`` for ops of two tensors."""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, b, fn, aten):
+        ctx.aten = aten
+        return fn()
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("the derivative for '%s' is not implemented." % ctx.aten)
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """The inverse of ``A`` seen as a linear map from its first ``ind`` dims to the rest."""
+    from .shape import reshape
+    if ind <= 0:
+        raise RuntimeError("Expected a strictly positive integer for 'ind', but got %d" % ind)
+    shape = tuple(A.shape)
+    rows, cols = int(math.prod(shape[:ind])), int(math.prod(shape[ind:]))
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           "prod(self.shape[:ind]), but got %d != %d" % (cols, rows))
+    return reshape(_inv(reshape(A, (rows, cols))), shape[ind:] + shape[:ind])
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """The ``X`` with ``tensordot(A, X, X.ndim) == B``."""
+    from .shape import movedim, reshape
+    if dims is not None:
+        nd = A._array.ndim
+        dims = [wrap_dim(d, nd, "linalg.tensorsolve") for d in dims]
+        A = movedim(A, dims, list(range(nd - len(dims), nd)))
+    rest = tuple(A.shape[B._array.ndim:])
+    rows, cols = int(math.prod(B.shape)), int(math.prod(rest))
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:"
+                           "]) == prod(self.shape[:other.ndim]), but got %d != %d" % (cols, rows))
+    x = solve(reshape(A, (rows, cols)), reshape(B, (rows,)))
+    return reshape(x, rest)
+
+
+def linalg_vander(x, *, N=None):
+    """The Vandermonde matrix ``x[..., i] ** j`` for ``j < N`` (increasing powers)."""
+    from .creation import ones_like
+    from .shape import stack
+    if x._array.ndim < 1:
+        raise RuntimeError("linalg.vander: x must have at least one dimension.")
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        if n < 0 or (N is not None and N < 1):
+            raise RuntimeError("N must be greater than 1.")
+    cols = [ones_like(x)]
+    for _ in range(n - 1):
+        cols.append(cols[-1] * x)
+    return stack(cols[:n], -1)
+
+
+def vander(x, N=None, increasing=False):
+    """``torch.vander``: powers of the 1-D ``x`` (decreasing unless ``increasing``)."""
+    from .shape import flip
+    if x._array.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    if N is not None and N < 0:
+        raise RuntimeError("N must be non-negative.")
+    v = linalg_vander(x, N=x.shape[0] if N is None else N) if (N is None or N > 0) else \
+        x.unsqueeze(-1)[..., :0]
+    return v if increasing else flip(v, (-1,))
+
+
+def cond(A, p=None, *, out=None):
+    """The condition number of ``A`` in the ``p`` norm (2-norm when None)."""
+    if p in (None, 2, -2):
+        s = _svdvals(A)
+        return s[..., -1] / s[..., 0] if p == -2 else s[..., 0] / s[..., -1]
+    _square_check("linalg.cond", A._array)
+    return matrix_norm(A, p) * matrix_norm(_inv(A), p)
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """``(result, info)`` of ``solve``; ``info`` is the first zero pivot (1-based) or 0."""
+    from .creation import zeros
+    from .. import int32
+    info = _lu_arrays(A._array)[2] if A._array.ndim >= 2 and \
+        A._array.shape[-1] == A._array.shape[-2] and A._array.dtype.kind == "f" else None
+    if info is not None and bool((info != 0).any()):
+        if check_errors:
+            raise _LinAlgError("torch.linalg.solve_ex: The solver failed because the input "
+                               "matrix is singular.")
+        lu_, piv = linalg_lu_factor_ex(A)[:2]
+        vec = B._array.ndim == 1 or (B._array.ndim == A._array.ndim - 1 and
+                                     tuple(B.shape) == tuple(A.shape[:-1]))
+        b = B.unsqueeze(-1) if vec else B
+        res = linalg_lu_solve(lu_, piv, b, left=left)
+        return _rt.linalg_solve_ex(res.squeeze(-1) if vec else res, _w(info))
+    res = solve(A, B, left=left)
+    return _rt.linalg_solve_ex(res, zeros(tuple(A.shape[:-2]), dtype=int32,
+                                                      device=A.device))
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    """``(inverse, info)``; ``info`` is the first zero pivot (1-based) of a singular matrix."""
+    from .creation import zeros
+    from .shape import broadcast_to
+    from .. import int32
+    _square_check("linalg.inv_ex", A._array)
+    info = _lu_arrays(A._array)[2]
+    if bool((info != 0).any()):
+        if check_errors:
+            _raise_info("linalg.inv_ex", info, _singular_msg)
+        lu_, piv = linalg_lu_factor_ex(A)[:2]
+        res = linalg_lu_solve(lu_, piv, broadcast_to(_square_eye(A), A.shape))
+        return _rt.linalg_inv_ex(res, _w(info))
+    return _rt.linalg_inv_ex(_inv(A), zeros(tuple(A.shape[:-2]), dtype=int32,
+                                                      device=A.device))
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """``(solution, residuals, rank, singular_values)`` of the least-squares problem
+    ``min ||A X - B||``."""
+    from .creation import zeros
+    from .reduction import sum as _sum
+    op = "torch.linalg.lstsq"
+    drivers = ("gels", "gelsy", "gelsd", "gelss")
+    if driver is None:
+        driver = "gelsy"
+    if driver not in drivers:
+        raise RuntimeError("%s: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
+                           % op)
+    aa, ba = A._array, B._array
+    if aa.ndim < 2:
+        raise RuntimeError("%s: input must have at least 2 dimensions." % op)
+    vec = ba.ndim == aa.ndim - 1
+    if vec:
+        B = B.unsqueeze(-1)
+    if aa.dtype != ba.dtype:
+        raise RuntimeError("%s: Expected input and other to have the same dtype, but got "
+                           "input's dtype %s and other's dtype %s"
+                           % (op, A.dtype, B.dtype))
+    if A.shape[-2] != B.shape[-2]:
+        raise RuntimeError("%s: input.size(-2) should match other.size(-2)" % op)
+    x, rank, sv = LinalgLstsq.apply(A, B, rcond, driver)
+    m, n = A.shape[-2:]
+    batch = tuple(x.shape[:-2])
+    empty = zeros((0,), dtype=A.dtype, device=A.device)
+    residuals = empty
+    full_rank = bool((rank._array == min(m, n)).all())
+    if driver != "gelsy" and m > n and full_rank:
+        residuals = _sum((matmul(A, x) - B) ** 2, -2)
+        if vec:
+            residuals = residuals.squeeze(-1)
+    if driver == "gels":
+        rank = zeros((0,), dtype=rank.dtype, device=A.device)
+    if driver in ("gels", "gelsy"):
+        sv = empty
+    del batch
+    return _rt.linalg_lstsq(x.squeeze(-1) if vec else x, residuals, rank, sv)
