@@ -6,7 +6,8 @@ them, ``backward()`` walks the graph, ``nn``, ``optim`` and ``utils.data`` train
 from . import dtypes
 from .dtypes import (bool, float, float16, float32, float64, double, half, int, int8, int16,
                      int32, int64, long, short, uint8, bfloat16, dtype, finfo, iinfo,
-                     get_default_dtype, set_default_dtype, promote_types)
+                     get_default_dtype, set_default_dtype, promote_types, complex64, cfloat,
+                     complex128, cdouble, complex32, chalf)
 from .tensor import (Tensor, Size, FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
                      ShortTensor, CharTensor, ByteTensor, BoolTensor)
 from .tensor import _bind as _bind_tensor

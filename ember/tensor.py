@@ -373,6 +373,8 @@ class Tensor:
         if gradient is None and inputs is None and fn is not None and self._base is None and \
                 not self._array.shape:   # loss.backward(): what engine.backward does, directly
             arr = self._array
+            if arr.dtype.kind == "c":
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs")
             ones = Tensor._wrap(_backend._XP.get(type(arr), np).asarray(1, dtype=arr.dtype))
             return _engine._execute(((fn, self._output_nr),), (ones,), create_graph
                                     if retain_graph is None else retain_graph, create_graph,

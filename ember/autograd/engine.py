@@ -32,6 +32,8 @@ def _make_grads(outputs, grad_outputs):
         g = None if grad_outputs is None else grad_outputs[i]
         if g is None:
             arr = t._array
+            if arr.dtype.kind == "c":
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs")
             if arr.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs "
                                    "(output %d has shape %s); pass gradient= with that shape"
@@ -570,6 +572,10 @@ def _check_grad(node, i, g, meta):
                                "%s but expected shape compatible with %s"
                                % (node.name(), i, list(arr.shape), list(shape)))
     if g._array.dtype != dtype:
+        if g._array.dtype.kind == "c" and dtype.kind != "c":
+            g = g.real      # (a real input's gradient is the real part, as torch)
+        if g._array.dtype == dtype:
+            return g
         if g._array.dtype.kind not in "fc":
             raise RuntimeError("Function %s returned an invalid gradient at index %d - "
                                "expected dtype %s but got %s"

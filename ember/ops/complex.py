@@ -6,7 +6,7 @@ derivative ``dL/d(conj z)`` times 2, i.e. ``dL/dRe(z) + i dL/dIm(z)`` for a real
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..backend import quiet as _quiet
-from ..dtypes import cdouble, cfloat, chalf, complex32, complex64, complex128  # noqa: F401
+from ..dtypes import complex32
 from ..tensor import Tensor
 from ._util import check_shapes_broadcast, sum_to, xp_of
 from ._inplace import inplace
@@ -14,8 +14,7 @@ from .shape import _view_of
 
 __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle",
            "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj",
-           "is_neg", "is_complex", "complex64", "cfloat", "complex128", "cdouble", "complex32",
-           "chalf"]
+           "is_neg", "is_complex"]
 
 
 def _type_name(arr):

@@ -46,6 +46,8 @@ class Mm(Function):
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
         g = grad_output._array
+        if g.dtype.kind == "c":
+            return Mm.backward(ctx, grad_output)
         t1, t2 = ctx.layouts
         return (Tensor._wrap(_mat1_grad(g, b._array, t1)) if need[0] else None,
                 Tensor._wrap(_mat2_grad(a._array, g, t2)) if need[1] else None)
@@ -54,9 +56,20 @@ class Mm(Function):
     def backward(ctx, grad_output):
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
-        ga = mm(grad_output, b.t()) if need[0] else None
-        gb = mm(a.t(), grad_output) if need[1] else None
+        ga = mm(grad_output, _adj(b)) if need[0] else None
+        gb = mm(_adj(a), grad_output) if need[1] else None
         return ga, gb
+
+
+def _adj(t):
+    """The adjoint in a product's gradient: the transpose of the last two dims (``t()`` for a
+    matrix, as torch's graph names it), conjugated for complex tensors."""
+    out = t.t() if t._array.ndim == 2 else t.transpose(-1, -2)
+    return out.conj() if t._array.dtype.kind == "c" else out
+
+
+def _conj(t):
+    return t.conj() if t._array.dtype.kind == "c" else t
 
 
 def _transposed(arr):
@@ -100,8 +113,8 @@ class Bmm(Function):
     def backward(ctx, grad_output):
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
-        ga = bmm(grad_output, b.transpose(1, 2)) if need[0] else None
-        gb = bmm(a.transpose(1, 2), grad_output) if need[1] else None
+        ga = bmm(grad_output, _adj(b)) if need[0] else None
+        gb = bmm(_adj(a), grad_output) if need[1] else None
         return ga, gb
 
 
@@ -129,7 +142,7 @@ class Mv(Function):
         m, v = ctx.saved_tensors
         need = ctx.needs_input_grad
         gm = outer(grad_output, v) if need[0] else None
-        gv = mv(m.t(), grad_output) if need[1] else None
+        gv = mv(_adj(m), grad_output) if need[1] else None
         return gm, gv
 
 
@@ -158,7 +171,8 @@ class Dot(Function):
     def backward(ctx, grad_output):
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
-        return (grad_output * b if need[0] else None), (grad_output * a if need[1] else None)
+        return (grad_output * _conj(b) if need[0] else None), \
+            (grad_output * _conj(a) if need[1] else None)
 
 
 class Matmul(Function):
@@ -211,10 +225,10 @@ class Matmul(Function):
             g = unsqueeze(g, -1)
         ga = gb = None
         if need[0]:
-            ga = matmul(g, b2.transpose(-1, -2))
+            ga = matmul(g, _adj(b2))
             ga = reshape(sum_to(ga, a2._array.shape), a._array.shape)
         if need[1]:
-            gb = matmul(a2.transpose(-1, -2), g)
+            gb = matmul(_adj(a2), g)
             gb = reshape(sum_to(gb, b2._array.shape), b._array.shape)
         return ga, gb
 
@@ -284,6 +298,8 @@ class Addmm(_AddProduct):
         m1, m2 = ctx.saved_tensors
         need = ctx.needs_input_grad
         g = grad_output._array
+        if g.dtype.kind == "c":
+            return Addmm.backward(ctx, grad_output)
         beta, alpha = ctx.beta, ctx.alpha
         gi = g1 = g2 = None
         if need[0]:
@@ -305,8 +321,8 @@ class Addmm(_AddProduct):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return Addmm._grads(ctx, grad_output, lambda g, b: mm(g, b.t()),
-                            lambda a, g: mm(a.t(), g))
+        return Addmm._grads(ctx, grad_output, lambda g, b: mm(g, _adj(b)),
+                            lambda a, g: mm(_adj(a), g))
 
 
 class Addmv(_AddProduct):
@@ -320,7 +336,7 @@ class Addmv(_AddProduct):
     @staticmethod
     def backward(ctx, grad_output):
         return Addmv._grads(ctx, grad_output, lambda g, v: outer(g, v),
-                            lambda m, g: mv(m.t(), g))
+                            lambda m, g: mv(_adj(m), g))
 
 
 class Baddbmm(_AddProduct):
@@ -333,8 +349,8 @@ class Baddbmm(_AddProduct):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return Baddbmm._grads(ctx, grad_output, lambda g, b: bmm(g, b.transpose(1, 2)),
-                              lambda a, g: bmm(a.transpose(1, 2), g))
+        return Baddbmm._grads(ctx, grad_output, lambda g, b: bmm(g, _adj(b)),
+                              lambda a, g: bmm(_adj(a), g))
 
 
 def mm(input, mat2, *, out=None):
