@@ -8,7 +8,8 @@ path ending in ``.safetensors`` gets a safetensors file instead (written by the 
 package).
 
 ``ember.load`` tells the formats apart by content. Checkpoints are unpickled by
-``_WeightsUnpickler``, an opcode interpreter mirroring torch's weights-only unpickler: it never
+``_WeightsUnpickler``, an opcode interpreter adapted from torch's weights-only unpickler
+(BSD-3-Clause, see ember/LICENSE-PyTorch): it never
 imports anything, and the only callables a file can reach are the allow-listed globals (tensor
 rebuild functions, ``OrderedDict``, ``torch.Size``, dtypes, devices, ...) and those the user adds
 with ``add_safe_globals``. ``weights_only=False`` unpickles fully (arbitrary code: trusted
@@ -1588,6 +1589,20 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
     Returns:
         The saved object.
+
+    Example:
+        >>> import datetime, io, pickle, ember
+        >>> buf = io.BytesIO()
+        >>> ember.save({"w": ember.ones(2), "when": datetime.date(2024, 1, 2)}, buf)
+        >>> _ = buf.seek(0)
+        >>> try:                       # a date is not on the weights-only allow-list
+        ...     ember.load(buf)
+        ... except pickle.UnpicklingError:
+        ...     print("refused")
+        refused
+        >>> _ = buf.seek(0)
+        >>> ember.load(buf, weights_only=False)   # runs the pickle: trusted files only
+        {'w': tensor([1., 1.]), 'when': datetime.date(2024, 1, 2)}
     """
     if weights_only is None:
         weights_only = pickle_module is None

@@ -69,6 +69,9 @@ derivative would be as follows::
     next_state, reward = env.step(action)  # Assuming that reward is differentiable
     loss = -reward
     loss.backward()
+
+Adapted from PyTorch 2.13's ``torch/distributions`` (BSD-3-Clause; see
+ember/LICENSE-PyTorch) onto ember's ops.
 """
 
 from . import transforms
