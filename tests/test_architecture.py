@@ -18,7 +18,8 @@ LAYERS = [
     ("tensor", "random"),
     ("autograd",),
     ("ops", "linalg", "cuda", "fft", "special", "backends"),
-    ("nn", "optim", "utils", "serialization", "datasets", "distributions", "func", "distributed"),
+    ("nn", "optim", "utils", "serialization", "datasets", "distributions", "func", "distributed",
+     "compiler", "_dynamo"),
     ("viz", "_check", "_demo", "__main__", "__init__"),
 ]
 
