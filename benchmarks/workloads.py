@@ -62,7 +62,7 @@ def w1_overhead(lib, tiny=False, init=None):
 
 
 def w2_two_layer(lib, tiny=False, init=None):
-    """The seeds' two-layer net: mm, clamp, mm, squared error, manual SGD under no_grad."""
+    """The the notes' two-layer net: mm, clamp, mm, squared error, manual SGD under no_grad."""
     n, d_in, d_h = (10, 4, 6) if tiny else (100, 13, 50)
     X = lib.tensor(_data((n, d_in), 2))
     y = lib.tensor(_data((n, 1), 3))
@@ -213,7 +213,7 @@ _NN = ("nn.Sequential", "nn.Linear", "nn.ReLU", "nn.functional.cross_entropy")
 WORKLOADS = [
     Workload("W1", "op overhead ((x*2+1).relu()*x).sum().backward(), 16 elems", "step",
              w1_overhead, "us/iter", 1e6, 0.8, ("relu",)),
-    Workload("W2", "seeds' two-layer net 100x13-50-1, manual SGD", "step", w2_two_layer,
+    Workload("W2", "the notes' two-layer net 100x13-50-1, manual SGD", "step", w2_two_layer,
              "us/step", 1e6, 0.8, ("mm", "clamp", "no_grad")),
     Workload("W3", "MLP 784-512-512-10, batch 128, cross_entropy, Adam", "step", w3_mlp,
              "ms/step", 1e3, 0.8, _NN + ("optim.Adam",)),

@@ -1,8 +1,9 @@
-"""``python -m ember demo``: the seeds' story told by running it, then three trainings.
+"""``python -m ember demo``: how PyTorch builds its graph, told by running it, then trainings.
 
-The story: a custom ``Function`` (MyReLU) and its gradient, the dynamic graph and the version
+The story retells the notes this project started from (Chinese notes on how PyTorch builds its
+graph): a custom ``Function`` (MyReLU) and its gradient, the dynamic graph and the version
 counter, ``LinearFunction`` inside a ``Linear`` module, and Softplus computed naively and stably.
-Then the seeds' two-layer network on the diabetes data (manual SGD), an MLP and a small CNN on
+Then the notes' two-layer network on the diabetes data (manual SGD), an MLP and a small CNN on
 the digits with ``optim.Adam``. Files go to ``--out`` (``./ember-demo``): ``loss.png``,
 ``graph.dot`` / ``graph.svg`` / ``graph.html`` (the MLP's backward graph) and
 ``model.safetensors`` (the CNN's weights, loadable by PyTorch).
@@ -22,7 +23,7 @@ __all__ = ["run"]
 
 
 class MyReLU(Function):
-    """The seeds' ReLU: save the input, send the gradient only where the input was positive."""
+    """The notes' ReLU: save the input, send the gradient only where the input was positive."""
 
     @staticmethod
     def forward(ctx, input_):
@@ -38,7 +39,7 @@ class MyReLU(Function):
 
 
 class LinearFunction(Function):
-    """The seeds' ``y = x w^T + b`` with a hand-written backward."""
+    """The notes' ``y = x w^T + b`` with a hand-written backward."""
 
     @staticmethod
     def forward(ctx, input, weight, bias=None):
@@ -95,7 +96,7 @@ def _fmt(t):
 
 
 def story():
-    """Part 1: the seeds' concepts, each shown by running it."""
+    """Part 1: the notes' concepts, each shown by running it."""
     print("1. A custom Function: MyReLU.apply(x), x = [-1., 1., 2.]")
     x = torch.tensor([-1.0, 1.0, 2.0], requires_grad=True)
     y = MyReLU.apply(x)
@@ -147,7 +148,7 @@ def story():
 
 
 def two_layer_net(steps):
-    """The seeds' network, ``X.mm(w1).clamp(min=0).mm(w2)``, trained by hand with SGD."""
+    """The notes' two-layer network, ``X.mm(w1).clamp(min=0).mm(w2)``, trained with manual SGD."""
     from tqdm import tqdm
     from ember.datasets import DiabetesDataset
     train = DiabetesDataset(train=True, standardize_target=True)

@@ -1,6 +1,7 @@
 """Write your own autograd Functions and check them with gradcheck.
 
-The seeds' three Functions, in the modern style (static ``forward(ctx, ...)`` and
+The three Functions from the notes this project started from (Chinese notes on how
+PyTorch builds its graph), in the modern style (static ``forward(ctx, ...)`` and
 ``backward(ctx, ...)``, called through ``.apply``):
 
 - ``MyReLU``: save the input, pass the gradient where the input was positive;

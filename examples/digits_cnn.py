@@ -3,13 +3,15 @@
 ``Dataset`` + ``DataLoader``, ``nn.Sequential`` of ``Conv2d``/``ReLU``/``MaxPool2d``/``Linear``,
 ``nn.CrossEntropyLoss`` and ``optim.Adam``: the usual PyTorch training loop, unchanged, on
 ember. The digits (1797 images) ship with ember; 20% are held out for testing. The trained
-weights are saved with ``torch.save`` as a safetensors file PyTorch can read.
+weights are saved with ``torch.save`` as a safetensors file PyTorch can read, in ``--out``
+(``ember-out/digits_cnn.safetensors`` by default).
 
 Run:
     python examples/digits_cnn.py               # 10 epochs, about 97% test accuracy
     python examples/digits_cnn.py --steps 2     # smoke run (CI): two optimizer steps
 """
 import argparse
+import os
 import time
 
 import ember as torch
@@ -21,6 +23,7 @@ EPOCHS = 10
 BATCH_SIZE = 64
 LEARNING_RATE = 3e-3
 SEED = 0
+OUT = "ember-out"  # the folder for the files it writes
 CHECKPOINT = "digits_cnn.safetensors"
 
 
@@ -48,7 +51,7 @@ def evaluate(model, dataset):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=None, help="stop after N optimizer steps")
-    parser.add_argument("--save", default=CHECKPOINT, help="where to save the weights")
+    parser.add_argument("--out", default=OUT, help="folder for the saved weights")
     args = parser.parse_args()
     torch.manual_seed(SEED)
 
@@ -78,8 +81,10 @@ def main():
         if args.steps is not None and step >= args.steps:
             break
 
-    torch.save(model.state_dict(), args.save)
-    print("saved the weights to", args.save)
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, CHECKPOINT)
+    torch.save(model.state_dict(), path)
+    print("saved the weights to", os.path.abspath(path))
 
 
 if __name__ == "__main__":

@@ -6,8 +6,13 @@ text: one box per ``grad_fn`` (named as in PyTorch: ``MulBackward0``, ``AddmmBac
 leaves labelled with parameter names and shapes, saved tensors with their version.
 ``ember.viz.to_html`` writes the same graph as one self-contained interactive page.
 
+It draws three graphs, each as NAME.dot and NAME.html (and NAME.svg when Graphviz's ``dot``
+program is installed) in ``--out`` (``ember-out/graphs`` by default): ``first_example`` (the
+first example of the notes this project started from), ``mlp`` (a small model) and ``dynamic`` (a
+graph whose length the data decided).
+
 Run:
-    python examples/graph.py                 # writes graph_*.dot/.svg/.html into ./graphs
+    python examples/graph.py                 # writes into ./ember-out/graphs
     python examples/graph.py --steps 2       # smoke run (CI); --out DIR to choose the folder
 """
 import argparse
@@ -18,7 +23,7 @@ import subprocess
 import ember as torch
 from ember import nn
 
-OUT = "graphs"
+OUT = os.path.join("ember-out", "graphs")
 SEED = 0
 
 
@@ -40,16 +45,16 @@ def write(name, output, out_dir, params=None):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=None, help="accepted for CI; unused")
-    parser.add_argument("--out", default=OUT)
+    parser.add_argument("--out", default=OUT, help="folder for the files it writes")
     args = parser.parse_args()
     torch.manual_seed(SEED)
     os.makedirs(args.out, exist_ok=True)
 
-    # 1. The seeds' graph: y = x + 2, z = y * y * 4, out = z.mean()
+    # 1. The notes' first example: y = x + 2, z = y * y * 4, out = z.mean()
     x = torch.ones(2, 2, requires_grad=True)
     y = x + 2
     out = (y * y * 4).mean()
-    dot = write("seeds", out, args.out, params={"x": x})
+    dot = write("first_example", out, args.out, params={"x": x})
     print(dot)
     print("out.grad_fn:", out.grad_fn, "\n  next_functions:", out.grad_fn.next_functions)
 
@@ -65,6 +70,7 @@ def main():
     while y.norm() < 10:
         y = y * 2
     write("dynamic", y.sum(), args.out, params={"x": x})
+    print("the graphs are in", os.path.abspath(args.out))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,13 @@
-"""The seeds' two-layer network, trained by hand on the diabetes data.
+"""A two-layer network trained by hand on the diabetes data, with autograd alone.
 
-``y_pred = X.mm(w1).clamp(min=0).mm(w2)``, a sum-of-squares loss, ``loss.backward()`` and a
+The network of the notes this project started from (Chinese notes on how PyTorch builds its
+graph): ``y_pred = X.mm(w1).clamp(min=0).mm(w2)``, a sum-of-squares loss, ``loss.backward()`` and a
 plain gradient step on ``w1`` and ``w2`` under ``no_grad``: no ``nn``, no ``optim``, just the
 autograd engine. The data (442 patients x 10 features) ship with ember; features and target
 are standardised.
 
 Run:
-    python examples/two_layer_net.py              # 500 steps, about 5 s
+    python examples/two_layer_net.py              # 500 steps, under a second
     python examples/two_layer_net.py --steps 2    # smoke run (CI)
 """
 import argparse

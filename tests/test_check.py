@@ -1,4 +1,4 @@
-"""``python -m ember check``: the seeds' Functions pass (MySoftplus overflows), broken ones fail."""
+"""``python -m ember check``: the notes' Functions pass (MySoftplus overflows), broken ones fail."""
 import os
 import subprocess
 import sys
@@ -205,3 +205,159 @@ def test_materialize_grads_and_mark_dirty(tmp_path):
     assert "None" in bad.details["materialize_grads"][0]
     dirty = results["ScaleInPlace"]
     assert dirty.status["mark_dirty"] == "ok" and not dirty.failed, dirty.details
+
+
+def _check_src(tmp_path, text, **kw):
+    src = tmp_path / "fn.py"
+    src.write_text(text)
+    found = _check._load(str(src))
+    return {n: _check.check_function(c, **kw) for n, c in _check.find_functions(found)}
+
+
+SCALE = '''
+import ember
+
+
+class Scale(ember.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, factor):
+        ctx.factor = factor
+        return x * factor
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.factor, None
+
+
+class Power(ember.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, p: float):
+        ctx.save_for_backward(x)
+        ctx.p = p
+        return x * x.abs() ** (p - 1)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, = ctx.saved_tensors
+        return grad_output * ctx.p * x.abs() ** (ctx.p - 1), None
+
+
+class SumDim(ember.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.shape, ctx.dim = x.shape, dim
+        return x.sum(dim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.unsqueeze(ctx.dim).expand(ctx.shape), None
+'''
+
+
+def test_non_tensor_arguments_are_numbers(tmp_path):
+    r = _check_src(tmp_path, SCALE)
+    for name in ("Scale", "Power", "SumDim"):
+        assert not r[name].failed, (name, r[name].details)
+        assert r[name].status["gradcheck"] == "ok"
+    assert any("factor = 0.5" in n and "--arg factor=" in n for n in r["Scale"].notes)
+    assert any("dim = 1" in n for n in r["SumDim"].notes)
+    assert r["Power"].notes == []       # annotated: no guess to report
+    r = _check_src(tmp_path, SCALE, values={"factor": 3.0})
+    assert not r["Scale"].failed and r["Scale"].notes == []
+
+
+def test_arg_and_reference_on_the_command_line(tmp_path):
+    src = tmp_path / "scale.py"
+    src.write_text(SCALE)
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-m", "ember", "check", str(src), "--name", "Scale",
+                          "--arg", "factor=2.0", "--reference", "operator:mul"],
+                         capture_output=True, text=True, env=env, cwd=str(tmp_path))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "0 failed" in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "ember", "check", str(src), "--name", "Scale",
+                          "--arg", "factor=2.0", "--reference", "operator:add"],
+                         capture_output=True, text=True, env=env, cwd=str(tmp_path))
+    assert bad.returncode == 1 and "the reference operator:add gives" in bad.stdout, bad.stdout
+    # the failing inputs' values are printed, not only their index
+    assert "x = tensor of shape (3, 4) float64 [" in bad.stdout, bad.stdout
+    helptext = subprocess.run([sys.executable, "-m", "ember", "check", "--help"],
+                              capture_output=True, text=True, env=env, cwd=str(tmp_path))
+    assert "--arg NAME=VALUE" in helptext.stdout and "--reference" in helptext.stdout
+
+
+def test_forward_compared_with_float64_and_reference(seed_results):
+    torch = pytest.importorskip("torch")
+    r = seed_results["MySoftplus"]
+    assert r.status["forward"] == "FAIL"
+    assert any("inf in float32 where the same forward in float64 gives 100" in d
+               for d in r.details["forward"]), r.details["forward"]
+    module = _check._load(SEEDS)
+    cls = dict(_check.find_functions(module))["MySoftplus"]
+    ref = _check.check_function(cls, reference=torch.nn.functional.softplus)
+    assert any("-21.4164 in float64" in d and "x = -100" in d and "e-44" in d
+               for d in ref.details["forward"]), ref.details["forward"]
+    relu = dict(_check.find_functions(module))["MyReLU"]
+    assert not _check.check_function(relu, reference="torch.nn.functional:relu").failed
+
+
+def test_reference_attribute_on_the_class(tmp_path):
+    r = _check_src(tmp_path, '''
+import ember
+
+
+class Sigmoidish(ember.autograd.Function):
+    reference = "ember:sigmoid"
+
+    @staticmethod
+    def forward(ctx, x):
+        y = 1 / (1 + (-x).exp())
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        y, = ctx.saved_tensors
+        return grad_output * y * (1 - y)
+
+
+class Wrong(ember.autograd.Function):
+    reference = staticmethod(ember.tanh)
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 1
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output
+''')
+    assert not r["Sigmoidish"].failed, r["Sigmoidish"].details
+    assert r["Wrong"].status["forward"] == "FAIL"
+    assert "the reference ember" in r["Wrong"].details["forward"][0]
+
+
+def test_gradient_failure_prints_the_input_values(broken_results):
+    (detail,) = broken_results["WrongFormula"].details["gradcheck"]
+    assert "at that element input 1 is" in detail and "w = tensor of shape (3, 4)" in detail
+
+
+def test_same_error_is_printed_once(tmp_path):
+    r = _check_src(tmp_path, '''
+import ember
+
+
+class Boom(ember.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        return x * y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise RuntimeError("backward is not written yet")
+''')["Boom"]
+    text = _check.format_table([r])
+    assert text.count("backward is not written yet") == 1, text
+    assert "the same RuntimeError as above" in text

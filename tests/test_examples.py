@@ -16,7 +16,7 @@ EXPECTED = {
     "two_layer_net.py": ["train MSE", "test MSE"],
     "digits_cnn.py": ["test accuracy", "saved the weights"],
     "char_lstm.py": ["vocabulary of", "sample:"],
-    "graph.py": ["seeds", "MulBackward0", "digraph"],
+    "graph.py": ["first_example", "MulBackward0", "digraph"],
     "torch_interop.py": ["training accuracy", "saved"],
     "ddp_digits.py": ["test accuracy", "rank 0 saved", "loaded the checkpoint"],
 }
@@ -67,7 +67,7 @@ def test_digits_cnn_checkpoint_loads_in_torch(torch, runs):
     safetensors_torch = pytest.importorskip("safetensors.torch")
     proc, cwd = runs("digits_cnn.py")
     assert proc.returncode == 0, proc.stderr[-4000:]
-    state = safetensors_torch.load_file(str(cwd / "digits_cnn.safetensors"))
+    state = safetensors_torch.load_file(str(cwd / "ember-out" / "digits_cnn.safetensors"))
     nn = torch.nn
     twin = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                          nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
@@ -88,7 +88,7 @@ def test_graph_writes_dot_and_html(runs):
     expected = {"seeds": ["MulBackward0", "AddBackward0", "MeanBackward0"],
                 "mlp": ["AddmmBackward0", "0.weight", "2.bias"], "dynamic": ["MulBackward0"]}
     for name, phrases in expected.items():
-        dot = (cwd / "graphs" / (name + ".dot")).read_text()
+        dot = (cwd / "ember-out" / "graphs" / (name + ".dot")).read_text()
         assert dot.lstrip().startswith("digraph")
         assert all(p in dot for p in phrases), (name, dot)
-        assert (cwd / "graphs" / (name + ".html")).stat().st_size > 0
+        assert (cwd / "ember-out" / "graphs" / (name + ".html")).stat().st_size > 0

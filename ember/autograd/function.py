@@ -105,6 +105,25 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
     call ``YourFunction.apply(*args)``. ``backward`` returns one gradient (or ``None``) per
     forward argument. The legacy style (instance methods, ``YourFunction()(x)``) still runs,
     with a DeprecationWarning; its instance becomes the output's ``grad_fn``/``creator``.
+
+    Example:
+        >>> import ember
+        >>> class Cube(ember.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x ** 3
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         x, = ctx.saved_tensors
+        ...         return grad * 3 * x ** 2
+        >>> x = ember.tensor([1.0, 2.0], requires_grad=True)
+        >>> y = Cube.apply(x) + 1
+        >>> y
+        tensor([2., 9.], grad_fn=<AddBackward0>)
+        >>> y.sum().backward()
+        >>> x.grad
+        tensor([ 3., 12.])
     """
 
     node_name: Optional[str] = None

@@ -41,6 +41,19 @@ class Adam(Optimizer):
         amsgrad: use the AMSGrad variant (default False).
         maximize: maximize the objective (default False).
         decoupled_weight_decay: AdamW's decoupled weight decay (default False).
+
+    Example:
+        >>> import ember
+        >>> w = ember.nn.Parameter(ember.tensor([1.0, -2.0]))
+        >>> opt = ember.optim.Adam([w], lr=0.1)
+        >>> for _ in range(3):
+        ...     opt.zero_grad()
+        ...     loss = (w * w).sum()
+        ...     loss.backward()
+        ...     opt.step()
+        >>> w
+        Parameter containing:
+        tensor([ 0.7016, -1.7006], requires_grad=True)
     """
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,

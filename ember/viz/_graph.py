@@ -95,6 +95,7 @@ def walk(output, params=None):
         names[id(p)] = name
     rec = GraphRecord()
     ids = {}
+    by_id = {}
     queue = []
 
     def visit(node):
@@ -104,6 +105,7 @@ def walk(output, params=None):
         nid = "n%d" % len(ids)
         ids[key] = nid
         rec.nodes.append(_describe(node, nid, names))
+        by_id[nid] = rec.nodes[-1]
         queue.append(node)
         return nid
 
@@ -127,12 +129,24 @@ def walk(output, params=None):
         node = queue[head]
         head += 1
         src = ids[id(node)]
+        record = by_id[src]
+        inputs = []
         for i, (nxt, _nr) in enumerate(node.next_functions if not isinstance(node, AccumulateGrad)
                                        else ()):
             if nxt is None:
+                inputs.append("%d: None (needs no gradient)" % i)
                 continue
-            rec.edges.append((src, visit(nxt), str(i)))
+            dst = visit(nxt)
+            inputs.append("%d: %s (%s)" % (i, nxt.name(), dst))
+            rec.edges.append((src, dst, str(i)))
+        if record["kind"] == "fn":
+            record["inputs"] = inputs
     return rec
+
+
+def _builtin(node):
+    """True for ember's own ops (their ctx attributes are internals, not the user's)."""
+    return type(node).__module__.split(".")[0] == "ember"
 
 
 def _describe(node, nid, names):
@@ -143,7 +157,10 @@ def _describe(node, nid, names):
                 "dtype": _dtype_name(var._array), "saved": [], "freed": False,
                 "hooks": _hooks(node), "needs_input_grad": None, "ctx_tensors": [],
                 "ctx_values": [], "trace": None}
-    tensors, values = _ctx_attrs(node)
+    tensors, values = ([], []) if _builtin(node) else _ctx_attrs(node)
+    outputs = ["%s %s" % ("(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1
+                                                                   else "") + ")", dtype)
+               for shape, dtype in (node._out_meta or ())]
     needs = node.needs_input_grad
     mask = getattr(node, "_tensor_args", None)
     if mask is not None and len(mask) == len(needs):
@@ -151,4 +168,5 @@ def _describe(node, nid, names):
     nig = tuple(bool(b) for b in needs)
     return {"id": nid, "kind": "fn", "name": node.name(), "saved": _saved_info(node),
             "freed": bool(node._freed), "hooks": _hooks(node), "needs_input_grad": nig,
-            "ctx_tensors": tensors, "ctx_values": values, "trace": node._trace}
+            "ctx_tensors": tensors, "ctx_values": values, "trace": node._trace,
+            "outputs": outputs, "inputs": []}

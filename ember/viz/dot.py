@@ -85,15 +85,49 @@ def _fn_label(n, show_attrs):
     return "\n".join(lines)
 
 
-def make_dot(var, params=None, show_attrs=False, show_saved=False, max_attr_chars=50):
+def legend_lines(nodes, show_saved=True):
+    """What the colours, ``vN`` and the edge numbers mean, for the graph made of ``nodes``."""
+    lines = ["green box: the output (shape, dtype)",
+             "blue box: a leaf tensor; its gradient is accumulated into .grad (AccumulateGrad)",
+             "grey box: a backward node (grad_fn), named as in PyTorch",
+             "edge number i: the node's input i (its next_functions[i])",
+             "arrows point the way the forward ran; backward walks them in reverse"]
+    saved = show_saved and any(n["saved"] for n in nodes)
+    if saved:
+        lines.append("orange box: a tensor saved for backward; vN = its version counter when "
+                     "saved")
+    if any(s.get("stale") for n in nodes for s in n["saved"]):
+        lines.append("red: modified in place after it was saved (now vM): backward will fail")
+    if any(n["freed"] for n in nodes):
+        lines.append("dashed box: a node whose saved tensors backward has freed")
+    if any(n["ctx_tensors"] for n in nodes):
+        lines.append("red border: a Function keeping tensors on ctx (use save_for_backward)")
+    if any(n["needs_input_grad"] and len(n["needs_input_grad"]) > 1 for n in nodes):
+        lines.append("needs_input_grad=TF: T where that input needs a gradient")
+    return lines
+
+
+def _legend_dot(nodes, show_saved):
+    text = "".join(line.replace("\\", "\\\\").replace('"', '\\"') + "\\l"
+                   for line in ["legend"] + legend_lines(nodes, show_saved))
+    return ["\tsubgraph cluster_legend {",
+            "\t\tgraph [color=lightgrey style=dashed]",
+            '\t\tlegend [label="%s" fillcolor=white shape=note]' % text,
+            "\t}"]
+
+
+def make_dot(var, params=None, show_attrs=False, show_saved=False, max_attr_chars=50,
+             legend=True):
     """The backward graph of ``var`` as DOT text, in the style of torchviz.
 
     One box per ``grad_fn`` (torch's names, e.g. ``MulBackward0``), edges as
-    ``next_functions`` (labelled with the input index when a node has several inputs), blue
+    ``next_functions`` (labelled with the input index when a node has several inputs, so
+    the two inputs of ``y * y`` are two separate edges), blue
     leaves (``AccumulateGrad``) labelled with their name in ``params`` and shape, the green
     output, and with ``show_saved`` one orange box per saved tensor (shape, dtype, version;
     red when modified in place since it was saved). Nodes whose buffers a backward freed are
-    grey and dashed; ``show_attrs`` adds non-tensor ctx attributes. Node ids follow the
+    grey and dashed; ``show_attrs`` adds the non-tensor ctx attributes of your own Functions.
+    A legend box explains the colours, ``vN`` and the edge numbers. Node ids follow the
     traversal, so the text is the same on every run.
 
     Args:
@@ -102,6 +136,7 @@ def make_dot(var, params=None, show_attrs=False, show_saved=False, max_attr_char
         show_attrs: list plain ctx attributes of each node.
         show_saved: draw the tensors saved for backward.
         max_attr_chars: kept for torchviz compatibility.
+        legend: add a box saying what the colours, versions and edge numbers mean.
 
     Returns:
         A :class:`Digraph` (``.source`` is the DOT text, ``.render()`` draws it).
@@ -150,5 +185,7 @@ def make_dot(var, params=None, show_attrs=False, show_saved=False, max_attr_char
             lines.append("\t%s -> %s [label=%s]" % (dst, src, lab))
         else:
             lines.append("\t%s -> %s" % (dst, src))
+    if legend:
+        lines.extend(_legend_dot(rec.nodes, show_saved))
     lines.append("}")
     return Digraph("\n".join(lines) + "\n", rec)

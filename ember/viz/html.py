@@ -8,7 +8,7 @@ import html as _html
 import json
 
 from ._graph import walk
-from .dot import _saved_label
+from .dot import _saved_label, legend_lines
 
 __all__ = ["to_html", "layout"]
 
@@ -124,23 +124,45 @@ def _sort_by(layer, fixed, links):
 
 
 def _details(n):
-    d = {"id": n["id"], "kind": n["kind"], "name": n["name"]}
-    for k in ("param", "shape", "dtype", "freed", "hooks", "trace"):
-        if n.get(k) not in (None, "", False, 0):
-            d[k] = n[k]
+    """What the side panel shows for a node: only things a PyTorch user can read."""
+    d = {"id": n["id"], "name": n["name"]}
+    if n["kind"] == "leaf":
+        d["name"] = "AccumulateGrad (a leaf tensor: its gradient goes into .grad)"
+    for k in ("param", "shape", "dtype"):
+        if n.get(k):
+            d["tensor name" if k == "param" else k] = n[k]
+    if n.get("outputs"):
+        d["output shapes"] = n["outputs"]
+    if n.get("inputs"):
+        d["inputs (next_functions)"] = n["inputs"]
     if n["needs_input_grad"] is not None:
         d["needs_input_grad"] = str(tuple(n["needs_input_grad"]))
     if n["saved"]:
-        d["saved"] = [_saved_label(s).replace("\n", " ") + (" %d B" % s["bytes"]
-                                                           if not s["none"] else "")
-                      for s in n["saved"]]
+        d["saved tensors (vN: version when saved)"] = [
+            _saved_label(s).replace("\n", " ") + (" %d B" % s["bytes"] if not s["none"] else "")
+            for s in n["saved"]]
+    if n["freed"]:
+        d["freed"] = "backward has run and freed the saved tensors"
+    if n["hooks"]:
+        d["hooks"] = n["hooks"]
     if n["ctx_tensors"]:
-        d["ctx tensors (not saved_for_backward)"] = ["%s %s %s" % (t["name"], t["shape"],
-                                                                   t["dtype"])
-                                                     for t in n["ctx_tensors"]]
-    if n["ctx_values"]:
-        d["ctx attributes"] = ["%s = %s" % (v["name"], v["value"]) for v in n["ctx_values"]]
+        d["tensors kept on ctx (use ctx.save_for_backward)"] = [
+            "ctx.%s %s %s" % (t["name"], t["shape"], t["dtype"]) for t in n["ctx_tensors"]]
+    if n.get("trace"):
+        d["forward stack (anomaly mode)"] = n["trace"]
     return d
+
+
+def _legend_html(nodes):
+    swatch = {"green": _COLORS["output"], "blue": _COLORS["leaf"], "grey": _COLORS["fn"],
+              "orange": "#ffa500", "red": "#ff0000"}
+    items = []
+    for line in legend_lines(nodes, show_saved=True):
+        word = line.split(" ", 1)[0]
+        mark = ('<span class="sw" style="background:%s"></span>' % swatch[word]
+                if word in swatch else '<span class="sw"></span>')
+        items.append("<li>%s%s</li>" % (mark, _html.escape(line)))
+    return '<div id="legend"><b>legend</b><ul>%s</ul></div>' % "".join(items)
 
 
 _PAGE = """<!DOCTYPE html>
@@ -156,6 +178,10 @@ g[data-node].freed rect{stroke-dasharray:4 3}
 g[data-node]{cursor:pointer}
 path.edge{fill:none;stroke:#555;stroke-width:1.2}
 pre{white-space:pre-wrap}
+text.port{font-size:10px;fill:#333}
+#legend ul{list-style:none;padding:0;margin:4px 0}
+#legend li{margin:2px 0}
+.sw{display:inline-block;width:10px;height:10px;border:1px solid #888;margin-right:4px}
 </style></head><body>
 <svg id="view" xmlns="http://www.w3.org/2000/svg" viewBox="%(vb)s">
 <defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7"
@@ -165,7 +191,7 @@ markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="#555"/></marker><
 %(nodes)s
 </g></svg>
 <div id="side"><b>%(title)s</b><p>%(count)d nodes. Drag to pan, wheel to zoom, click a node
-for its details.</p><pre id="info"></pre></div>
+for its details.</p><pre id="info"></pre>%(legend)s</div>
 <script type="application/json" id="graph-data">%(data)s</script>
 <script>
 (function(){
@@ -202,8 +228,9 @@ def to_html(output, path, params=None, title="ember backward graph"):
     """Write one self-contained HTML page showing ``output``'s backward graph; return ``path``.
 
     The page holds the drawing as inline SVG (laid out here), with pan (drag), zoom (wheel)
-    and a details panel (click a node: saved tensors with shape, dtype and version, hooks,
-    ``needs_input_grad``, the forward stack under anomaly mode). It loads nothing from the
+    and a details panel (click a node: its inputs (``next_functions``), output shapes, saved
+    tensors with shape, dtype and version, hooks, ``needs_input_grad``, the forward stack under
+    anomaly mode), and a legend. Edges are numbered by input index. It loads nothing from the
     network. Each node is an SVG group with a ``data-node`` attribute; opening the page as
     ``graph.html#select=n3`` shows node ``n3``'s details at once.
 
@@ -230,13 +257,21 @@ def to_html(output, path, params=None, title="ember backward graph"):
                          'y="%.1f" width="%.1f" height="%.1f" rx="4" fill="%s"/>%s</g>'
                          % (n["id"], " ".join(cls), _html.escape(n["name"]), x, y, w, h,
                             _COLORS[n["kind"]], text))
-    for (src, dst, _lab), route in zip(rec.edges, routes):
-        # From the input's node (above) down to its consumer, as in the DOT drawing.
+    ins = collections.defaultdict(list)     # consumer -> its edges, in input order
+    outs = collections.defaultdict(list)    # producer -> its edges
+    for k, (src, dst, _lab) in enumerate(rec.edges):
+        ins[src].append(k)
+        outs[dst].append(k)
+    for k, ((src, dst, lab), route) in enumerate(zip(rec.edges, routes)):
+        # From the input's node (above) down to its consumer, as in the DOT drawing. Edges
+        # meeting a box are spread along its side, so parallel edges (y * y) stay apart.
         x0, y0, w0, h0 = pos[dst]
         x1, y1, w1, _h1 = pos[src]
-        cx, cy = x0 + w0 / 2, y0 + h0
+        cx = x0 + w0 * (outs[dst].index(k) + 1) / (len(outs[dst]) + 1)
+        cy = y0 + h0
+        ex = x1 + w1 * (ins[src].index(k) + 1) / (len(ins[src]) + 1)
         d = "M%.1f,%.1f" % (cx, cy)
-        for px, top, bottom in route + [(x1 + w1 / 2, y1, None)]:
+        for px, top, bottom in route + [(ex, y1, None)]:
             my = (cy + top) / 2
             d += " C%.1f,%.1f %.1f,%.1f %.1f,%.1f" % (cx, my, px, my, px, top)
             cx, cy = px, top
@@ -244,12 +279,16 @@ def to_html(output, path, params=None, title="ember backward graph"):
                 d += " L%.1f,%.1f" % (px, bottom)
                 cy = bottom
         svg_edges.append('<path class="edge" marker-end="url(#arrow)" d="%s"/>' % d)
+        if lab and len(ins[src]) > 1:
+            svg_edges.append('<text class="port" x="%.1f" y="%.1f">%s</text>'
+                             % (ex + 3, y1 - 6, _html.escape(lab)))
     right = max((x + w for x, y, w, h in pos.values()), default=100) + 20
     bottom = max((y + h for x, y, w, h in pos.values()), default=100) + 20
     data = json.dumps({n["id"]: _details(n) for n in rec.nodes}).replace("</", "<\\/")
     page = _PAGE % {"title": _html.escape(title), "vb": "0 0 %.0f %.0f" % (right, bottom),
                     "edges": "\n".join(svg_edges), "nodes": "\n".join(svg_nodes),
-                    "count": len(rec.nodes), "data": data}
+                    "count": len(rec.nodes), "data": data,
+                    "legend": _legend_html(rec.nodes)}
     with open(path, "w", encoding="utf-8") as f:
         f.write(page)
     return path

@@ -26,7 +26,7 @@ def _mul_graph():
 
 def test_make_dot_golden_small_graph():
     x, w, y = _mul_graph()
-    dot = viz.make_dot(y, params={"x": x, "w": w})
+    dot = viz.make_dot(y, params={"x": x, "w": w}, legend=False)
     assert dot.source == HEADER + (
         '\tout0 [label="output\\n() float32" fillcolor=darkolivegreen1]\n'
         '\tn0 [label="SumBackward0" fillcolor=lightgrey]\n'
@@ -40,9 +40,9 @@ def test_make_dot_golden_small_graph():
         '}\n')
     assert str(dot) == dot.source
     # a pure function of the graph: same text again, for a rebuilt identical graph too
-    assert viz.make_dot(y, params={"x": x, "w": w}).source == dot.source
+    assert viz.make_dot(y, params={"x": x, "w": w}, legend=False).source == dot.source
     x2, w2, y2 = _mul_graph()
-    assert viz.make_dot(y2, params={"x": x2, "w": w2}).source == dot.source
+    assert viz.make_dot(y2, params={"x": x2, "w": w2}, legend=False).source == dot.source
 
 
 def test_make_dot_saved_tensors_stale_hooks_and_needs_input_grad():
@@ -53,7 +53,7 @@ def test_make_dot_saved_tensors_stale_hooks_and_needs_input_grad():
     y = h.exp().sum()
     with ember.no_grad():
         c.add_(1)           # c was saved by MulBackward0: now stale
-    src = viz.make_dot(y, params={"x": x}, show_saved=True).source
+    src = viz.make_dot(y, params={"x": x}, show_saved=True, legend=False).source
     assert src == HEADER + (
         '\tout0 [label="output\\n() float32" fillcolor=darkolivegreen1]\n'
         '\tn0 [label="SumBackward0" fillcolor=lightgrey]\n'
@@ -310,3 +310,47 @@ def test_render_uses_graphviz_when_installed(monkeypatch):
     monkeypatch.setitem(sys.modules, "graphviz", _FakeGraphviz(missing_dot=True))
     with pytest.raises(RuntimeError, match="apt-get install graphviz"):
         dot.render("graph", format="svg")
+
+
+def test_dot_legend_and_parallel_edges():
+    y = ember.ones(2, requires_grad=True)
+    c = ember.ones(2)
+    z = (y * y * c).sum()
+    with ember.no_grad():
+        c.add_(1)
+    src = viz.make_dot(z, params={"y": y}, show_saved=True).source
+    # the two inputs of y * y are two labelled edges, which Graphviz draws apart
+    mul = re.search(r'(n\d+) \[label="MulBackward0\\nneeds_input_grad=TT"', src).group(1)
+    assert re.findall(r"n\d+ -> %s \[label=(\d)\]" % mul, src) == ["0", "1"]
+    legend = src[src.index("subgraph cluster_legend"):]
+    for words in ("green box: the output", "blue box: a leaf tensor", "edge number i",
+                  "vN = its version counter", "red: modified in place"):
+        assert words in legend, legend
+    assert "\\l" in legend and src.endswith("\t}\n}\n")
+    plain = viz.make_dot(z).source
+    assert "version counter" not in plain     # no saved tensors drawn: no line about them
+
+
+def test_html_panel_shows_user_facts_not_internals(tmp_path):
+    import json
+    y = ember.ones(2, 3, requires_grad=True)
+    w = ember.ones(3, 2, requires_grad=True)
+    z = ember.nn.functional.cross_entropy(y @ w, ember.tensor([0, 1]))
+    p = viz.to_html((z * z), str(tmp_path / "g.html"), params={"y": y, "w": w})
+    text = open(p, encoding="utf-8").read()
+    data = json.loads(re.search(r'id="graph-data">(.*?)</script>', text, re.S).group(1)
+                      .replace("<\\/", "</"))
+    dumped = json.dumps(data)
+    assert "array(" not in dumped and "ctx attributes" not in dumped and "conf" not in dumped
+    mul = next(d for d in data.values() if d["name"] == "MulBackward0")
+    assert mul["output shapes"] == ["() float32"]
+    assert [e.split(" (")[0] for e in mul["inputs (next_functions)"]] == [
+        "0: NllLossBackward0", "1: NllLossBackward0"]
+    mm = next(d for d in data.values() if d["name"] == "MmBackward0")
+    assert any(s.startswith("saved[0]") and "float32 v0" in s
+               for s in mm["saved tensors (vN: version when saved)"])
+    # y * y: two edges, spread apart, each numbered with its input index
+    paths = re.findall(r'<path class="edge" marker-end="url\(#arrow\)" d="([^"]+)"/>', text)
+    assert len(set(paths)) == len(paths)
+    assert len(re.findall(r'<text class="port"', text)) >= 2
+    assert '<div id="legend">' in text and "edge number i" in text
