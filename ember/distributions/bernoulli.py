@@ -25,9 +25,9 @@ class Bernoulli(ExponentialFamily):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Bernoulli(ember.tensor([0.3]))
-        >>> m.sample()  # 30% chance 1; 70% chance 0
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = Bernoulli(ember.tensor([0.3]))
+        m.sample()  # 30% chance 1; 70% chance 0
         tensor([ 0.])
 
     Args:

@@ -16,9 +16,9 @@ class Beta(ExponentialFamily):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Beta(ember.tensor([0.5]), ember.tensor([0.5]))
-        >>> m.sample()  # Beta distributed with concentration concentration1 and concentration0
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = Beta(ember.tensor([0.5]), ember.tensor([0.5]))
+        m.sample()  # Beta distributed with concentration concentration1 and concentration0
         tensor([ 0.1046])
 
     Args:

@@ -26,13 +26,13 @@ class Binomial(Distribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Binomial(100, ember.tensor([0 , .2, .8, 1]))
-        >>> x = m.sample()
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = Binomial(100, ember.tensor([0 , .2, .8, 1]))
+        x = m.sample()
         tensor([   0.,   22.,   71.,  100.])
 
-        >>> m = Binomial(ember.tensor([[5.], [10.]]), ember.tensor([0.5, 0.8]))
-        >>> x = m.sample()
+        m = Binomial(ember.tensor([[5.], [10.]]), ember.tensor([0.5, 0.8]))
+        x = m.sample()
         tensor([[ 4.,  5.],
                 [ 7.,  6.]])
 

@@ -37,9 +37,9 @@ class Categorical(Distribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Categorical(ember.tensor([ 0.25, 0.25, 0.25, 0.25 ]))
-        >>> m.sample()  # equal probability of 0, 1, 2, 3
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = Categorical(ember.tensor([ 0.25, 0.25, 0.25, 0.25 ]))
+        m.sample()  # equal probability of 0, 1, 2, 3
         tensor(3)
 
     Args:

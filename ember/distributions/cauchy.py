@@ -19,9 +19,9 @@ class Cauchy(Distribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Cauchy(ember.tensor([0.0]), ember.tensor([1.0]))
-        >>> m.sample()  # sample from a Cauchy distribution with loc=0 and scale=1
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = Cauchy(ember.tensor([0.0]), ember.tensor([1.0]))
+        m.sample()  # sample from a Cauchy distribution with loc=0 and scale=1
         tensor([ 2.3214])
 
     Args:

@@ -13,9 +13,9 @@ class Chi2(Gamma):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Chi2(ember.tensor([1.0]))
-        >>> m.sample()  # Chi2 distributed with shape df=1
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = Chi2(ember.tensor([1.0]))
+        m.sample()  # Chi2 distributed with shape df=1
         tensor([ 0.1046])
 
     Args:

@@ -161,17 +161,17 @@ def is_dependent(constraint):
         ``bool``: True if ``constraint`` can be refined to the type ``_Dependent``, False otherwise.
 
     Examples:
-        >>> import torch
-        >>> from . import Bernoulli
-        >>> from .constraints import is_dependent
+        import torch
+        from . import Bernoulli
+        from .constraints import is_dependent
 
-        >>> dist = Bernoulli(probs=ember.tensor([0.6], requires_grad=True))
-        >>> constraint1 = dist.arg_constraints["probs"]
-        >>> constraint2 = dist.arg_constraints["logits"]
+        dist = Bernoulli(probs=ember.tensor([0.6], requires_grad=True))
+        constraint1 = dist.arg_constraints["probs"]
+        constraint2 = dist.arg_constraints["logits"]
 
-        >>> for constraint in [constraint1, constraint2]:
-        >>>     if is_dependent(constraint):
-        >>>         continue
+        for constraint in [constraint1, constraint2]:
+            if is_dependent(constraint):
+                continue
     """
     return isinstance(constraint, _Dependent)
 

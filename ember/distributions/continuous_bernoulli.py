@@ -31,9 +31,9 @@ class ContinuousBernoulli(ExponentialFamily):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = ContinuousBernoulli(ember.tensor([0.3]))
-        >>> m.sample()
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = ContinuousBernoulli(ember.tensor([0.3]))
+        m.sample()
         tensor([ 0.2538])
 
     Args:

@@ -15,9 +15,9 @@ class Exponential(ExponentialFamily):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Exponential(ember.tensor([1.0]))
-        >>> m.sample()  # Exponential distributed with rate=1
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = Exponential(ember.tensor([1.0]))
+        m.sample()  # Exponential distributed with rate=1
         tensor([ 0.1046])
 
     Args:

@@ -16,9 +16,9 @@ class FisherSnedecor(Distribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = FisherSnedecor(ember.tensor([1.0]), ember.tensor([2.0]))
-        >>> m.sample()  # Fisher-Snedecor-distributed with df1=1 and df2=2
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = FisherSnedecor(ember.tensor([1.0]), ember.tensor([2.0]))
+        m.sample()  # Fisher-Snedecor-distributed with df1=1 and df2=2
         tensor([ 0.2453])
 
     Args:

@@ -19,9 +19,9 @@ class Gamma(ExponentialFamily):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Gamma(ember.tensor([1.0]), ember.tensor([1.0]))
-        >>> m.sample()  # Gamma distributed with concentration=1 and rate=1
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = Gamma(ember.tensor([1.0]), ember.tensor([1.0]))
+        m.sample()  # Gamma distributed with concentration=1 and rate=1
         tensor([ 0.1046])
 
     Args:

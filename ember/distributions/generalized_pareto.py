@@ -28,9 +28,9 @@ class GeneralizedPareto(Distribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = GeneralizedPareto(ember.tensor([0.1]), ember.tensor([2.0]), ember.tensor([0.4]))
-        >>> m.sample()  # sample from a Generalized Pareto distribution with loc=0.1, scale=2.0,
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = GeneralizedPareto(ember.tensor([0.1]), ember.tensor([2.0]), ember.tensor([0.4]))
+        m.sample()  # sample from a Generalized Pareto distribution with loc=0.1, scale=2.0,
         and concentration=0.4
         tensor([ 1.5623])
 

@@ -32,9 +32,9 @@ class Geometric(Distribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Geometric(ember.tensor([0.3]))
-        >>> m.sample()  # underlying Bernoulli has 30% chance 1; 70% chance 0
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = Geometric(ember.tensor([0.3]))
+        m.sample()  # underlying Bernoulli has 30% chance 1; 70% chance 0
         tensor([ 2.])
 
     Args:

@@ -19,9 +19,9 @@ class Gumbel(TransformedDistribution):
 
     Examples::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Gumbel(ember.tensor([1.0]), ember.tensor([2.0]))
-        >>> m.sample()  # sample from Gumbel distribution with loc=1, scale=2
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = Gumbel(ember.tensor([1.0]), ember.tensor([2.0]))
+        m.sample()  # sample from Gumbel distribution with loc=1, scale=2
         tensor([ 1.0124])
 
     Args:

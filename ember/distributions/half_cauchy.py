@@ -20,9 +20,9 @@ class HalfCauchy(TransformedDistribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = HalfCauchy(ember.tensor([1.0]))
-        >>> m.sample()  # half-cauchy distributed with scale=1
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = HalfCauchy(ember.tensor([1.0]))
+        m.sample()  # half-cauchy distributed with scale=1
         tensor([ 2.3214])
 
     Args:

@@ -20,9 +20,9 @@ class HalfNormal(TransformedDistribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = HalfNormal(ember.tensor([1.0]))
-        >>> m.sample()  # half-normal distributed with scale=1
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = HalfNormal(ember.tensor([1.0]))
+        m.sample()  # half-normal distributed with scale=1
         tensor([ 0.1046])
 
     Args:

@@ -23,18 +23,18 @@ class Independent(Distribution, Generic[D]):
     the same shape as a Multivariate Normal distribution (so they are
     interchangeable), you can::
 
-        >>> from .multivariate_normal import MultivariateNormal
-        >>> from .normal import Normal
-        >>> loc = ember.zeros(3)
-        >>> scale = ember.ones(3)
-        >>> mvn = MultivariateNormal(loc, scale_tril=ember.diag(scale))
-        >>> [mvn.batch_shape, mvn.event_shape]
+        from .multivariate_normal import MultivariateNormal
+        from .normal import Normal
+        loc = ember.zeros(3)
+        scale = ember.ones(3)
+        mvn = MultivariateNormal(loc, scale_tril=ember.diag(scale))
+        [mvn.batch_shape, mvn.event_shape]
         [ember.Size([]), ember.Size([3])]
-        >>> normal = Normal(loc, scale)
-        >>> [normal.batch_shape, normal.event_shape]
+        normal = Normal(loc, scale)
+        [normal.batch_shape, normal.event_shape]
         [ember.Size([3]), ember.Size([])]
-        >>> diagn = Independent(normal, 1)
-        >>> [diagn.batch_shape, diagn.event_shape]
+        diagn = Independent(normal, 1)
+        [diagn.batch_shape, diagn.event_shape]
         [ember.Size([]), ember.Size([3])]
 
     Args:

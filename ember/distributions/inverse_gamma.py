@@ -19,9 +19,9 @@ class InverseGamma(TransformedDistribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterinistic")
-        >>> m = InverseGamma(ember.tensor([2.0]), ember.tensor([3.0]))
-        >>> m.sample()
+        # xdoctest: +IGNORE_WANT("non-deterinistic")
+        m = InverseGamma(ember.tensor([2.0]), ember.tensor([3.0]))
+        m.sample()
         tensor([ 1.2953])
 
     Args:

@@ -25,9 +25,9 @@ class Kumaraswamy(TransformedDistribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Kumaraswamy(ember.tensor([1.0]), ember.tensor([1.0]))
-        >>> m.sample()  # sample from a Kumaraswamy distribution with concentration alpha=1 and
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = Kumaraswamy(ember.tensor([1.0]), ember.tensor([1.0]))
+        m.sample()  # sample from a Kumaraswamy distribution with concentration alpha=1 and
         beta=1
         tensor([ 0.1729])
 

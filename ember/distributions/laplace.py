@@ -15,9 +15,9 @@ class Laplace(Distribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Laplace(ember.tensor([0.0]), ember.tensor([1.0]))
-        >>> m.sample()  # Laplace distributed with loc=0, scale=1
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = Laplace(ember.tensor([0.0]), ember.tensor([1.0]))
+        m.sample()  # Laplace distributed with loc=0, scale=1
         tensor([ 0.1046])
 
     Args:

@@ -39,9 +39,9 @@ class LKJCholesky(Distribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> l = LKJCholesky(3, 0.5)
-        >>> l.sample()  # l @ l.T is a sample of a correlation 3x3 matrix
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        l = LKJCholesky(3, 0.5)
+        l.sample()  # l @ l.T is a sample of a correlation 3x3 matrix
         tensor([[ 1.0000,  0.0000,  0.0000],
                 [ 0.3516,  0.9361,  0.0000],
                 [-0.1899,  0.4748,  0.8593]])

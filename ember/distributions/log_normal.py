@@ -18,9 +18,9 @@ class LogNormal(TransformedDistribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = LogNormal(ember.tensor([0.0]), ember.tensor([1.0]))
-        >>> m.sample()  # log-normal distributed with mean=0 and stddev=1
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = LogNormal(ember.tensor([0.0]), ember.tensor([1.0]))
+        m.sample()  # log-normal distributed with mean=0 and stddev=1
         tensor([ 0.1046])
 
     Args:

@@ -56,12 +56,12 @@ class LowRankMultivariateNormal(Distribution):
         covariance_matrix = cov_factor @ cov_factor.T + cov_diag
 
     Example:
-        >>> # xdoctest: +REQUIRES(env:TORCH_DOCTEST_LAPACK)
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = LowRankMultivariateNormal(
-        ...     ember.zeros(2), ember.tensor([[1.0], [0.0]]), ember.ones(2)
-        ... )
-        >>> m.sample()  # normally distributed with mean=`[0,0]`, cov_factor=`[[1],[0]]`,
+        # xdoctest: +REQUIRES(env:TORCH_DOCTEST_LAPACK)
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = LowRankMultivariateNormal(
+            ember.zeros(2), ember.tensor([[1.0], [0.0]]), ember.ones(2)
+        )
+        m.sample()  # normally distributed with mean=`[0,0]`, cov_factor=`[[1],[0]]`,
         cov_diag=`[1,1]`
         tensor([-0.2102, -0.5429])
 

@@ -19,26 +19,26 @@ class MixtureSameFamily(Distribution):
 
     Examples::
 
-        >>> # xdoctest: +SKIP("undefined vars")
-        >>> # Construct Gaussian Mixture Model in 1D consisting of 5 equally
-        >>> # weighted normal distributions
-        >>> mix = D.Categorical(ember.ones(5,))
-        >>> comp = D.Normal(ember.randn(5,), ember.rand(5,))
-        >>> gmm = MixtureSameFamily(mix, comp)
+        # xdoctest: +SKIP("undefined vars")
+        # Construct Gaussian Mixture Model in 1D consisting of 5 equally
+        # weighted normal distributions
+        mix = D.Categorical(ember.ones(5,))
+        comp = D.Normal(ember.randn(5,), ember.rand(5,))
+        gmm = MixtureSameFamily(mix, comp)
 
-        >>> # Construct Gaussian Mixture Model in 2D consisting of 5 equally
-        >>> # weighted bivariate normal distributions
-        >>> mix = D.Categorical(ember.ones(5,))
-        >>> comp = D.Independent(D.Normal(
-        ...          ember.randn(5,2), ember.rand(5,2)), 1)
-        >>> gmm = MixtureSameFamily(mix, comp)
+        # Construct Gaussian Mixture Model in 2D consisting of 5 equally
+        # weighted bivariate normal distributions
+        mix = D.Categorical(ember.ones(5,))
+        comp = D.Independent(D.Normal(
+                 ember.randn(5,2), ember.rand(5,2)), 1)
+        gmm = MixtureSameFamily(mix, comp)
 
-        >>> # Construct a batch of 3 Gaussian Mixture Models in 2D each
-        >>> # consisting of 5 random weighted bivariate normal distributions
-        >>> mix = D.Categorical(ember.rand(3,5))
-        >>> comp = D.Independent(D.Normal(
-        ...         ember.randn(3,5,2), ember.rand(3,5,2)), 1)
-        >>> gmm = MixtureSameFamily(mix, comp)
+        # Construct a batch of 3 Gaussian Mixture Models in 2D each
+        # consisting of 5 random weighted bivariate normal distributions
+        mix = D.Categorical(ember.rand(3,5))
+        comp = D.Independent(D.Normal(
+                ember.randn(3,5,2), ember.rand(3,5,2)), 1)
+        gmm = MixtureSameFamily(mix, comp)
 
     Args:
         mixture_distribution: `ember.distributions.Categorical`-like

@@ -33,12 +33,12 @@ class Multinomial(Distribution):
 
     Example::
 
-        >>> # xdoctest: +SKIP("FIXME: found invalid values")
-        >>> m = Multinomial(100, ember.tensor([ 1., 1., 1., 1.]))
-        >>> x = m.sample()  # equal probability of 0, 1, 2, 3
+        # xdoctest: +SKIP("FIXME: found invalid values")
+        m = Multinomial(100, ember.tensor([ 1., 1., 1., 1.]))
+        x = m.sample()  # equal probability of 0, 1, 2, 3
         tensor([ 21.,  24.,  30.,  25.])
 
-        >>> Multinomial(probs=ember.tensor([1., 1., 1., 1.])).log_prob(x)
+        Multinomial(probs=ember.tensor([1., 1., 1., 1.])).log_prob(x)
         tensor([-4.1338])
 
     Args:

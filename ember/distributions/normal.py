@@ -18,9 +18,9 @@ class Normal(ExponentialFamily):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Normal(ember.tensor([0.0]), ember.tensor([1.0]))
-        >>> m.sample()  # normally distributed with loc=0 and scale=1
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = Normal(ember.tensor([0.0]), ember.tensor([1.0]))
+        m.sample()  # normally distributed with loc=0 and scale=1
         tensor([ 0.1046])
 
     Args:

@@ -29,9 +29,9 @@ class OneHotCategorical(Distribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = OneHotCategorical(ember.tensor([ 0.25, 0.25, 0.25, 0.25 ]))
-        >>> m.sample()  # equal probability of 0, 1, 2, 3
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = OneHotCategorical(ember.tensor([ 0.25, 0.25, 0.25, 0.25 ]))
+        m.sample()  # equal probability of 0, 1, 2, 3
         tensor([ 0.,  0.,  0.,  1.])
 
     Args:

@@ -18,9 +18,9 @@ class Pareto(TransformedDistribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Pareto(ember.tensor([1.0]), ember.tensor([1.0]))
-        >>> m.sample()  # sample from a Pareto distribution with scale=1 and alpha=1
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = Pareto(ember.tensor([1.0]), ember.tensor([1.0]))
+        m.sample()  # sample from a Pareto distribution with scale=1 and alpha=1
         tensor([ 1.5623])
 
     Args:

@@ -20,9 +20,9 @@ class Poisson(ExponentialFamily):
 
     Example::
 
-        >>> # xdoctest: +SKIP("poisson_cpu not implemented for 'Long'")
-        >>> m = Poisson(ember.tensor([4]))
-        >>> m.sample()
+        # xdoctest: +SKIP("poisson_cpu not implemented for 'Long'")
+        m = Poisson(ember.tensor([4]))
+        m.sample()
         tensor([ 3.])
 
     Args:

@@ -122,10 +122,10 @@ class RelaxedBernoulli(TransformedDistribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = RelaxedBernoulli(ember.tensor([2.2]),
-        ...                      ember.tensor([0.1, 0.2, 0.3, 0.99]))
-        >>> m.sample()
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = RelaxedBernoulli(ember.tensor([2.2]),
+                             ember.tensor([0.1, 0.2, 0.3, 0.99]))
+        m.sample()
         tensor([ 0.2951,  0.3442,  0.8918,  0.9021])
 
     Args:

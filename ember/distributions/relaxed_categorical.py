@@ -111,10 +111,10 @@ class RelaxedOneHotCategorical(TransformedDistribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = RelaxedOneHotCategorical(ember.tensor([2.2]),
-        ...                              ember.tensor([0.1, 0.2, 0.3, 0.4]))
-        >>> m.sample()
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = RelaxedOneHotCategorical(ember.tensor([2.2]),
+                                     ember.tensor([0.1, 0.2, 0.3, 0.4]))
+        m.sample()
         tensor([ 0.1294,  0.2324,  0.3859,  0.2523])
 
     Args:

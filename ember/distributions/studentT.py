@@ -18,9 +18,9 @@ class StudentT(Distribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = StudentT(ember.tensor([2.0]))
-        >>> m.sample()  # Student's t-distributed with degrees of freedom=2
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = StudentT(ember.tensor([2.0]))
+        m.sample()  # Student's t-distributed with degrees of freedom=2
         tensor([ 0.1046])
 
     Args:

@@ -16,9 +16,9 @@ class Uniform(Distribution):
 
     Example::
 
-        >>> m = Uniform(ember.tensor([0.0]), ember.tensor([5.0]))
-        >>> m.sample()  # uniformly distributed in the range [0.0, 5.0)
-        >>> # xdoctest: +SKIP
+        m = Uniform(ember.tensor([0.0]), ember.tensor([5.0]))
+        m.sample()  # uniformly distributed in the range [0.0, 5.0)
+        # xdoctest: +SKIP
         tensor([ 2.3418])
 
     Args:

@@ -104,12 +104,12 @@ def clamp_probs(probs: Tensor) -> Tensor:
         Tensor: The clamped probabilities.
 
     Examples:
-        >>> probs = ember.tensor([0.0, 0.5, 1.0])
-        >>> clamp_probs(probs)
+        probs = ember.tensor([0.0, 0.5, 1.0])
+        clamp_probs(probs)
         tensor([1.1921e-07, 5.0000e-01, 1.0000e+00])
 
-        >>> probs = ember.tensor([0.0, 0.5, 1.0], dtype=ember.float64)
-        >>> clamp_probs(probs)
+        probs = ember.tensor([0.0, 0.5, 1.0], dtype=ember.float64)
+        clamp_probs(probs)
         tensor([2.2204e-16, 5.0000e-01, 1.0000e+00], dtype=ember.float64)
 
     """

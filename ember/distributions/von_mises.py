@@ -113,9 +113,9 @@ class VonMises(Distribution):
     interpreted as angles modulo 2 pi.
 
     Example::
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = VonMises(ember.tensor([1.0]), ember.tensor([1.0]))
-        >>> m.sample()  # von Mises distributed with loc=1 and concentration=1
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = VonMises(ember.tensor([1.0]), ember.tensor([1.0]))
+        m.sample()  # von Mises distributed with loc=1 and concentration=1
         tensor([1.9777])
 
     :param ember.Tensor loc: an angle in radians.

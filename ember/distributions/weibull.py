@@ -17,9 +17,9 @@ class Weibull(TransformedDistribution):
 
     Example:
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Weibull(ember.tensor([1.0]), ember.tensor([1.0]))
-        >>> m.sample()  # sample from a Weibull distribution with scale=1, concentration=1
+        # xdoctest: +IGNORE_WANT("non-deterministic")
+        m = Weibull(ember.tensor([1.0]), ember.tensor([1.0]))
+        m.sample()  # sample from a Weibull distribution with scale=1, concentration=1
         tensor([ 0.4784])
 
     Args:

@@ -37,10 +37,10 @@ class Wishart(ExponentialFamily):
     or its Cholesky decomposition :math:`\mathbf{\Sigma} = \mathbf{L}\mathbf{L}^\top`
 
     Example:
-        >>> # xdoctest: +SKIP("FIXME: scale_tril must be at least two-dimensional")
-        >>> m = Wishart(ember.Tensor([2]), covariance_matrix=ember.eye(2))
-        >>> m.sample()  # Wishart distributed with mean=`df * I` and
-        >>> # variance(x_ij)=`df` for i != j and variance(x_ij)=`2 * df` for i == j
+        # xdoctest: +SKIP("FIXME: scale_tril must be at least two-dimensional")
+        m = Wishart(ember.Tensor([2]), covariance_matrix=ember.eye(2))
+        m.sample()  # Wishart distributed with mean=`df * I` and
+        # variance(x_ij)=`df` for i != j and variance(x_ij)=`2 * df` for i == j
 
     Args:
         df (float or Tensor): real-valued parameter larger than the (dimension of Square matrix) - 1
