@@ -1,2 +1,1177 @@
-"""More of torch's tensor functions (being written)."""
-__all__: list = []
+"""More of torch's tensor functions: histograms, statistics, windows, index helpers, number
+theory, cumulative max/min, integration, aliases and in-place variants."""
+import builtins as _b
+import itertools
+import math
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import return_types as _rt
+from ..autograd.function import Function
+from ..tensor import Tensor
+from ._inplace import inplace, write
+from ._util import backend_for, binary_arrays, needs_float, wrap_dim, xp_of
+from .arithmetic import float_power, neg_, sub
+from .comparison import (bitwise_left_shift, bitwise_not, bitwise_right_shift, ge_, gt_,
+                         le_, logical_xor, lt_, ne_)
+from .creation import _new, as_tensor, zeros
+from .matmul import addbmm, addmm, addmv, baddbmm, outer
+from .reduction import cumsum, norm
+from .scatter import gather, masked_fill
+from .shape import (cat, chunk, diag_embed, flatten, narrow, split, split_with_sizes, stack,
+                    transpose_, tril, triu)
+from .unary import _unary, acosh, acosh_, asinh, asinh_, atanh, atanh_, clamp
+
+__all__ = [
+    "arcsinh", "arccosh", "arctanh", "arcsinh_", "arccosh_", "arctanh_", "negative_",
+    "greater_", "greater_equal_", "less_", "less_equal_", "not_equal_", "logical_xor_",
+    "swapaxes_", "swapdims_", "deg2rad", "rad2deg", "deg2rad_", "rad2deg_", "trace", "dist",
+    "copysign", "copysign_", "ldexp", "ldexp_", "frexp", "gcd", "gcd_", "lcm", "lcm_",
+    "heaviside", "heaviside_", "nextafter", "nextafter_", "float_power_", "diff", "gradient",
+    "trapezoid", "trapz", "cumulative_trapezoid", "diagflat", "renorm", "renorm_", "isin",
+    "quantile", "nanquantile", "cov", "corrcoef", "cummax", "cummin", "logcumsumexp", "addr",
+    "addr_", "addmm_", "addmv_", "addbmm_", "baddbmm_", "bitwise_not_", "bitwise_left_shift_",
+    "bitwise_right_shift_", "tril_", "triu_", "cdist", "bincount", "histc", "histogram",
+    "histogramdd", "block_diag", "cartesian_prod", "combinations", "tril_indices",
+    "triu_indices", "hann_window", "hamming_window", "blackman_window", "bartlett_window",
+    "kaiser_window", "fill", "unravel_index", "is_same_size", "is_signed", "is_inference",
+    "can_cast", "apply_", "map_", "map2_", "fill_diagonal_", "threshold", "threshold_",
+    "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes", "is_distributed", "dim_order",
+]
+
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
+negative_ = neg_
+greater_, greater_equal_, less_, less_equal_, not_equal_ = gt_, ge_, lt_, le_, ne_
+swapaxes_ = swapdims_ = transpose_
+
+
+def logical_xor_(input, other):
+    """In-place ``logical_xor`` (the result cast to ``input``'s dtype)."""
+    write(input, logical_xor(input, other)._array.astype(input._array.dtype), "logical_xor_")
+    return input
+
+
+def _inplace_of(fn, name):
+    def op_(input, *args, **kwargs):
+        return inplace(input, fn, *args, **kwargs)
+    op_.__name__ = name + "_"
+    op_.__doc__ = "In-place ``%s``." % name
+    return op_
+
+
+_DEG = math.pi / 180.0
+Deg2Rad = _unary("Deg2Rad", lambda xp, x: x * x.dtype.type(_DEG), "Deg2RadBackward0",
+                 lambda g, a: g * _DEG)
+Rad2Deg = _unary("Rad2Deg", lambda xp, x: x * x.dtype.type(1 / _DEG), "Rad2DegBackward0",
+                 lambda g, a: g * (1 / _DEG))
+
+
+def deg2rad(input):
+    """Angles in degrees to radians."""
+    _no_complex(input, "deg2rad")
+    return Deg2Rad.apply(input)
+
+
+def rad2deg(input):
+    """Angles in radians to degrees."""
+    _no_complex(input, "rad2deg")
+    return Rad2Deg.apply(input)
+
+
+def _no_complex(input, op):
+    if input._array.dtype.kind == "c":
+        raise RuntimeError("%s is not supported for complex tensors." % op)
+
+
+class Trace(Function):
+    node_name = "TraceBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        arr = a._array
+        if arr.dtype.kind in "biu":
+            arr = arr.astype(np.int64)
+        return Tensor._wrap(xp_of(a).asarray(xp_of(a).trace(arr)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        n, m = ctx._input_meta(0)[0]
+        eye = Tensor._wrap(xp_of(grad_output).eye(n, m, dtype=grad_output._array.dtype))
+        return grad_output * eye
+
+
+def trace(input):
+    """Sum of the main diagonal of a 2-D tensor."""
+    if input.dim() != 2:
+        raise RuntimeError("trace: expected a matrix, but got tensor with dim %d" % input.dim())
+    return Trace.apply(input)
+
+
+def dist(input, other, p=2):
+    """``norm(input - other, p)``."""
+    return norm(sub(input, other), p)
+
+
+class Copysign(Function):
+    node_name = "CopysignBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        aa, ba = binary_arrays("copysign", a, b)
+        aa = needs_float(aa)
+        out = Tensor._wrap(xp_of(a).copysign(aa, xp_of(a).asarray(ba, dtype=aa.dtype)))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, out = ctx.saved_tensors
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            ratio = Tensor._wrap(xp_of(a).where(a._array == 0, 0, out._array / xp_of(a).where(
+                a._array == 0, 1, a._array)).astype(out._array.dtype))
+            ga = _sum_back(grad_output * ratio, ctx._input_meta(0)[0])
+        if ctx.needs_input_grad[1]:
+            gb = _sum_back(grad_output * 0, ctx._input_meta(1)[0])
+        return ga, gb
+
+
+def _sum_back(g, shape):
+    return g if tuple(g.shape) == tuple(shape) else g.sum_to_size(shape)
+
+
+def copysign(input, other):
+    """``input``'s magnitudes with ``other``'s signs (a float result)."""
+    return Copysign.apply(input, other)
+
+
+class Ldexp(Function):
+    node_name = "LdexpBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        aa, ba = binary_arrays("ldexp", a, b)
+        aa = needs_float(aa)
+        xp = xp_of(a)
+        out = Tensor._wrap(aa * xp.exp2(ba.astype(aa.dtype)))
+        ctx.save_for_backward(b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        b, out = ctx.saved_tensors
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            bf = b if b._array.dtype == out._array.dtype else b.to(out.dtype)
+            ga = _sum_back(grad_output * (bf * _LN2).exp(), ctx._input_meta(0)[0])
+        if ctx.needs_input_grad[1]:
+            gb = _sum_back(grad_output * out * _LN2, ctx._input_meta(1)[0])
+        return ga, gb
+
+
+_LN2 = math.log(2.0)
+
+
+def ldexp(input, other):
+    """``input * 2 ** other``."""
+    if not isinstance(other, Tensor):
+        raise TypeError("ldexp(): argument 'other' (position 2) must be Tensor, not %s"
+                        % type(other).__name__)
+    return Ldexp.apply(input, other)
+
+
+def frexp(input):
+    """Mantissa in (-1, 1) and integer exponent with ``input == mantissa * 2 ** exponent``."""
+    if input._array.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    xp = xp_of(input)
+    _, e = xp.frexp(input._array)
+    exponent = Tensor._wrap(e.astype(np.int32))
+    scale = Tensor._wrap(xp.ldexp(xp.ones_like(input._array), -e))
+    return _rt_frexp(input * scale, exponent)
+
+
+_rt_frexp = _rt._return_type("frexp", ("mantissa", "exponent"))
+_rt_cummax = _rt._return_type("cummax")
+_rt_cummin = _rt._return_type("cummin")
+_rt_histogram = _rt._return_type("histogram", ("hist", "bin_edges"))
+_rt_histogramdd = _rt._return_type("histogramdd", ("hist", "bin_edges"))
+
+
+def _int_binary(name, kernel):
+    def fn(input, other):
+        aa, ba = binary_arrays(name, input, other)
+        if aa.dtype.kind not in "biu":
+            raise NotImplementedError("\"%s_cpu\" not implemented for '%s'"
+                                      % (name, _dt.from_numpy_dtype(aa.dtype)._legacy[:-6]))
+        return Tensor._wrap(xp_of(input).asarray(getattr(xp_of(input), kernel)(aa, ba)))
+    fn.__name__ = name
+    fn.__doc__ = "Element-wise ``%s`` of integer tensors." % name
+    return fn
+
+
+gcd = _int_binary("gcd", "gcd")
+lcm = _int_binary("lcm", "lcm")
+
+
+def heaviside(input, values):
+    """The Heaviside step: 0 below zero, 1 above, ``values`` at zero."""
+    if not isinstance(values, Tensor) or values._array.dtype != input._array.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    aa, ba = binary_arrays("heaviside", input, values)
+    return Tensor._wrap(xp_of(input).heaviside(aa, ba).astype(aa.dtype))
+
+
+def nextafter(input, other):
+    """The next float after ``input`` towards ``other``."""
+    aa, ba = binary_arrays("nextafter", input, other)
+    if aa.dtype.kind != "f":
+        raise NotImplementedError("\"nextafter_cpu\" not implemented for '%s'"
+                                  % _dt.from_numpy_dtype(aa.dtype)._legacy[:-6])
+    return Tensor._wrap(xp_of(input).nextafter(aa, xp_of(input).asarray(ba, dtype=aa.dtype)))
+
+
+def float_power_(input, exponent):
+    """In-place ``float_power`` (``input`` must be float64)."""
+    if input._array.dtype != np.float64:
+        raise RuntimeError("the base given to float_power_ has dtype %s but the operation's "
+                           "result requires dtype Double"
+                           % _dt.from_numpy_dtype(input._array.dtype)._legacy[:-6])
+    return inplace(input, float_power, exponent)
+
+
+copysign_ = _inplace_of(copysign, "copysign")
+ldexp_ = _inplace_of(ldexp, "ldexp")
+gcd_ = _inplace_of(gcd, "gcd")
+lcm_ = _inplace_of(lcm, "lcm")
+heaviside_ = _inplace_of(heaviside, "heaviside")
+nextafter_ = _inplace_of(nextafter, "nextafter")
+addmm_ = _inplace_of(addmm, "addmm")
+addmv_ = _inplace_of(addmv, "addmv")
+addbmm_ = _inplace_of(addbmm, "addbmm")
+baddbmm_ = _inplace_of(baddbmm, "baddbmm")
+bitwise_not_ = _inplace_of(bitwise_not, "bitwise_not")
+bitwise_left_shift_ = _inplace_of(bitwise_left_shift, "bitwise_left_shift")
+bitwise_right_shift_ = _inplace_of(bitwise_right_shift, "bitwise_right_shift")
+tril_ = _inplace_of(tril, "tril")
+triu_ = _inplace_of(triu, "triu")
+deg2rad_ = _inplace_of(deg2rad, "deg2rad")
+rad2deg_ = _inplace_of(rad2deg, "rad2deg")
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The ``n``-th forward difference along ``dim``."""
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    dim = wrap_dim(dim, input.dim())
+    parts = [t for t in (prepend, input, append) if t is not None]
+    if len(parts) > 1:
+        parts = [t if isinstance(t, Tensor) else as_tensor(t) for t in parts]
+        parts = [t.expand(*[s if k != dim else t.shape[dim] if t.dim() else 1
+                            for k, s in enumerate(input.shape)]) if t.dim() == 0 else t
+                 for t in parts]
+        input = cat(parts, dim)
+    for _ in range(n):
+        length = input.shape[dim]
+        if length == 0:
+            break
+        hi, lo = narrow(input, dim, 1, length - 1), narrow(input, dim, 0, length - 1)
+        input = logical_xor(hi, lo) if input._array.dtype == np.bool_ else sub(hi, lo)
+    return input
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Central-difference estimate of the gradient along each of ``dim`` (numpy's rules)."""
+    dims = list(range(input.dim())) if dim is None else \
+        [dim] if isinstance(dim, int) else list(dim)
+    dims = [wrap_dim(d, input.dim()) for d in dims]
+    if isinstance(spacing, (list, tuple)):
+        sp = list(spacing)
+    else:
+        sp = [spacing] * len(dims)
+    if len(sp) != len(dims):
+        raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's "
+                           "spacing and dim arguments to have the same length, but got a spacing "
+                           "argument of length %d and a dim argument of length %d."
+                           % (len(sp), len(dims)))
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+    if input._array.dtype.kind in "biu":
+        input = input.to(_dt.get_default_dtype())
+    return tuple(_gradient_1d(input, d, h, edge_order) for d, h in zip(dims, sp))
+
+
+def _gradient_1d(y, dim, h, edge_order):
+    n = y.shape[dim]
+
+    def sl(start, length):
+        return narrow(y, dim, start, length)
+    if not isinstance(h, Tensor):
+        h = float(h)
+        mid = (sl(2, n - 2) - sl(0, n - 2)) / (2 * h)
+        if edge_order == 1:
+            first = (sl(1, 1) - sl(0, 1)) / h
+            last = (sl(n - 1, 1) - sl(n - 2, 1)) / h
+        else:
+            first = (sl(0, 1) * -1.5 + sl(1, 1) * 2 - sl(2, 1) * 0.5) / h
+            last = (sl(n - 3, 1) * 0.5 - sl(n - 2, 1) * 2 + sl(n - 1, 1) * 1.5) / h
+        return cat([first, mid, last], dim)
+    shape = [1] * y.dim()
+    shape[dim] = -1
+    dx = (h[1:] - h[:-1]).reshape(shape)
+    dx1, dx2 = narrow(dx, dim, 0, n - 2), narrow(dx, dim, 1, n - 2)
+    a = -dx2 / (dx1 * (dx1 + dx2))
+    b = (dx2 - dx1) / (dx1 * dx2)
+    c = dx1 / (dx2 * (dx1 + dx2))
+    mid = a * sl(0, n - 2) + b * sl(1, n - 2) + c * sl(2, n - 2)
+    if edge_order == 1:
+        first = (sl(1, 1) - sl(0, 1)) / narrow(dx, dim, 0, 1)
+        last = (sl(n - 1, 1) - sl(n - 2, 1)) / narrow(dx, dim, n - 2, 1)
+    else:
+        d1, d2 = narrow(dx, dim, 0, 1), narrow(dx, dim, 1, 1)
+        first = (-(2 * d1 + d2) / (d1 * (d1 + d2)) * sl(0, 1) + (d1 + d2) / (d1 * d2) * sl(1, 1)
+                 - d1 / (d2 * (d1 + d2)) * sl(2, 1))
+        d1, d2 = narrow(dx, dim, n - 3, 1), narrow(dx, dim, n - 2, 1)
+        last = (d2 / (d1 * (d1 + d2)) * sl(n - 3, 1) - (d2 + d1) / (d1 * d2) * sl(n - 2, 1)
+                + (2 * d2 + d1) / (d2 * (d1 + d2)) * sl(n - 1, 1))
+    return cat([first, mid, last], dim)
+
+
+def _trap_parts(y, x, dx, dim):
+    dim = wrap_dim(dim, y.dim())
+    n = y.shape[dim]
+    avg = (narrow(y, dim, 1, n - 1) + narrow(y, dim, 0, n - 1)) if n else y
+    if x is None:
+        return avg, (1.0 if dx is None else dx) / 2.0, dim
+    if x.dim() == 1:
+        shape = [1] * y.dim()
+        shape[dim] = -1
+        d = (x[1:] - x[:-1]).reshape(shape)
+    else:
+        xd = wrap_dim(dim, x.dim())
+        d = sub(narrow(x, xd, 1, x.shape[xd] - 1), narrow(x, xd, 0, x.shape[xd] - 1))
+    return avg * d, 0.5, dim
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The trapezoidal rule along ``dim`` (sample points ``x`` or spacing ``dx``)."""
+    if y.shape[wrap_dim(dim, y.dim())] == 0:
+        return y.sum(dim)
+    parts, scale, d = _trap_parts(y, x, dx, dim)
+    return parts.sum(d) * scale
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """``trapezoid`` (torch's older name)."""
+    if x is not None and not isinstance(x, Tensor):
+        return trapezoid(y, dx=x, dim=dim)
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running trapezoidal rule along ``dim`` (one element fewer than ``y``)."""
+    parts, scale, d = _trap_parts(y, x, dx, dim)
+    if y.shape[d] == 0:
+        return parts
+    return cumsum(parts * scale, d)
+
+
+def diagflat(input, offset=0):
+    """A 2-D tensor with the flattened ``input`` on diagonal ``offset``."""
+    return diag_embed(flatten(input), offset)
+
+
+def renorm(input, p, dim, maxnorm):
+    """Each slice along ``dim`` rescaled to p-norm at most ``maxnorm``."""
+    if input.dim() < 2:
+        raise RuntimeError("renorm: input needs at least 2 dimensions, got %d dimensions"
+                           % input.dim())
+    if maxnorm < 0:
+        raise RuntimeError("renorm: expected maxnorm to be >= 0 but got %s" % maxnorm)
+    dim = wrap_dim(dim, input.dim())
+    others = tuple(d for d in range(input.dim()) if d != dim)
+    norms = norm(input, p, others, keepdim=True)
+    factor = maxnorm / (norms + 1e-7)
+    mask = Tensor._wrap(norms._array > maxnorm)
+    return input * factor.where(mask, Tensor._wrap(
+        xp_of(input).ones((), dtype=norms._array.dtype)))
+
+
+renorm_ = _inplace_of(renorm, "renorm")
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each of ``elements`` is in ``test_elements``."""
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin() received an invalid combination of arguments")
+    like = elements if isinstance(elements, Tensor) else test_elements
+    xp = xp_of(like)
+    ea = elements._array if isinstance(elements, Tensor) else xp.asarray(elements)
+    ta = test_elements._array if isinstance(test_elements, Tensor) else xp.asarray(test_elements)
+    return Tensor._wrap(xp.asarray(xp.isin(ea, ta, invert=invert)))
+
+
+def _quantile(input, q, dim, keepdim, interpolation, name, ignore_nan):
+    if input._array.dtype.kind != "f":
+        raise RuntimeError("%s() input tensor must be either float or double dtype" % name)
+    scalar_q = not isinstance(q, Tensor)
+    if scalar_q:
+        if not 0 <= q <= 1:
+            raise RuntimeError("%s() q must be in the range [0, 1] but got %g" % (name, q))
+        q_arr = xp_of(input).asarray([q], dtype=input._array.dtype)
+    else:
+        if q.dim() > 1:
+            raise RuntimeError("%s() q must be a scalar or 1D tensor" % name)
+        if q._array.dtype != input._array.dtype:
+            raise RuntimeError("%s() q tensor must be same dtype as the input tensor" % name)
+        q_arr = q._array.reshape(-1)
+        if bool(((q_arr < 0) | (q_arr > 1)).any()):
+            raise RuntimeError("%s() q values must be in the range [0, 1]" % name)
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise RuntimeError("%s() interpolation must be one of linear, lower, higher, midpoint or "
+                           "nearest. Got %s" % (name, interpolation))
+    if input.numel() == 0:
+        raise RuntimeError("%s() input tensor must be non-empty" % name)
+    if dim is None:
+        x = input.reshape(-1)
+        d = 0
+    else:
+        d = wrap_dim(dim, input.dim())
+        x = input if input.dim() else input.reshape(1)
+    x = x.movedim(d, -1)
+    xp = xp_of(input)
+    srt = x.sort(-1).values
+    n = srt.shape[-1]
+    nan = xp.isnan(x._array)
+    if ignore_nan:
+        valid = (n - nan.sum(-1, keepdims=True)).astype(srt._array.dtype)
+    else:
+        valid = xp.full(srt.shape[:-1] + (1,), n, dtype=srt._array.dtype)
+    qs = q_arr.reshape((-1,) + (1,) * srt.dim())
+    rank = qs * (valid - 1)
+    if not ignore_nan:
+        rank = xp.where(nan.any(-1, keepdims=True), n - 1, rank)
+    else:
+        rank = xp.where(valid == 0, 0, rank)
+    if interpolation == "lower":
+        rank = xp.floor(rank)
+    elif interpolation == "higher":
+        rank = xp.ceil(rank)
+    elif interpolation == "nearest":
+        rank = xp.round(rank)
+    lo = xp.floor(rank).astype(np.int64)
+    hi = xp.minimum(lo + 1, n - 1)
+    hi = xp.where(rank == lo, lo, hi)
+    vals = srt.unsqueeze(0).expand(len(q_arr), *srt.shape)
+    v_lo = gather(vals, -1, Tensor._wrap(lo.astype(np.int64)))
+    v_hi = gather(vals, -1, Tensor._wrap(hi.astype(np.int64)))
+    if interpolation == "midpoint":
+        w = xp.where(rank == lo, 0.0, 0.5).astype(srt._array.dtype)
+    else:
+        w = (rank - lo).astype(srt._array.dtype)
+    out = v_lo.lerp(v_hi, Tensor._wrap(w)).squeeze(-1)
+    if ignore_nan:
+        out = out.where(Tensor._wrap(valid[..., 0] > 0), Tensor._wrap(
+            xp.asarray(np.nan, dtype=srt._array.dtype)))
+    if keepdim:
+        if dim is None:
+            out = out.reshape((out.shape[0],) + (1,) * input.dim())
+        elif input.dim():
+            out = out.unsqueeze(d + 1)
+    if scalar_q:
+        out = out.squeeze(0)
+    elif q.dim() == 0:
+        out = out.squeeze(0)
+    return out
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The ``q``-th quantiles of ``input`` (flattened, or along ``dim``)."""
+    return _quantile(input, q, dim, keepdim, interpolation, "quantile", False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """``quantile`` ignoring NaNs."""
+    return _quantile(input, q, dim, keepdim, interpolation, "nanquantile", True)
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Covariance matrix of the variables in the rows of ``input``."""
+    if input.dim() > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
+                           "input with %d dimensions" % input.dim())
+    x = input.reshape(1, -1) if input.dim() < 2 else input
+    if x._array.dtype.kind in "biu":
+        x = x.to(_dt.get_default_dtype())
+    n_obs = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is None:
+        avg = x.mean(1)
+        w_sum = n_obs
+        norm_factor = n_obs - correction
+    else:
+        w = w.to(_dt.from_numpy_dtype(x._array.dtype)) if w._array.dtype != x._array.dtype \
+            else w
+        w_sum = w.sum()
+        avg = (x * w).sum(1) / w_sum
+        if correction == 0:
+            norm_factor = w_sum
+        elif aweights is None:
+            norm_factor = w_sum - correction
+        else:
+            norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
+    xm = x - avg.unsqueeze(1)
+    xw = xm * w if w is not None else xm
+    if isinstance(norm_factor, Tensor):
+        norm_factor = clamp(norm_factor, min=0)
+    else:
+        norm_factor = _b.max(norm_factor, 0)
+    c = xw.mm(xm.t().conj()) / norm_factor
+    return c.squeeze()
+
+
+def corrcoef(input):
+    """Pearson correlation coefficients of the variables in the rows of ``input``."""
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = c.diagonal()
+    stddev = d.sqrt()
+    c = c / stddev.unsqueeze(1)
+    c = c / stddev.unsqueeze(0)
+    return clamp(c, -1, 1)
+
+
+class _CumExt(Function):
+    node_name = "CummaxBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, is_max):
+        ctx.set_node_name("CummaxBackward0" if is_max else "CumminBackward0")
+        xp = xp_of(a)
+        arr = a._array
+        if arr.ndim == 0:
+            idx = xp.zeros((), dtype=np.int64)
+            ctx.dim = 0
+            ctx.save_for_backward(Tensor._wrap(idx))
+            return Tensor._wrap(arr.copy()), Tensor._wrap(idx)
+        x = xp.moveaxis(arr, dim, -1)
+        ufunc = xp.maximum if is_max else xp.minimum
+        if x.dtype == np.bool_:
+            ufunc = xp.logical_or if is_max else xp.logical_and
+        vals = ufunc.accumulate(x, axis=-1) if x.shape[-1] else x.copy()
+        pos = xp.broadcast_to(xp.arange(x.shape[-1], dtype=np.int64), x.shape)
+        upd = x == vals
+        if x.dtype.kind == "f":
+            # NOTE: torch's loop: a NaN is taken once; after it nothing replaces it.
+            prev = xp.concatenate([xp.zeros(x.shape[:-1] + (1,), dtype=bool),
+                                   xp.isnan(vals[..., :-1])], -1)
+            upd = ~prev & (upd | xp.isnan(x))
+        idx = xp.where(upd, pos, 0)
+        idx = xp.maximum.accumulate(idx, axis=-1) if x.shape[-1] else idx
+        vals = xp.ascontiguousarray(xp.moveaxis(vals, -1, dim))
+        idx = xp.ascontiguousarray(xp.moveaxis(idx, -1, dim))
+        ctx.dim = dim
+        ctx.save_for_backward(Tensor._wrap(idx))
+        return Tensor._wrap(vals), Tensor._wrap(idx)
+
+    @staticmethod
+    def backward(ctx, grad_values, grad_indices):
+        idx, = ctx.saved_tensors
+        if grad_values.dim() == 0:
+            return grad_values, None, None
+        g = zeros(*grad_values.shape, dtype=grad_values.dtype, device=grad_values.device)
+        return g.scatter_add(ctx.dim, idx, grad_values), None, None
+
+
+def _cum_ext(input, dim, is_max, rt):
+    dim = wrap_dim(dim, input.dim())
+    vals, idx = _CumExt.apply(input, dim, is_max)
+    return rt(vals, idx)
+
+
+def cummax(input, dim):
+    """Running maximum along ``dim`` and the index where each was reached."""
+    return _cum_ext(input, dim, True, _rt_cummax)
+
+
+def cummin(input, dim):
+    """Running minimum along ``dim`` and the index where each was reached."""
+    return _cum_ext(input, dim, False, _rt_cummin)
+
+
+def logcumsumexp(input, dim):
+    """``log(cumsum(exp(input), dim))``, computed stably."""
+    dim = wrap_dim(dim, input.dim())
+    if input._array.dtype.kind in "biu":
+        input = input.to(_dt.get_default_dtype())
+    if input.numel() == 0:
+        return input.clone()
+    xp = xp_of(input)
+    m = xp.max(input._array, axis=dim if input.dim() else None, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, 0)
+    shift = Tensor._wrap(m)
+    return (input - shift).exp().cumsum(dim).log() + shift
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * input + alpha * outer(vec1, vec2)``."""
+    if vec1.dim() != 1 or vec2.dim() != 1:
+        raise RuntimeError("addr: Expected 1-D argument vec%d, but got %d-D"
+                           % ((1, vec1.dim()) if vec1.dim() != 1 else (2, vec2.dim())))
+    prod = outer(vec1, vec2)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:
+        return prod + _zeros_of(input, prod)    # (input's NaNs ignored, as torch)
+    return (input * beta if beta != 1 else input) + prod
+
+
+def _zeros_of(input, like):
+    return Tensor._wrap(xp_of(like).zeros(input.shape, dtype=like._array.dtype))
+
+
+addr_ = _inplace_of(addr, "addr")
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """Pairwise p-norm distances between the rows of ``x1`` and ``x2`` (batched)."""
+    if x1.dim() < 2:
+        raise RuntimeError("cdist only supports at least 2D tensors, X1 got: %dD" % x1.dim())
+    if x2.dim() < 2:
+        raise RuntimeError("cdist only supports at least 2D tensors, X2 got: %dD" % x2.dim())
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError("X1 and X2 must have the same number of columns. X1: %d X2: %d"
+                           % (x1.shape[-1], x2.shape[-1]))
+    if x1._array.dtype.kind != "f":
+        raise RuntimeError("cdist only supports floating-point dtypes, X1 got: %s"
+                           % _dt.from_numpy_dtype(x1._array.dtype)._legacy[:-6])
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    if p == 0:
+        return (d != 0).to(_dt.from_numpy_dtype(x1._array.dtype)).sum(-1) + d.sum(-1) * 0
+    return _pnorm_last(d, float(p))
+
+
+class _PNorm(Function):
+    """p-norm over the last dim with torch's cdist gradient (zero where the distance is 0)."""
+
+    node_name = "CdistBackward0"
+
+    @staticmethod
+    def forward(ctx, d, p):
+        xp = xp_of(d)
+        a = xp.abs(d._array)
+        if p == math.inf:
+            out = a.max(-1) if a.shape[-1] else xp.zeros(a.shape[:-1], a.dtype)
+        elif p == 1:
+            out = a.sum(-1)
+        elif p == 2:
+            out = xp.sqrt((a * a).sum(-1))
+        else:
+            out = (a ** p).sum(-1) ** (1 / p)
+        out = Tensor._wrap(xp.asarray(out, dtype=d._array.dtype))
+        ctx.p = p
+        ctx.save_for_backward(d, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        d, out = ctx.saved_tensors
+        p = ctx.p
+        g = grad_output.unsqueeze(-1)
+        o = out.unsqueeze(-1)
+        zero = Tensor._wrap(xp_of(d).zeros((), dtype=d._array.dtype))
+        nz = o != 0
+        safe = o.where(nz, zero + 1)
+        if p == 1:
+            return g * d.sign(), None
+        if p == 2:
+            return (g * d / safe).where(nz, zero), None
+        if p == math.inf:
+            hit = (d.abs() == o) & nz
+            return (g * d.sign()).where(hit, zero), None
+        ad = d.abs()
+        return (g * d.sign() * ad ** (p - 1) / safe ** (p - 1)).where(nz, zero), None
+
+
+def _pnorm_last(d, p):
+    return _PNorm.apply(d, p)
+
+
+def bincount(input, weights=None, minlength=0):
+    """Counts of each value of a 1-D non-negative integer tensor (weighted sums with
+    ``weights``)."""
+    arr = input._array
+    if arr.dtype.kind in "fc":
+        raise NotImplementedError("\"bincount_cpu\" not implemented for '%s'"
+                                  % _dt.from_numpy_dtype(arr.dtype)._legacy[:-6])
+    if arr.ndim != 1 or (arr.size and bool((arr < 0).any())):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    xp = xp_of(input)
+    if weights is not None:
+        if weights.dim() != 1 or weights.shape[0] != arr.shape[0]:
+            raise RuntimeError("weights should be 1-d and have the same length as input")
+        w = weights._array
+        out_dt = np.float32 if w.dtype == np.float32 else np.float64
+        n = _b.max(int(arr.max()) + 1 if arr.size else 0, minlength)
+        out = xp.zeros(n, dtype=np.float64)
+        xp.add.at(out, arr.astype(np.int64), w.astype(np.float64))
+        return Tensor._wrap(out.astype(out_dt))
+    n = _b.max(int(arr.max()) + 1 if arr.size else 0, minlength)
+    out = xp.zeros(n, dtype=np.int64)
+    xp.add.at(out, arr.astype(np.int64), 1)
+    return Tensor._wrap(out)
+
+
+def histc(input, bins=100, min=0, max=0):
+    """Histogram of ``input`` with ``bins`` equal bins over [min, max] (data range if equal)."""
+    arr = input._array
+    if arr.dtype.kind != "f":
+        raise NotImplementedError("\"histogram_cpu\" not implemented for '%s'"
+                                  % _dt.from_numpy_dtype(arr.dtype)._legacy[:-6])
+    if bins <= 0:
+        raise RuntimeError("torch.histogram(): bins must be > 0, but got %d for dimension 0"
+                           % bins)
+    xp = xp_of(input)
+    lo, hi = float(min), float(max)
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if lo == hi and arr.size:
+        lo, hi = float(arr.min()), float(arr.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError("torch.histc: range of [%s, %s] is not finite" % (lo, hi))
+    hist, _ = _linear_hist(xp, arr.reshape(-1), bins, lo, hi, None)
+    return Tensor._wrap(hist.astype(arr.dtype))
+
+
+def _linear_hist(xp, flat, bins, lo, hi, weight):
+    """torch's binning: ``(x - lo) * bins / (hi - lo)``, the top edge in the last bin."""
+    edges = xp.linspace(lo, hi, bins + 1).astype(flat.dtype)
+    x = flat.astype(np.float64)
+    keep = (x >= lo) & (x <= hi)
+    pos = ((x[keep] - lo) * bins / (hi - lo)).astype(np.int64)
+    pos = xp.minimum(pos, bins - 1)
+    # torch then corrects ``pos`` against the (rounded) edges
+    e = edges.astype(np.float64)
+    xs = x[keep]
+    pos = xp.where((pos > 0) & (xs < e[pos]), pos - 1, pos)
+    pos = xp.where((pos < bins - 1) & (xs >= e[xp.minimum(pos + 1, bins)]), pos + 1, pos)
+    w = None if weight is None else weight.reshape(-1)[keep].astype(np.float64)
+    hist = xp.zeros(bins, dtype=np.float64)
+    xp.add.at(hist, pos, 1.0 if w is None else w)
+    return hist, edges
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    """Histogram of ``input``: counts (or density) and bin edges."""
+    arr = input._array
+    xp = xp_of(input)
+    if arr.dtype.kind != "f":
+        raise NotImplementedError("\"histogram_cpu\" not implemented for '%s'"
+                                  % _dt.from_numpy_dtype(arr.dtype)._legacy[:-6])
+    flat = arr.reshape(-1)
+    w = None if weight is None else weight._array
+    if isinstance(bins, Tensor):
+        edges = bins._array
+        if edges.ndim != 1:
+            raise RuntimeError("torch.histogram(): bins tensor should have one dimension, but "
+                               "got %d dimensions in the bins tensor" % edges.ndim)
+        x = flat.astype(np.float64)
+        e = edges.astype(np.float64)
+        nb = e.shape[0] - 1
+        keep = (x >= e[0]) & (x <= e[-1])
+        pos = xp.minimum(xp.searchsorted(e, x[keep], side="right") - 1, nb - 1)
+        hist = xp.zeros(nb, dtype=np.float64)
+        xp.add.at(hist, pos, 1.0 if w is None else w.reshape(-1)[keep].astype(np.float64))
+    else:
+        if bins <= 0:
+            raise RuntimeError("torch.histogram(): bins must be > 0, but got %d for dimension 0"
+                               % bins)
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+        elif flat.size:
+            lo, hi = float(flat.min()), float(flat.max())
+        else:
+            lo, hi = 0.0, 0.0
+        if lo > hi:
+            raise RuntimeError("torch.histogram(): min should not exceed max, but got min %s "
+                               "max %s for dimension 0" % (lo, hi))
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        hist, edges = _linear_hist(xp, flat, bins, lo, hi, w)
+    if density:
+        widths = xp.diff(edges.astype(np.float64))
+        hist = hist / (hist.sum() * widths)
+    return _rt_histogram(Tensor._wrap(hist.astype(arr.dtype)),
+                         Tensor._wrap(xp.asarray(edges, dtype=arr.dtype)))
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    """Multi-dimensional histogram of the points in the rows of ``input``."""
+    arr = input._array
+    xp = xp_of(input)
+    pts = arr.reshape(-1, arr.shape[-1])
+    k = pts.shape[1]
+    if isinstance(bins, int):
+        bins = [bins] * k
+    edges = []
+    for j, b in enumerate(bins):
+        if isinstance(b, Tensor):
+            edges.append(b._array.astype(np.float64))
+            continue
+        if range is not None:
+            lo, hi = float(range[2 * j]), float(range[2 * j + 1])
+        elif pts.shape[0]:
+            lo, hi = float(pts[:, j].min()), float(pts[:, j].max())
+        else:
+            lo, hi = 0.0, 0.0
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(xp.linspace(lo, hi, int(b) + 1).astype(arr.dtype).astype(np.float64))
+    w = None if weight is None else weight._array.reshape(-1).astype(np.float64)
+    hist, _ = xp.histogramdd(pts.astype(np.float64), bins=edges, weights=w, density=density)
+    return _rt_histogramdd(Tensor._wrap(hist.astype(arr.dtype)),
+                           tuple(Tensor._wrap(e.astype(arr.dtype)) for e in edges))
+
+
+def block_diag(*tensors):
+    """The block-diagonal matrix of ``tensors`` (each 0-, 1- or 2-D)."""
+    mats = []
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+                               "Input %d has %d dimensions" % (i, t.dim()))
+        mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
+    if not mats:
+        return Tensor._wrap(backend_for(None).xp.zeros((1, 0), dtype=_dt.get_default_dtype().np))
+    d = _dt.result_type(*mats)
+    mats = [m.to(d) if m.dtype != d else m for m in mats]
+    total = _b.sum(m.shape[1] for m in mats)
+    rows = []
+    left = 0
+    for m in mats:
+        r, c = m.shape
+        parts = []
+        if left:
+            parts.append(Tensor._wrap(xp_of(m).zeros((r, left), dtype=d.np)))
+        parts.append(m)
+        if total - left - c:
+            parts.append(Tensor._wrap(xp_of(m).zeros((r, total - left - c), dtype=d.np)))
+        rows.append(cat(parts, 1) if len(parts) > 1 else m)
+        left += c
+    return cat(rows, 0)
+
+
+def cartesian_prod(*tensors):
+    """All tuples of one element from each 1-D tensor, as rows."""
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError("Expect a 1D vector, but got shape %s" % list(t.shape))
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = [g.flatten() for g in _meshgrid_ij(tensors)]
+    return stack(grids, 1)
+
+
+def _meshgrid_ij(tensors):
+    shape = [t.shape[0] for t in tensors]
+    out = []
+    for k, t in enumerate(tensors):
+        view = [1] * len(tensors)
+        view[k] = -1
+        out.append(t.reshape(*view).expand(*shape))
+    return out
+
+
+def combinations(input, r=2, with_replacement=False):
+    """All length-``r`` combinations of the elements of a 1-D tensor, as rows."""
+    if input.dim() != 1:
+        raise RuntimeError("Expect a 1D vector, but got shape %s" % list(input.shape))
+    if r < 0:
+        raise RuntimeError("Expect a non-negative number, but got %d" % r)
+    if r == 0:
+        return Tensor._wrap(xp_of(input).zeros((0,), dtype=input._array.dtype))
+    gen = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    combos = list(gen(range(input.shape[0]), r))
+    if not combos:
+        return Tensor._wrap(xp_of(input).zeros((0, r), dtype=input._array.dtype))
+    idx = xp_of(input).asarray(combos, dtype=np.int64)
+    return stack([input[Tensor._wrap(idx[:, k].copy())] for k in range(r)], 1)
+
+
+def _tri_indices(row, col, offset, dtype, device, lower):
+    b = backend_for(device)
+    d = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
+    if d not in (_dt.int64, _dt.int32):
+        raise RuntimeError("\"%s_indices\" not implemented for '%s'"
+                           % ("tril" if lower else "triu", d._legacy[:-6]))
+    fn = b.xp.tril_indices if lower else b.xp.triu_indices
+    r, c = fn(row, offset, col) if row and col else (b.xp.zeros(0, np.int64),) * 2
+    return Tensor._wrap(b.xp.stack([r, c]).astype(d.np))
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """Coordinates of the lower triangle of a ``row x col`` matrix (2 x N)."""
+    return _tri_indices(row, col, offset, dtype, device, True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """Coordinates of the upper triangle of a ``row x col`` matrix (2 x N)."""
+    return _tri_indices(row, col, offset, dtype, device, False)
+
+
+def _window(name, window_length, periodic, dtype, device, requires_grad, fn):
+    d = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    if not d.is_floating_point:
+        raise RuntimeError("%s expects floating point dtypes, got: TensorOptions(dtype=%s, "
+                           "device=cpu, layout=Strided (default), requires_grad=false "
+                           "(default), pinned_memory=false, memory_format=(nullopt))"
+                           % (name, _CPP.get(d._legacy[:-6], d._legacy[:-6])))
+    if window_length < 0:
+        raise RuntimeError("%s requires non-negative window_length, got window_length=%d"
+                           % (name, window_length))
+    xp = backend_for(device).xp
+    if window_length == 0:
+        return _new(xp.zeros(0, dtype=d.np), requires_grad)
+    if window_length == 1:
+        return _new(xp.ones(1, dtype=d.np), requires_grad)
+    n = window_length + 1 if periodic else window_length
+    out = fn(xp, xp.arange(n, dtype=d.np), n, d.np.type)
+    if periodic:
+        out = out[:-1]
+    return _new(xp.ascontiguousarray(out.astype(d.np)), requires_grad)
+
+
+_CPP = {"Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
+        "Byte": "unsigned char", "Bool": "bool"}
+
+
+def _cosine(alpha, beta):
+    def fn(xp, k, n, dt):
+        return alpha - beta * xp.cos(k * dt(2 * math.pi / (n - 1)))
+    return fn
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
+                   layout=None, device=None, pin_memory=False, requires_grad=False):
+    """The Hamming window ``alpha - beta * cos(2 pi n / (N - 1))``."""
+    return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
+                   _cosine(alpha, beta))
+
+
+def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                pin_memory=False, requires_grad=False):
+    """The Hann window ``0.5 - 0.5 * cos(2 pi n / (N - 1))``."""
+    return _window("hann_window", window_length, periodic, dtype, device, requires_grad,
+                   _cosine(0.5, 0.5))
+
+
+def _blackman(xp, k, n, dt):
+    c = k * dt(math.pi / (n - 1))
+    return dt(0.42) - dt(0.5) * xp.cos(2 * c) + dt(0.08) * xp.cos(4 * c)
+
+
+def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    """The Blackman window."""
+    return _window("blackman_window", window_length, periodic, dtype, device, requires_grad,
+                   _blackman)
+
+
+def _bartlett(xp, k, n, dt):
+    w = k * dt(2.0 / (n - 1))
+    return xp.where(k < ((n - 1) >> 1) + 1, w, 2 - w)
+
+
+def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    """The Bartlett (triangular) window."""
+    return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad,
+                   _bartlett)
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
+                  device=None, pin_memory=False, requires_grad=False):
+    """The Kaiser window with shape parameter ``beta``."""
+    def fn(xp, k, n, dt):
+        alpha = (n - 1) / 2.0
+        r = (k.astype(np.float64) - alpha) / alpha
+        arg = beta * xp.sqrt(xp.maximum(1 - r * r, 0))
+        return xp.i0(arg) / xp.i0(xp.asarray(beta, dtype=np.float64))
+    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, fn)
+
+
+class Fill(Function):
+    node_name = "FillBackward0"
+
+    @staticmethod
+    def forward(ctx, a, value):
+        return Tensor._wrap(xp_of(a).full(a._array.shape, value, dtype=a._array.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * 0, None
+
+
+def fill(input, value):
+    """A new tensor like ``input`` filled with ``value``."""
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
+                               "with %d dimensions." % value.dim())
+        value = value.item()
+    return Fill.apply(input, value)
+
+
+def unravel_index(indices, shape):
+    """The coordinates in ``shape`` of each flat index (a tuple of int64 tensors)."""
+    if not isinstance(indices, Tensor):
+        indices = as_tensor(indices)
+    if indices._array.dtype.kind not in "iu":
+        raise TypeError("expected 'indices' to be integer dtype, but got %s" % indices.dtype)
+    if isinstance(shape, int):
+        shape = (shape,)
+    for s in shape:
+        if s < 0:
+            raise RuntimeError("'shape' cannot have negative values, but got %s" % (tuple(shape),))
+    xp = xp_of(indices)
+    rest = indices._array.astype(np.int64)
+    out = []
+    for s in reversed(shape):
+        out.append(rest % s if s else rest * 0)
+        rest = rest // s if s else rest
+    return tuple(Tensor._wrap(xp.asarray(o)) for o in reversed(out))
+
+
+def is_same_size(input, other):
+    """Whether ``input`` and ``other`` have the same shape."""
+    return tuple(input.shape) == tuple(other.shape)
+
+
+def is_signed(input):
+    """Whether ``input``'s dtype is signed."""
+    return input._array.dtype.kind in "ifc"
+
+
+def is_inference(input):
+    """Whether ``input`` is an inference tensor (never, in ember)."""
+    return False
+
+
+def can_cast(from_, to):
+    """Whether torch's type promotion allows casting ``from_`` to ``to``."""
+    f, t = _dt.to_dtype(from_), _dt.to_dtype(to)
+    order = "biufc"
+    return order.index(f.np.kind if f.np.kind != "u" else "i") <= \
+        order.index(t.np.kind if t.np.kind != "u" else "i")
+
+
+def apply_(input, callable):
+    """Apply the Python ``callable`` to each element, in place (slow; for the CPU)."""
+    flat = [callable(v) for v in _flat_list(input)]
+    write(input, xp_of(input).asarray(flat, dtype=input._array.dtype).reshape(input.shape),
+          "apply_")
+    return input
+
+
+def _flat_list(t):
+    return t._array.reshape(-1).tolist()    # host: per-element Python callables
+
+
+def map_(input, tensor, callable):
+    """``input[i] = callable(input[i], tensor[i])`` element-wise (``tensor`` broadcast)."""
+    other = tensor.expand(*input.shape).contiguous()
+    vals = [callable(a, b) for a, b in zip(_flat_list(input), _flat_list(other))]
+    write(input, xp_of(input).asarray(vals, dtype=input._array.dtype).reshape(input.shape),
+          "map_")
+    return input
+
+
+def map2_(input, x, y, callable):
+    """``input[i] = callable(input[i], x[i], y[i])`` element-wise."""
+    xs = x.expand(*input.shape).contiguous()
+    ys = y.expand(*input.shape).contiguous()
+    vals = [callable(a, b, c) for a, b, c in zip(_flat_list(input), _flat_list(xs),
+                                                 _flat_list(ys))]
+    write(input, xp_of(input).asarray(vals, dtype=input._array.dtype).reshape(input.shape),
+          "map2_")
+    return input
+
+
+
+unsafe_chunk, unsafe_split, unsafe_split_with_sizes = chunk, split, split_with_sizes
+
+
+def is_distributed(input):
+    """Whether ``input`` is distributed (never, in ember)."""
+    return False
+
+
+def dim_order(input, *, ambiguity_check=False):
+    """The order of ``input``'s dims from outermost to innermost in memory."""
+    strides = input.stride()
+    return tuple(sorted(range(input.dim()), key=lambda d: -strides[d]))
+
+
+def fill_diagonal_(input, fill_value, wrap=False):
+    """Write ``fill_value`` on the main diagonal (``wrap``: restart below a tall matrix's)."""
+    if input.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    shape = tuple(input.shape)
+    if input.dim() > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    xp = xp_of(input)
+    numel = math.prod(shape)
+    if input.dim() == 2:
+        rows, cols = shape
+        end = numel if wrap and rows > cols + 1 else _b.min(rows, cols) * cols
+        step = cols + 1
+    else:
+        step = _b.sum(math.prod(shape[k + 1:]) for k in range(len(shape)))
+        end = numel
+    mask = xp.zeros(numel, dtype=bool)
+    mask[0:end:step] = True
+    mask = Tensor._wrap(mask.reshape(shape))
+
+    def fill_diagonal(t):
+        return masked_fill(t, mask, fill_value)
+    return inplace(input, fill_diagonal)
+
+
+class Threshold(Function):
+    node_name = "ThresholdBackward0"
+
+    @staticmethod
+    def forward(ctx, a, threshold, value):
+        xp = xp_of(a)
+        keep = a._array > threshold
+        ctx.save_for_backward(Tensor._wrap(keep))
+        return Tensor._wrap(xp.where(keep, a._array, xp.asarray(value, dtype=a._array.dtype)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        keep, = ctx.saved_tensors
+        return grad_output * keep, None, None
+
+
+def threshold(input, threshold, value):
+    """``input`` where it exceeds ``threshold``, else ``value``."""
+    return Threshold.apply(input, threshold, value)
+
+
+threshold_ = _inplace_of(threshold, "threshold")
