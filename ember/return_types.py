@@ -21,7 +21,7 @@ __all__ = ["max", "min", "median", "nanmedian", "mode", "sort", "topk", "kthvalu
            "linalg_cholesky_ex", "linalg_lstsq", "linalg_lu", "linalg_lu_factor",
            "linalg_lu_factor_ex", "linalg_solve_ex", "linalg_slogdet", "slogdet",
            "linalg_ldl_factor", "linalg_ldl_factor_ex", "triangular_solve", "lu_unpack",
-           "geqrf"]
+           "geqrf", "frexp", "cummax", "cummin", "histogram", "histogramdd"]
 
 
 def _return_type(name, fields=("values", "indices")):
@@ -64,3 +64,8 @@ linalg_ldl_factor_ex = _return_type("linalg_ldl_factor_ex", ("LD", "pivots", "in
 triangular_solve = _return_type("triangular_solve", ("solution", "cloned_coefficient"))
 lu_unpack = _return_type("lu_unpack", ("P", "L", "U"))
 geqrf = _return_type("geqrf", ("a", "tau"))
+frexp = _return_type("frexp", ("mantissa", "exponent"))
+cummax = _return_type("cummax")
+cummin = _return_type("cummin")
+histogram = _return_type("histogram", ("hist", "bin_edges"))
+histogramdd = _return_type("histogramdd", ("hist", "bin_edges"))

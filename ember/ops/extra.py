@@ -193,11 +193,8 @@ def frexp(input):
     return _rt_frexp(input * scale, exponent)
 
 
-_rt_frexp = _rt._return_type("frexp", ("mantissa", "exponent"))
-_rt_cummax = _rt._return_type("cummax")
-_rt_cummin = _rt._return_type("cummin")
-_rt_histogram = _rt._return_type("histogram", ("hist", "bin_edges"))
-_rt_histogramdd = _rt._return_type("histogramdd", ("hist", "bin_edges"))
+_rt_frexp, _rt_cummax, _rt_cummin = _rt.frexp, _rt.cummax, _rt.cummin
+_rt_histogram, _rt_histogramdd = _rt.histogram, _rt.histogramdd
 
 
 def _int_binary(name, kernel):
