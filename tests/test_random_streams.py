@@ -354,3 +354,13 @@ def test_uniform_bounds_exact():
     _same(lambda lib, g: [lib.empty(5000, dtype=d).uniform_(lo, hi)
                           for d in (lib.float32, lib.float64)
                           for lo, hi in [(-1 / 3, 1 / 3), (1e-3, math.pi), (-7.5, -2.25)]])
+
+
+def test_random_split_draws_torchs_permutation():
+    torch = pytest.importorskip("torch")
+    for seed, lengths in ((42, [3, 7]), (0, [0.3, 0.7]), (5, [1, 1, 8])):
+        got = [list(s) for s in ember.utils.data.random_split(
+            range(10), lengths, generator=ember.Generator().manual_seed(seed))]
+        want = [list(s) for s in torch.utils.data.random_split(
+            range(10), lengths, generator=torch.Generator().manual_seed(seed))]
+        assert got == want

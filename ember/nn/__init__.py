@@ -1,6 +1,10 @@
 """ember.nn: Modules, Parameters, layers, losses and initialisation."""
-from . import functional, init, utils  # noqa: F401
+import importlib as _importlib
+
 from .modules import *  # noqa: F401,F403
+from . import functional, init, parallel  # noqa: F401
 from .modules.module import Module  # noqa: F401
 from .parameter import Buffer, Parameter, UninitializedParameter  # noqa: F401
-from . import parallel  # noqa: F401
+
+# (by path: the star import above also brings nn.modules.utils under this name)
+utils = _importlib.import_module(".utils", __name__)

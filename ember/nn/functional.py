@@ -1,15 +1,22 @@
-"""nn.functional: the maths behind the layers (modules are thin wrappers around these)."""
+"""nn.functional: the maths behind the layers (modules are thin wrappers around these).
+
+The N-d convolutions and poolings beyond the fused 1-D/2-D ops are composed from sliding
+windows (``Tensor.unfold``) and one einsum or reduction, so their gradients follow.
+"""
+import itertools
 import math
 
 import numpy as np
 
 from .. import ops
 from ..ops.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
-from ..ops.loss import cross_entropy, nll_loss, _legacy_reduction
+from ..ops.loss import cross_entropy, ctc_loss, nll_loss, _legacy_reduction
 from ..ops.normalization import batch_norm, group_norm, layer_norm
 from ..ops.pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d,
                            adaptive_max_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d)
+from ..autograd.grad_mode import is_grad_enabled
 from ..ops._inplace import inplace as _inplace
+from ..ops.creation import as_tensor, zeros
 from ..ops._util import backend_of, xp_of
 from ..ops.padding import Pad as _Pad
 from ..ops.sparse import Embedding as _Embedding
@@ -331,6 +338,18 @@ def pad(input, pad, mode="constant", value=None):
     return _Pad.apply(input, pads, mode, 0 if value is None else value, k)
 
 
+def _cubic_weights(t):
+    """torch's cubic-convolution weights (A = -0.75) of the 4 taps around offset ``t``."""
+    a = -0.75
+
+    def near(x):
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)
+
+
 def _interp_matrix(backend, n_in, n_out, mode, align_corners, scale, dtype):
     """The (n_out, n_in) resampling matrix of one spatial dim, on ``backend``'s device."""
     xp = backend.xp
@@ -341,10 +360,24 @@ def _interp_matrix(backend, n_in, n_out, mode, align_corners, scale, dtype):
         src = xp.minimum(xp.floor(dst * scale).astype(np.int64), n_in - 1)
         m[rows, src] = 1
         return m.astype(dtype)
+    if mode == "nearest-exact":
+        src = xp.minimum(xp.floor((dst + 0.5) * scale).astype(np.int64), n_in - 1)
+        m[rows, src] = 1
+        return m.astype(dtype)
     if align_corners:
         src = dst * ((n_in - 1) / (n_out - 1)) if n_out > 1 else dst * 0
+    elif mode == "cubic":
+        src = (dst + 0.5) * scale - 0.5
     else:
         src = xp.maximum((dst + 0.5) * scale - 0.5, 0)
+    if mode == "cubic":
+        i0 = xp.floor(src)
+        t = src - i0
+        i0 = i0.astype(np.int64)
+        for k, w in enumerate(_cubic_weights(t)):
+            idx = xp.clip(i0 - 1 + k, 0, n_in - 1)
+            backend.scatter_add(m, (rows, idx), w)
+        return m.astype(dtype)
     i0 = xp.minimum(xp.floor(src).astype(np.int64), n_in - 1)
     i1 = xp.minimum(i0 + 1, n_in - 1)
     lam = src - i0
@@ -353,20 +386,33 @@ def _interp_matrix(backend, n_in, n_out, mode, align_corners, scale, dtype):
     return m.astype(dtype)
 
 
+_INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resize the spatial dims (``nearest``, ``linear``, ``bilinear``), as torch does.
+    """Resize the spatial dims (``nearest``, ``nearest-exact``, ``linear``, ``bilinear``,
+    ``bicubic``, ``trilinear``, ``area``), as torch does.
 
     The resampling is separable, so it runs as one small matmul per spatial dim.
     """
     nd = input.dim() - 2
-    if mode not in ("nearest", "linear", "bilinear"):
-        raise NotImplementedError("interpolate: mode %r is not supported" % mode)
-    if mode == "nearest" and align_corners is not None:
+    modes = ("nearest", "nearest-exact", "area") + tuple(_INTERP_DIMS)
+    if mode not in modes:
+        raise NotImplementedError("Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                                  "%dD) for the modes: nearest | linear | bilinear | bicubic | "
+                                  "trilinear | area | nearest-exact (got %s)"
+                                  % (input.dim(), mode))
+    if mode in ("nearest", "nearest-exact", "area") and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported")
     if (size is None) == (scale_factor is None):
         raise ValueError("only one of size or scale_factor should be defined")
+    if mode in _INTERP_DIMS and nd != _INTERP_DIMS[mode]:
+        raise NotImplementedError("Got %dD input, but %s mode needs %dD input"
+                                  % (input.dim(), mode, _INTERP_DIMS[mode] + 2))
     in_sizes = tuple(input.shape[2:])
     if size is not None:
         out_sizes = tuple(size) if isinstance(size, (list, tuple)) else (size,) * nd
@@ -377,11 +423,15 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         out_sizes = tuple(int(math.floor(i * s)) for i, s in zip(in_sizes, sf))
         scales = [1.0 / s for s in sf] if not recompute_scale_factor else \
             [i / o for i, o in zip(in_sizes, out_sizes)]
+    if mode == "area":
+        pool = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}[nd]
+        return pool(input, out_sizes)
+    kind = "cubic" if mode == "bicubic" else ("linear" if mode in _INTERP_DIMS else mode)
     out = input
     dt = input._array.dtype
     backend = backend_of(input._array)
     for a in range(nd):
-        m = _interp_matrix(backend, in_sizes[a], out_sizes[a], mode, bool(align_corners),
+        m = _interp_matrix(backend, in_sizes[a], out_sizes[a], kind, bool(align_corners),
                            scales[a], dt)
         axis = 2 + a
         moved = ops.transpose(out, axis, -1)
@@ -569,3 +619,1187 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p)
     return ops.matmul(attn, value)
+
+
+__all__ += [
+    "hardshrink", "softshrink", "tanhshrink", "glu", "pixel_shuffle", "pixel_unshuffle",
+    "channel_shuffle", "native_channel_shuffle", "threshold_", "elu_", "celu_", "selu_",
+    "leaky_relu_", "hardtanh_", "rrelu", "rrelu_", "dropout1d", "dropout3d", "alpha_dropout",
+    "feature_alpha_dropout", "instance_norm", "rms_norm", "local_response_norm",
+    "conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
+    "adaptive_max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+    "max_pool3d_with_indices", "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "lp_pool1d",
+    "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d", "unfold", "fold",
+    "upsample", "upsample_nearest", "upsample_bilinear", "gaussian_nll_loss", "poisson_nll_loss",
+    "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
+    "multilabel_margin_loss", "multi_margin_loss", "triplet_margin_with_distance_loss",
+    "gumbel_softmax", "pdist", "embedding_bag", "affine_grid", "grid_sample", "ctc_loss",
+    "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d_with_indices", "conv_tbc",
+]
+
+
+def hardshrink(input, lambd=0.5):
+    """``x`` where ``|x| > lambd``, else 0."""
+    return ops.where(ops.abs(input) > lambd, input, ops.zeros_like(input))
+
+
+def softshrink(input, lambd=0.5):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+    if lambd < 0:
+        raise RuntimeError("lambda must be greater or equal to 0, but found to be %s." % lambd)
+    zero = ops.zeros_like(input)
+    return ops.where(input > lambd, input - lambd, ops.where(input < -lambd, input + lambd, zero))
+
+
+def tanhshrink(input):
+    """``x - tanh(x)``."""
+    return input - ops.tanh(input)
+
+
+def glu(input, dim=-1):
+    """``a * sigmoid(b)`` with ``a, b`` the two halves of ``input`` along ``dim``."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim % input.dim()
+    if input.shape[d] % 2:
+        raise RuntimeError("Halving dimension must be even, but dimension %d is size %d"
+                           % (d, input.shape[d]))
+    a, b = ops.chunk(input, 2, d)
+    return a * ops.sigmoid(b)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """``(*, C r^2, H, W) -> (*, C, H r, W r)``."""
+    r = int(upscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got "
+                           "input with %d dimension(s)" % input.dim())
+    c, h, w = input.shape[-3:]
+    if c % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
+                           "divisible by the square of upscale_factor, but input.size(-3)=%d is "
+                           "not divisible by %d" % (c, r * r))
+    lead = tuple(input.shape[:-3])
+    n = len(lead)
+    x = input.reshape(lead + (c // (r * r), r, r, h, w))
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(lead + (c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """``(*, C, H r, W r) -> (*, C r^2, H, W)``."""
+    r = int(downscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but "
+                           "got input with %d dimension(s)" % input.dim())
+    c, h, w = input.shape[-3:]
+    if h % r:
+        raise RuntimeError("pixel_unshuffle expects height to be divisible by downscale_factor, "
+                           "but input.size(-2)=%d is not divisible by %d" % (h, r))
+    if w % r:
+        raise RuntimeError("pixel_unshuffle expects width to be divisible by downscale_factor, "
+                           "but input.size(-1)=%d is not divisible by %d" % (w, r))
+    lead = tuple(input.shape[:-3])
+    n = len(lead)
+    x = input.reshape(lead + (c, h // r, r, w // r, r))
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(lead + (c * r * r, h // r, w // r))
+
+
+def channel_shuffle(input, groups):
+    """Interleave the ``groups`` channel groups of dim 1."""
+    c = input.shape[1]
+    if groups <= 0:
+        raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
+                           "groups:%d" % groups)
+    if c % groups:
+        raise RuntimeError("Number of channels must be divisible by groups. Got %d channels and "
+                           "%d groups." % (c, groups))
+    n = input.shape[0]
+    rest = tuple(input.shape[2:])
+    x = input.reshape((n, groups, c // groups) + rest).transpose(1, 2)
+    return x.reshape((n, c) + rest)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+def threshold_(input, threshold, value):
+    return _THRESHOLD(input, threshold, value, True)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, True)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, True)
+
+
+def selu_(input):
+    return selu(input, True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, True)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU with a random slope in ``[lower, upper]`` (training) or their mean."""
+    if inplace:
+        return _inplace(input, rrelu, lower, upper, training)
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2)
+    slope = ops.empty_like(input).uniform_(lower, upper)
+    return ops.where(input >= 0, input, input * slope)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
+
+
+def _feature_mask(input, p, batched_dims):
+    shape = tuple(input.shape[:batched_dims]) + (1,) * (input.dim() - batched_dims)
+    return ops.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+
+
+def _feature_dropout(name, input, p, training, inplace, dims):
+    _check_p(p)
+    if input.dim() not in (dims + 1, dims + 2):
+        raise RuntimeError("%s: Expected %dD or %dD input, got %dD of shape %s"
+                           % (name, dims + 1, dims + 2, input.dim(), tuple(input.shape)))
+    if not training or p == 0.0:
+        return input
+    if inplace:
+        return _inplace(input, _feature_dropout, name, p, training, False, dims)
+    batched = input.dim() == dims + 2
+    if p == 1.0:
+        return input * 0
+    mask = _feature_mask(input, p, 2 if batched else 1)
+    return input * mask * (1.0 / (1 - p))
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of ``(N, C, L)`` (or ``(C, L)``) with probability ``p``."""
+    _check_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError("dropout1d: Expected 2D or 3D input, but received a %dD input. Note "
+                           "that dropout1d exists to provide channel-wise dropout on inputs with "
+                           "1 spatial dimension, a channel dimension, and an optional batch "
+                           "dimension (i.e. 2D or 3D inputs)." % input.dim())
+    return _feature_dropout("dropout1d", input, p, training, inplace, 1)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of ``(N, C, D, H, W)`` (or unbatched) with probability ``p``."""
+    _check_p(p)
+    if input.dim() not in (4, 5):
+        raise RuntimeError("dropout3d: Expected 4D or 5D input, got %dD" % input.dim())
+    return _feature_dropout("dropout3d", input, p, training, inplace, 3)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _alpha_dropout(input, p, training, feature):
+    _check_p(p)
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        return input * 0
+    alpha = _SELU_ALPHA * _SELU_SCALE
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    if feature:
+        noise = _feature_mask(input, p, 2)
+    else:
+        noise = ops.empty_like(input).bernoulli_(1 - p)
+    b = (noise - 1) * (alpha * a) + alpha * a * p
+    return input * (noise * a) + b
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps SELU's self-normalising mean and variance."""
+    if inplace:
+        return _inplace(input, alpha_dropout, p, training)
+    return _alpha_dropout(input, p, training, False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels."""
+    if inplace:
+        return _inplace(input, feature_alpha_dropout, p, training)
+    return _alpha_dropout(input, p, training, True)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-05):
+    """Normalise each channel of each sample over its spatial dims."""
+    axes = tuple(range(2, input.dim()))
+    shape = (1, input.shape[1]) + (1,) * (input.dim() - 2)
+    if use_input_stats:
+        n = math.prod(input.shape[2:])
+        if n <= 1:
+            raise ValueError("Expected more than 1 spatial element when training, got input "
+                             "size %s" % (list(input.shape),))
+        mean = input.mean(axes, keepdim=True)
+        var = ((input - mean) ** 2).mean(axes, keepdim=True)
+        out = (input - mean) * ops.rsqrt(var + eps)
+        if running_mean is not None or running_var is not None:
+            with_stats = input.detach()
+            m = with_stats.mean(axes)
+            v = with_stats.var(axes, unbiased=True) if n > 1 else with_stats.var(axes) * 0
+            if running_mean is not None:
+                running_mean.mul_(1 - momentum).add_(m.mean(0) * momentum)
+            if running_var is not None:
+                running_var.mul_(1 - momentum).add_(v.mean(0) * momentum)
+    else:
+        out = (input - running_mean.reshape(shape)) * ops.rsqrt(running_var.reshape(shape) + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the last dims (eps: the dtype's eps)."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    k = len(normalized_shape)
+    if input.dim() < k or tuple(input.shape[input.dim() - k:]) != tuple(normalized_shape):
+        raise RuntimeError("Given normalized_shape=%s, expected input with shape [*, %s], but "
+                           "got input of size%s" % (list(normalized_shape),
+                                                    ", ".join(map(str, normalized_shape)),
+                                                    list(input.shape)))
+    if eps is None:
+        eps = float(np.finfo(input._array.dtype).eps)
+    axes = tuple(range(input.dim() - k, input.dim()))
+    out = input * ops.rsqrt((input * input).mean(axes, keepdim=True) + eps)
+    return out if weight is None else out * weight
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Normalise each channel by the summed squares of its ``size`` neighbours."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError("Expected 3D or higher dimensionality input (got %d dimensions)" % dim)
+    if input.numel() == 0:
+        return input
+    div = (input * input).unsqueeze(1)
+    if dim == 3:
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool_nd(div, (size, 1), (1, 1), (0, 0), False, True, None, 2).squeeze(1)
+    else:
+        sizes = tuple(input.shape)
+        div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool_nd(div, (size, 1, 1), (1, 1, 1), (0, 0, 0), False, True, None,
+                          3).squeeze(1)
+        div = div.reshape(sizes)
+    div = (div * alpha + k) ** beta
+    return input / div
+
+
+def _tuple(v, n, name="value"):
+    if isinstance(v, (list, tuple)):
+        if len(v) == 1:
+            return tuple(int(x) for x in v) * n
+        return tuple(int(x) for x in v)
+    return (int(v),) * n
+
+
+def _windows(x, k, s, d, nd):
+    """Sliding windows over the last ``nd`` dims: (..., out..., k...) with dilation ``d``."""
+    for i in range(nd):
+        ax = 2 + i
+        span = d[i] * (k[i] - 1) + 1
+        x = x.unfold(ax, span, s[i])
+        if d[i] > 1:
+            x = x[..., ::d[i]]
+    return x
+
+
+def _lift(input, nd, op):
+    if input.dim() == nd + 1:
+        return input.unsqueeze(0), True
+    if input.dim() != nd + 2:
+        raise RuntimeError("%s: Expected %dD (unbatched) or %dD (batched) input, but got input "
+                           "of size: %s" % (op, nd + 1, nd + 2, list(input.shape)))
+    return input, False
+
+
+def _same_pads(k, d):
+    pads = []
+    for ki, di in zip(k, d):
+        total = di * (ki - 1)
+        pads.append((total // 2, total - total // 2))
+    return pads
+
+
+def conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, op="conv3d"):
+    """N-d cross-correlation from sliding windows and one einsum."""
+    x, unbatched = _lift(input, nd, op)
+    k = tuple(weight.shape[2:])
+    s, d = _tuple(stride, nd), _tuple(dilation, nd)
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = [(0, 0)] * nd
+        elif padding == "same":
+            if any(v != 1 for v in s):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            pads = _same_pads(k, d)
+        else:
+            raise RuntimeError("Invalid padding string: '%s'" % padding)
+    else:
+        pads = [(p, p) for p in _tuple(padding, nd)]
+    c = x.shape[1]
+    if c != weight.shape[1] * groups:
+        raise RuntimeError("Given groups=%d, weight of size %s, expected input%s to have %d "
+                           "channels, but got %d channels instead"
+                           % (groups, list(weight.shape), list(x.shape), weight.shape[1] * groups,
+                              c))
+    flat = [v for lo_hi in reversed(pads) for v in lo_hi]
+    if any(flat):
+        x = pad(x, flat)
+    win = _windows(x, k, s, d, nd)          # (N, C, out..., k...)
+    n = x.shape[0]
+    outs = tuple(win.shape[2:2 + nd])
+    win = win.reshape((n, groups, c // groups) + outs + k)
+    o = weight.shape[0]
+    w = weight.reshape((groups, o // groups, c // groups) + k)
+    letters = "defhij"[:nd]
+    kl = "xyzuvw"[:nd]
+    out = ops.einsum("ngc%s%s,goc%s->ngo%s" % (letters, kl, kl, letters), win, w)
+    out = out.reshape((n, o) + outs)
+    if bias is not None:
+        out = out + bias.reshape((1, o) + (1,) * nd)
+    return out.squeeze(0) if unbatched else out
+
+
+def _dilate(x, s, nd):
+    """Insert ``s - 1`` zeros between the elements of the last ``nd`` dims."""
+    for i in range(nd):
+        if s[i] == 1:
+            continue
+        ax = 2 + i
+        z = ops.zeros_like(x.unsqueeze(ax + 1)).expand(
+            *x.shape[:ax + 1], s[i] - 1, *x.shape[ax + 1:])
+        y = ops.cat([x.unsqueeze(ax + 1), z], ax + 1)
+        shape = list(x.shape)
+        shape[ax] = x.shape[ax] * s[i]
+        y = y.reshape(shape)
+        x = y.narrow(ax, 0, (x.shape[ax] - 1) * s[i] + 1)
+    return x
+
+
+def conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                      nd, op="conv_transpose3d"):
+    """The adjoint of ``conv_nd``: dilate by the stride, pad, correlate with the flipped
+    kernel."""
+    x, unbatched = _lift(input, nd, op)
+    s, d = _tuple(stride, nd), _tuple(dilation, nd)
+    p, op_ = _tuple(padding, nd), _tuple(output_padding, nd)
+    k = tuple(weight.shape[2:])
+    for i in range(nd):
+        if op_[i] >= s[i] and op_[i] >= d[i]:
+            raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                               "but got output_padding_%s: %d, stride_%s: %d, dilation_%s: %d"
+                               % ("dhw"[i], op_[i], "dhw"[i], s[i], "dhw"[i], d[i]))
+    x = _dilate(x, s, nd)
+    flat = []
+    for i in reversed(range(nd)):
+        e = d[i] * (k[i] - 1) - p[i]
+        flat += [e, e + op_[i]]
+    x = pad(x, flat)
+    cin = weight.shape[0]
+    cout_g = weight.shape[1]
+    w = weight.reshape((groups, cin // groups, cout_g) + k).transpose(1, 2)
+    w = w.reshape((groups * cout_g, cin // groups) + k).flip(tuple(range(2, 2 + nd)))
+    out = conv_nd(x, w, bias, 1, 0, d, groups, nd, op)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D cross-correlation over ``(N, C, D, H, W)``. Matches ``torch.nn.functional.conv3d``."""
+    return conv_nd(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """3-D transposed convolution. Matches ``torch.nn.functional.conv_transpose3d``."""
+    return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 3)
+
+
+def _pool_out(n, k, s, p, d, ceil_mode):
+    out = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def _pool_setup(input, kernel_size, stride, padding, dilation, ceil_mode, nd, op):
+    x, unbatched = _lift(input, nd, op)
+    k = _tuple(kernel_size, nd)
+    s = _tuple(stride, nd) if stride is not None and stride != [] and stride != () else k
+    p, d = _tuple(padding, nd), _tuple(dilation, nd)
+    for i in range(nd):
+        if p[i] * 2 > k[i]:
+            raise RuntimeError("pad should be at most half of effective kernel size, but got "
+                               "pad=%d, kernel_size=%d and dilation=%d" % (p[i], k[i], d[i]))
+    insz = tuple(x.shape[2:])
+    outs = tuple(_pool_out(insz[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(nd))
+    # right padding so that every window (ceil_mode included) fits
+    extra = [max((outs[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 - insz[i] - p[i], 0)
+             for i in range(nd)]
+    return x, unbatched, k, s, p, d, insz, outs, extra
+
+
+def max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nd,
+                op="max_pool3d"):
+    """N-d max pooling; indices are flat positions in each input plane."""
+    x, unbatched, k, s, p, d, insz, outs, extra = _pool_setup(
+        input, kernel_size, stride, padding, dilation, ceil_mode, nd, op)
+    flat = []
+    for i in reversed(range(nd)):
+        flat += [p[i], extra[i]]
+    xp_ = pad(x, flat, value=-math.inf) if any(flat) else x
+    win = _windows(xp_, k, s, d, nd)
+    win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in outs)]
+    vals, arg = win.reshape(tuple(win.shape[:2 + nd]) + (-1,)).max(-1)
+    out = vals
+    idx = None
+    if return_indices:
+        xp = xp_of(x)
+        a = arg._array
+        flat_idx = xp.zeros(a.shape, dtype=np.int64)
+        rem = a
+        mult = 1
+        coords = []
+        for i in reversed(range(nd)):
+            coords.append(rem % k[i])
+            rem = rem // k[i]
+        coords = coords[::-1]
+        for i in reversed(range(nd)):
+            o = xp.arange(outs[i]).reshape((-1,) + (1,) * (nd - 1 - i))
+            pos = o * s[i] - p[i] + coords[i] * d[i]
+            flat_idx = flat_idx + pos * mult
+            mult *= insz[i]
+        idx = Tensor._wrap(flat_idx)
+        if unbatched:
+            idx = idx.squeeze(0)
+    if unbatched:
+        out = out.squeeze(0)
+    return (out, idx) if return_indices else out
+
+
+def avg_pool_nd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                divisor_override, nd, op="avg_pool3d"):
+    """N-d average pooling with torch's divisor rules."""
+    x, unbatched, k, s, p, d, insz, outs, extra = _pool_setup(
+        input, kernel_size, stride, padding, 1, ceil_mode, nd, op)
+    flat = []
+    for i in reversed(range(nd)):
+        flat += [p[i], extra[i]]
+    xp_ = pad(x, flat) if any(flat) else x
+    win = _windows(xp_, k, s, d, nd)
+    win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in outs)]
+    total = win.reshape(tuple(win.shape[:2 + nd]) + (-1,)).sum(-1)
+    if divisor_override:
+        out = total / divisor_override
+    else:
+        xp = xp_of(x)
+        div = xp.ones(outs, dtype=x._array.dtype)
+        for i in range(nd):
+            start = np.arange(outs[i]) * s[i] - p[i]  # host: index arithmetic
+            end = np.minimum(start + k[i], insz[i] + p[i])  # host: index arithmetic
+            size = end - start
+            if not count_include_pad:
+                size = np.minimum(end, insz[i]) - np.maximum(start, 0)  # host: index arithmetic
+            shape = (1,) * i + (-1,) + (1,) * (nd - 1 - i)
+            div = div * xp.asarray(size.astype(x._array.dtype)).reshape(shape)
+        out = total / Tensor._wrap(div)
+    return out.squeeze(0) if unbatched else out
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """3-D max pooling. Matches ``torch.nn.functional.max_pool3d``."""
+    return max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices,
+                       3)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """3-D average pooling. Matches ``torch.nn.functional.avg_pool3d``."""
+    return avg_pool_nd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override, 3)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def _adaptive_bins(n_in, n_out):
+    return [((i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)) for i in range(n_out)]
+
+
+def _adaptive_sizes(output_size, insz):
+    nd = len(insz)
+    if not isinstance(output_size, (list, tuple)):
+        output_size = (output_size,) * nd
+    return tuple(insz[i] if o is None else int(o) for i, o in enumerate(output_size))
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """3-D adaptive average pooling. Matches ``torch.nn.functional.adaptive_avg_pool3d``."""
+    x, unbatched = _lift(input, 3, "adaptive_avg_pool3d")
+    insz = tuple(x.shape[2:])
+    outs = _adaptive_sizes(output_size, insz)
+    xp = xp_of(x)
+    out = x
+    for i in range(3):
+        m = np.zeros((insz[i], outs[i]))  # host: index arithmetic
+        for j, (a, b) in enumerate(_adaptive_bins(insz[i], outs[i])):
+            m[a:b, j] = 1.0 / (b - a)
+        mt = Tensor._wrap(xp.asarray(m.astype(x._array.dtype)))   # host: a tiny constant
+        out = ops.matmul(out.transpose(2 + i, -1), mt).transpose(2 + i, -1)
+    out = out.contiguous()
+    return out.squeeze(0) if unbatched else out
+
+
+def _adaptive_max(input, output_size, return_indices, nd, op):
+    x, unbatched = _lift(input, nd, op)
+    insz = tuple(x.shape[2:])
+    outs = _adaptive_sizes(output_size, insz)
+    bins = [_adaptive_bins(insz[i], outs[i]) for i in range(nd)]
+    vals, idxs = [], []
+    for cell in itertools.product(*(range(o) for o in outs)):
+        sl = tuple(slice(*bins[i][c]) for i, c in enumerate(cell))
+        region = x[(slice(None), slice(None)) + sl]
+        v, a = region.reshape(tuple(x.shape[:2]) + (-1,)).max(-1)
+        vals.append(v)
+        if return_indices:
+            ext = [b - a_ for a_, b in (bins[i][c] for i, c in enumerate(cell))]
+            rem = a._array
+            pos = 0
+            coords = []
+            for i in reversed(range(nd)):
+                coords.append(rem % ext[i])
+                rem = rem // ext[i]
+            coords = coords[::-1]
+            mult = 1
+            for i in reversed(range(nd)):
+                pos = pos + (coords[i] + bins[i][cell[i]][0]) * mult
+                mult *= insz[i]
+            idxs.append(pos)
+    out = ops.stack(vals, -1).reshape(tuple(x.shape[:2]) + outs)
+    if unbatched:
+        out = out.squeeze(0)
+    if not return_indices:
+        return out
+    xp = xp_of(x)
+    idx = Tensor._wrap(xp.stack(idxs, -1).reshape(tuple(x.shape[:2]) + outs).astype(np.int64))
+    return out, (idx.squeeze(0) if unbatched else idx)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """3-D adaptive max pooling. Matches ``torch.nn.functional.adaptive_max_pool3d``."""
+    return _adaptive_max(input, output_size, return_indices, 3, "adaptive_max_pool3d")
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    return adaptive_max_pool3d(input, output_size, True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, nd):
+    k = _tuple(kernel_size, nd)
+    avg = {1: avg_pool1d, 2: avg_pool2d, 3: avg_pool3d}[nd]
+    out = avg(input.pow(norm_type), k, stride, 0, ceil_mode)
+    return (ops.sign(out) * relu(ops.abs(out))).mul(math.prod(k)).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """``(sum over each window of x^p)^(1/p)``. Matches ``torch.nn.functional.lp_pool1d``."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """2-D power-average pooling. Matches ``torch.nn.functional.lp_pool2d``."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """3-D power-average pooling. Matches ``torch.nn.functional.lp_pool3d``."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
+
+
+def _max_unpool(input, indices, kernel_size, stride, padding, output_size, nd):
+    k = _tuple(kernel_size, nd)
+    s = _tuple(stride, nd) if stride is not None else k
+    p = _tuple(padding, nd)
+    unbatched = input.dim() == nd + 1
+    x = input.unsqueeze(0) if unbatched else input
+    idx = indices.unsqueeze(0) if unbatched else indices
+    insz = tuple(x.shape[2:])
+    default = tuple((insz[i] - 1) * s[i] - 2 * p[i] + k[i] for i in range(nd))
+    if output_size is None:
+        outs = default
+    else:
+        outs = tuple(output_size)[-nd:]
+        for i in range(nd):
+            lo, hi = default[i] - s[i], default[i] + s[i]
+            if not lo < outs[i] < hi:
+                raise ValueError("invalid output_size \"%s\" (dim %d must be between %d and %d)"
+                                 % (list(outs), i, lo, hi))
+    n, c = x.shape[:2]
+    flat = zeros((n, c, math.prod(outs)), dtype=x.dtype, device=x.device)
+    out = flat.scatter(2, idx.reshape(n, c, -1), x.reshape(n, c, -1)).reshape((n, c) + outs)
+    return out.squeeze(0) if unbatched else out
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Place each value at its ``indices`` in a zero ``(N, C, L_out)``."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of ``max_pool2d``."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of ``max_pool3d``."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col: ``(N, C, H, W) -> (N, C * kh * kw, L)``."""
+    if input.dim() not in (3, 4):
+        raise NotImplementedError("Input Error: Only 3D or 4D input Tensors are supported "
+                                  "(got %dD)" % input.dim())
+    unbatched = input.dim() == 3
+    x = input.unsqueeze(0) if unbatched else input
+    k, d = _tuple(kernel_size, 2), _tuple(dilation, 2)
+    p, s = _tuple(padding, 2), _tuple(stride, 2)
+    if any(p):
+        x = pad(x, (p[1], p[1], p[0], p[0]))
+    win = _windows(x, k, s, d, 2)          # (N, C, oh, ow, kh, kw)
+    n, c, oh, ow = win.shape[:4]
+    out = win.permute(0, 1, 4, 5, 2, 3).reshape(n, c * k[0] * k[1], oh * ow)
+    return out.squeeze(0) if unbatched else out
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im: sum the columns of ``unfold`` back into ``(N, C, H, W)``."""
+    if input.dim() not in (2, 3):
+        raise NotImplementedError("Input Error: Only unbatched (2D) or batched (3D) input "
+                                  "Tensors are supported (got %dD)" % input.dim())
+    unbatched = input.dim() == 2
+    cols = input.unsqueeze(0) if unbatched else input
+    osz, k = _tuple(output_size, 2), _tuple(kernel_size, 2)
+    d, p, s = _tuple(dilation, 2), _tuple(padding, 2), _tuple(stride, 2)
+    n, ck, length = cols.shape
+    kk = k[0] * k[1]
+    if ck % kk:
+        raise RuntimeError("Expected size of input's dimension 1 to be divisible by the product "
+                           "of kernel_size, but got input.size(1)=%d and kernel_size=%s"
+                           % (ck, tuple(k)))
+    hp, wp = osz[0] + 2 * p[0], osz[1] + 2 * p[1]
+    oh = (hp - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (wp - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    if oh * ow != length:
+        raise RuntimeError("Given output_size=(%d, %d), kernel_size=(%d, %d), dilation=(%d, %d), "
+                           "padding=(%d, %d), stride=(%d, %d), expected size of input's "
+                           "dimension 2 to match the calculated number of sliding blocks %d * %d "
+                           "= %d, but got input.size(2)=%d." % (osz + k + d + p + s
+                                                                + (oh, ow, oh * ow, length)))
+    c = ck // kk
+    ki = np.arange(k[0]).reshape(-1, 1, 1, 1) * d[0]  # host: index arithmetic
+    kj = np.arange(k[1]).reshape(1, -1, 1, 1) * d[1]  # host: index arithmetic
+    oi = np.arange(oh).reshape(1, 1, -1, 1) * s[0]  # host: index arithmetic
+    oj = np.arange(ow).reshape(1, 1, 1, -1) * s[1]  # host: index arithmetic
+    pos = ((ki + oi) * wp + (kj + oj)).reshape(-1)           # host: index arithmetic
+    xp = xp_of(cols)
+    idx = Tensor._wrap(xp.asarray(pos))
+    base = zeros((n, c, hp * wp), dtype=cols.dtype, device=cols.device)
+    out = base.index_add(2, idx, cols.reshape(n, c, -1)).reshape(n, c, hp, wp)
+    out = out[:, :, p[0]:p[0] + osz[0], p[1]:p[1] + osz[1]]
+    return out.squeeze(0) if unbatched else out
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated alias of ``interpolate``."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(..., mode='nearest')``."""
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)``."""
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean"):
+    """``0.5 (log(max(var, eps)) + (input - target)^2 / max(var, eps))`` (+ const)."""
+    if isinstance(var, (int, float)):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = ops.full_like(input, float(var))
+    if var.shape != input.shape:
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = var.clone()
+    with_eps = ops.clamp(var, min=eps)
+    var = var + (with_eps - var).detach()
+    loss = 0.5 * (ops.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-08,
+                     reduce=None, reduction="mean"):
+    """Negative log likelihood of ``target ~ Poisson(input)``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = ops.exp(input) - target * input
+    else:
+        loss = input - target * ops.log(input + eps)
+    if full:
+        # (xlogy: the masked-off t = 0 stays finite, without NumPy's 0 * -inf warning)
+        stirling = ops.xlogy(target, target) - target + 0.5 * ops.log(2 * math.pi * target)
+        loss = loss + ops.where(target > 1, stirling, ops.zeros_like(stirling))
+    return _reduce(loss, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """``x`` for target 1, ``max(0, margin - x)`` for target -1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    zeros_ = ops.zeros_like(input)
+    margin_clamp = ops.clamp(margin - input, min=0)
+    out_margin = ops.where(target != 1, margin_clamp, zeros_)
+    out_self = ops.where(target != -1, input, zeros_)
+    return _reduce(out_margin + out_self, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``log(1 + exp(-target * input))``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.requires_grad and is_grad_enabled():
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
+                           "to argument 'target'. This input cannot have requires_grad True.")
+    return _reduce(ops.log1p(ops.exp(-target * input)), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    """Per-class binary logistic loss averaged over classes."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(dim=input.dim() - 1) / input.shape[-1]
+    return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``sum_{j in targets, i not} max(0, 1 - (x_j - x_i)) / C`` (targets end at the first -1)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    x = input.unsqueeze(0) if input.dim() == 1 else input
+    t = target.reshape(tuple(x.shape))
+    c = x.shape[-1]
+    tn = t._array
+    xp = xp_of(t)
+    valid = xp.cumprod(tn >= 0, axis=-1).astype(bool)
+    onehot = xp.zeros(tn.shape, dtype=bool)
+    rows = xp.nonzero(valid)
+    onehot[rows[0], tn[rows]] = True                 # is-target mask per class
+    tmask = Tensor._wrap(valid.astype(x._array.dtype))
+    tidx = Tensor._wrap(xp.where(valid, tn, 0))
+    xj = x.gather(1, tidx)                           # (N, C) target scores
+    notarget = Tensor._wrap((~onehot).astype(x._array.dtype))
+    hinge = ops.clamp(1 - (xj.unsqueeze(2) - x.unsqueeze(1)), min=0)   # (N, j, i)
+    loss = (hinge * tmask.unsqueeze(2) * notarget.unsqueeze(1)).sum((1, 2)) / c
+    if input.dim() == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    """``sum_{i != y} max(0, margin - x_y + x_i)^p / C`` (times ``weight[y]``)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x = input.unsqueeze(0) if input.dim() == 1 else input
+    t = target.reshape(-1)
+    c = x.shape[-1]
+    xy = x.gather(1, t.unsqueeze(1))
+    z = ops.clamp(margin - xy + x, min=0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * weight[t].unsqueeze(1)
+    keep = Tensor._wrap((xp_of(t).arange(c)[None, :] != t._array[:, None]).astype(
+        x._array.dtype))
+    loss = (z * keep).sum(1) / c
+    if input.dim() == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with a custom distance (pairwise by default)."""
+    if margin <= 0:
+        raise ValueError("TripletMarginWithDistanceLoss: expected margin to be greater than 0, "
+                         "got %s instead" % margin)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    dist = distance_function if distance_function is not None else pairwise_distance
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = ops.minimum(d_neg, dist(positive, negative))
+    loss = ops.clamp(margin + d_pos - d_neg, min=0)
+    return _reduce(loss, reduction)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """Softmax of ``(logits + Gumbel noise) / tau``; ``hard`` gives straight-through one-hots."""
+    gumbels = -ops.empty_like(logits).exponential_().log()
+    y_soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = ops.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+def pdist(input, p=2):
+    """The ``p``-norm distances of all row pairs ``i < j`` of a 2-D input."""
+    if input.dim() != 2:
+        raise RuntimeError("pdist only supports 2D tensors, got: %dD" % input.dim())
+    n = input.shape[0]
+    i, j = np.triu_indices(n, 1)                     # host: index arithmetic
+    xp = xp_of(input)
+    a = input.index_select(0, Tensor._wrap(xp.asarray(i)))
+    b = input.index_select(0, Tensor._wrap(xp.asarray(j)))
+    return _norm(a - b, p, -1)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
+                  scale_grad_by_freq=False, mode="mean", sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Sum, mean or max of the embedding rows of each bag."""
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
+                                  "per_sample_weights is only supported for mode='sum' (got "
+                                  "mode='%s'). Please open a feature request on the Pytorch "
+                                  "GitHub." % mode)
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found "
+                             "offsets of type %s" % type(offsets).__name__)
+        b, length = input.shape
+        starts = [i * length for i in range(b)]
+        ends = [(i + 1) * length for i in range(b)]
+        flat = input.reshape(-1)
+        psw = per_sample_weights.reshape(-1) if per_sample_weights is not None else None
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        offs = [int(v) for v in offsets.tolist()]
+        total = input.shape[0]
+        if include_last_offset:
+            starts, ends = offs[:-1], offs[1:]
+        else:
+            starts, ends = offs, offs[1:] + [total]
+        flat = input
+        psw = per_sample_weights
+    else:
+        raise ValueError("input has to be 1D or 2D Tensor, but got Tensor of dimension %d"
+                         % input.dim())
+    rows = embedding(flat, weight, padding_idx, max_norm, norm_type)
+    if psw is not None:
+        rows = rows * psw.unsqueeze(1)
+    n = weight.shape[0]
+    pidx = None if padding_idx is None else (padding_idx + n if padding_idx < 0 else padding_idx)
+    ids = flat.tolist()
+    bags = []
+    for a, b in zip(starts, ends):
+        keep = [i for i in range(a, b) if pidx is None or ids[i] != pidx]
+        if not keep:
+            bags.append(zeros((weight.shape[1],), dtype=weight.dtype, device=weight.device))
+            continue
+        sel = rows.index_select(0, as_tensor(keep, dtype=np.int64, device=weight.device))
+        if mode == "sum":
+            bags.append(sel.sum(0))
+        elif mode == "mean":
+            bags.append(sel.mean(0))
+        else:
+            bags.append(sel.max(0)[0])
+    if not bags:
+        return zeros((0, weight.shape[1]), dtype=weight.dtype, device=weight.device)
+    return ops.stack(bags, 0)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid of the affine maps ``theta`` (N, 2, 3) or (N, 3, 4)."""
+    align_corners = bool(align_corners)
+    if not theta.is_floating_point():
+        raise ValueError("Expected theta to have floating point type, but got %s"
+                         % theta.dtype)
+    nd = len(size) - 2
+    if nd not in (2, 3):
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  "affine transforms, respectively. Got size %s." % (size,))
+    if tuple(theta.shape[1:]) != (nd, nd + 1):
+        raise ValueError("Expected a batch of %dD affine matrices of shape Nx%dx%d for size %s. "
+                         "Got %s." % (nd, nd, nd + 1, list(size), list(theta.shape)))
+    if min(size) <= 0:
+        raise ValueError("Expected non-zero, positive output size. Got %s" % (list(size),))
+    spatial = tuple(size[2:])
+
+    def lin(n):
+        if n <= 1:
+            return np.zeros(max(n, 1))  # host: a constant grid
+        v = np.linspace(-1, 1, n)  # host: a constant grid
+        return v if align_corners else v * (n - 1) / n
+
+    axes = [lin(n) for n in spatial]                  # (D,) H, W
+    mesh = np.meshgrid(*axes, indexing="ij")  # host: a constant grid
+    coords = [mesh[i] for i in reversed(range(nd))]   # x (W) first
+    base = np.stack(coords + [np.ones_like(mesh[0])], -1).reshape(-1, nd + 1)  # host: constant
+    xp = xp_of(theta)
+    base_t = Tensor._wrap(xp.asarray(base.astype(theta._array.dtype)))
+    grid = ops.matmul(base_t, theta.transpose(1, 2))   # (N, P, nd)
+    return grid.reshape((size[0],) + spatial + (nd,))
+
+
+def _unnormalize(coord, n, align_corners):
+    if align_corners:
+        return (coord + 1) / 2 * (n - 1)
+    return ((coord + 1) * n - 1) / 2
+
+
+def _reflect(x, twice_low, twice_high):
+    """torch's reflect_coordinates: fold ``x`` into [twice_low / 2, twice_high / 2]."""
+    if twice_low == twice_high:
+        return ops.zeros_like(x)
+    lo = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    x = ops.abs(x - lo)
+    extra = ops.fmod(x, span)
+    flips = ops.floor(x / span)
+    even = ops.fmod(flips, 2) == 0
+    return ops.where(even, extra + lo, span - extra + lo)
+
+
+def _source_index(coord, n, padding_mode, align_corners):
+    x = _unnormalize(coord, n, align_corners)
+    if padding_mode == "border":
+        x = ops.clamp(x, 0, n - 1)
+    elif padding_mode == "reflection":
+        if align_corners:
+            x = _reflect(x, 0, 2 * (n - 1))
+        else:
+            x = _reflect(x, -1, 2 * n - 1)
+        x = ops.clamp(x, 0, n - 1)
+    return x
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Sample ``input`` (N, C, H, W) at ``grid`` (N, Ho, Wo, 2) points in [-1, 1] (x, y)."""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         "'nearest' or 'bicubic', but got: '%s'" % mode)
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         "'border', or 'reflection', but got: '%s'" % padding_mode)
+    if input.dim() != 4 or mode == "bicubic":
+        raise NotImplementedError("grid_sample: only 4-D input with bilinear or nearest mode "
+                                  "is supported")
+    align_corners = bool(align_corners)
+    n, c, h, w = input.shape
+    ho, wo = grid.shape[1:3]
+    ix = _source_index(grid[..., 0], w, padding_mode, align_corners)
+    iy = _source_index(grid[..., 1], h, padding_mode, align_corners)
+    flat = input.reshape(n, c, h * w)
+
+    def gather(yi, xi):
+        """input at integer (yi, xi) arrays, 0 outside."""
+        xp = xp_of(input)
+        inside = (xi >= 0) & (xi <= w - 1) & (yi >= 0) & (yi <= h - 1)
+        lin = (xp.clip(yi, 0, h - 1) * w + xp.clip(xi, 0, w - 1)).astype(np.int64)
+        idx = Tensor._wrap(lin.reshape(n, 1, -1)).expand(n, c, ho * wo)
+        vals = flat.gather(2, idx).reshape(n, c, ho, wo)
+        return vals * Tensor._wrap(inside.astype(input._array.dtype)[:, None])
+
+    xp = xp_of(input)
+    if mode == "nearest":
+        xn = xp.round(ix._array)          # half to even, as torch's nearbyint
+        yn = xp.round(iy._array)
+        return gather(yn, xn)
+    x0 = ops.floor(ix)
+    y0 = ops.floor(iy)
+    wx1 = ix - x0
+    wy1 = iy - y0
+    wx0 = 1 - wx1
+    wy0 = 1 - wy1
+    xa, ya = x0._array, y0._array
+    out = (gather(ya, xa) * (wx0 * wy0).unsqueeze(1)
+           + gather(ya, xa + 1) * (wx1 * wy0).unsqueeze(1)
+           + gather(ya + 1, xa) * (wx0 * wy1).unsqueeze(1)
+           + gather(ya + 1, xa + 1) * (wx1 * wy1).unsqueeze(1))
+    return out
+
+
+def _fractional_intervals(xp, sample, n_in, n_out, pool):
+    """torch's window starts: ``int((i + u) * alpha) - int(u * alpha)`` in the input's dtype,
+    the last window flush with the end. ``sample``: (N, C) uniforms; returns (N, C, n_out)."""
+    seq = xp.zeros(sample.shape + (n_out,), dtype=np.int64)
+    if n_out > 1:
+        alpha = sample.dtype.type(n_in - pool) / sample.dtype.type(n_out - 1)
+        i = xp.arange(n_out - 1).astype(sample.dtype)
+        start = ((i + sample[..., None]) * alpha).astype(np.int64)
+        seq[..., :-1] = start - (sample * alpha).astype(np.int64)[..., None]
+    if n_out > 0:
+        seq[..., -1] = n_in - pool
+    return seq
+
+
+_FRAC_DIM_NAMES = {2: ("height", "width"), 3: ("time", "height", "width")}
+
+
+def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                         _random_samples, nd):
+    name = "fractional_max_pool%dd" % nd
+    if output_size is None and output_ratio is None:
+        raise ValueError("%s requires specifying either an output_size or an output_ratio"
+                         % name)
+    x, unbatched = _lift(input, nd, name)
+    insz = tuple(x.shape[2:])
+    k = _tuple(kernel_size, nd)
+    if output_size is None:
+        ratio = _tuple_f(output_ratio, nd)
+        outs = tuple(int(insz[i] * ratio[i]) for i in range(nd))
+    else:
+        outs = _tuple(output_size, nd)
+    for i in range(nd):
+        if outs[i] + k[i] - 1 > insz[i]:
+            what = _FRAC_DIM_NAMES[nd][i]
+            raise RuntimeError("%s(): pool %s %d too large relative to input %s %d"
+                               % (name, what, k[i], what, insz[i]))
+    n, c = x.shape[:2]
+    xp = xp_of(x)
+    if _random_samples is None:
+        _random_samples = ops.rand(n, c, nd, dtype=x.dtype, device=x.device)
+    u = _random_samples._array
+    # torch's sample order: 2-D (w, h); 3-D (t, h, w)
+    order = (1, 0) if nd == 2 else (0, 1, 2)
+    starts = [_fractional_intervals(xp, u[..., order[i]], insz[i], outs[i], k[i])
+              for i in range(nd)]
+    idx = xp.zeros((n, c) + outs + k, dtype=np.int64)
+    mult = 1
+    for i in reversed(range(nd)):
+        st = starts[i].reshape((n, c) + tuple(outs[i] if j == i else 1 for j in range(nd))
+                               + (1,) * nd)
+        off = xp.arange(k[i]).reshape((1, 1) + (1,) * nd
+                                      + tuple(k[i] if j == i else 1 for j in range(nd)))
+        idx = idx + (st + off) * mult
+        mult *= insz[i]
+    flat_idx = idx.reshape(n, c, -1)
+    vals = x.reshape(n, c, -1).gather(2, Tensor._wrap(flat_idx))
+    vals = vals.reshape((n, c) + outs + (math.prod(k),))
+    out, arg = vals.max(-1)
+    if unbatched:
+        out = out.squeeze(0)
+    if not return_indices:
+        return out
+    pick = xp.take_along_axis(idx.reshape((n, c) + outs + (-1,)), arg._array[..., None], -1)
+    indices = Tensor._wrap(pick[..., 0])
+    return out, (indices.squeeze(0) if unbatched else indices)
+
+
+def _tuple_f(v, n):
+    return tuple(float(x) for x in v) if isinstance(v, (list, tuple)) else (float(v),) * n
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """2-D max pooling over pseudo-random, overlapping windows (Graham, 2014)."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                                _random_samples, 2)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """3-D fractional max pooling."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                                _random_samples, 3)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """1-D convolution in time-batch-channel layout: input ``(T, B, C_in)``, weight
+    ``(k, C_in, C_out)``, bias ``(C_out,)``."""
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1)

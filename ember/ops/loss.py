@@ -3,13 +3,14 @@ unreduced binary cross entropy behind ``binary_cross_entropy``.
 
 The other losses are composed from element-wise ops in ``ember.nn.functional``.
 """
-from ..autograd.function import Function
+from ..autograd.function import Function, once_differentiable
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from ._util import xp_of
+from .comparison import where
 from .unary import clamp, logit
 
-__all__ = ["cross_entropy", "nll_loss"]
+__all__ = ["cross_entropy", "nll_loss", "ctc_loss"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -352,3 +353,159 @@ def _legacy_reduction(size_average, reduce, reduction):
     if not reduce:
         return "none"
     return "mean" if size_average else "sum"
+
+
+def _lse(xp, *arrays):
+    """Element-wise log(sum(exp)) of equally shaped arrays, -inf where all are -inf."""
+    stacked = xp.stack(arrays, 0)
+    m = stacked.max(0)
+    safe = xp.where(xp.isfinite(m), m, 0)
+    with errstate(divide="ignore", invalid="ignore"):
+        return xp.log(xp.exp(stacked - safe).sum(0)) + safe
+
+
+def _ctc_labels(xp, targets, in_lens, tgt_lens, blank):
+    """The blank-extended labels (N, 2 L + 1) and the skip mask of each position."""
+    n = len(tgt_lens)
+    max_l = max(tgt_lens) if tgt_lens else 0
+    ext = xp.full((n, 2 * max_l + 1), blank, dtype=xp.int64)
+    t = targets
+    off = 0
+    for b in range(n):
+        lab = t[b, :tgt_lens[b]] if t.ndim == 2 else t[off:off + tgt_lens[b]]
+        off += tgt_lens[b]
+        ext[b, 1:2 * tgt_lens[b]:2] = lab
+    skip = xp.zeros(ext.shape, dtype=bool)
+    skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    return ext, skip
+
+
+class CtcLoss(Function):
+    """Per-sequence CTC negative log likelihood ``(N,)`` of ``log_probs`` (T, N, C).
+
+    The gradient is torch's: ``exp(lp) - exp(log(sum alpha beta) + nll - lp)`` (which assumes
+    ``log_probs`` come from a log_softmax), 0 past each input length.
+    """
+
+    node_name = "CtcLossBackward0"
+
+    @staticmethod
+    def forward(ctx, log_probs, targets, in_lens, tgt_lens, blank, zero_infinity):
+        xp = xp_of(log_probs)
+        lp = log_probs._array.astype(xp.float64)
+        steps, n, _ = lp.shape
+        ext, skip = _ctc_labels(xp, targets._array, in_lens, tgt_lens, blank)
+        width = ext.shape[1]
+        rows = xp.arange(n)[:, None]
+        lpe = lp[:, rows, ext]                                  # (T, N, S')
+        neg = -xp.inf
+        alpha = xp.full((steps, n, width), neg)
+        alpha[0, :, 0] = lpe[0, :, 0]
+        if width > 1:
+            has = xp.asarray([tl > 0 for tl in tgt_lens])
+            alpha[0, :, 1] = xp.where(has, lpe[0, :, 1], neg)
+        for t in range(1, steps):
+            prev = alpha[t - 1]
+            s1 = xp.concatenate([xp.full((n, 1), neg), prev[:, :-1]], 1)
+            s2 = xp.concatenate([xp.full((n, 2), neg), prev[:, :-2]], 1)[:, :width]
+            s2 = xp.where(skip, s2, neg)
+            alpha[t] = _lse(xp, prev, s1, s2) + lpe[t]
+        last = xp.asarray([il - 1 for il in in_lens])
+        end = xp.asarray([2 * tl for tl in tgt_lens])
+        a_end = alpha[last, xp.arange(n), end]
+        a_pre = xp.where(end > 0, alpha[last, xp.arange(n), xp.maximum(end - 1, 0)], neg)
+        nll = -_lse(xp, a_end, a_pre)
+        ctx.conf = (in_lens, tgt_lens, zero_infinity)
+        ctx.save_for_backward(log_probs, Tensor._wrap(alpha), Tensor._wrap(nll),
+                              Tensor._wrap(ext), Tensor._wrap(skip))
+        return Tensor._wrap(nll.astype(log_probs._array.dtype))
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        log_probs, alpha, nll, ext, skip = ctx.saved_tensors
+        in_lens, tgt_lens, zero_infinity = ctx.conf
+        xp = xp_of(log_probs)
+        lp = log_probs._array.astype(xp.float64)
+        alpha, nll, ext, skip = alpha._array, nll._array, ext._array, skip._array
+        steps, n, classes = lp.shape
+        width = ext.shape[1]
+        rows = xp.arange(n)[:, None]
+        lpe = lp[:, rows, ext]
+        neg = -xp.inf
+        in_arr = xp.asarray(in_lens)
+        end = xp.asarray([2 * tl for tl in tgt_lens])
+        pos = xp.arange(width)[None, :]
+        init = (pos == end[:, None]) | ((pos == end[:, None] - 1) & (end[:, None] > 0))
+        beta = xp.full((steps, n, width), neg)
+        # skip into s + 2 from s: allowed where position s + 2 may skip back to s
+        skip_next = xp.concatenate([skip[:, 2:], xp.zeros((n, 2), dtype=bool)], 1)[:, :width]
+        nxt = xp.full((n, width), neg)
+        for t in range(steps - 1, -1, -1):
+            s1 = xp.concatenate([nxt[:, 1:], xp.full((n, 1), neg)], 1)
+            s2 = xp.concatenate([nxt[:, 2:], xp.full((n, 2), neg)], 1)[:, :width]
+            s2 = xp.where(skip_next, s2, neg)
+            rec = _lse(xp, nxt, s1, s2) + lpe[t]
+            at_end = (t == in_arr - 1)[:, None]
+            cur = xp.where(at_end, xp.where(init, lpe[t], neg), rec)
+            cur = xp.where((t < in_arr)[:, None], cur, neg)
+            beta[t] = cur
+            nxt = cur
+        ab = alpha + beta                                         # (T, N, S')
+        lcab = xp.full((steps, n, classes), neg)
+        for s in range(width):
+            idx = ext[:, s]
+            cur = lcab[:, xp.arange(n), idx]
+            lcab[:, xp.arange(n), idx] = _lse(xp, cur, ab[:, :, s])
+        with errstate(over="ignore", invalid="ignore"):
+            grad = xp.exp(lp) - xp.exp(lcab + nll[None, :, None] - lp)
+        valid = (xp.arange(steps)[:, None] < in_arr[None, :])[:, :, None]
+        grad = xp.where(valid, grad, 0.0)
+        if zero_infinity:
+            grad = xp.where(xp.isinf(nll)[None, :, None], 0.0, grad)
+        grad = grad * grad_output._array.astype(xp.float64)[None, :, None]
+        return (Tensor._wrap(grad.astype(log_probs._array.dtype)), None, None, None, None,
+                None)
+
+
+def _lengths(v):
+    if isinstance(v, Tensor):
+        return [int(x) for x in v.reshape(-1).tolist()]
+    return [int(x) for x in v]
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """Connectionist temporal classification loss. Matches ``torch.nn.functional.ctc_loss``."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError("%s is not a valid value for reduction" % reduction)
+    unbatched = log_probs.dim() == 2
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+        if targets.dim() == 1:
+            targets = targets.unsqueeze(0)
+    in_lens, tgt_lens = _lengths(input_lengths), _lengths(target_lengths)
+    steps, n = log_probs.shape[:2]
+    if len(in_lens) != n:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(tgt_lens) != n:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    for v in in_lens:
+        if v > steps:
+            raise RuntimeError("Expected input_lengths to have value at most %d, but got value "
+                               "%d (while checking arguments for ctc_loss_cpu)" % (steps, v))
+    if not 0 <= blank < log_probs.shape[2]:
+        raise RuntimeError("blank must be in label range")
+    loss = CtcLoss.apply(log_probs, targets, in_lens, tgt_lens, blank, zero_infinity)
+    if zero_infinity:
+        inf = Tensor._wrap(loss._array == float("inf"))
+        loss = where(inf, Tensor._wrap(xp_of(loss).zeros((), dtype=loss._array.dtype)), loss)
+    if unbatched:
+        loss = loss.squeeze(0)
+    if reduction == "mean":
+        lens = Tensor._wrap(xp_of(log_probs).asarray(tgt_lens, dtype=log_probs._array.dtype))
+        lens = clamp(lens, min=1)
+        return (loss / (lens.squeeze(0) if unbatched else lens)).mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss

@@ -310,3 +310,23 @@ class LSTMLayer(Function):
         for name, arr in scratch:
             _pool.give(name, xp, arr)
         return results
+
+
+class PackPadded(Function):
+    """The rows ``idx`` of a padded ``(T * B, *)`` batch: ``pack_padded_sequence``'s data."""
+
+    node_name = "PackPaddedSequenceBackward0"
+
+    @staticmethod
+    def forward(ctx, flat, idx):
+        ctx.save_for_backward(idx)
+        ctx.rows = flat.shape[0]
+        return Tensor._wrap(flat._array[idx._array])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (idx,) = ctx.saved_tensors
+        xp = xp_of(grad_output)
+        zero = xp.zeros((ctx.rows,) + tuple(grad_output.shape[1:]),
+                        dtype=grad_output._array.dtype)
+        return Tensor._wrap(zero).index_add(0, idx, grad_output), None

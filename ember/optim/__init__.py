@@ -8,7 +8,15 @@ from .rmsprop import RMSprop
 from .adagrad import Adagrad
 from .adamax import Adamax
 from .nadam import NAdam
+from .radam import RAdam
+from .adadelta import Adadelta
+from .rprop import Rprop
+from .asgd import ASGD
+from .adafactor import Adafactor
+from .sparse_adam import SparseAdam
 from .lbfgs import LBFGS
+from . import swa_utils  # noqa: F401,E402
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "LBFGS",
-           "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
+           "Adadelta", "Rprop", "ASGD", "Adafactor", "SparseAdam", "LBFGS", "lr_scheduler",
+           "swa_utils"]

@@ -7,7 +7,8 @@ from .module import Module
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish",
            "Softplus", "Softsign", "Sigmoid", "LogSigmoid", "Tanh", "Hardtanh", "Hardsigmoid",
-           "Hardswish", "Softmax", "LogSoftmax", "Softmin", "Threshold"]
+           "Hardswish", "Softmax", "LogSoftmax", "Softmin", "Threshold", "GLU", "Hardshrink",
+           "Softshrink", "Tanhshrink", "Softmax2d", "RReLU", "MultiheadAttention"]
 
 
 def _inplace_repr(inplace):
@@ -271,3 +272,76 @@ class Threshold(Module):
     def extra_repr(self):
         return "threshold=%s, value=%s%s" % (self.threshold, self.value,
                                              ", inplace=True" if self.inplace else "")
+
+
+class GLU(Module):
+    """Gated linear unit: ``a * sigmoid(b)`` of the two halves along ``dim``."""
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return "dim={}".format(self.dim)
+
+
+class Hardshrink(Module):
+    """``x`` where ``|x| > lambd``, else 0."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return "{}".format(self.lambd)
+
+
+class Softshrink(Hardshrink):
+    """Shrink towards 0 by ``lambd`` (0 inside ``[-lambd, lambd]``)."""
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Tanhshrink(_Plain):
+    """``x - tanh(x)``."""
+
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
+class Softmax2d(_Plain):
+    """Softmax over the channels (dim -3) of ``(N, C, H, W)`` or ``(C, H, W)``."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError("Softmax2d: expected input to be 3D or 4D, got %dD instead"
+                             % input.dim())
+        return F.softmax(input, -3, _stacklevel=5)
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: slope ~ U(lower, upper) in training, their mean in eval."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return "lower={}, upper={}{}".format(self.lower, self.upper, inplace_str)
+
+
+from .transformer import MultiheadAttention  # noqa: E402,F401  (torch's home for it)

@@ -350,3 +350,15 @@ class ParameterDict(Module):
             lines.append("  (%s): Parameter containing: [%s of size %s]"
                          % (k, p.type(), size))
         return "\n".join(lines)
+
+
+class Container(Module):
+    """Deprecated: a Module holding the given submodules (use Sequential or ModuleDict)."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        import warnings
+        warnings.warn("nn.Container is deprecated. All of it's functionality is now "
+                      "implemented in nn.Module. Subclass that instead.", stacklevel=2)
+        for key, value in kwargs.items():
+            self.add_module(key, value)

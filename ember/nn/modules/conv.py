@@ -1,13 +1,16 @@
-"""Convolution layers: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d."""
+"""Convolution layers: Conv1d/2d/3d, ConvTranspose1d/2d/3d and their Lazy variants."""
 import math
 
 from ...ops.creation import empty
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Conv3d", "ConvTranspose3d",
+           "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+           "LazyConvTranspose3d"]
 
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -189,3 +192,90 @@ class ConvTranspose2d(_ConvTransposeNd):
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups,
                                   self.dilation)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over ``(N, C_in, D, H, W)``.
+
+    Shape:
+        Input ``(N, C_in, D, H, W)`` or unbatched; output ``(N, C_out, D_out, H_out, W_out)``.
+    """
+
+    _nd = 3
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, dtype=dtype)
+
+    def forward(self, input):
+        return self._conv_forward(F.conv3d, input)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution (the gradient of Conv3d w.r.t. its input)."""
+
+    _nd = 3
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def _lazy_init(self, dtype):
+        self._lazy_dtype = dtype
+        self.weight = UninitializedParameter()
+        if self.bias is not None:
+            self.bias = UninitializedParameter()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if not self.has_uninitialized_params():
+            return
+        nd = self._nd
+        self.in_channels = input.shape[0] if input.dim() == nd + 1 else input.shape[1]
+        if self.in_channels % self.groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if self._transposed:
+            shape = (self.in_channels, self.out_channels // self.groups) + self.kernel_size
+        else:
+            shape = (self.out_channels, self.in_channels // self.groups) + self.kernel_size
+        self.weight = Parameter(empty(shape, dtype=self._lazy_dtype, device=input.device))
+        if self.bias is not None:
+            self.bias = Parameter(empty(self.out_channels, dtype=self._lazy_dtype,
+                                        device=input.device))
+        self.reset_parameters()
+
+
+def _lazy_conv(base, nd_name):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        base.__init__(self, 0, out_channels, kernel_size, stride, padding, dilation, groups,
+                      bias, padding_mode, dtype=dtype)
+        self._lazy_init(dtype)
+
+    def __init_t__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                   groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                   dtype=None):
+        base.__init__(self, 0, out_channels, kernel_size, stride, padding, output_padding,
+                      groups, bias, dilation, padding_mode, dtype=dtype)
+        self._lazy_init(dtype)
+
+    init = __init_t__ if base._transposed else __init__
+    doc = "%s whose ``in_channels`` comes from the first input." % base.__name__
+    return type(nd_name, (_LazyConvXdMixin, base),
+                {"__init__": init, "cls_to_become": base, "__doc__": doc,
+                 "__module__": __name__})
+
+
+LazyConv1d = _lazy_conv(Conv1d, "LazyConv1d")
+LazyConv2d = _lazy_conv(Conv2d, "LazyConv2d")
+LazyConv3d = _lazy_conv(Conv3d, "LazyConv3d")
+LazyConvTranspose1d = _lazy_conv(ConvTranspose1d, "LazyConvTranspose1d")
+LazyConvTranspose2d = _lazy_conv(ConvTranspose2d, "LazyConvTranspose2d")
+LazyConvTranspose3d = _lazy_conv(ConvTranspose3d, "LazyConvTranspose3d")

@@ -4,10 +4,11 @@ import math
 from ...ops.creation import empty
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Identity", "Linear", "Bilinear"]
+__all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
 
 
 class Identity(Module):
@@ -95,3 +96,34 @@ class Bilinear(Module):
     def extra_repr(self):
         return "in1_features=%d, in2_features=%d, out_features=%d, bias=%s" % (
             self.in1_features, self.in2_features, self.out_features, self.bias is not None)
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear whose ``in_features`` comes from the first input's last dim."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        Module.__init__(self)
+        self.in_features, self.out_features = 0, out_features
+        self._lazy_dtype = dtype
+        self.weight = UninitializedParameter()
+        if bias:
+            self.bias = UninitializedParameter()
+        else:
+            self.register_parameter("bias", None)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if not self.has_uninitialized_params():
+            return
+        self.in_features = input.shape[-1]
+        self.weight = Parameter(empty((self.out_features, self.in_features),
+                                      dtype=self._lazy_dtype, device=input.device))
+        if self.bias is not None:
+            self.bias = Parameter(empty(self.out_features, dtype=self._lazy_dtype,
+                                        device=input.device))
+        self.reset_parameters()

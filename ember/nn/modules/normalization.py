@@ -1,4 +1,4 @@
-"""Normalization layers: BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm."""
+"""Normalization layers: BatchNorm1d/2d/3d, LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm."""
 import numbers
 
 from ...ops.creation import empty, ones, tensor, zeros
@@ -6,9 +6,13 @@ from ... import dtypes
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..parameter import UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "BatchNorm3d", "RMSNorm",
+           "LocalResponseNorm", "CrossMapLRN2d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+           "LazyBatchNorm3d", "SyncBatchNorm"]
 
 
 class _BatchNorm(Module):
@@ -153,3 +157,149 @@ class GroupNorm(Module):
     def extra_repr(self):
         return "{}, {}, eps={}, affine={}, bias={}".format(
             self.num_groups, self.num_channels, self.eps, self.affine, self.affine)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization over ``(N, C, D, H, W)``."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError("expected 5D input (got %dD input)" % input.dim())
+
+
+class RMSNorm(Module):
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the last ``len(normalized_shape)`` dims."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(
+            **self.__dict__)
+
+
+class LocalResponseNorm(Module):
+    """Normalise each channel by the squares of its ``size`` neighbouring channels."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+class CrossMapLRN2d(Module):
+    """Local response normalization across channels of a 4-D input."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        if input.dim() != 4:
+            raise ValueError("CrossMapLRN2d: Expected input to be 4D, got %dD instead."
+                             % input.dim())
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+class _LazyNormBase(LazyModuleMixin):
+    def _lazy_init(self, affine, dtype):
+        self._lazy_dtype = dtype
+        if affine:
+            self.weight = UninitializedParameter()
+            self.bias = UninitializedParameter()
+
+    def has_uninitialized_params(self):
+        return self.num_features == 0
+
+    def reset_parameters(self):
+        if self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if not self.has_uninitialized_params():
+            return
+        self.num_features = input.shape[1] if input.dim() > 1 else input.shape[0]
+        dt, dev = self._lazy_dtype, input.device
+        if self.affine:
+            self.weight = Parameter(empty(self.num_features, dtype=dt, device=dev))
+            self.bias = Parameter(empty(self.num_features, dtype=dt, device=dev))
+        if self.track_running_stats:
+            self.running_mean = zeros(self.num_features, dtype=dt, device=dev)
+            self.running_var = ones(self.num_features, dtype=dt, device=dev)
+        self.reset_parameters()
+
+
+def _lazy_norm(base, name):
+    def __init__(self, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None):
+        base.__init__(self, 0, eps, momentum, affine, track_running_stats, dtype=dtype)
+        self._lazy_init(affine, dtype)
+
+    return type(name, (_LazyNormBase, base),
+                {"__init__": __init__, "cls_to_become": base, "__module__": __name__,
+                 "__doc__": "%s whose ``num_features`` comes from the first input."
+                 % base.__name__})
+
+
+LazyBatchNorm1d = _lazy_norm(BatchNorm1d, "LazyBatchNorm1d")
+LazyBatchNorm2d = _lazy_norm(BatchNorm2d, "LazyBatchNorm2d")
+LazyBatchNorm3d = _lazy_norm(BatchNorm3d, "LazyBatchNorm3d")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """BatchNorm whose statistics are reduced across processes; in a single process (the
+    only mode here) it is a BatchNorm over any ``(N, C, *)`` input."""
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, device=None, dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, dtype=dtype)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError("expected at least 2D input (got %dD input)" % input.dim())
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """``module`` with every BatchNorm*D replaced by a SyncBatchNorm (same state)."""
+        module_output = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
+            module_output = SyncBatchNorm(module.num_features, module.eps, module.momentum,
+                                          module.affine, module.track_running_stats,
+                                          process_group)
+            if module.affine:
+                module_output.weight = module.weight
+                module_output.bias = module.bias
+            module_output.running_mean = module.running_mean
+            module_output.running_var = module.running_var
+            module_output.num_batches_tracked = module.num_batches_tracked
+            module_output.training = module.training
+        for name, child in module.named_children():
+            module_output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return module_output

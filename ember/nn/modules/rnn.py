@@ -15,7 +15,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
@@ -153,7 +153,97 @@ class RNNBase(Module):
             raise RuntimeError("For %s input, %s should also be %d-D but got %s"
                                % (kind, what, dim, got))
 
+    def flatten_parameters(self):
+        """A no-op: the weights need no flattening on this backend (as torch on the CPU)."""
+
+    def _packed_direction(self, data, sizes, state, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
+        """One layer and direction over packed ``data``: (output rows, final state)."""
+        lstm = self.mode == "LSTM"
+        gi_all = F.linear(data, w_ih, b_ih)
+        offsets = [0]
+        for bs in sizes:
+            offsets.append(offsets[-1] + bs)
+        outs = [None] * len(sizes)
+        h0 = state
+        if reverse:
+            state = tuple(s[:sizes[-1]] for s in h0) if lstm else h0[:sizes[-1]]
+            order = range(len(sizes) - 1, -1, -1)
+        else:
+            order = range(len(sizes))
+        done = []
+        for t in order:
+            bs = sizes[t]
+            rows = (state[0] if lstm else state).shape[0]
+            if bs < rows:     # the shorter sequences end here: keep their last state
+                done.append(tuple(s[bs:] for s in state) if lstm else state[bs:])
+                state = tuple(s[:bs] for s in state) if lstm else state[:bs]
+            elif bs > rows:   # (reverse) longer sequences start here from their h0
+                state = tuple(ops.cat([s, s0[rows:bs]], 0) for s, s0 in zip(state, h0)) \
+                    if lstm else ops.cat([state, h0[rows:bs]], 0)
+            state = _step(self.mode, gi_all[offsets[t]:offsets[t + 1]], state, w_hh, b_hh)
+            if w_hr is not None:
+                state = (F.linear(state[0], w_hr), state[1])
+            outs[t] = state[0] if lstm else state
+        if done:
+            if lstm:
+                state = tuple(ops.cat([s] + [d[i] for d in reversed(done)], 0)
+                              for i, s in enumerate(state))
+            else:
+                state = ops.cat([state] + list(reversed(done)), 0)
+        return ops.cat(outs, 0), state
+
+    def _forward_packed(self, input, hx):
+        lstm = self.mode == "LSTM"
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        sizes = [int(b) for b in batch_sizes.tolist()]
+        if data.dim() != 2:
+            raise ValueError("input must have 2 dimensions, got %d" % data.dim())
+        if data.shape[-1] != self.input_size:
+            raise RuntimeError("input.size(-1) must be equal to input_size. Expected %d, got %d"
+                               % (self.input_size, data.shape[-1]))
+        dirs = 2 if self.bidirectional else 1
+        n = sizes[0]
+        expected = (self.num_layers * dirs, n, self.proj_size or self.hidden_size)
+        cell = (self.num_layers * dirs, n, self.hidden_size)
+        if hx is None:
+            h0 = zeros(expected, dtype=data.dtype, device=data.device)
+            hx = (h0, zeros(cell, dtype=data.dtype, device=data.device)) if lstm else h0
+        elif sorted_indices is not None:
+            hx = tuple(h.index_select(1, sorted_indices) for h in hx) if lstm \
+                else hx.index_select(1, sorted_indices)
+        if lstm:
+            self._check_hidden(hx[0], expected, "hidden[0]")
+            self._check_hidden(hx[1], cell, "hidden[1]")
+            h_list, c_list = ops.unbind(hx[0], 0), ops.unbind(hx[1], 0)
+        else:
+            self._check_hidden(hx, expected)
+            h_list = ops.unbind(hx, 0)
+        layer_in = data
+        h_out, c_out = [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(dirs):
+                k = layer * dirs + d
+                state = (h_list[k], c_list[k]) if lstm else h_list[k]
+                out, state = self._packed_direction(layer_in, sizes, state,
+                                                    *self._weights(layer, d), d == 1)
+                outs.append(out)
+                h_out.append(state[0] if lstm else state)
+                if lstm:
+                    c_out.append(state[1])
+            layer_in = outs[0] if dirs == 1 else ops.cat(outs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_in = F.dropout(layer_in, self.dropout, True)
+        h_n = ops.stack(h_out, 0)
+        hidden = (h_n, ops.stack(c_out, 0)) if lstm else h_n
+        if unsorted_indices is not None:
+            hidden = tuple(h.index_select(1, unsorted_indices) for h in hidden) if lstm \
+                else hidden.index_select(1, unsorted_indices)
+        return type(input)(layer_in, batch_sizes, sorted_indices, unsorted_indices), hidden
+
     def forward(self, input, hx=None):
+        if isinstance(input, tuple) and hasattr(input, "batch_sizes"):   # a PackedSequence
+            return self._forward_packed(input, hx)
         self._check_input(input)
         lstm = self.mode == "LSTM"
         unbatched = input.dim() == 2

@@ -1,4 +1,4 @@
-"""Gradient clipping: clip_grad_norm_, clip_grad_value_."""
+"""Gradient clipping: clip_grad_norm_, clip_grad_value_, get_total_norm, clip_grads_with_norm_."""
 import math
 
 import numpy as np
@@ -6,7 +6,8 @@ import numpy as np
 from ...backend import backend_for, backend_of, get_array_module
 from ...tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
+           "clip_grads_with_norm_"]
 
 
 def _grads(parameters):
@@ -63,3 +64,62 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     for g in _grads(parameters):
         get_array_module(g._array).clip(g._array, -clip_value, clip_value, out=g._array)
         g._bump()
+
+
+def _total_norm_array(tensors, norm_type, error_if_nonfinite):
+    first = tensors[0]._array
+    dtype = first.dtype
+    b = backend_of(first)
+    xp = b.xp
+    if norm_type == math.inf:
+        norms = [get_array_module(g._array).abs(g._array).max() if g._array.size
+                 else xp.zeros((), dtype) for g in tensors]
+    else:
+        norms = [(get_array_module(g._array).abs(g._array).astype(dtype) ** norm_type).sum()
+                 ** (1.0 / norm_type) for g in tensors]
+    norms = xp.stack([b.asarray(n) for n in norms]).astype(dtype, copy=False)
+    if norm_type == math.inf:
+        total = norms.max()
+    else:
+        total = (norms ** norm_type).sum() ** (1.0 / norm_type)
+    total = xp.asarray(total, dtype=dtype)
+    if error_if_nonfinite and not bool(xp.isfinite(total)):
+        raise RuntimeError("The total norm of order %s for gradients from `parameters` is "
+                           "non-finite, so it cannot be clipped. To disable this error and "
+                           "scale the gradients by the non-finite norm anyway, set "
+                           "`error_if_nonfinite=False`" % norm_type)
+    return total
+
+
+def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The ``norm_type`` norm of the norms of ``tensors`` (as if all were one vector)."""
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    tensors = list(tensors)
+    if not tensors:
+        return Tensor._wrap(backend_for(None).xp.asarray(0.0, dtype=np.float32))
+    return Tensor._wrap(_total_norm_array(tensors, float(norm_type), error_if_nonfinite))
+
+
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Scale the gradients by ``min(1, max_norm / (total_norm + 1e-6))`` in place."""
+    grads = _grads(parameters)
+    if not grads:
+        return
+    t = total_norm._array if isinstance(total_norm, Tensor) else total_norm
+    xp = get_array_module(t) if isinstance(total_norm, Tensor) else np
+    coef = xp.minimum(float(max_norm) / (t + 1e-6), 1.0)
+    for g in grads:
+        arr = g._array
+        c = backend_of(arr).asarray(coef)
+        arr *= c.astype(arr.dtype)
+        g._bump()
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
+                   foreach=None):
+    """Deprecated alias of :func:`clip_grad_norm_`."""
+    import warnings
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)

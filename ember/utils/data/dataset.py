@@ -3,10 +3,10 @@ import bisect
 import math
 import warnings
 
-from ...random import default_generator, _rng
+from ...random import default_generator, _gen
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset",
-           "ChainDataset", "random_split"]
+           "ChainDataset", "StackDataset", "random_split"]
 
 
 class Dataset:
@@ -150,10 +150,61 @@ def random_split(dataset, lengths, generator=default_generator):
         lengths = subset_lengths
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = _rng(generator).permutation(sum(lengths)).tolist()
+    indices = _gen(generator)._randperm(sum(lengths)).tolist()   # (torch's randperm stream)
     out, offset = [], 0
     for length in lengths:
         out.append(Subset(dataset, indices[offset:offset + length]))
         offset += length
     return out
 
+
+
+class StackDataset(Dataset):
+    """Zip datasets of equal length: each sample is a tuple (positional datasets) or a dict
+    (keyword datasets) of their samples at that index."""
+
+    def __init__(self, *args, **kwargs):
+        if args:
+            if kwargs:
+                raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                                 "``kwargs``) like input/output, but both types are given.")
+            self._length = len(args[0])
+            if any(self._length != len(dataset) for dataset in args):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = args
+        elif kwargs:
+            tmp = list(kwargs.values())
+            self._length = len(tmp[0])
+            if any(self._length != len(dataset) for dataset in tmp):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = kwargs
+        else:
+            raise ValueError("At least one dataset should be passed")
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: dataset[index] for k, dataset in self.datasets.items()}
+        return tuple(dataset[index] for dataset in self.datasets)
+
+    def __getitems__(self, indices):
+        """A batch of samples, using each dataset's own ``__getitems__`` where it has one."""
+        def fetch(dataset):
+            if callable(getattr(dataset, "__getitems__", None)):
+                items = dataset.__getitems__(indices)
+                if len(items) != len(indices):
+                    raise ValueError("Nested dataset's output size mismatch. Expected %d, got %d"
+                                     % (len(indices), len(items)))
+                return items
+            return [dataset[idx] for idx in indices]
+
+        if isinstance(self.datasets, dict):
+            batch = [{} for _ in indices]
+            for k, dataset in self.datasets.items():
+                for data, sample in zip(fetch(dataset), batch):
+                    sample[k] = data
+            return batch
+        columns = [fetch(dataset) for dataset in self.datasets]
+        return [tuple(sample) for sample in zip(*columns)]
+
+    def __len__(self):
+        return self._length
