@@ -116,6 +116,16 @@ def _raw(value):
     return value
 
 
+def _tensor(value):
+    if isinstance(value, list):
+        return [_tensor(v) for v in value]
+    return None if value is None or isinstance(value, Tensor) else Tensor._wrap(value)
+
+
+def _number(value):
+    return value.item() if hasattr(value, "item") else value
+
+
 class LBFGS(Optimizer):
     """L-BFGS. Matches ``torch.optim.LBFGS``; ``step`` needs a closure returning the loss.
 
@@ -285,6 +295,8 @@ class LBFGS(Optimizer):
             if abs(loss - prev_loss) < tolerance_change:
                 break
 
-        state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=H_diag,
-                     prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
+        # kept as torch keeps them: arrays as Tensors, step size and loss as Python numbers
+        state.update(d=_tensor(d), t=_number(t), old_dirs=_tensor(old_dirs),
+                     old_stps=_tensor(old_stps), ro=_tensor(ro), H_diag=_tensor(H_diag),
+                     prev_flat_grad=_tensor(prev_flat_grad), prev_loss=_number(prev_loss))
         return orig_loss
