@@ -76,6 +76,13 @@ def is_deterministic_algorithms_warn_only_enabled():
     return _flags["warn_only"]
 
 
+def compile(model=None, **kwargs):
+    """``torch.compile``: ``model`` (a function or Module) recorded once and replayed (see
+    ``ember.compiler``)."""
+    from .compiler import compile as _compile
+    return _compile(model, **kwargs)
+
+
 def typename(obj):
     if isinstance(obj, Tensor):
         return "torch." + obj.dtype._legacy
@@ -83,7 +90,7 @@ def typename(obj):
 
 
 _LAZY = ("nn", "optim", "utils", "viz", "datasets", "fft", "special", "distributions", "func",
-         "distributed", "backends")
+         "distributed", "backends", "compiler", "_dynamo")
 
 
 def __getattr__(name):

@@ -150,6 +150,8 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
         if cls._is_legacy:
             raise RuntimeError(_LEGACY_MSG % (cls.__name__, cls.__name__) +
                                " (this class defines forward as an instance method)")
+        if _hook is not None:
+            return _hook(cls, args, kwargs)     # ember.compile is recording this call
         node = cls._backward_cls()
         forward = cls._forward_fn or cls.forward
         if not _state.enabled:
@@ -172,6 +174,9 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
     def _call_backward(self, grads, create_graph=True):
         return self.backward(*grads)
 
+
+# ember.compile's recorder while it records a call (else None): ``apply`` hands it each call
+_hook = None
 
 _base_forward = inspect.getattr_static(Function, "forward")
 _base_setup = inspect.getattr_static(Function, "setup_context")
