@@ -33,9 +33,31 @@ from .extra import *  # noqa: F401,F403
 # Families whose functions are also Tensor methods (conv, pooling, loss ... are not).
 _FAMILIES = (activation, arithmetic, comparison, _complex, _extra, conversion, indexing, linalg,
              _matmul, reduction, _scatter, shape, sorting, special, unary)
-_NOT_METHODS = {"device", "is_tensor", "where"}
+# (functions torch has no Tensor method for)
+_NOT_METHODS = {"device", "is_tensor", "where", "gradient", "trapezoid", "trapz",
+                "cumulative_trapezoid", "isin", "cdist", "histogramdd", "block_diag",
+                "cartesian_prod", "combinations", "tril_indices", "triu_indices", "hann_window",
+                "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "fill",
+                "unravel_index", "can_cast", "threshold", "threshold_", "vander", "lu_unpack",
+                "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
+                "bucketize", "cat", "celu", "celu_", "chain_matmul", "column_stack", "complex",
+                "concat", "concatenate", "dstack", "einsum", "hstack", "meshgrid", "poisson",
+                "polar", "row_stack", "rsub", "searchsorted", "selu", "selu_", "stack",
+                "std_mean", "tensordot", "var_mean", "view_as_complex", "view_as_real",
+                "vstack"}
 
 # Names callable as ``tensor.NAME(...)``: every family function taking the tensor first.
 _TENSOR_METHODS = frozenset(
     [n for fam in _FAMILIES for n in fam.__all__ if n not in _NOT_METHODS]
     + ["bernoulli", "multinomial", "poisson"])
+
+# ``out=`` for the module-level functions that take it in torch (``ember.add(a, b, out=o)``).
+# Tensor methods and operators take no ``out=`` in torch: ``_PLAIN`` keeps the unwrapped
+# functions for them (name -> function).
+from ._out import OUT_NAMES as _OUT_NAMES, with_out as _with_out  # noqa: E402
+_PLAIN = {}
+for _name in _OUT_NAMES:
+    if _name in globals():
+        _PLAIN[_name] = globals()[_name]
+        globals()[_name] = _with_out(_PLAIN[_name], _name)
+del _name

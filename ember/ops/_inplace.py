@@ -6,7 +6,9 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import state as _state
 from ..tensor import Tensor
 from ._util import sum_to, xp_of
-from .shape import _positions, take_flat, zero_flat
+from ..backend import backend_of
+from .shape import (AsStrided, _positions, _storage_size, _strided_geometry,
+                    _strided_positions, take_flat, zero_flat)
 from ..dtypes import scalar_type_name as _legacy
 
 _LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -32,9 +34,9 @@ def write(t, arr, op):
         return
     if not dst.flags.writeable:
         raise_if_saved(dst, op)
-        raise RuntimeError("%s: unsupported operation: more than one element of the written-to "
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
-                           "tensor before performing the operation." % op)
+                           "tensor before performing the operation.")
     xp_of(t).copyto(dst, arr, casting="unsafe")
     t._version_ref[0] += 1
 
@@ -100,6 +102,9 @@ def _direct(t, fn, other, kwargs):
 def _recorded(t, fn, op, args, kwargs):
     if t.grad_fn is None and t._requires_grad:
         raise RuntimeError(_LEAF_MSG)
+    multi = t.__dict__.get("_multi_view")
+    if multi is not None:
+        raise RuntimeError(multi)
     base = t._base
     if base is not None:
         if base.grad_fn is None and base._requires_grad:
@@ -175,6 +180,9 @@ def _recorded_view(t, base, fn, op, args, kwargs):
     base.grad_fn = new_base.grad_fn
     base._output_nr = 0
     base._requires_grad = new_base._requires_grad
+    geom = _strided_geometry(t._array, base._array) if base._requires_grad else None
+    if geom is not None:
+        out = AsStrided.apply(base, *geom)    # the view regenerated from the new base (torch)
     t.grad_fn = out.grad_fn
     t._output_nr = out._output_nr
     t._requires_grad = out._requires_grad
@@ -232,5 +240,25 @@ def overwrite(t, value, op):
         xp.copyto(t._array, arr)     # a scalar (zero_, fill_): write's checks cannot fail
         t._version_ref[0] += 1
         return t
+    if src is None and _fill_expanded(t, arr):
+        return t
     write(t, arr, op)
     return t
+
+
+def _fill_expanded(t, value):
+    """``fill_``/``zero_`` of an expanded (read-only, repeated-element) view: torch writes the
+    value into the memory the elements share. False when ``t`` is not such a view."""
+    base = t._base
+    if base is None or t._array.size == 0 or not base._array.flags.writeable:
+        return False
+    idx = _positions(t._array, base._array)
+    if idx is None:
+        return False
+    backend = backend_of(base._array)
+    storage = base._array
+    flat = backend.as_strided(storage, (_storage_size(storage),), (storage.itemsize,))
+    pos = _strided_positions(backend.xp, storage, storage.itemsize, 0).reshape(-1)
+    flat[pos[idx.reshape(-1)]] = value
+    t._version_ref[0] += 1
+    return True

@@ -86,11 +86,11 @@ def isinf(input):
     return Tensor._wrap(xp_of(input).isinf(input._array))
 
 
-def isposinf(input):
+def isposinf(input, *, out=None):
     return Tensor._wrap(xp_of(input).isposinf(input._array))
 
 
-def isneginf(input):
+def isneginf(input, *, out=None):
     return Tensor._wrap(xp_of(input).isneginf(input._array))
 
 
@@ -103,7 +103,7 @@ def isreal(input):
     return Tensor._wrap(xp_of(input).ones(input._array.shape, dtype=bool))
 
 
-def signbit(input):
+def signbit(input, *, out=None):
     return Tensor._wrap(xp_of(input).signbit(input._array))
 
 

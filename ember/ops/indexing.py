@@ -54,7 +54,13 @@ def _convert(index, data, zero_dim_as_int=False):
         elif isinstance(item, (bool, np.bool_)):
             out.append(backend_of(data).xp.asarray(item))
             advanced = True
-        elif item is None or item is Ellipsis or isinstance(item, (int, np.integer, slice)):
+        elif isinstance(item, slice):
+            if item.step is not None and item.step <= 0:
+                if item.step == 0:
+                    raise ValueError("slice step cannot be zero")
+                raise ValueError("step must be greater than zero")
+            out.append(item)
+        elif item is None or item is Ellipsis or isinstance(item, (int, np.integer)):
             out.append(item)
         elif hasattr(item, "__index__"):
             out.append(item.__index__())
@@ -318,7 +324,7 @@ def index_put_(input, indices, values, accumulate=False):
     return inplace(input, lambda old: IndexPut.apply(old, idx, values, accumulate))
 
 
-def nonzero(input, *, as_tuple=False):
+def nonzero(input, *, out=None, as_tuple=False):
     """Indices of the non-zero elements: an (n, ndim) int64 tensor, or a tuple of 1-D ones."""
     arr = input._array
     xp = xp_of(input)

@@ -480,7 +480,7 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return _amax_amin("amin", input, dim, keepdim)
 
 
-def aminmax(input, *, dim=None, keepdim=False):
+def aminmax(input, *, dim=None, keepdim=False, out=None):
     """``(min, max)`` over ``dim`` or the whole tensor, as ``torch.return_types.aminmax``."""
     arr = input._array
     if dim is None:
@@ -567,7 +567,7 @@ def _exclusive_cumprod(arr, d):
                           axis=d)
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None):
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Product of all elements, or along the single ``dim``; ints multiply as int64."""
     d = None if dtype is None else _dt.to_dtype(dtype)
     if dim is None:
@@ -815,13 +815,13 @@ def count_nonzero(input, dim=None):
     return Tensor._wrap(xp.asarray(xp.count_nonzero(arr, axis=dims), dtype=np.int64))
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """``sum`` treating nan as zero."""
     from .comparison import isnan, where
     return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """``mean`` over the elements that are not nan."""
     from .comparison import isnan
     count = sum(~isnan(input), dim, keepdim)

@@ -13,7 +13,7 @@ from ._inplace import inplace
 from ._util import check_shapes_broadcast, sum_to, wrap_dim, xp_of
 from .comparison import where
 from .reduction import sum as _sum
-from .shape import expand, movedim, reshape
+from .shape import _view_of, expand, movedim, reshape
 
 __all__ = ["gather", "scatter", "scatter_", "scatter_add", "scatter_add_", "scatter_reduce",
            "scatter_reduce_", "index_select", "index_add", "index_add_", "index_copy",
@@ -642,7 +642,7 @@ def _flat_index(op, input, index):
     return index
 
 
-def take(input, index):
+def take(input, index, *, out=None):
     """``input.flatten()[index]``, shaped like ``index``."""
     return Take.apply(input, _flat_index("take", input, index))
 
@@ -724,8 +724,39 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return index_select(input, d, Tensor._wrap(idx))
 
 
+class Unfold(Function):
+    """Windows of ``size`` every ``step`` along ``dim`` as a new last dim (a strided view)."""
+
+    node_name = "UnfoldBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, size, step):
+        ctx.args = (dim, size, step)
+        arr = a._array
+        shape, strides = arr.shape, arr.strides
+        count = (shape[dim] - size) // step + 1
+        view = backend_of(arr).as_strided(
+            arr, shape[:dim] + (count,) + shape[dim + 1:] + (size,),
+            strides[:dim] + (strides[dim] * step,) + strides[dim + 1:] + (strides[dim],))
+        return _view_of(a, view, Unfold, dim, size, step)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        dim, size, step = ctx.args
+        shape, dtype = ctx._input_meta(0)
+        count = grad_output._array.shape[dim]
+        xp = xp_of(grad_output)
+        idx = (xp.arange(count, dtype=np.int64)[:, None] * step +
+               xp.arange(size, dtype=np.int64)[None, :]).reshape(-1)
+        g = movedim(grad_output, -1, dim + 1)
+        g = reshape(g, shape[:dim] + (count * size,) + shape[dim + 1:])
+        zeros = Tensor._wrap(xp.zeros(shape, dtype=dtype))
+        return index_add(zeros, dim, Tensor._wrap(idx), g), None, None, None
+
+
 def unfold(input, dimension, size, step):
-    """Windows of ``size`` taken every ``step`` along ``dimension``, as a new last dim."""
+    """Windows of ``size`` taken every ``step`` along ``dimension``, as a new last dim (a
+    view)."""
     n = input._array.ndim
     d = wrap_dim(dimension, n, "unfold") if n else 0
     length = input._array.shape[d] if n else 1
@@ -734,11 +765,6 @@ def unfold(input, dimension, size, step):
                            % (d, length, size))
     if step <= 0:
         raise RuntimeError("step is %d but must be > 0" % step)
-    count = (length - size) // step + 1
-    xp = xp_of(input)
-    idx = (xp.arange(count, dtype=np.int64)[:, None] * step +
-           xp.arange(size, dtype=np.int64)[None, :]).reshape(-1)
-    x = index_select(input, d, Tensor._wrap(idx))
-    shape = input._array.shape
-    x = reshape(x, shape[:d] + (count, size) + shape[d + 1:])
-    return movedim(x, d + 1, -1)
+    if n == 0:
+        return reshape(input, (1,))
+    return Unfold.apply(input, d, int(size), int(step))

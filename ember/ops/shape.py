@@ -22,7 +22,7 @@ __all__ = ["view", "reshape", "transpose", "swapaxes", "swapdims", "permute", "t
            "select", "flip", "fliplr", "flipud", "roll", "rot90", "tril", "triu", "diag",
            "diagonal", "diag_embed", "repeat", "tile", "broadcast_to",
            "broadcast_tensors", "broadcast_shapes", "meshgrid", "atleast_1d", "atleast_2d",
-           "atleast_3d", "ravel", "hsplit", "vsplit", "dsplit"]
+           "atleast_3d", "ravel", "hsplit", "vsplit", "dsplit", "as_strided", "adjoint"]
 
 
 def _view_of(a, arr, op=None, *args):
@@ -48,8 +48,39 @@ def _view_of(a, arr, op=None, *args):
                 parent = a.__dict__.get("_view_fn")
                 if parent is not None:
                     fn = _replay(op, args, parent)
-        out.__dict__["_view_fn"] = fn if fn is not None else _replay_positions(arr)
+        out.__dict__["_view_fn"] = _replay_strided(
+            arr, fn if fn is not None else _replay_positions(arr))
     return out
+
+
+def _replay_strided(arr, fallback):
+    """The view's ``_view_fn``: an ``as_strided`` of the base where expressible (torch's
+    regeneration, AsStridedBackward0), else ``fallback``."""
+    def replay(base):
+        geom = _strided_geometry(arr, base._array)
+        return fallback(base) if geom is None else AsStrided.apply(base, *geom)
+    return replay
+
+
+def _strided_geometry(arr, base_arr):
+    """``(size, stride, storage_offset)`` in elements of ``arr`` within ``base_arr``'s memory, or
+    None (another dtype, a misaligned or negative stride)."""
+    item = base_arr.itemsize
+    if arr.dtype != base_arr.dtype:
+        return None
+    backend = backend_of(base_arr)
+    start = backend.data_ptr(arr) - backend.data_ptr(base_arr)
+    if start % item or start < 0 or any(s % item or s < 0 for s in arr.strides):
+        return None
+    return tuple(arr.shape), tuple(s // item for s in arr.strides), start // item
+
+
+def _storage_size(arr):
+    """The number of elements the memory of ``arr`` spans (its storage, for ``as_strided``)."""
+    if arr.size == 0:
+        return 0
+    item = arr.itemsize
+    return 1 + sum((n - 1) * (s // item) for n, s in zip(arr.shape, arr.strides))
 
 
 def _replay(op, args, parent=None):
@@ -137,6 +168,89 @@ def _shape_arg(shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     return tuple(int(s) for s in shape)
+
+
+class AsStrided(Function):
+    """A view of the base's memory with the given sizes, element strides and storage offset."""
+
+    node_name = "AsStridedBackward0"
+
+    @staticmethod
+    def forward(ctx, a, size, stride, offset):
+        storage = a._base._array if a._base is not None else a._array
+        xp_arr = backend_of(storage)
+        n = _storage_size(storage)
+        item = storage.itemsize
+        flat = xp_arr.as_strided(storage, (n,), (item,))
+        out = xp_arr.as_strided(flat[offset:], size, tuple(s * item for s in stride))
+        xp = get_array_module(storage)
+        ctx.storage_size = n
+        ctx.save_for_backward(
+            Tensor._wrap(_strided_positions(xp, a._array, item, (
+                xp_arr.data_ptr(a._array) - xp_arr.data_ptr(storage)) // item)),
+            Tensor._wrap(_element_positions(xp, size, stride, offset)))
+        return _view_of(a, out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        in_pos, out_pos = ctx.saved_tensors
+        xp = xp_of(grad_output)
+        zeros = Tensor._wrap(xp.zeros((ctx.storage_size,), dtype=grad_output._array.dtype))
+        g = IndexPut.apply(zeros, (out_pos._array.reshape(-1),), reshape(grad_output, (-1,)),
+                           True)
+        return Index.apply(g, (in_pos._array,)), None, None, None
+
+
+def _element_positions(xp, size, stride, offset):
+    pos = xp.full(tuple(size), offset, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[d] = n
+        pos = pos + (xp.arange(n, dtype=np.int64) * s).reshape(shape)
+    return pos
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """A view of ``input``'s memory with the given sizes, strides and storage offset."""
+    size = tuple(int(s) for s in size)
+    stride = tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           "strides: %s" % _shape_list(stride))
+    for s in size:
+        if s < 0:
+            raise RuntimeError("Trying to create tensor with negative dimension %d: %s"
+                               % (s, _shape_list(size)))
+    arr = input._array
+    storage = input._base._array if input._base is not None else arr
+    if storage_offset is None:
+        geom = _strided_geometry(arr, storage)
+        storage_offset = geom[2] if geom is not None else 0
+    storage_offset = int(storage_offset)
+    if storage_offset < 0:
+        raise RuntimeError("Tensor: invalid storage offset %d" % storage_offset)
+    n = _storage_size(storage)
+    need = 0 if 0 in size else storage_offset + 1 + sum((a - 1) * b for a, b in zip(size,
+                                                                                   stride))
+    if need > n:
+        raise RuntimeError("setStorage: sizes %s, strides %s, storage offset %d, and itemsize "
+                           "%d requiring a storage size of %d are out of bounds for storage of "
+                           "size %d" % (_shape_list(size), _shape_list(stride), storage_offset,
+                                        arr.itemsize, need * arr.itemsize, n * arr.itemsize))
+    return AsStrided.apply(input, size, stride, storage_offset)
+
+
+def adjoint(input):
+    """The conjugate transpose of the last two dims (a view)."""
+    if input._array.ndim < 2:
+        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
+                           "matrices. Got 1-D tensor." if input._array.ndim == 1 else
+                           "tensor.adjoint() is only supported on matrices or batches of "
+                           "matrices. Got 0-D tensor.")
+    out = transpose(input, -2, -1)
+    return out.conj() if input._array.dtype.kind == "c" else out
 
 
 class View(Function):
@@ -288,6 +402,8 @@ class Expand(Function):
     @staticmethod
     def forward(ctx, a, shape):
         arr = a._array
+        if arr.shape == shape:
+            return _view_of(a, arr.view(), Expand, shape)     # (writable: no repeated element)
         if arr.ndim == 0:
             return _view_of(a, _broadcast_scalar(arr, shape), Expand, shape)
         return _view_of(a, get_array_module(arr).broadcast_to(arr, shape), Expand, shape)
@@ -312,7 +428,9 @@ def view(input, *shape):
     """
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list)):
         d = _dt.to_dtype(shape[0])
-        return _view_of(input, input._array.view(d.np))
+        out = Tensor._wrap(input._array.view(d.np))   # torch: shares the version, no _base
+        out._version_ref = input._version_ref
+        return out
     shape = _infer_shape("view", _shape_arg(shape), input._array.size)
     if shape == input._array.shape and not input._requires_grad:
         return _view_of(input, input._array.view(), View, shape)
@@ -411,8 +529,6 @@ def expand(input, *sizes):
                                "Tensor sizes: %s" % (s, cur, i, list(sizes), list(shape)))
         out.append(s)
     out = tuple(out)
-    if out == shape:
-        return input if not input._requires_grad else Expand.apply(input, out)
     return Expand.apply(input, out)
 
 
@@ -430,6 +546,8 @@ def flatten(input, start_dim=0, end_dim=-1):
     e = wrap_dim(end_dim, n, "flatten")
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
     shape = input._array.shape
     new = shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:]
     return reshape(input, new)
@@ -439,7 +557,8 @@ def unbind(input, dim=0):
     """The slices along ``dim``, as a tuple of views."""
     if input._array.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    return Unbind.apply(input, wrap_dim(dim, input._array.ndim, "unbind"))
+    return _multi_views(Unbind.apply(input, wrap_dim(dim, input._array.ndim, "unbind")),
+                        "Unbind")
 
 
 def squeeze_(input, dim=None):
@@ -498,7 +617,8 @@ class Unbind(Function):
         ctx.dim = dim
         arr = a._array
         idx = (slice(None),) * dim
-        return tuple(_view_of(a, arr[idx + (i,)], Select, dim, i) for i in range(arr.shape[dim]))
+        return tuple(_view_of(a, arr[idx + (i, Ellipsis)], Select, dim, i)
+                     for i in range(arr.shape[dim]))
 
     @staticmethod
     def backward(ctx, *grads):
@@ -509,7 +629,9 @@ class Split(Function):
     node_name = "SplitBackward0"
 
     @staticmethod
-    def forward(ctx, a, sizes, dim):
+    def forward(ctx, a, sizes, dim, name=None):
+        if name is not None:
+            ctx.set_node_name(name)     # SplitWithSizesBackward0
         ctx.dim = dim
         arr = a._array
         outs, start = [], 0
@@ -521,7 +643,32 @@ class Split(Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        return cat(grads, ctx.dim), None, None
+        return cat(grads, ctx.dim), None, None, None
+
+
+_MULTI_VIEW_MSG = ("Output %d of %s is a view and %s. This view is the output of a function "
+                   "that returns multiple views. Such functions do not allow the output views "
+                   "to be modified inplace. You should replace the inplace operation by an "
+                   "out-of-place one.")
+
+
+def _multi_views(outs, label):
+    """Mark the views of a multi-view op recorded in the graph, as torch: writing into one in
+    place raises (``_inplace`` raises its ``_multi_view`` message), and so does using one after
+    its base was modified in place (its ``_view_fn``, which would regenerate it)."""
+    for i, o in enumerate(outs):
+        if o._requires_grad:
+            d = o.__dict__
+            d["_multi_view"] = _MULTI_VIEW_MSG % (i, label, "is being modified inplace")
+            d["_view_fn"] = _stale_multi_view(_MULTI_VIEW_MSG % (
+                i, label, "its base or another view of its base has been modified inplace"))
+    return outs
+
+
+def _stale_multi_view(msg):
+    def replay(base):
+        raise RuntimeError(msg)
+    return replay
 
 
 class Cat(Function):
@@ -724,9 +871,9 @@ def split(tensor, split_size_or_sections, dim=0):
         if n:
             raise RuntimeError("split_size can only be 0 if dimension size is 0, but got "
                                "dimension size of %d" % n)
-        return Split.apply(tensor, [0], d)
+        return _multi_views(Split.apply(tensor, [0], d), "Split")
     sizes = [size] * (n // size) + ([n % size] if n % size else [])
-    return Split.apply(tensor, sizes or [0], d)
+    return _multi_views(Split.apply(tensor, sizes or [0], d), "Split")
 
 
 def split_with_sizes(input, split_sizes, dim=0):
@@ -738,7 +885,8 @@ def split_with_sizes(input, split_sizes, dim=0):
         raise RuntimeError("split_with_sizes expects split_sizes to sum exactly to %d (input "
                            "tensor's size at dimension %d), but got split_sizes=%s"
                            % (n, d, _shape_list(sizes)))
-    return Split.apply(input, sizes, d)
+    return _multi_views(Split.apply(input, sizes, d, "SplitWithSizesBackward0"),
+                        "SplitWithSizes")
 
 
 def chunk(input, chunks, dim=0):
@@ -773,7 +921,8 @@ def tensor_split(input, indices_or_sections, dim=0):
             b = max(b, prev)
             sizes.append(b - prev)
             prev = b
-    return Split.apply(input, sizes, d)
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+    return tuple(Narrow.apply(input, d, s, n) for s, n in zip(starts, sizes))
 
 
 def hsplit(input, indices_or_sections):
@@ -837,7 +986,8 @@ class Select(Function):
     @staticmethod
     def forward(ctx, a, dim, index):
         ctx.args = (dim, index)
-        return _view_of(a, a._array[(slice(None),) * dim + (index,)], Select, dim, index)
+        return _view_of(a, a._array[(slice(None),) * dim + (index, Ellipsis)], Select, dim,
+                        index)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -1203,7 +1353,7 @@ def broadcast_tensors(*tensors):
     shape = ()
     for t in tensors:
         shape = check_shapes_broadcast("broadcast_tensors", shape, t._array.shape)
-    return tuple(expand(t, shape) for t in tensors)
+    return tuple(t if t._array.shape == shape else expand(t, shape) for t in tensors)
 
 
 def meshgrid(*tensors, indexing=None):
