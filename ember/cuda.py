@@ -2,158 +2,359 @@
 
 ``is_available()`` is True only when CuPy imports and sees a GPU. CuPy is looked for on the
 first query, never at ``import ember``, and the answer is kept. Without CUDA, device queries
-(``current_device``, ``get_device_name``, ...) raise :class:`CudaUnavailableError` naming
-CuPy, as torch raises "Torch not compiled with CUDA enabled"; memory statistics are 0 and
-``empty_cache`` does nothing, as in torch.
+(``current_device``, ``get_device_name``, ...) raise :class:`CudaUnavailableError` saying
+whether CuPy or a GPU is missing, as torch raises "Torch not compiled with CUDA enabled";
+memory statistics are 0 and ``empty_cache``/``synchronize`` do nothing, as in torch.
+
+Memory statistics come from CuPy's default memory pool, which ember's CUDA arrays use.
 
 Example:
     >>> import ember
     >>> isinstance(ember.cuda.is_available(), bool)
     True
 """
+import importlib
+
+from . import backend as _backend
 from . import dtypes as _dt
-from . import tensor as _tensor
+from .backend import CudaUnavailableError
 from .tensor import Tensor
 
-__all__ = ["is_available", "device_count", "current_device", "set_device", "get_device_name",
-           "get_device_capability", "memory_allocated", "max_memory_allocated",
-           "memory_reserved", "empty_cache", "synchronize", "manual_seed", "manual_seed_all",
-           "is_initialized", "CudaUnavailableError", "FloatTensor", "DoubleTensor",
-           "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor",
-           "BoolTensor"]
+__all__ = ["is_available", "device_count", "current_device", "set_device", "device",
+           "device_of", "get_device_name", "get_device_capability", "get_device_properties",
+           "memory_allocated", "max_memory_allocated", "memory_reserved",
+           "max_memory_reserved", "reset_peak_memory_stats", "reset_max_memory_allocated",
+           "empty_cache", "synchronize", "manual_seed", "manual_seed_all", "seed", "seed_all",
+           "is_initialized", "init", "Stream", "Event", "current_stream", "default_stream",
+           "stream", "CudaUnavailableError", "FloatTensor", "DoubleTensor", "HalfTensor",
+           "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
 
-_NO_CUDA = ("ember cannot use CUDA: CuPy is not installed or sees no GPU "
-            "(ember.cuda.is_available() is False). Install CuPy with pip install \"ember[gpu]\" "
-            "on a machine with an NVIDIA GPU")
-
-
-class CudaUnavailableError(AssertionError, RuntimeError):
-    """CUDA was asked for but is not available (torch raises AssertionError here; this is
-    also a RuntimeError, the type ember's device errors have)."""
+_INVALID_ID = "Invalid device id"
+_tensor = importlib.import_module(".tensor", __package__)   # (``ember.tensor`` is the function)
 
 
-_found = {"checked": False, "cupy": None}
+def _cp():
+    """CuPy (the CUDA backend's array module); raises ``CudaUnavailableError`` without it."""
+    return _backend.backend_for("cuda").xp
 
 
-def _cupy():
-    """The CuPy module when it imports and sees at least one GPU, else None (checked once)."""
-    if not _found["checked"]:
-        _found["checked"] = True
-        try:
-            import cupy
-            if cupy.cuda.runtime.getDeviceCount() > 0:
-                _found["cupy"] = cupy
-        except Exception:   # not installed, no driver, no device: all mean "no CUDA"
-            _found["cupy"] = None
-    return _found["cupy"]
+def _index(dev, optional=True):
+    """The CUDA device index that ``dev`` names (None: the current device), as torch's
+    ``_get_device_index``."""
+    if dev is None:
+        return _cp().cuda.runtime.getDevice()
+    if isinstance(dev, str):
+        dev = _backend.device(dev)
+    if isinstance(dev, _backend.device):
+        if dev.type != "cuda":
+            raise ValueError("Expected a cuda device, but got: %s" % dev)
+        return _cp().cuda.runtime.getDevice() if dev.index is None else dev.index
+    if isinstance(dev, int) and not isinstance(dev, bool):
+        return _cp().cuda.runtime.getDevice() if dev < 0 and optional else dev
+    raise ValueError("Expected a torch.device with a specified index or an integer, but got:%s"
+                     % (dev,))
 
 
-def _require():
-    cp = _cupy()
-    if cp is None:
-        raise CudaUnavailableError(_NO_CUDA)
-    return cp
-
-
-def _index(device):
-    """The CUDA device index of ``device`` (None: the current device)."""
-    if device is None:
-        return _require().cuda.runtime.getDevice()
-    if isinstance(device, int):
-        return device
-    index = getattr(device, "index", None)
-    if index is None and isinstance(device, str):
-        index = int(device.split(":")[1]) if ":" in device else None
-    return _require().cuda.runtime.getDevice() if index is None else index
+def _checked_index(dev):
+    i = _index(dev)
+    if i < 0 or i >= device_count():
+        raise AssertionError(_INVALID_ID)
+    return i
 
 
 def is_available():
     """True when CuPy is installed and sees a GPU."""
-    return _cupy() is not None
+    return _backend.cuda_status()[0]
 
 
 def is_initialized():
-    """True once CUDA has been found usable."""
-    return _found["checked"] and _found["cupy"] is not None
+    """True once the CUDA device has been set up (by a first CUDA tensor or query)."""
+    return "cuda" in _backend._BY_DEVICE
+
+
+def init():
+    """Set up CUDA now (raises ``CudaUnavailableError`` when it cannot be used)."""
+    _cp()
 
 
 def device_count():
     """The number of GPUs CuPy sees (0 without CUDA)."""
-    cp = _cupy()
-    return 0 if cp is None else cp.cuda.runtime.getDeviceCount()
+    return _cp().cuda.runtime.getDeviceCount() if is_available() else 0
 
 
 def current_device():
     """The index of the current CUDA device."""
-    return _require().cuda.runtime.getDevice()
+    return _cp().cuda.runtime.getDevice()
 
 
 def set_device(device):
-    """Make ``device`` (an index, ``'cuda:N'`` or a device) the current CUDA device."""
-    _require().cuda.runtime.setDevice(_index(device))
+    """Make ``device`` (an index, ``'cuda:N'`` or a device) the current CUDA device; a
+    negative index does nothing, as in torch."""
+    cp = _cp()
+    i = _index(device)
+    if i >= 0:
+        if i >= cp.cuda.runtime.getDeviceCount():
+            raise RuntimeError(_backend_cupy().ORDINAL)
+        cp.cuda.runtime.setDevice(i)
+
+
+def _backend_cupy():
+    from .backend import _cupy
+    return _cupy
+
+
+class device:
+    """Context manager that makes ``device`` the current CUDA device and restores the previous
+    one on exit (``None`` or a negative index: no change), as ``torch.cuda.device``.
+
+    Example:
+        >>> import ember
+        >>> with ember.cuda.device(-1):
+        ...     pass
+    """
+
+    def __init__(self, device):
+        self.idx = -1 if device is None else _index(device) if not (
+            isinstance(device, int) and device < 0) else -1
+        self.prev_idx = -1
+
+    def __enter__(self):
+        if self.idx >= 0:
+            self.prev_idx = current_device()
+            if self.prev_idx != self.idx:
+                set_device(self.idx)
+        return self
+
+    def __exit__(self, *exc):
+        if self.idx >= 0 and self.prev_idx != self.idx:
+            set_device(self.prev_idx)
+        return False
+
+
+class device_of(device):
+    """Context manager: the current device becomes ``obj``'s (a CUDA tensor); no change for a
+    CPU tensor."""
+
+    def __init__(self, obj):
+        super().__init__(obj.get_device() if obj.is_cuda else -1)
 
 
 def get_device_name(device=None):
     """The name of a CUDA device (the current one by default)."""
-    name = _require().cuda.runtime.getDeviceProperties(_index(device))["name"]
-    return name.decode() if isinstance(name, bytes) else name
+    return get_device_properties(device).name
 
 
 def get_device_capability(device=None):
     """The ``(major, minor)`` compute capability of a CUDA device."""
-    props = _require().cuda.runtime.getDeviceProperties(_index(device))
-    return props["major"], props["minor"]
+    props = get_device_properties(device)
+    return props.major, props.minor
+
+
+class _CudaDeviceProperties:
+    """What ``get_device_properties`` returns: name, compute capability, memory, SM count."""
+
+    def __init__(self, props):
+        name = props["name"]
+        self.name = name.decode() if isinstance(name, bytes) else str(name)
+        self.major = int(props["major"])
+        self.minor = int(props["minor"])
+        self.total_memory = int(props["totalGlobalMem"])
+        self.multi_processor_count = int(props["multiProcessorCount"])
+        self.is_integrated = int(props.get("integrated", 0))
+        self.is_multi_gpu_board = int(props.get("isMultiGpuBoard", 0))
+        self.L2_cache_size = int(props.get("l2CacheSize", 0))
+
+    def __repr__(self):
+        return ("_CudaDeviceProperties(name='%s', major=%d, minor=%d, total_memory=%dMB, "
+                "multi_processor_count=%d, L2_cache_size=%dMB)"
+                % (self.name, self.major, self.minor, self.total_memory // (1 << 20),
+                   self.multi_processor_count, self.L2_cache_size // (1 << 20)))
+
+
+def get_device_properties(device=None):
+    """The properties of a CUDA device (``name``, ``major``, ``minor``, ``total_memory``,
+    ``multi_processor_count``)."""
+    i = _checked_index(device)
+    return _CudaDeviceProperties(_cp().cuda.runtime.getDeviceProperties(i))
+
+
+def _pool():
+    return _cp().get_default_memory_pool() if is_available() else None
 
 
 def memory_allocated(device=None):
-    """Bytes held by live arrays in CuPy's memory pool (0 without CUDA, as torch)."""
-    cp = _cupy()
-    return 0 if cp is None else cp.get_default_memory_pool().used_bytes()
+    """Bytes held by live CUDA tensors (CuPy's memory pool in use; 0 without CUDA)."""
+    p = _pool()
+    return 0 if p is None else p.used_bytes()
 
 
 def memory_reserved(device=None):
     """Bytes CuPy's memory pool holds, in use or cached (0 without CUDA)."""
-    cp = _cupy()
-    return 0 if cp is None else cp.get_default_memory_pool().total_bytes()
+    p = _pool()
+    return 0 if p is None else p.total_bytes()
 
 
 def max_memory_allocated(device=None):
-    """An upper bound of the peak of ``memory_allocated`` (0 without CUDA).
+    """An upper bound of the peak of ``memory_allocated`` since the last
+    ``reset_peak_memory_stats`` (0 without CUDA).
 
-    CuPy keeps no peak counter; its pool only grows until ``empty_cache``, so the bytes it
-    holds bound the peak since the last ``empty_cache`` from above.
+    NOTE: CuPy keeps no peak counter. Its pool grows only when live arrays need more than it
+    caches, so the bytes it holds bound the peak from above; ``reset_peak_memory_stats``
+    returns the cached blocks so that the bound starts again from what is live.
     """
     return memory_reserved(device)
+
+
+max_memory_reserved = max_memory_allocated
+
+
+def reset_peak_memory_stats(device=None):
+    """Start the peak statistics again from the memory in use now (frees CuPy's cached
+    blocks; no-op without CUDA)."""
+    p = _pool()
+    if p is not None:
+        p.free_all_blocks()
+
+
+reset_max_memory_allocated = reset_peak_memory_stats
 
 
 def empty_cache():
     """Return the cached, unused blocks of CuPy's memory pools to the driver (no-op without
     CUDA, as torch)."""
-    cp = _cupy()
-    if cp is not None:
+    if is_available():
+        cp = _cp()
         cp.get_default_memory_pool().free_all_blocks()
         cp.get_default_pinned_memory_pool().free_all_blocks()
 
 
 def synchronize(device=None):
     """Wait for all queued GPU work (no-op without CUDA)."""
-    cp = _cupy()
-    if cp is not None:
-        cp.cuda.runtime.deviceSynchronize()
+    if is_available():
+        _cp().cuda.runtime.deviceSynchronize()
 
 
 def manual_seed(seed):
-    """No-op: ember draws random numbers on the host, one generator for every device."""
+    """No-op: ember draws random numbers from one generator for every device
+    (``ember.manual_seed`` seeds it)."""
 
 
 manual_seed_all = manual_seed
+
+
+def seed():
+    """No-op (see ``manual_seed``)."""
+
+
+seed_all = seed
+
+
+class Stream:
+    """A CUDA stream (CuPy's ``cupy.cuda.Stream``): ``with ember.cuda.stream(s):`` queues the
+    enclosed work on it."""
+
+    def __init__(self, device=None, priority=0, _cupy_stream=None):
+        self._s = _cupy_stream if _cupy_stream is not None else _cp().cuda.Stream(
+            non_blocking=True)
+
+    def synchronize(self):
+        """Wait for the work queued on this stream."""
+        self._s.synchronize()
+
+    def query(self):
+        """True when all the work queued on this stream has finished."""
+        return bool(self._s.done)
+
+    def wait_stream(self, stream):
+        """Make future work on this stream wait for the work queued on ``stream`` now."""
+        self._s.wait_event(stream._s.record())
+
+    def wait_event(self, event):
+        self._s.wait_event(event._e)
+
+    def record_event(self, event=None):
+        event = Event() if event is None else event
+        event.record(self)
+        return event
+
+    @property
+    def cuda_stream(self):
+        return self._s.ptr
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and self.cuda_stream == other.cuda_stream
+
+    def __hash__(self):
+        return hash(self.cuda_stream)
+
+    def __repr__(self):
+        return "<ember.cuda.Stream cuda_stream=%#x>" % self.cuda_stream
+
+
+def current_stream(device=None):
+    """The stream CUDA work is queued on now."""
+    return Stream(_cupy_stream=_cp().cuda.get_current_stream())
+
+
+def default_stream(device=None):
+    """The device's default (null) stream."""
+    return Stream(_cupy_stream=_cp().cuda.Stream.null)
+
+
+class stream:
+    """Context manager: queue the enclosed CUDA work on ``stream`` (None: no change)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def __enter__(self):
+        if self.stream is not None:
+            self.stream._s.__enter__()
+        return self.stream
+
+    def __exit__(self, *exc):
+        if self.stream is not None:
+            self.stream._s.__exit__(*exc)
+        return False
+
+
+class Event:
+    """A CUDA event (CuPy's ``cupy.cuda.Event``), for timing and ordering GPU work.
+
+    Example (on a GPU):
+        start, end = ember.cuda.Event(enable_timing=True), ember.cuda.Event(enable_timing=True)
+        start.record(); ...; end.record(); end.synchronize(); start.elapsed_time(end)  # ms
+    """
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        self._e = _cp().cuda.Event(block=blocking, disable_timing=not enable_timing,
+                                   interprocess=interprocess)
+
+    def record(self, stream=None):
+        """Record the event on ``stream`` (the current stream by default)."""
+        self._e.record(None if stream is None else stream._s)
+
+    def wait(self, stream=None):
+        (current_stream() if stream is None else stream).wait_event(self)
+
+    def query(self):
+        return bool(self._e.done)
+
+    def synchronize(self):
+        """Wait until the work recorded before this event has finished."""
+        self._e.synchronize()
+
+    def elapsed_time(self, end_event):
+        """Milliseconds between this event and ``end_event`` (both recorded, with timing)."""
+        return float(_cp().cuda.get_elapsed_time(self._e, end_event._e))
 
 
 class _CudaLegacyType(type):
     """``ember.cuda.FloatTensor`` and co.: torch's legacy CUDA tensor types.
 
     Calling one builds the CPU legacy tensor and moves it to CUDA; ``isinstance`` is true of
-    CUDA tensors of that dtype. Without CUDA, calling one raises as torch does.
+    CUDA tensors of that dtype; ``t.type(ember.cuda.FloatTensor)`` moves ``t`` to CUDA. Without
+    CUDA, calling one raises as torch does.
     """
 
     def __instancecheck__(cls, obj):
@@ -161,9 +362,14 @@ class _CudaLegacyType(type):
                 and obj._array.dtype == cls._legacy_dtype.np)
 
     def __call__(cls, *args):
-        if _cupy() is None:
-            raise TypeError("type torch.cuda.%s not available. %s" % (cls.__name__, _NO_CUDA))
+        ok, why = _backend.cuda_status()
+        if not ok:
+            raise TypeError("type torch.cuda.%s not available. ember cannot use CUDA: %s"
+                            % (cls.__name__, why))
         return getattr(_tensor, cls.__name__)(*args).to("cuda")
+
+    def __repr__(cls):
+        return "<class 'torch.cuda.%s'>" % cls.__name__
 
 
 def _legacy(name, d):

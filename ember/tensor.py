@@ -194,7 +194,10 @@ class Tensor:
 
     @property
     def device(self) -> _backend.device:
-        return _backend.backend_of(self._array).device
+        arr = self._array
+        if type(arr) is _ndarray:
+            return _CPU
+        return _backend.backend_of(arr).device_of(arr)
 
     @property
     def is_cuda(self) -> bool:
@@ -442,10 +445,17 @@ class Tensor:
         """Convert dtype and/or device: ``to(dtype)``, ``to('cpu')``, ``to(other)``."""
         return _ops.to(self, *args, **kwargs)
 
-    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:   # str or Tensor
+    def type(self, dtype: Any = None, non_blocking: bool = False,
+             **kwargs: Any) -> Any:   # str or Tensor
+        """The legacy type name (``'torch.cuda.FloatTensor'``) without ``dtype``; else the
+        tensor converted to ``dtype``: a dtype keeps the device, a legacy type or type name
+        (``ember.cuda.FloatTensor``, ``'torch.FloatTensor'``) also moves it to that type's
+        device, as torch."""
         if dtype is None:
-            return "torch." + self.dtype._legacy
-        return _ops.to(self, _ops._type_to_dtype(dtype))
+            return ("torch.cuda." if self.is_cuda else "torch.") + self.dtype._legacy
+        d = _ops._type_to_dtype(dtype)
+        dev = _legacy_device(dtype)
+        return _ops.to(self, d) if dev is None else _ops.to(self, dev, d)
 
     def type_as(self, other: Tensor) -> Tensor:
         return _ops.to(self, other.dtype)
@@ -487,19 +497,37 @@ class Tensor:
         return _ops.to(self, _dt.bool)
 
     def cpu(self, memory_format: Any = None) -> Tensor:
+        """This tensor in CPU memory (itself when it is there already)."""
         return self if type(self._array) is _ndarray else _ops.to(self, "cpu")
 
-    def cuda(self, device: Any = None, non_blocking: builtins.bool = False) -> Tensor:
+    def cuda(self, device: Any = None, non_blocking: builtins.bool = False,
+             memory_format: Any = None) -> Tensor:
+        """This tensor on a CUDA device (the current one by default; itself when it is there
+        already). Raises, saying what is missing, when CUDA cannot be used."""
         return _ops.to(self, "cuda" if device is None else _cuda_device(device))
 
-    def pin_memory(self) -> Tensor:
-        return self
+    def pin_memory(self, device: Any = None) -> Tensor:
+        """A copy in page-locked host memory for fast copies to the GPU, as torch.
+
+        ember's copies to the GPU go through CuPy, so the copy is ordinary host memory marked
+        pinned (``is_pinned()``). Without CUDA this raises torch's error."""
+        if type(self._array) is not _ndarray:
+            raise RuntimeError("cannot pin '%s' only dense CPU tensors can be pinned"
+                               % self.type())
+        if not _backend.cuda_status()[0]:
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if self.__dict__.get("_pinned"):
+            return self
+        t = _ops.clone(self)
+        t.__dict__["_pinned"] = True
+        return t
 
     def share_memory_(self) -> Tensor:
         return self
 
-    def is_pinned(self) -> builtins.bool:
-        return False
+    def is_pinned(self, device: Any = None) -> builtins.bool:
+        """True for a tensor made by ``pin_memory()``."""
+        return builtins.bool(self.__dict__.get("_pinned", False))
 
     def is_shared(self) -> builtins.bool:
         return False
@@ -672,7 +700,11 @@ class Tensor:
 
     @property
     def H(self) -> Tensor:
-        return _ops.conj(self.T) if self._array.dtype.kind == "c" else self.T
+        if self._array.ndim != 2:
+            raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got %d-D "
+                               "tensor." % self._array.ndim)
+        t = _ops.transpose(self, 0, 1)
+        return _ops.conj(t) if self._array.dtype.kind == "c" else t
 
     @property
     def mH(self) -> Tensor:
@@ -681,11 +713,14 @@ class Tensor:
     def __getattr__(self, name: str) -> Any:
         # Tensor methods that mirror an ``ember.<name>`` function taking the tensor first.
         if name in _ops._TENSOR_METHODS:
-            return _MethodType(getattr(_ops, name), self)   # a C-level bound method: cheap
+            # (a C-level bound method: cheap; the op without the ``out=`` wrapper: methods
+            # take no ``out=`` in torch)
+            return _MethodType(_ops._PLAIN.get(name) or getattr(_ops, name), self)
         raise AttributeError("'Tensor' object has no attribute %r" % name)
 
 
 _new = object.__new__
+_CPU = _backend.cpu.device
 
 
 def _rebuild(arr, requires_grad, device="cpu"):
@@ -697,6 +732,20 @@ def _rebuild(arr, requires_grad, device="cpu"):
 def _host_message(t):
     return ("can't convert %s device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
             "to host memory first." % t.device)
+
+
+def _legacy_device(t):
+    """The device a legacy type (``ember.cuda.FloatTensor``) or type name
+    (``'torch.cuda.FloatTensor'``) names; None for a dtype."""
+    if isinstance(t, _dt.dtype):
+        return None
+    if getattr(t, "_legacy_dtype", None) is not None:
+        return getattr(t, "_legacy_device", None) or "cpu"
+    if isinstance(t, str):
+        parts = t.split(".")
+        if parts[-1] in _dt._BY_LEGACY:
+            return "cuda" if "cuda" in parts[:-1] else "cpu"
+    return None
 
 
 def _cuda_device(device):
@@ -827,4 +876,4 @@ def _bind(ops, engine):
     _engine = engine
     for op, names in _METHODS.items():
         for name in names.split():
-            setattr(Tensor, name, getattr(ops, op))
+            setattr(Tensor, name, ops._PLAIN.get(op) or getattr(ops, op))

@@ -23,10 +23,16 @@ import numpy as np
 from ._device import DeviceLike, device
 
 __all__ = ["device", "Backend", "get_array_module", "backend_of", "backend_for",
-           "array_types", "is_array", "same_device", "errstate", "set_default_device",
-           "get_default_device", "to_host", "matmul2d", "quiet"]
+           "array_types", "is_array", "same_device", "align_devices", "errstate",
+           "set_default_device", "get_default_device", "to_host", "matmul2d", "quiet",
+           "CudaUnavailableError", "cuda_status"]
 
 _ndarray = np.ndarray
+
+
+class CudaUnavailableError(AssertionError, RuntimeError):
+    """CUDA was asked for but cannot be used (torch raises AssertionError here; this is also a
+    RuntimeError, the type ember's device errors have)."""
 
 
 class Backend:
@@ -76,6 +82,13 @@ class Backend:
     def data_ptr(self, arr: Any) -> int:
         """The address of ``arr``'s first element."""
         return arr.__array_interface__["data"][0]
+
+    def device_of(self, arr: Any) -> device:
+        """The device ``arr`` lives on (with its index where the device type has several)."""
+        return self.device
+
+    def check_index(self, index: Optional[int]) -> None:
+        """Raise unless new arrays can be placed on device index ``index`` of this type."""
 
     def scipy(self, name: str) -> Any:
         """SciPy's sub-package ``name`` (``"special"``, ``"linalg"``, ...) for this device's
@@ -135,7 +148,14 @@ class StrictBackend(Backend):
 cpu = Backend()
 _BY_TYPE: Dict[type, Backend] = {np.ndarray: cpu}
 _BY_DEVICE: Dict[str, Backend] = {"cpu": cpu}
-_FACTORIES: Dict[str, Callable[[], Backend]] = {"strict": StrictBackend}
+
+
+def _cuda() -> Backend:
+    from ._cupy import make_backend      # CuPy is looked for on the first CUDA request only
+    return make_backend()
+
+
+_FACTORIES: Dict[str, Callable[[], Backend]] = {"strict": StrictBackend, "cuda": _cuda}
 _XP: Dict[type, Any] = {np.ndarray: np}
 _default: Dict[str, Optional[device]] = {"device": None}
 
@@ -153,24 +173,50 @@ def backend_for(dev: Optional[DeviceLike] = None) -> Backend:
         dev = _default["device"]
         if dev is None:
             return cpu
-    t = dev if isinstance(dev, str) and ":" not in dev else device(dev).type
+    index = None
+    if isinstance(dev, str) and ":" not in dev:
+        t = dev
+    else:
+        d = device(dev)
+        t, index = d.type, d.index
     b = _BY_DEVICE.get(t)
-    if b is not None:
-        return b
-    if t not in ("cpu", "cuda", "meta", "mps", "strict"):
-        device(t)   # raises torch's message for an unknown type
-    factory = _FACTORIES.get(t)
-    if factory is None:
-        raise RuntimeError(_unavailable(t))
-    return _register(factory())
+    if b is None:
+        if t not in ("cpu", "cuda", "meta", "mps", "strict"):
+            device(t)   # raises torch's message for an unknown type
+        factory = _FACTORIES.get(t)
+        if factory is None:
+            raise RuntimeError(_unavailable(t))
+        b = _register(factory())
+    if index is not None:
+        b.check_index(index)
+    return b
 
 
 def _unavailable(t: str) -> str:
-    if t == "cuda":
-        return ("ember cannot use device 'cuda': CuPy is not installed or no GPU is present "
-                "(ember.cuda.is_available() is False); install CuPy with "
-                "pip install \"ember[gpu]\"")
     return "ember has no %s backend; tensors can live on cpu (or the strict test device)" % t
+
+
+def cuda_status() -> Tuple[bool, str]:
+    """``(True, "")`` when the CUDA device can be used, else ``(False, why)`` naming what is
+    missing (CuPy, or a GPU/driver) and how to install it. Imports CuPy on the first call."""
+    b = _BY_DEVICE.get("cuda")
+    if b is not None:
+        return True, ""
+    from ._cupy import probe
+    found, why = probe()
+    return found is not None, why
+
+
+def align_devices(a: Any, b: Any) -> Tuple[Any, Any]:
+    """``a`` and ``b`` (arrays of two array types) on one device, as torch's binary ops allow:
+    a 0-d CPU array joins the other's device (it acts as a scalar); anything else raises
+    torch's mixed-device message."""
+    if type(b) is _ndarray and b.ndim == 0 and type(a) in _BY_TYPE:
+        return a, _BY_TYPE[type(a)].asarray(b)
+    if type(a) is _ndarray and a.ndim == 0 and type(b) in _BY_TYPE:
+        return _BY_TYPE[type(b)].asarray(a), b
+    same_device(a, b)
+    return a, b
 
 
 def backend_of(arr: Any) -> Backend:
@@ -197,8 +243,8 @@ def _mix_message(arrays: Any) -> str:
     names = []
     for a in arrays:
         b = _BY_TYPE.get(type(a))
-        if b is not None and str(b.device) not in names:
-            names.append(str(b.device))
+        if b is not None and str(b.device_of(a)) not in names:
+            names.append(str(b.device_of(a)))
     if names[-1] == "cpu":      # torch's TensorIterator names the non-CPU device first
         names.reverse()
     return ("Expected all tensors to be on the same device, but found at least two devices, "

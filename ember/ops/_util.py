@@ -3,7 +3,8 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd._sum_to import sum_to_size
-from ..backend import _XP, backend_for, backend_of, get_array_module, same_device  # noqa: F401
+from ..backend import (_XP, align_devices, backend_for, backend_of,  # noqa: F401
+                       get_array_module, same_device)
 from ..backend import matmul2d as mm2d  # noqa: F401
 from ..tensor import Tensor, _to_array
 
@@ -106,7 +107,7 @@ def binary_arrays(op, a, b):
     if isinstance(b, Tensor):
         ba = b._array
         if type(aa) is not type(ba):
-            same_device(aa, ba)
+            aa, ba = align_devices(aa, ba)  # (a 0-d CPU tensor joins the other's device)
         if aa.dtype is not ba.dtype and aa.dtype != ba.dtype:
             d = _dt.result_type(a, b).np
             if aa.dtype != d:

@@ -3,7 +3,10 @@ import itertools
 import multiprocessing
 import os
 import queue
+import warnings
 
+from ...backend import cuda_status
+from ...tensor import Tensor
 from . import _worker
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset
@@ -34,7 +37,8 @@ class DataLoader:
             drop_last).
         num_workers: worker processes loading batches (0: in the main process).
         collate_fn: merges a list of samples into a batch (default ``default_collate``).
-        pin_memory: accepted and ignored (CPU only).
+        pin_memory: copy batches into pinned host memory (``Tensor.pin_memory``) when CUDA is
+            available; without it torch's warning, and batches as they are.
         drop_last: drop the last incomplete batch (default False).
         timeout: seconds to wait for a batch from the workers (0: no limit).
         worker_init_fn: called as ``worker_init_fn(worker_id)`` in each worker.
@@ -135,9 +139,13 @@ class DataLoader:
         return len(self._index_sampler)
 
     def __iter__(self):
-        if self.num_workers == 0:
-            return self._single_process_iter()
-        return _MultiProcessIter(self)
+        it = self._single_process_iter() if self.num_workers == 0 else _MultiProcessIter(self)
+        if self.pin_memory:
+            if cuda_status()[0]:
+                return _pinned(it)
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.")
+        return it
 
     def _single_process_iter(self):
         # Like torch, every epoch first draws a base seed (the workers' seeds) from the
@@ -162,6 +170,25 @@ class DataLoader:
                 yield self.collate_fn(samples)
             else:
                 yield self.collate_fn(self.dataset[indices])
+
+
+def _pinned(batches):
+    for batch in batches:
+        yield _pin(batch)
+
+
+def _pin(data):
+    """``data`` with every tensor (also inside lists, tuples and dicts) pinned, as torch's
+    ``pin_memory``."""
+    if isinstance(data, Tensor):
+        return data.pin_memory() if data.device.type == "cpu" else data
+    if isinstance(data, dict):
+        return type(data)((k, _pin(v)) for k, v in data.items())
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(_pin(v) for v in data))
+    if isinstance(data, (list, tuple)):
+        return type(data)(_pin(v) for v in data)
+    return data
 
 
 class _MultiProcessIter:
