@@ -234,9 +234,20 @@ class Generator:
 
     def __init__(self, device="cpu"):
         self.device = _device(device)
-        self._bits = np.random.MT19937(0)
+        self._bits_now = None
         self._np = None
         self.manual_seed(_DEFAULT_SEED)
+
+    @property
+    def _bits(self):
+        """The mt19937 bit generator, made (and seeded) on first use: NumPy's random module
+        loads only when numbers are drawn, not at ``import ember``."""
+        bits = self._bits_now
+        if bits is None:
+            bits = self._bits_now = np.random.MT19937(0)
+            bits.state = {"bit_generator": "MT19937",
+                          "state": {"key": _seed_words(self._seed), "pos": _N}}
+        return bits
 
     def __repr__(self):
         return "<ember.Generator object at 0x%x>" % id(self)
@@ -246,8 +257,9 @@ class Generator:
         """Seed with ``seed`` (in [-2**63, 2**64)); returns the generator."""
         seed = _check_seed(seed)
         self._seed = seed
-        self._bits.state = {"bit_generator": "MT19937",
-                            "state": {"key": _seed_words(seed), "pos": _N}}
+        if self._bits_now is not None:
+            self._bits_now.state = {"bit_generator": "MT19937",
+                                    "state": {"key": _seed_words(seed), "pos": _N}}
         self._fresh = True
         self._next_double = None       # Box-Muller's cached second value (double path)
         self._next_float = None
