@@ -21,7 +21,6 @@ from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad
                                  inference_mode, is_inference_mode_enabled)
 from . import autograd, ops, return_types  # noqa: F401
 from . import cuda  # noqa: F401
-from .serialization import *  # noqa: F401,F403
 
 # ``from .ops import *`` also bound op-family modules named as public sub-packages
 # (``special``): those load on first use instead (``__getattr__`` below).
@@ -90,10 +89,45 @@ def typename(obj):
 
 
 _LAZY = ("nn", "optim", "utils", "viz", "datasets", "fft", "special", "distributions", "func",
-         "distributed", "backends", "compiler", "_dynamo")
+         "distributed", "backends", "compiler", "_dynamo", "serialization")
+
+
+def save(obj, f, *args, **kwargs):
+    """``torch.save``: ``obj`` in PyTorch's checkpoint format (``torch.load`` reads it), or a
+    safetensors file for a path ending in ``.safetensors`` (see ``ember.serialization``).
+
+    Example:
+        >>> import io, ember
+        >>> buf = io.BytesIO()
+        >>> ember.save({"w": ember.ones(2)}, buf)
+        >>> _ = buf.seek(0)
+        >>> ember.load(buf)
+        {'w': tensor([1., 1.])}
+    """
+    from .serialization import save as _save
+    return _save(obj, f, *args, **kwargs)
+
+
+def load(f, *args, **kwargs):
+    """``torch.load``: what ``torch.save`` or ``ember.save`` wrote, through a restricted
+    unpickler unless ``weights_only=False`` (see ``ember.serialization``).
+
+    Example:
+        >>> import io, ember
+        >>> buf = io.BytesIO()
+        >>> ember.save([ember.tensor(3.0)], buf)
+        >>> _ = buf.seek(0)
+        >>> ember.load(buf, weights_only=True)
+        [tensor(3.)]
+    """
+    from .serialization import load as _load
+    return _load(f, *args, **kwargs)
 
 
 def __getattr__(name):
+    if name == "CheckpointError":
+        from .serialization import CheckpointError
+        return CheckpointError
     # Heavier or optional sub-packages load on first use, keeping ``import ember`` fast.
     if name in _LAZY:
         import importlib
