@@ -21,8 +21,9 @@ from ..ops._util import backend_of, xp_of
 from ..ops.padding import Pad as _Pad
 from ..ops.sparse import Embedding as _Embedding
 from ..tensor import Tensor
-from ..ops.activation import Gelu, Hardswish, Hardtanh, LeakyRelu, Softplus
-from ..ops.loss import BinaryCrossEntropy
+from ..ops.activation import Gelu, Hardswish, Hardtanh, LeakyRelu, Pointwise, Softplus
+from ..ops.loss import (BinaryCrossEntropy, BinaryCrossEntropyWithLogits, MseLoss,
+                        SmoothL1Loss)
 
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
@@ -145,7 +146,7 @@ def silu(input, inplace=False):
     """``x * sigmoid(x)``."""
     if inplace:
         return _inplace(input, silu)
-    return input * ops.sigmoid(input)
+    return Pointwise.apply(input, "silu")
 
 
 def mish(input, inplace=False):
@@ -181,14 +182,14 @@ def tanh(input):
 
 def logsigmoid(input):
     """``log(sigmoid(x))``, stable for large ``|x|``."""
-    return -Softplus.apply(-input, 1.0, math.inf)
+    return Pointwise.apply(input, "logsigmoid")
 
 
 def hardsigmoid(input, inplace=False):
     """``relu6(x + 3) / 6``."""
     if inplace:
         return _inplace(input, hardsigmoid)
-    return Hardtanh.apply(input + 3, 0.0, 6.0) / 6
+    return Pointwise.apply(input, "hardsigmoid")
 
 
 def hardswish(input, inplace=False):
@@ -202,7 +203,7 @@ def threshold(input, threshold, value, inplace=False):
     """``x`` where ``x > threshold``, else ``value``."""
     if inplace:
         return _inplace(input, _THRESHOLD, threshold, value)
-    return ops.where(input > threshold, input, ops.full_like(input, value))
+    return Pointwise.apply(input, "threshold", (threshold, value))
 
 
 _THRESHOLD = threshold   # the function, for the in-place path (its argument shadows the name)
@@ -250,7 +251,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
         out = input * 0
     else:
         mask = ops.empty_like(input).bernoulli_(1 - p)
-        out = input * mask * (1.0 / (1 - p))
+        out = input * (mask * (1.0 / (1 - p)))
     return out
 
 
@@ -270,7 +271,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
         out = input * 0
     else:
         mask = ops.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
-        out = input * mask * (1.0 / (1 - p))
+        out = input * (mask * (1.0 / (1 - p)))
     return out
 
 
@@ -450,6 +451,19 @@ def _reduce(loss, reduction):
     raise ValueError("%s is not a valid value for reduction" % reduction)
 
 
+def _check_reduction(reduction):
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError("%s is not a valid value for reduction" % reduction)
+
+
+def _broadcast_pair(input, target, reduction):
+    """``input`` and ``target`` broadcast to one shape (as torch's losses); a valid reduction."""
+    _check_reduction(reduction)
+    if tuple(input.shape) == tuple(target.shape):
+        return input, target
+    return tuple(ops.broadcast_tensors(input, target))
+
+
 def _check_same(op, input, target):
     if tuple(input.shape) != tuple(target.shape):
         import warnings
@@ -462,8 +476,11 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     """Mean squared error."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_same("mse_loss", input, target)
-    d = input - target
-    return _reduce(d * d, reduction)
+    if weight is not None:
+        d = input - target
+        return _reduce(d * d * weight, reduction)
+    input, target = _broadcast_pair(input, target, reduction)
+    return MseLoss.apply(input, target, reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -476,21 +493,23 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """Quadratic below ``beta`` (``0.5 d^2 / beta``), linear above (``|d| - 0.5 beta``)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    z = input - target
-    d = ops.abs(z)
+    _check_same("smooth_l1_loss", input, target)
     if beta == 0:
-        return _reduce(d, reduction)
-    # NOTE: z * z, not d * d: abs's zero slope at 0 would lose the curvature 1 / beta there.
-    loss = ops.where(d < beta, z * z * (0.5 / beta), d - 0.5 * beta)
-    return _reduce(loss, reduction)
+        return l1_loss(input, target, reduction=reduction)
+    input, target = _broadcast_pair(input, target, reduction)
+    return SmoothL1Loss.apply(input, target, reduction, float(beta), False)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """Quadratic below ``delta`` (``0.5 d^2``), linear above (``delta (|d| - 0.5 delta)``)."""
-    z = input - target
-    d = ops.abs(z)
-    loss = ops.where(d < delta, z * z * 0.5, (d - 0.5 * delta) * delta)
-    return _reduce(loss, reduction)
+    _check_same("huber_loss", input, target)
+    if weight is not None:
+        z = input - target
+        d = ops.abs(z)
+        loss = ops.where(d < delta, z * z * 0.5, (d - 0.5 * delta) * delta)
+        return _reduce(loss * weight, reduction)
+    input, target = _broadcast_pair(input, target, reduction)
+    return SmoothL1Loss.apply(input, target, reduction, float(delta), True)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -504,10 +523,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     x = input._array
     if x.size and (float(x.min()) < 0 or float(x.max()) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    loss = BinaryCrossEntropy.apply(input, target)
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    _check_reduction(reduction)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        weight = weight.expand(input.shape)
+    return BinaryCrossEntropy.apply(input, target, (weight,), reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -517,15 +536,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError("Target size (%s) must be the same as input size (%s)"
                          % (target.shape, input.shape))
-    sp = Softplus.apply(-input, 1.0, math.inf)   # log(1 + exp(-x)) = -log(sigmoid(x))
-    if pos_weight is not None:
-        lw = (pos_weight - 1) * target + 1
-        loss = (1 - target) * input + lw * sp
-    else:
-        loss = (1 - target) * input + sp
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    _check_reduction(reduction)
+    for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+        if t is not None and t.requires_grad and is_grad_enabled():
+            raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not "
+                               "differentiable with respect to argument '%s'. This input cannot "
+                               "have requires_grad True." % name)
+    return BinaryCrossEntropyWithLogits.apply(input, target, (weight, pos_weight), reduction)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -642,15 +659,14 @@ __all__ += [
 
 def hardshrink(input, lambd=0.5):
     """``x`` where ``|x| > lambd``, else 0."""
-    return ops.where(ops.abs(input) > lambd, input, ops.zeros_like(input))
+    return Pointwise.apply(input, "hardshrink", (lambd,))
 
 
 def softshrink(input, lambd=0.5):
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
     if lambd < 0:
         raise RuntimeError("lambda must be greater or equal to 0, but found to be %s." % lambd)
-    zero = ops.zeros_like(input)
-    return ops.where(input > lambd, input - lambd, ops.where(input < -lambd, input + lambd, zero))
+    return Pointwise.apply(input, "softshrink", (lambd,))
 
 
 def tanhshrink(input):
@@ -782,7 +798,7 @@ def _feature_dropout(name, input, p, training, inplace, dims):
     if p == 1.0:
         return input * 0
     mask = _feature_mask(input, p, 2 if batched else 1)
-    return input * mask * (1.0 / (1 - p))
+    return input * (mask * (1.0 / (1 - p)))
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):

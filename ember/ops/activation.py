@@ -10,7 +10,7 @@ from ..tensor import Tensor
 from ._inplace import inplace
 from ._util import wrap_dim, xp_of
 from .comparison import where
-from .unary import abs as _abs, erf, exp, sigmoid
+from .unary import erf, exp, sigmoid
 
 __all__ = ["softmax", "log_softmax", "selu", "celu", "selu_", "celu_", "hardshrink"]
 
@@ -174,7 +174,7 @@ def selu_(input):
 
 def hardshrink(input, lambd=0.5):
     """``x`` where ``|x| > lambd``, else 0. Matches ``torch.hardshrink``."""
-    return where(_abs(input) > lambd, input, input * 0)
+    return Pointwise.apply(input, "hardshrink", (lambd,))
 
 
 
@@ -322,3 +322,79 @@ class Gelu(Function):
         x = input._array
         pdf = xp_of(input).exp(x * x * -0.5) * _INV_SQRT_2PI
         return Tensor._wrap(grad_output._array * (cdf._array + x * pdf))
+
+
+def _silu(xp, x, _):
+    with _quiet():
+        return x / (1 + xp.exp(-x))
+
+
+def _silu_grad(x, g, _):
+    s = sigmoid(x)
+    return g * s * (1 + x * (1 - s))
+
+
+def _logsigmoid(xp, x, _):
+    with _quiet():
+        return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
+
+
+def _hardsigmoid(xp, x, _):
+    return xp.clip(x / 6 + 0.5, 0, 1)
+
+
+def _hardsigmoid_grad(x, g, _):
+    return where((x > -3) & (x < 3), g / 6, g * 0)
+
+
+def _threshold(xp, x, conf):
+    return xp.where(x <= conf[0], x.dtype.type(conf[1]), x)     # (NaN stays NaN, as torch)
+
+
+def _hardshrink(xp, x, conf):
+    return xp.where((x >= -conf[0]) & (x <= conf[0]), 0, x)
+
+
+def _softshrink(xp, x, conf):
+    lambd = conf[0]
+    return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, x * 0))
+
+
+def _pass_where(mask):
+    """0 where ``mask(x, conf)`` holds, else the gradient ``g``."""
+    return lambda x, g, conf: where(mask(x, conf), g * 0, g)
+
+
+# kind -> (torch's node, forward on arrays (xp, x, conf), backward in Tensor ops (x, g, conf))
+_POINTWISE = {
+    "silu": ("SiluBackward0", _silu, _silu_grad),
+    "logsigmoid": ("LogSigmoidBackward0", _logsigmoid, lambda x, g, _: g * sigmoid(-x)),
+    "hardsigmoid": ("HardsigmoidBackward0", _hardsigmoid, _hardsigmoid_grad),
+    "threshold": ("ThresholdBackward0", _threshold, _pass_where(lambda x, c: x <= c[0])),
+    "hardshrink": ("HardshrinkBackward0", _hardshrink,
+                   _pass_where(lambda x, c: (x >= -c[0]) & (x <= c[0]))),
+    "softshrink": ("SoftshrinkBackward0", _softshrink,
+                   _pass_where(lambda x, c: (x >= -c[0]) & (x <= c[0]))),
+}
+
+
+class Pointwise(Function):
+    """An element-wise activation with torch's own node (``SiluBackward0``, ...): ``kind``
+    names its row of ``_POINTWISE``; ``conf`` holds its Python-number parameters."""
+
+    node_name = "SiluBackward0"
+
+    @staticmethod
+    def forward(ctx, input, kind, conf=()):
+        name, fwd, _ = _POINTWISE[kind]
+        if name != "SiluBackward0":
+            ctx.set_node_name(name)
+        ctx.kind, ctx.conf = kind, conf
+        ctx.save_for_backward(input)
+        x = input._array
+        return Tensor._wrap(fwd(xp_of(input), x, conf).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        return _POINTWISE[ctx.kind][2](input, grad_output, ctx.conf), None, None

@@ -3,12 +3,15 @@ unreduced binary cross entropy behind ``binary_cross_entropy``.
 
 The other losses are composed from element-wise ops in ``ember.nn.functional``.
 """
+import math
+
 from ..autograd.function import Function, once_differentiable
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from ._util import xp_of
 from .comparison import where
-from .unary import clamp, logit
+from .activation import LogSoftmax, Softplus
+from .unary import abs as _abs, clamp, logit, sigmoid, sign
 
 __all__ = ["cross_entropy", "nll_loss", "ctc_loss"]
 
@@ -99,6 +102,9 @@ class CrossEntropy(Function):
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction, label_smoothing, logits):
+        # (an integer target and the weight come boxed in tuples: no gradient, so no edge)
+        target = target[0] if isinstance(target, tuple) else target
+        weight, = weight
         x = input._array
         xp = xp_of(input)
         with errstate(invalid="ignore", divide="ignore"):
@@ -176,6 +182,7 @@ class ClassNll(Function):
 
     @staticmethod
     def forward(ctx, input, target, ignore_index, reduction, logits):
+        target, = target    # (boxed: an integer target has no edge)
         x, t = input._array, target._array
         xp = xp_of(input)
         n, c = x.shape
@@ -249,18 +256,27 @@ class BinaryCrossEntropy(Function):
     node_name = "BinaryCrossEntropyBackward0"
 
     @staticmethod
-    def forward(ctx, input, target):
+    def forward(ctx, input, target, weight=(None,), reduction="none"):
+        # (``weight`` comes boxed in a tuple: it takes no gradient, so it has no edge)
+        weight, = weight
         x, t = input._array, target._array
         xp = xp_of(input)
         with errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
             log_x = xp.maximum(xp.log(x), -100)
             log_1mx = xp.maximum(xp.log1p(-x), -100)
-        ctx.save_for_backward(input, target)
-        return Tensor._wrap(((t - 1) * log_1mx - t * log_x).astype(x.dtype, copy=False))
+        loss = (t - 1) * log_1mx - t * log_x
+        if weight is not None:
+            loss = loss * weight._array
+        ctx.reduction = reduction
+        ctx.save_for_backward(input, target, weight)
+        return _reduced(input, loss.astype(x.dtype, copy=False), reduction)
 
     @staticmethod
     def backward(ctx, grad_output):
-        input, target = ctx.saved_tensors
+        input, target, weight = ctx.saved_tensors
+        grad_output = _upstream(grad_output, ctx.reduction, input)
+        if weight is not None:
+            grad_output = grad_output * weight
         grad_input = grad_target = None
         if ctx.needs_input_grad[0]:
             # NOTE: torch divides by max(x (1 - x), 1e-12): finite at x = 0 and x = 1.
@@ -269,7 +285,7 @@ class BinaryCrossEntropy(Function):
         if ctx.needs_input_grad[1]:
             # NOTE: unclamped, as torch's binary_cross_entropy_target_backward (inf at 0, 1).
             grad_target = -grad_output * logit(input)
-        return grad_input, grad_target
+        return grad_input, grad_target, None, None
 
 
 def _check(op, input, target, weight, reduction, probs_ok):
@@ -307,12 +323,15 @@ def _apply(input, target, weight, ignore_index, reduction, label_smoothing, logi
     if unbatched:
         input = input.unsqueeze(0)
         target = target.unsqueeze(0)
-    if (weight is None and label_smoothing <= 0 and input.dim() == 2
-            and target._array.dtype.kind in "iu"):
-        out = ClassNll.apply(input, target, ignore_index, reduction, logits)
+    indices = target._array.dtype.kind in "iu"
+    if indices and label_smoothing <= 0 and logits:
+        # NOTE: torch's graph for class indices: NllLossBackward0 <- LogSoftmaxBackward0
+        input, logits = LogSoftmax.apply(input, 1), False
+    if weight is None and label_smoothing <= 0 and input.dim() == 2 and indices:
+        out = ClassNll.apply(input, (target,), ignore_index, reduction, logits)
     else:
-        out = CrossEntropy.apply(input, target, weight, ignore_index, reduction,
-                                 label_smoothing, logits)
+        out = CrossEntropy.apply(input, (target,) if indices else target, (weight,),
+                                 ignore_index, reduction, label_smoothing, logits)
     if logits:
         out = out[0]    # (the log-softmax output is the node's, for double backward)
     return out.squeeze(0) if unbatched and reduction == "none" else out
@@ -509,3 +528,120 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if reduction == "sum":
         return loss.sum()
     return loss
+
+
+# Element-wise losses with torch's own node (MseLossBackward0, ...): the reduction happens
+# inside the node, as in torch.
+
+def _reduced(input, loss, reduction):
+    """The loss array reduced as ``reduction`` says, wrapped, in the input's dtype."""
+    if reduction == "mean":
+        loss = loss.mean()
+    elif reduction == "sum":
+        loss = loss.sum()
+    return Tensor._wrap(xp_of(input).asarray(loss, dtype=input._array.dtype))
+
+
+def _upstream(grad_output, reduction, input):
+    """The upstream gradient of each element of the unreduced loss."""
+    if reduction == "none":
+        return grad_output
+    if reduction == "mean":
+        grad_output = grad_output / max(input.numel(), 1)
+    return grad_output.expand(input.shape)
+
+
+class MseLoss(Function):
+    """``(input - target) ** 2``, reduced."""
+
+    node_name = "MseLossBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target, reduction):
+        d = input._array - target._array
+        ctx.reduction = reduction
+        ctx.save_for_backward(input, target)
+        return _reduced(input, d * d, reduction)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, target = ctx.saved_tensors
+        grad = _upstream(grad_output, ctx.reduction, input) * (input - target) * 2
+        return grad if ctx.needs_input_grad[0] else None, \
+            -grad if ctx.needs_input_grad[1] else None, None
+
+
+class SmoothL1Loss(Function):
+    """``0.5 d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input -
+    target``); ``delta * (|d| - 0.5 delta)`` above ``delta`` for the Huber variant."""
+
+    node_name = "SmoothL1LossBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target, reduction, beta, huber):
+        d = input._array - target._array
+        ad = xp_of(input).abs(d)
+        if huber:
+            ctx.set_node_name("HuberLossBackward0")
+            loss = xp_of(input).where(ad < beta, 0.5 * d * d, beta * (ad - 0.5 * beta))
+        else:
+            loss = xp_of(input).where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta)
+        ctx.reduction, ctx.beta, ctx.huber = reduction, beta, huber
+        ctx.save_for_backward(input, target)
+        return _reduced(input, loss.astype(d.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, target = ctx.saved_tensors
+        g = _upstream(grad_output, ctx.reduction, input)
+        d = input - target
+        beta = ctx.beta
+        # NOTE: the quadratic branch's slope on |d| < beta only: at |d| = beta both branches
+        # have the same slope, and the curvature is 0 there, as torch's double backward.
+        inner = d if ctx.huber else d / beta
+        outer = beta if ctx.huber else 1.0
+        slope = where(_abs(d) < beta, inner, sign(d) * outer)
+        grad = g * slope
+        return grad if ctx.needs_input_grad[0] else None, \
+            -grad if ctx.needs_input_grad[1] else None, None, None, None
+
+
+class BinaryCrossEntropyWithLogits(Function):
+    """``(1 - t) x + ((pw - 1) t + 1) softplus(-x)``, times ``weight``, reduced. ``extra`` is
+    ``(weight, pos_weight)``: a tuple, as neither takes a gradient (no edge, as torch)."""
+
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target, extra, reduction):
+        weight, pos_weight = extra
+        x, t = input._array, target._array
+        xp = xp_of(input)
+        with errstate(over="ignore", under="ignore"):
+            sp = xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0)    # softplus(-x), stable
+        lw = 1 if pos_weight is None else (pos_weight._array - 1) * t + 1
+        loss = (1 - t) * x + lw * sp
+        if weight is not None:
+            loss = loss * weight._array
+        ctx.reduction = reduction
+        ctx.save_for_backward(input, target, weight, pos_weight)
+        return _reduced(input, loss.astype(x.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, target, weight, pos_weight = ctx.saved_tensors
+        g = _upstream(grad_output, ctx.reduction, input)
+        if weight is not None:
+            g = g * weight
+        gi = gt = None
+        if ctx.needs_input_grad[0]:
+            s = sigmoid(input)
+            if pos_weight is None:
+                gi = g * (s - target)
+            else:
+                gi = g * (((pos_weight - 1) * target + 1) * s - pos_weight * target)
+        if ctx.needs_input_grad[1]:
+            gt = g * -input
+            if pos_weight is not None:
+                gt = gt + g * (pos_weight - 1) * Softplus.apply(-input, 1.0, math.inf)
+        return gi, gt, None, None

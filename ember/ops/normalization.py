@@ -1,8 +1,9 @@
 """Normalization: batch_norm, layer_norm, group_norm, instance-free and fused.
 
-One Function standardises over a set of axes (``(x - mean) / sqrt(var + eps)``, biased
-variance); the affine part is composed from element-wise ops.
+One Function per call, with torch's node: it standardises over a set of axes (``(x - mean) /
+sqrt(var + eps)``, biased variance) and applies the affine part.
 """
+from ..autograd._sum_to import sum_to_size
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import xp_of
@@ -10,62 +11,82 @@ from ._util import xp_of
 __all__ = ["batch_norm", "layer_norm", "group_norm"]
 
 
-class Standardize(Function):
-    """``(x - mean) / sqrt(var + eps)`` over ``axes`` (biased variance).
+class Norm(Function):
+    """Batch, layer and group norm in one node, as torch's ``NativeBatchNormBackward0``,
+    ``NativeLayerNormBackward0`` and ``NativeGroupNormBackward0``: standardise over ``axes``
+    of the input seen as ``gshape`` (group norm; None: as is), then scale and shift by
+    ``weight`` and ``bias`` broadcast as ``pshape``.
 
-    As torch, the node keeps the input and the per-row statistics (mean, 1 / std), not the
-    full-size normalised output, and is named after the norm it serves (batch, layer, group).
+    Edges: input, weight, bias (a 0-element placeholder stands for an absent one, so that its
+    ``next_functions`` entry is None, as torch's). ``stats`` is None (batch statistics) or the
+    boxed running ``(mean, var)`` of batch norm in evaluation mode: constants without an edge.
     """
 
     node_name = "NativeBatchNormBackward0"
 
     @staticmethod
-    def forward(ctx, input, axes, eps, name="NativeBatchNormBackward0"):
-        x = input._array
-        xp = xp_of(input)
-        mean = x.mean(axis=axes, keepdims=True)
-        xc = x - mean
-        var = (xc * xc).mean(axis=axes, keepdims=True)
-        invstd = 1 / xp.sqrt(var + x.dtype.type(eps))
-        xc *= invstd
-        ctx.axes, ctx.eps = axes, eps
+    def forward(ctx, input, weight, bias, axes, eps, name, pshape, gshape, stats):
         if name != "NativeBatchNormBackward0":
             ctx.set_node_name(name)
-        ctx.save_for_backward(input, Tensor._wrap(mean), Tensor._wrap(invstd))
-        return Tensor._wrap(xc)
-
-    @staticmethod
-    def array_backward(ctx, grad_output):
-        input, mean, invstd = ctx.saved_tensors
-        axes = ctx.axes
-        g = grad_output._array
-        invstd = invstd._array
-        xhat = input._array - mean._array
-        xhat *= invstd
-        gx = g - g.mean(axis=axes, keepdims=True)
-        gx -= xhat * (g * xhat).mean(axis=axes, keepdims=True)
-        gx *= invstd
-        return Tensor._wrap(gx.astype(xhat.dtype, copy=False)), None, None, None
+        x = input._array
+        xp = xp_of(input)
+        xs = x if gshape is None else x.reshape(gshape)
+        if stats is None:
+            mean = xs.mean(axis=axes, keepdims=True)
+            xc = xs - mean
+            var = (xc * xc).mean(axis=axes, keepdims=True)
+            invstd = 1 / xp.sqrt(var + x.dtype.type(eps))
+            ctx.save_for_backward(input, weight, bias, None, None)
+        else:
+            mean = stats[0]._array.reshape(pshape).astype(x.dtype, copy=False)
+            invstd = 1 / xp.sqrt(stats[1]._array.reshape(pshape).astype(x.dtype, copy=False)
+                                 + x.dtype.type(eps))
+            xc = xs - mean
+            ctx.save_for_backward(input, weight, bias, Tensor._wrap(mean), Tensor._wrap(invstd))
+        xc *= invstd
+        out = xc.reshape(x.shape)
+        ctx.affine = (weight.numel() > 0, bias.numel() > 0)
+        ctx.axes, ctx.eps, ctx.pshape, ctx.gshape = axes, eps, pshape, gshape
+        if ctx.affine[0]:
+            out = out * weight._array.reshape(pshape)
+        if ctx.affine[1]:
+            out = out + bias._array.reshape(pshape)
+        return Tensor._wrap(out.astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad_output):
-        input, _, _ = ctx.saved_tensors
-        axes = ctx.axes
-        # NOTE: the statistics are recomputed as Tensor ops so that they depend on the input
-        # (the saved ones are constants): double backward differentiates through them.
-        xc = input - input.mean(axes, keepdim=True)
-        invstd = ((xc * xc).mean(axes, keepdim=True) + ctx.eps).rsqrt()
-        xhat, g = xc * invstd, grad_output
-        return invstd * (g - g.mean(axes, keepdim=True)
-                         - xhat * (g * xhat).mean(axes, keepdim=True)), None, None, None
+        input, weight, bias, mean, invstd = ctx.saved_tensors
+        axes, pshape, gshape = ctx.axes, ctx.pshape, ctx.gshape
+        xs = input if gshape is None else input.reshape(gshape)
+        if mean is None:
+            # NOTE: the statistics are recomputed as Tensor ops so that they depend on the
+            # input: double backward differentiates through them.
+            xc = xs - xs.mean(axes, keepdim=True)
+            invstd = ((xc * xc).mean(axes, keepdim=True) + ctx.eps).rsqrt()
+            xhat = xc * invstd
+        else:
+            xhat = (xs - mean) * invstd
+        g = grad_output
+        gx = gw = gb = None
+        if ctx.needs_input_grad[1] and ctx.affine[0]:
+            gw = sum_to_size(g * xhat.reshape(input.shape), pshape).reshape(weight.shape)
+        if ctx.needs_input_grad[2] and ctx.affine[1]:
+            gb = sum_to_size(g, pshape).reshape(bias.shape)
+        if ctx.needs_input_grad[0]:
+            gy = g * weight.reshape(pshape) if ctx.affine[0] else g
+            gy = gy if gshape is None else gy.reshape(gshape)
+            if mean is None:
+                gx = invstd * (gy - gy.mean(axes, keepdim=True)
+                               - xhat * (gy * xhat).mean(axes, keepdim=True))
+            else:
+                gx = gy * invstd
+            gx = gx.reshape(input.shape)
+        return gx, gw, gb, None, None, None, None, None, None
 
 
-def _affine(out, weight, bias, shape):
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+def _param(t, input):
+    """``t``, or a 0-element placeholder for an absent weight or bias (see ``Norm``)."""
+    return Tensor._wrap(xp_of(input).empty(0, dtype=input._array.dtype)) if t is None else t
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -87,7 +108,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if eps <= 0.0:
             raise ValueError("batch_norm eps must be positive during training, but got %s" % eps)
         axes = (0,) + tuple(range(2, x.ndim))
-        fn = Standardize.apply(input, axes, eps)
+        out = Norm.apply(input, _param(weight, input), _param(bias, input), axes, eps,
+                         "NativeBatchNormBackward0", shape, None, None)
         if running_mean is not None or running_var is not None:
             mean = x.mean(axis=axes)
             var = x.var(axis=axes) * (n / (n - 1))
@@ -100,15 +122,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                 rv = running_var._array
                 rv[...] = (1 - m) * rv + m * var.astype(rv.dtype)
                 running_var._bump()
-        out = fn
     else:
         if eps < 0.0:
             raise ValueError("batch_norm eps must be non-negative, but got %s" % eps)
         if running_mean is None or running_var is None:
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        from .unary import rsqrt
-        out = (input - running_mean.reshape(shape)) * rsqrt(running_var.reshape(shape) + eps)
-    return _affine(out, weight, bias, shape)
+        out = Norm.apply(input, _param(weight, input), _param(bias, input), 0, eps,
+                         "NativeBatchNormBackward0", shape, None, (running_mean, running_var))
+    return out
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
@@ -123,8 +144,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
                                                     ", ".join(map(str, normalized_shape)),
                                                     list(input.shape)))
     axes = tuple(range(input.dim() - k, input.dim()))
-    out = Standardize.apply(input, axes, eps, "NativeLayerNormBackward0")
-    return _affine(out, weight, bias, normalized_shape)
+    return Norm.apply(input, _param(weight, input), _param(bias, input), axes, eps,
+                      "NativeLayerNormBackward0", normalized_shape, None, None)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
@@ -137,7 +158,6 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         raise RuntimeError("Expected number of channels in input to be divisible by "
                            "num_groups, but got input of shape %s and num_groups=%d"
                            % (list(input.shape), num_groups))
-    x = input.reshape(n, num_groups, -1)
-    out = Standardize.apply(x, (2,), eps, "NativeGroupNormBackward0")
-    out = out.reshape(tuple(input.shape))
-    return _affine(out, weight, bias, (1, c) + (1,) * (input.dim() - 2))
+    return Norm.apply(input, _param(weight, input), _param(bias, input), (2,), eps,
+                      "NativeGroupNormBackward0", (1, c) + (1,) * (input.dim() - 2),
+                      (n, num_groups, -1), None)
