@@ -851,7 +851,7 @@ KNOWN = {
     'op-adaptive_max_pool3d-0':
         'node 0: ember ViewBackward0 where torch has AdaptiveMaxPool3DBackward0 (ember '
         'has 26 nodes, torch 1)',
-    'op-unfold-0':
+    'op-F.unfold-0':
         'node 0: ember UnsafeViewBackward0 where torch has Im2ColBackward0 (ember has 6 '
         'nodes, torch 1)',
     'op-fold-0':
