@@ -163,6 +163,8 @@ def tensor_repr(t, prefix="tensor("):
     from .dtypes import get_default_dtype, default_complex_dtype, int64, bool as bool_
     from .backend import to_host
     arr = to_host(t._array)
+    if arr.dtype.kind == "V":     # bfloat16: its values are exact in float32
+        arr = arr.astype(np.float32)
     indent = len(prefix)
     suffixes = []
     if type(t._array) is not type(arr):

@@ -1,13 +1,17 @@
 """dtype objects (``ember.float32`` ...), torch's type-promotion rules and the default dtype."""
 import builtins as _b
 
+import ml_dtypes as _ml
 import numpy as np
 
 _py_float, _py_int, _py_bool, _py_complex = _b.float, _b.int, _b.bool, _b.complex
 
 __all__ = ["dtype", "float16", "half", "float32", "float", "float64", "double", "int8", "uint8",
            "int16", "short", "int32", "int", "int64", "long", "bool", "bfloat16", "complex32",
-           "chalf", "complex64", "cfloat", "complex128", "cdouble",
+           "chalf", "complex64", "cfloat", "complex128", "cdouble", "uint16", "uint32", "uint64",
+           "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
+           "float4_e2m1fn_x2", "quint8", "qint8", "qint32", "quint4x2", "quint2x4", "bits8",
+           "bits16", "bits1x8", "bits2x4", "bits4x2",
            "set_default_dtype", "get_default_dtype", "promote_types", "result_type", "finfo",
            "iinfo"]
 
@@ -21,9 +25,10 @@ class dtype:
     def __init__(self, name, np_dtype, rank, legacy):
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.is_floating_point = self.np.kind == "f"
-        self.is_complex = self.np.kind == "c"
-        self.is_signed = self.np.kind in "fic"
+        k = kind(self.np)
+        self.is_floating_point = k == "f"
+        self.is_complex = k == "c"
+        self.is_signed = k in "fic"
         self.itemsize = self.np.itemsize
         self._rank = rank          # 0 bool, 1 integer, 2 floating, 3 complex
         self._legacy = legacy      # "FloatTensor" ...
@@ -50,24 +55,35 @@ class dtype:
 
 
 class _NoArrayDtype(dtype):
-    """A torch dtype NumPy cannot hold (``complex32``): it exists and promotes, but making a
-    tensor of it raises."""
+    """A torch dtype ember cannot hold (``complex32``, ``float8_*``, ``uint16``, quantized):
+    it exists and prints as torch's, but making or converting a tensor of it raises."""
 
     __slots__ = ()
 
-    def __init__(self, name, itemsize, rank, legacy):
+    def __init__(self, name, itemsize, rank, legacy, is_float=False, is_signed=True):
         self.name = name
-        self.is_floating_point = False
-        self.is_complex = True
-        self.is_signed = True
+        self.is_floating_point = is_float
+        self.is_complex = rank == 3
+        self.is_signed = is_signed
         self.itemsize = itemsize
         self._rank = rank
         self._legacy = legacy
 
     @property
     def np(self):
-        raise TypeError("ember does not support torch.%s (chalf): NumPy has no %d-byte complex "
-                        "type; use torch.complex64" % (self.name, self.itemsize))
+        hint = {"complex32": "complex64", "uint16": "int32", "uint32": "int64",
+                "uint64": "int64"}.get(self.name, "float32" if self.is_floating_point else None)
+        raise TypeError("ember does not support torch.%s tensors%s" % (
+            self.name, "; use torch.%s" % hint if hint else ""))
+
+
+_FLOAT_KIND = {np.dtype(_ml.bfloat16): "f"}
+
+
+def kind(np_dtype):
+    """NumPy's ``dtype.kind`` letter, with ``"f"`` for bfloat16 (whose NumPy kind is ``"V"``)."""
+    k = np_dtype.kind
+    return _FLOAT_KIND.get(np_dtype, k) if k == "V" else k
 
 
 def _by_name(name):
@@ -83,15 +99,36 @@ int64 = long = dtype("int64", np.int64, 1, "LongTensor")
 float16 = half = dtype("float16", np.float16, 2, "HalfTensor")
 float32 = float = dtype("float32", np.float32, 2, "FloatTensor")
 float64 = double = dtype("float64", np.float64, 2, "DoubleTensor")
-bfloat16 = float32   # NOTE: NumPy has no bfloat16; ember stores it as float32.
+bfloat16 = dtype("bfloat16", _ml.bfloat16, 2, "BFloat16Tensor")
 complex64 = cfloat = dtype("complex64", np.complex64, 3, "ComplexFloatTensor")
 complex128 = cdouble = dtype("complex128", np.complex128, 3, "ComplexDoubleTensor")
 complex32 = chalf = _NoArrayDtype("complex32", 4, 3, "ComplexHalfTensor")
+uint16 = _NoArrayDtype("uint16", 2, 1, "UInt16Tensor", is_signed=False)
+uint32 = _NoArrayDtype("uint32", 4, 1, "UInt32Tensor", is_signed=False)
+uint64 = _NoArrayDtype("uint64", 8, 1, "UInt64Tensor", is_signed=False)
+float8_e4m3fn = _NoArrayDtype("float8_e4m3fn", 1, 2, "Float8_e4m3fnTensor", True)
+float8_e4m3fnuz = _NoArrayDtype("float8_e4m3fnuz", 1, 2, "Float8_e4m3fnuzTensor", True)
+float8_e5m2 = _NoArrayDtype("float8_e5m2", 1, 2, "Float8_e5m2Tensor", True)
+float8_e5m2fnuz = _NoArrayDtype("float8_e5m2fnuz", 1, 2, "Float8_e5m2fnuzTensor", True)
+float8_e8m0fnu = _NoArrayDtype("float8_e8m0fnu", 1, 2, "Float8_e8m0fnuTensor", True, False)
+float4_e2m1fn_x2 = _NoArrayDtype("float4_e2m1fn_x2", 1, 2, "Float4_e2m1fn_x2Tensor", True)
+quint8 = _NoArrayDtype("quint8", 1, 1, "QUInt8Tensor", is_signed=False)
+qint8 = _NoArrayDtype("qint8", 1, 1, "QInt8Tensor")
+qint32 = _NoArrayDtype("qint32", 4, 1, "QInt32Tensor")
+quint4x2 = _NoArrayDtype("quint4x2", 1, 1, "QUInt4x2Tensor", is_signed=False)
+quint2x4 = _NoArrayDtype("quint2x4", 1, 1, "QUInt2x4Tensor", is_signed=False)
+bits8 = _NoArrayDtype("bits8", 1, 1, "Bits8Tensor", is_signed=False)
+bits16 = _NoArrayDtype("bits16", 2, 1, "Bits16Tensor", is_signed=False)
+bits1x8 = _NoArrayDtype("bits1x8", 1, 1, "Bits1x8Tensor", is_signed=False)
+bits2x4 = _NoArrayDtype("bits2x4", 1, 1, "Bits2x4Tensor", is_signed=False)
+bits4x2 = _NoArrayDtype("bits4x2", 1, 1, "Bits4x2Tensor", is_signed=False)
+_NO_ARRAY = (complex32, uint16, uint32, uint64, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
+             float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn_x2, quint8, qint8, qint32, quint4x2,
+             quint2x4, bits8, bits16, bits1x8, bits2x4, bits4x2)
 
-_ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64,
+_ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64,
         complex128)
-_BY_NAME = {d.name: d for d in _ALL}
-_BY_NAME["complex32"] = complex32
+_BY_NAME = {d.name: d for d in _ALL + _NO_ARRAY}
 _TO_REAL = {"complex32": float16, "complex64": float32, "complex128": float64}
 _TO_COMPLEX = {"float16": complex32, "float32": complex64, "float64": complex128}
 _BY_NP = {d.np: d for d in _ALL}
@@ -163,6 +200,11 @@ def promote_types(a, b):
         return _promote_complex(a, b)
     if a._rank != b._rank:
         return a if a._rank > b._rank else b
+    if a is bfloat16 or b is bfloat16:
+        other = b if a is bfloat16 else a
+        if other._rank == 2:     # NOTE: torch: bfloat16 with float16 is float32
+            return float32 if other is float16 else other
+        return bfloat16
     return _BY_NP[np.promote_types(a.np, b.np)]
 
 
@@ -173,7 +215,7 @@ def _promote_complex(a, b):
     ra, rb = a.to_real(), b.to_real()
     if ra is rb:
         return ra.to_complex()
-    return _BY_NP[np.promote_types(ra.np, rb.np)].to_complex()
+    return promote_types(ra, rb).to_complex()
 
 
 def _combine(higher, lower):
@@ -184,6 +226,8 @@ def _combine(higher, lower):
     if lower is None or higher._rank == 3:
         return higher
     if lower._rank == 3:
+        if higher is bfloat16:
+            return complex64
         return higher.to_complex() if higher._rank == 2 else lower
     return lower if lower._rank > higher._rank else higher
 
@@ -226,26 +270,80 @@ def result_type(*operands):
 
 
 class finfo:
-    """Machine limits of a floating dtype (``eps``, ``max``, ``min``, ``tiny``)."""
+    """Machine limits of a floating dtype (``eps``, ``max``, ``min``, ``tiny``), as torch."""
 
     def __init__(self, d=None):
         d = to_dtype(d).to_real()    # (a complex dtype's limits are its real part's)
-        fi = np.finfo(d.np)
-        self.dtype, self.bits = d, fi.bits
+        if not d.is_floating_point:
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
+        fi = _ml.finfo(d.np) if d is bfloat16 else np.finfo(d.np)
+        self.dtype, self.bits = d.name, fi.bits
         self.eps, self.max, self.min = _b.float(fi.eps), _b.float(fi.max), _b.float(fi.min)
         self.tiny = self.smallest_normal = _b.float(fi.tiny)
-        self.resolution = _b.float(fi.resolution)
+        self.resolution = _b.float(10.0 ** -fi.precision)
+
+    def __repr__(self):
+        return ("finfo(resolution=%g, min=%g, max=%g, eps=%g, smallest_normal=%g, tiny=%g, "
+                "dtype=%s)" % (self.resolution, self.min, self.max, self.eps,
+                               self.smallest_normal, self.tiny, self.dtype))
 
 
 class iinfo:
-    """Machine limits of an integer dtype (``max``, ``min``, ``bits``)."""
+    """Machine limits of an integer dtype (``max``, ``min``, ``bits``), as torch."""
 
     def __init__(self, d):
         d = to_dtype(d)
+        if d._rank >= 2:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
+                            "handle 'torch.iinfo'")
         ii = np.iinfo(d.np)
-        self.dtype, self.bits, self.max, self.min = d, ii.bits, _b.int(ii.max), _b.int(ii.min)
+        self.dtype, self.bits, self.max, self.min = d.name, ii.bits, _b.int(ii.max), _b.int(ii.min)
+
+    def __repr__(self):
+        return "iinfo(min=%d, max=%d, dtype=%s)" % (self.min, self.max, self.dtype)
 
 
 def scalar_type_name(np_dtype):
     """torch's ScalarType name of a NumPy dtype in messages (``Float``, ``Long``, ...)."""
     return from_numpy_dtype(np_dtype)._legacy.replace("Tensor", "")
+
+
+_C_NAME = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+           "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+           "float32": "float", "float64": "double"}
+
+
+def scalar_overflows(value, d):
+    """Whether torch refuses to convert the Python number ``value`` to dtype ``d`` (its
+    ``checked_convert``): integers out of range (negative ones wrap into unsigned types down
+    to ``-max``), nan/inf or out-of-range floats to integers, finite floats beyond a floating
+    type's max. bool and complex targets take anything."""
+    r = d._rank
+    if r == 0 or r == 3 or isinstance(value, (_py_bool, np.bool_, _py_complex,
+                                              np.complexfloating)):
+        return False
+    if r == 2:
+        if isinstance(value, (_py_int, np.integer)) and abs(value) < 65504:
+            return False
+        v = _py_float(value)
+        if v != v or v in (np.inf, -np.inf):
+            return False
+        return abs(v) > finfo(d).max
+    ii = np.iinfo(d.np)
+    if isinstance(value, (_py_int, np.integer)):
+        v = _py_int(value)
+        if ii.min == 0 and v < 0:
+            return -v > ii.max
+        return not ii.min <= v <= ii.max
+    v = _py_float(value)
+    return v != v or not ii.min <= v <= ii.max
+
+
+def check_scalar(value, d, name=None, reduced=True):
+    """Raise torch's RuntimeError when ``value`` cannot be converted to dtype ``d`` without
+    overflow (``name``: the type's name in the message, C's by default; ``reduced=False``:
+    float16/bfloat16 take any float, as torch's fill kernels)."""
+    if (reduced or d.itemsize > 2 or d._rank != 2) and scalar_overflows(value, d):
+        raise RuntimeError("value cannot be converted to type %s without overflow"
+                           % (name or _C_NAME.get(d.name, d.name)))

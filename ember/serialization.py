@@ -108,7 +108,7 @@ def _np_dtype(dtype_name):
     if dtype_name == "bfloat16":
         return np.dtype(np.uint16)
     d = _dt._BY_NAME.get(dtype_name)
-    if d is None:
+    if d is None or isinstance(d, _dt._NoArrayDtype):
         _fail("storages of dtype torch.%s are not supported by ember" % dtype_name)
     return d.np
 
@@ -200,8 +200,8 @@ def _as_view(storage, offset, size, stride, dtype_name=None):
 
 
 def _widen_bf16(bits):
-    # NOTE: NumPy has no bfloat16 (nor ember): widen to float32, exactly (its top half).
-    return (bits.astype(np.uint32) << 16).view(np.float32)
+    """Raw bfloat16 bits (uint16) as ml_dtypes' bfloat16, ember's bfloat16."""
+    return bits.view(_dt.bfloat16.np)
 
 
 def _to_tensor(arr, storage, requires_grad):
@@ -1315,6 +1315,8 @@ def _write_zip(fh, archive, pkl, storages):
         put("byteorder", b"little")
         for key, flat in storages.records:
             flat = _little_endian(flat)
+            if flat.dtype.kind == "V":      # bfloat16: its raw bits
+                flat = flat.view(np.uint16)
             data = memoryview(flat).cast("B") if flat.size else b""
             digest.update(key.encode())
             digest.update(struct.pack("<Q", flat.nbytes))

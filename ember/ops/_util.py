@@ -3,12 +3,15 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd._sum_to import sum_to_size
+from ..dtypes import kind as _kind
 from ..backend import (_XP, align_devices, backend_for, backend_of,  # noqa: F401
                        get_array_module, same_device)
 from ..backend import matmul2d as mm2d  # noqa: F401
 from ..tensor import Tensor, _to_array
 
 _ndarray = np.ndarray
+_BF16 = _dt.bfloat16.np
+_np_generic = np.generic
 
 
 def xp_of(t):
@@ -52,7 +55,7 @@ INT_OF_SIZE = {n: np.dtype("i%d" % n) for n in (1, 2, 4, 8)}   # (a float's bits
 
 def keep_where(keep, g):
     """``np.where(keep, g, 0)``: ``g`` where the bool array ``keep`` holds, else +0."""
-    if g.dtype.kind != "f" or keep.shape != g.shape or g.size < 2048:
+    if _kind(g.dtype) != "f" or keep.shape != g.shape or g.size < 2048:
         return get_array_module(g).where(keep, g, g.dtype.type(0))
     # NOTE: a bit mask instead of np.where, whose branchy loop is ~10x slower on large random
     # masks (and faster on small arrays, which the test above leaves to it).
@@ -117,9 +120,13 @@ def binary_arrays(op, a, b):
         if aa.shape != ba.shape:
             check_shapes_broadcast(op, aa.shape, ba.shape)
         return aa, ba
-    if isinstance(b, bool) or (aa.dtype.kind == "f" or (aa.dtype.kind in "iu" and
+    if isinstance(b, _np_generic):
+        b = b.item()     # (a NumPy number acts as the Python number, as in torch)
+    if aa.dtype == _BF16 and not isinstance(b, complex):
+        return aa, _BF16.type(b)     # (torch rounds the number to bfloat16 first)
+    if isinstance(b, bool) or (_kind(aa.dtype) == "f" or (_kind(aa.dtype) in "iu" and
                                                          isinstance(b, int))):
-        if aa.dtype.kind in "iu" and not 0 <= b <= 127:
+        if _kind(aa.dtype) in "iu" and not 0 <= b <= 127:
             info = np.iinfo(aa.dtype)
             if not info.min <= b <= info.max:
                 # host: a Python int wrapped to the dtype, as torch's integer scalars
@@ -129,9 +136,31 @@ def binary_arrays(op, a, b):
     return (aa.astype(d) if aa.dtype != d else aa), b
 
 
+def opmath_scalar(aa, b):
+    """``b`` as torch's bfloat16 kernels take a number or a 0-d tensor for mul/div: in float32
+    (not rounded to bfloat16); None when ``aa`` is not bfloat16 or ``b`` is not such a value."""
+    if aa.dtype != _BF16:
+        return None
+    if isinstance(b, Tensor):
+        if b._array.ndim or b._array.dtype == _BF16 or _kind(b._array.dtype) not in "fiub":
+            return None
+        return b._array.astype(np.float32)
+    return None if isinstance(b, complex) else np.float32(b)
+
+
+def checked_scalar(value, d, reduced=False):
+    """The Python number ``value`` for an array of dtype ``d`` (an ember dtype), after torch's
+    overflow check; a negative int wraps into an unsigned type, as torch's two's complement."""
+    _dt.check_scalar(value, d, reduced=reduced)
+    if d._rank == 1 and isinstance(value, (int, np.integer)) and value < 0 and \
+            not isinstance(value, (bool, np.bool_)) and d.np.kind == "u":
+        return int(value) % (1 << (8 * d.itemsize))
+    return value
+
+
 def needs_float(arr):
     """The array as the default float dtype when it is integral or bool (for exp, sqrt, ...)."""
-    if arr.dtype.kind in "fc":
+    if _kind(arr.dtype) in "fc":
         return arr
     return arr.astype(_dt.get_default_dtype().np)
 

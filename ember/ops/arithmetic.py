@@ -5,12 +5,13 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..dtypes import kind as _kind
 from ..backend import errstate, is_array
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import inplace
-from ._util import (SCALAR_TYPES, binary_arrays, check_shapes_broadcast, is_scalar, scalar_like,
-                    sum_to, xp_of)
+from ._util import (SCALAR_TYPES, binary_arrays, check_shapes_broadcast, is_scalar,
+                    opmath_scalar, scalar_like, sum_to, xp_of)
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "remainder", "fmod", "pow", "float_power", "neg", "negative",
@@ -65,8 +66,8 @@ class Sub(Function):
 
 
 def _no_bool_sub(a, b):
-    a_bool = a._array.dtype.kind == "b"
-    b_bool = isinstance(b, bool) or (isinstance(b, Tensor) and b._array.dtype.kind == "b")
+    a_bool = _kind(a._array.dtype) == "b"
+    b_bool = isinstance(b, bool) or (isinstance(b, Tensor) and _kind(b._array.dtype) == "b")
     if a_bool and b_bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
@@ -115,8 +116,11 @@ class Mul(Function):
                 ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         else:
             ctx.scalar = b
-        if aa.dtype.kind == "b" and (not isinstance(b, Tensor) or bb.dtype.kind == "b"):
+        if _kind(aa.dtype) == "b" and (not isinstance(b, Tensor) or _kind(bb.dtype) == "b"):
             return Tensor._wrap(xp_of(a).logical_and(aa, bb))
+        s = opmath_scalar(aa, b)
+        if s is not None:
+            return Tensor._wrap((aa.astype(np.float32) * s).astype(aa.dtype))
         return Tensor._wrap(aa * bb)
 
     @staticmethod
@@ -131,7 +135,7 @@ class Mul(Function):
     @staticmethod
     def _grads(ctx, grad_output, a, b):
         need = ctx.needs_input_grad
-        if grad_output._array.dtype.kind == "c":
+        if _kind(grad_output._array.dtype) == "c":
             # NOTE: torch's convention for complex gradients: grad * conj(d out / d input).
             ga = _real_if(ctx, 0, sum_to(grad_output * _cj(b), _grad_shape(ctx, 0))) \
                 if need[0] else None
@@ -145,7 +149,7 @@ class Mul(Function):
     @staticmethod
     def array_backward(ctx, grad_output):
         g = grad_output._array
-        if g.dtype.kind != "f":
+        if _kind(g.dtype) != "f":
             return Mul.backward(ctx, grad_output)
         if hasattr(ctx, "scalar"):
             if type(ctx.scalar) in (int, float):
@@ -166,11 +170,11 @@ class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = binary_arrays("div", a, b)
-        if aa.dtype.kind not in "fc":
+        if _kind(aa.dtype) not in "fc":
             d = _dt.get_default_dtype().np
             aa = aa.astype(d)
             bb = bb if isinstance(b, Tensor) else b
-            if isinstance(b, Tensor) and bb.dtype.kind not in "fc":
+            if isinstance(b, Tensor) and _kind(bb.dtype) not in "fc":
                 bb = bb.astype(d)
         elif isinstance(b, Tensor) and bb.dtype != aa.dtype:
             bb = bb.astype(aa.dtype)
@@ -178,7 +182,10 @@ class Div(Function):
             ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
         else:
             ctx.scalar = b
+        s = opmath_scalar(aa, b)
         with errstate(divide="ignore", invalid="ignore"):
+            if s is not None:
+                return Tensor._wrap((aa.astype(np.float32) / s).astype(aa.dtype))
             return Tensor._wrap(aa / bb)
 
     @staticmethod
@@ -190,7 +197,7 @@ class Div(Function):
             return grad_output / s, None
         need = ctx.needs_input_grad
         a, b = ctx.saved_tensors
-        if grad_output._array.dtype.kind == "c":
+        if _kind(grad_output._array.dtype) == "c":
             ga = _real_if(ctx, 0, sum_to(grad_output / _cj(b), _grad_shape(ctx, 0))) \
                 if need[0] else None
             gb = _real_if(ctx, 1, sum_to(-grad_output * _cj((a / b) / b), _grad_shape(ctx, 1))) \
@@ -222,7 +229,7 @@ class Reciprocal(Function):
 
     @staticmethod
     def forward(ctx, a):
-        arr = a._array if a._array.dtype.kind in "fc" else \
+        arr = a._array if _kind(a._array.dtype) in "fc" else \
             a._array.astype(_dt.get_default_dtype().np)
         with errstate(divide="ignore"):
             out = Tensor._wrap(xp_of(a).reciprocal(arr))
@@ -235,6 +242,24 @@ class Reciprocal(Function):
         return -grad_output * _cj(out * out)
 
 
+_BF16 = _dt.bfloat16.np
+
+
+def _pow4(xp, x):
+    if x.dtype == np.float32:     # (x * x exact in float64: one rounding, as std::pow)
+        x2 = x.astype(np.float64)
+        x2 *= x2
+        return (x2 * x2).astype(np.float32)
+    return xp.power(x, 4.0)
+
+
+# NOTE: torch's pow kernel special-cases these exponents with the same formulas (x*x*x,
+# 1/x, 1/(x*x), sqrt, 1/sqrt); 4 is within 1 ulp of its std::pow.
+_FAST_POW = {3: lambda xp, x: x * x * x, -1: lambda xp, x: xp.reciprocal(x),
+             -2: lambda xp, x: xp.reciprocal(x * x), 0.5: lambda xp, x: xp.sqrt(x),
+             -0.5: lambda xp, x: xp.reciprocal(xp.sqrt(x)), 4: _pow4}
+
+
 class PowScalar(Function):
     """``a ** e`` with a Python number ``e``."""
 
@@ -243,11 +268,11 @@ class PowScalar(Function):
     @staticmethod
     def forward(ctx, a, e):
         arr = a._array
-        if arr.dtype.kind == "b" and not isinstance(e, (bool, float)):
+        if _kind(arr.dtype) == "b" and not isinstance(e, (bool, float)):
             arr = arr.astype(np.int64)   # NOTE: bool ** int is int64, bool ** bool stays bool
-        elif arr.dtype.kind == "b" and isinstance(e, bool):
+        elif _kind(arr.dtype) == "b" and isinstance(e, bool):
             return Tensor._wrap(arr | (not e))
-        if arr.dtype.kind in "iub":
+        if _kind(arr.dtype) in "iub":
             if isinstance(e, float) and not float(e).is_integer():
                 arr = arr.astype(_dt.get_default_dtype().np)
             elif e < 0:
@@ -259,7 +284,16 @@ class PowScalar(Function):
         with errstate(divide="ignore", invalid="ignore", over="ignore"):
             if e == 2:
                 return Tensor._wrap(arr * arr)
-            return Tensor._wrap(xp_of(a).power(arr, e if arr.dtype.kind in "fc" else int(e)))
+            if arr.dtype.kind == "f" and arr.dtype.itemsize >= 4 and e in _FAST_POW:
+                return Tensor._wrap(_FAST_POW[e](xp_of(a), arr))
+            if arr.dtype == _BF16:
+                # NOTE: torch's special exponents round each bfloat16 step (as ml_dtypes' ufuncs
+                # do); other exponents take float32's pow, rounded once.
+                f = _FAST_POW.get(e) if e != 4 else None
+                if f is not None:
+                    return Tensor._wrap(f(xp_of(a), arr))
+                return Tensor._wrap(xp_of(a).power(arr.astype(np.float32), e).astype(arr.dtype))
+            return Tensor._wrap(xp_of(a).power(arr, e if _kind(arr.dtype) in "fc" else int(e)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -281,7 +315,7 @@ class PowScalar(Function):
         a, = ctx.saved_tensors
         g = grad_output._array
         x = a._array
-        if ctx.e == 2 and g.dtype == x.dtype and g.dtype.kind == "f":
+        if ctx.e == 2 and g.dtype == x.dtype and _kind(g.dtype) == "f":
             return Tensor._wrap(g * (x * 2.0)), None
         return PowScalar._grad(ctx, grad_output, a)
 
@@ -295,10 +329,12 @@ class Pow(Function):
     def forward(ctx, a, b):
         aa, bb = binary_arrays("pow", a, b)
         _not_for("pow", aa, "b", kernel="pow")
-        if aa.dtype.kind in "iu" and bool((bb < 0).any()):
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        xp = xp_of(a)
         with errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = Tensor._wrap(xp_of(a).power(aa, bb))
+            if _kind(aa.dtype) in "iu" and bool((bb < 0).any()):
+                out = Tensor._wrap(_int_pow(xp, aa, bb))
+            else:
+                out = Tensor._wrap(xp.power(aa, bb))
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -309,7 +345,7 @@ class Pow(Function):
         a, b, out = ctx.saved_tensors
         need = ctx.needs_input_grad
         ga = gb = None
-        if out._array.dtype.kind == "c":
+        if _kind(out._array.dtype) == "c":
             if need[0]:
                 g = grad_output * _cj(b * a ** (b - 1))
                 ga = _real_if(ctx, 0, sum_to(g, _grad_shape(ctx, 0)))
@@ -338,11 +374,12 @@ class RPow(Function):
     def forward(ctx, b, s):
         d = _dt.result_type(b, s).np
         arr = b._array if b._array.dtype == d else b._array.astype(d)
-        if d.kind in "iu" and bool((arr < 0).any()):
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
         xp = xp_of(b)
         with errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = Tensor._wrap(xp.power(xp.asarray(s, dtype=d), arr))
+            if _kind(d) in "iu" and bool((arr < 0).any()):
+                out = Tensor._wrap(_int_pow(xp, xp.asarray(s, dtype=d), arr))
+            else:
+                out = Tensor._wrap(xp.power(xp.asarray(s, dtype=d), arr))
         ctx.s = s
         ctx.save_for_backward(out)
         return out
@@ -355,6 +392,17 @@ class RPow(Function):
             return grad_output * 0, None
         # (log of a negative base is nan, as torch's gradient)
         return grad_output * out * (math.log(s) if s > 0 else math.nan), None
+
+
+def _int_pow(xp, a, b):
+    """Integer ``a ** b`` with tensor exponents, negative ones included (as torch: 1 ** -n is
+    1, (-1) ** -n is +-1, any other base gives 0)."""
+    neg = b < 0
+    pos = xp.power(a, xp.where(neg, b.dtype.type(0), b))
+    one = a.dtype.type(1)
+    odd = (b % 2).astype(bool)
+    small = xp.where(a == 1, one, xp.where(a == -1, xp.where(odd, -one, one), a.dtype.type(0)))
+    return xp.where(neg, small, pos)
 
 
 _OPERAND = (Tensor,) + SCALAR_TYPES    # a Tensor or a Python/NumPy number
@@ -374,14 +422,32 @@ def _tensor_first(op, a, b):
 
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting. Matches ``torch.add``."""
-    if alpha == 1 and isinstance(input, Tensor) and isinstance(other, _OPERAND):
+    if alpha == 1 and isinstance(input, Tensor) and isinstance(other, _OPERAND) and \
+            alpha is not True:
         return Add.apply(input, other)     # the common case, without argument juggling
-    if not isinstance(input, Tensor) and isinstance(other, Tensor) and alpha == 1:
+    if not isinstance(input, Tensor) and isinstance(other, Tensor) and alpha == 1 and \
+            alpha is not True:
         input, other = other, input
     input, other = _tensor_first("add", input, other)
-    if alpha != 1:
+    if alpha != 1 or isinstance(alpha, bool):
+        if _check_alpha(input, other, alpha):
+            return Add.apply(input, other if alpha else (
+                mul(other, False) if isinstance(other, Tensor) else False))
         other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     return Add.apply(input, other)
+
+
+def _check_alpha(input, other, alpha):
+    """torch's checks of ``alpha`` against the result dtype; True for a bool result."""
+    rd = _dt.result_type(input, other)
+    if rd._rank == 0:
+        return True
+    if isinstance(alpha, bool):
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if rd._rank == 1 and not isinstance(alpha, (int, np.integer)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    return False
 
 
 def sub(input, other, *, alpha=1, out=None):
@@ -390,6 +456,8 @@ def sub(input, other, *, alpha=1, out=None):
         return Sub.apply(input, other)
     input, other = _tensor_first("sub", input, other)
     if alpha != 1:
+        _no_bool_sub(input, other)
+        _check_alpha(input, other, alpha)
         other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     return Sub.apply(input, other)
 
@@ -468,7 +536,7 @@ def pow(input, exponent, *, out=None):
         input = as_tensor(input)
     if isinstance(exponent, Tensor):
         if exponent._array.ndim == 0 and not exponent._requires_grad and \
-                input._array.dtype.kind == "f" and exponent._array.dtype.kind != "f":
+                _kind(input._array.dtype) == "f" and _kind(exponent._array.dtype) != "f":
             return PowScalar.apply(input, exponent.item())
         return Pow.apply(input, exponent)
     if not is_scalar(exponent):
@@ -624,19 +692,19 @@ def addcdiv_(input, tensor1, tensor2, *, value=1):
 
 def _cj(t):
     """``t.conj()`` for a complex tensor, ``t`` itself for a real one (complex backward)."""
-    return t.conj() if t._array.dtype.kind == "c" else t
+    return t.conj() if _kind(t._array.dtype) == "c" else t
 
 
 def _real_if(ctx, i, g):
     """The real part of the complex gradient ``g`` when input ``i`` is real (as torch)."""
-    if g is not None and g._array.dtype.kind == "c" and ctx._input_meta(i)[1].kind != "c":
+    if g is not None and _kind(g._array.dtype) == "c" and _kind(ctx._input_meta(i)[1]) != "c":
         return g.real
     return g
 
 
 def _not_for(op, arr, kinds, kernel=None):
     """Raise torch's "not implemented for 'Long'" error for an operand dtype kind in ``kinds``."""
-    if arr.dtype.kind in kinds:
+    if _kind(arr.dtype) in kinds:
         from .. import dtypes
         name = dtypes.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", "")
         raise NotImplementedError("\"%s\" not implemented for '%s'"
@@ -657,7 +725,7 @@ class DivRounding(Function):
     def forward(ctx, a, b, mode):
         aa, bb = binary_arrays("div", a, b)
         xp = xp_of(a)
-        if aa.dtype.kind in "iubc":
+        if _kind(aa.dtype) in "iubc":
             _not_for("div", aa, "bc", "div_%s_cpu" % mode)
             _int_zero_check(bb)
             if not is_array(bb):
@@ -698,7 +766,7 @@ class Mod(Function):
     @staticmethod
     def forward(ctx, a, b, op):
         aa, bb = binary_arrays(op, a, b)
-        if aa.dtype.kind in "iubc":
+        if _kind(aa.dtype) in "iubc":
             _not_for(op, aa, "bc")
             _int_zero_check(bb)
         ctx.op = op
@@ -731,7 +799,7 @@ class Mod(Function):
 def _float_arrays(op, a, b):
     """Promoted arrays of two tensors, as the default float dtype when both are integral."""
     aa, bb = binary_arrays(op, a, b)
-    if aa.dtype.kind not in "fc":
+    if _kind(aa.dtype) not in "fc":
         d = _dt.get_default_dtype().np
         aa, bb = aa.astype(d), bb.astype(d)
     return aa, bb
@@ -759,7 +827,7 @@ class _MinMax(Function):
     def forward(ctx, a, b):
         cls = ctx._forward_cls
         aa, bb = binary_arrays(cls.__name__.lower(), a, b)
-        if aa.dtype.kind == "c":
+        if _kind(aa.dtype) == "c":
             raise RuntimeError("%s not implemented for complex tensors." % cls.__name__.lower())
         ctx.save_for_backward(a, b)
         xp = xp_of(a)

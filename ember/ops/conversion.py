@@ -3,10 +3,12 @@ the in-place fills (``copy_``, ``fill_``, the random ``uniform_``, ``normal_``, 
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..dtypes import kind as _kind
 from ..backend import backend_for, backend_of, device, to_host
 from ..random import _gen, _random_range, _sample_like
 from ..tensor import Tensor, _to_array
 from ._inplace import overwrite
+from ._util import checked_scalar
 
 __all__ = ["to", "clone", "contiguous", "detach", "device", "is_tensor", "is_floating_point",
            "numel", "is_nonzero", "copy_", "zero_", "fill_", "uniform_", "normal_",
@@ -135,7 +137,7 @@ def is_tensor(obj):
 
 
 def is_floating_point(input):
-    return input._array.dtype.kind == "f"
+    return _kind(input._array.dtype) == "f"
 
 
 def numel(input):
@@ -167,6 +169,9 @@ def fill_(input, value):
     if isinstance(value, Tensor) and value._array.ndim:
         raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with %d "
                            "dimensions." % value._array.ndim)
+    if not isinstance(value, Tensor):
+        value = checked_scalar(value, _dt._BY_NP[input._array.dtype],
+                               reduced=input._array.size != 1)
     return overwrite(input, value, "fill_")
 
 
@@ -226,7 +231,7 @@ def bernoulli_(input, p=0.5, *, generator=None):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
                                "(Could this error message be improved?  If so, please report "
                                "an enhancement request to PyTorch.)")
-        probs = probs.astype(probs.dtype if probs.dtype.kind == "f" else "float32")
+        probs = probs.astype(probs.dtype if _kind(probs.dtype) == "f" else "float32")
         unit = probs.dtype if probs.dtype == "float64" else "float32"
         u = _sample_like(input._array, lambda n, c: gen._unit(n, unit))
         return _random_fill(input, u < probs, "bernoulli_")

@@ -12,9 +12,11 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..random import _gen, _random_range
+from ..dtypes import kind as _kind
 from ..backend import (backend_for, backend_of, get_default_device, is_array,
                        set_default_device, to_host)
 from ..tensor import Tensor, _to_array
+from ._util import checked_scalar
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace",
@@ -134,6 +136,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         device(type='strict')
     """
     d = None if dtype is None else _dt.to_dtype(dtype)
+    _check_data(data, d)
     arr = _to_array(data, d)
     b = _dest(arr, device)
     if type(arr) is not b.array_type:
@@ -150,7 +153,32 @@ def as_tensor(data, dtype=None, device=None):
     d = None if dtype is None else _dt.to_dtype(dtype)
     if isinstance(data, Tensor):
         return data.to(device=_dest(data._array, device).device, dtype=d)
+    _check_data(data, d)
     return _finish(_to_array(data, d), False, device)
+
+
+def _check_data(data, d):
+    """torch's overflow check of Python numbers (or nested lists of them) made into an integer
+    tensor of dtype ``d``."""
+    if type(data) is int and not -2 ** 63 <= data < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    if d is None or d._rank != 1:
+        return
+    if isinstance(data, (list, tuple)):
+        if not data or any(isinstance(x, Tensor) for x in data):
+            return
+        arr = _to_array(data)
+        if arr.dtype.kind not in "iuf" or arr.size == 0:
+            return
+        lo, hi = arr.min().item(), arr.max().item()    # (a nan among them is the min)
+        values = (lo, hi)
+    elif isinstance(data, (int, float, np.integer, np.floating)) and \
+            not isinstance(data, (bool, np.bool_)):
+        values = (data,)
+    else:
+        return
+    for v in values:
+        _dt.check_scalar(v, d, d.name)
 
 
 def asarray(obj, dtype=None, device=None, copy=None, requires_grad=False):
@@ -227,7 +255,10 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
         else:
             dtype = _dt.get_default_dtype()
     shape = _size((size,) if isinstance(size, int) else (size,))
-    return _new(backend_for(device).xp.full(shape, fill_value, dtype=_dt.to_dtype(dtype).np),
+    d = _dt.to_dtype(dtype)
+    # NOTE: torch skips the float16/bfloat16 range check when filling a single element.
+    value = checked_scalar(fill_value, d, reduced=math.prod(shape) != 1)
+    return _new(backend_for(device).xp.full(shape, value, dtype=d.np),
                 requires_grad)
 
 
@@ -264,6 +295,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     xp, shape, d = _like(input, dtype, device)
+    fill_value = checked_scalar(fill_value, _dt.from_numpy_dtype(d),
+                                reduced=math.prod(shape) != 1)
     return _new(xp.full(shape, fill_value, dtype=d), requires_grad)
 
 
@@ -277,6 +310,11 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
+    if dtype is not None and _dt.to_dtype(dtype)._rank < 2:
+        # NOTE: torch casts the bounds and the step to an integer dtype first.
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:
+            raise ValueError("step must be nonzero")
     if step == 0:
         raise RuntimeError("arange(): step must be nonzero")
     if (end - start) / step < 0:
@@ -310,6 +348,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError("linspace(): number of steps must be a non-negative int, got %r"
                            % (steps,))
     d = _float_dtype(dtype)
+    _dt.check_scalar(start, d, reduced=False)
+    _dt.check_scalar(end, d, reduced=False)
     arr = backend_for(device).xp.linspace(start, end, int(steps), dtype=np.float64)
     return _new(arr.astype(d.np, copy=False), requires_grad)
 
@@ -495,7 +535,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     probs = to_host(input._array)
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if probs.dtype.kind != "f":
+    if _kind(probs.dtype) != "f":
         raise RuntimeError("multinomial only supports floating-point dtypes for input, got: %s"
                            % _dt_title(input.dtype))
     num_samples = int(num_samples)

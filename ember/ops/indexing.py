@@ -5,14 +5,16 @@ import warnings
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd.anomaly_mode import raise_if_saved
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _state
 from ..backend import backend_of, is_array
+from ..dtypes import kind as _kind
 from ..tensor import Tensor
 from ._index import Index, IndexPut, dtype_name as _tname
 from ._inplace import inplace, overwrite
-from ._util import xp_of
+from ._util import SCALAR_TYPES as _SCALARS, checked_scalar, xp_of
 from .shape import _view_of, expand, reshape
 __all__ = ["nonzero", "argwhere", "index_put", "index_put_"]
 
@@ -29,11 +31,11 @@ def _convert(index, data, zero_dim_as_int=False):
     for item in index:
         if isinstance(item, Tensor):
             arr = item._array
-            if zero_dim_as_int and arr.ndim == 0 and arr.dtype.kind in "iu" and \
+            if zero_dim_as_int and arr.ndim == 0 and _kind(arr.dtype) in "iu" and \
                     arr.dtype != np.uint8:
                 out.append(int(arr))
                 continue
-            if arr.dtype.kind == "f":
+            if _kind(arr.dtype) == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
                                  "tensors (got %s)" % item.dtype)
             if arr.dtype == np.uint8:
@@ -44,9 +46,9 @@ def _convert(index, data, zero_dim_as_int=False):
             advanced = True
         elif isinstance(item, list) or is_array(item):
             arr = backend_of(data).asarray(item)
-            if arr.size == 0 and arr.dtype.kind == "f":
+            if arr.size == 0 and _kind(arr.dtype) == "f":
                 arr = arr.astype(np.int64)
-            if arr.dtype.kind == "f" or arr.dtype == object:
+            if _kind(arr.dtype) == "f" or arr.dtype == object:
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
                                  "tensors")
             out.append(arr)
@@ -231,6 +233,8 @@ def _check_put_dtype(t, value):
 
 
 def _setitem(t, index, value):
+    if isinstance(value, _SCALARS):
+        value = checked_scalar(value, _dt._BY_NP[t._array.dtype], reduced=False)
     idx, advanced = _convert(index, t._array, True)
     basic, rest = _split(idx, t._array.shape)
     if advanced and not (isinstance(index, Tensor) and index._array.dtype == np.bool_ and
@@ -269,7 +273,7 @@ def _setitem(t, index, value):
                       "indexing e.g. tensor[%s] = %s"
                       % (("masked_fill_", "mask", "scalar") if fill else
                          ("index_put_", "indices", "tensor")), UserWarning, stacklevel=3)
-    if is_array(v) and v.dtype.kind == "f" and arr.dtype.kind in "iub":
+    if is_array(v) and _kind(v.dtype) == "f" and _kind(arr.dtype) in "iub":
         v = v.astype(arr.dtype)
     try:
         arr[idx] = v

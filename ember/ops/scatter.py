@@ -5,12 +5,14 @@ import math
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..backend import backend_of
+from ..dtypes import kind as _kind
 from ..tensor import Tensor
 from ._index import IndexPut, dtype_name as _tname
 from ._inplace import inplace
-from ._util import check_shapes_broadcast, sum_to, wrap_dim, xp_of
+from ._util import check_shapes_broadcast, checked_scalar, sum_to, wrap_dim, xp_of
 from .comparison import where
 from .reduction import sum as _sum
 from .shape import _view_of, expand, movedim, reshape
@@ -187,6 +189,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     _check_index_tensor("scatter", index)
     if src is None:
         src = value
+    if not isinstance(src, Tensor):
+        src = checked_scalar(src, _dt._BY_NP[input._array.dtype], reduced=True)
     d = _dim("scatter", dim, input._array.ndim)
     index = _on_device_of(index, input)
     if reduce is not None:
@@ -237,8 +241,8 @@ class ScatterReduce(Function):
         s = _src_part(src._array.reshape(src._array.shape or (1,)), ishape)
         if not include_self:
             init = _REDUCE_INIT[reduce]
-            if out.dtype.kind != "f" and math.isinf(init):
-                info = np.iinfo(out.dtype) if out.dtype.kind in "iu" else None
+            if _kind(out.dtype) != "f" and math.isinf(init):
+                info = np.iinfo(out.dtype) if _kind(out.dtype) in "iu" else None
                 init = (info.min if init < 0 else info.max) if info else init
             out[nd_idx] = init
         # TODO(cupy): CuPy's ufuncs lack ``multiply.at`` (prod); a backend method is needed.
@@ -248,7 +252,7 @@ class ScatterReduce(Function):
             counts = xp.full(shape, 1 if include_self else 0, dtype=np.int64)
             backend_of(counts).scatter_add(counts, nd_idx, 1)
             counts = xp.maximum(counts, 1)
-            out = out / counts if out.dtype.kind == "f" else out // counts
+            out = out / counts if _kind(out.dtype) == "f" else out // counts
             out = out.astype(arr.dtype, copy=False)
             counts = Tensor._wrap(counts.reshape(arr.shape))
         ctx.dim, ctx.reduce, ctx.include_self = dim, reduce, include_self
@@ -320,17 +324,29 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     return ScatterReduce.apply(input, d, _on_device_of(index, input), src, reduce, include_self)
 
 
+_DTYPE_MSG = {"index_select": (RuntimeError, "index_select(): Expected dtype int32 or int64 "
+                                              "for index"),
+              "index_add": (RuntimeError, "index_add_(): Expected dtype int32/int64 for index "
+                                          "but got: %s")}
+
+
 def _index_1d(op, index, input, size):
-    """``index`` (a tensor or a sequence) checked as a 1-D int64 index on ``input``'s device."""
+    """``index`` (a tensor or a sequence) checked as a 1-D int64 index on ``input``'s device
+    (index_select and index_add refuse negative indices, as torch)."""
     if not isinstance(index, Tensor):
         index = Tensor._wrap(backend_of(input._array).asarray(index, dtype=np.int64))
     idx = _on_device_of(index, input)._array
     if idx.ndim > 1:
         raise IndexError("%s(): Index is supposed to be a vector" % op)
-    if idx.dtype.kind not in "iu":
-        raise IndexError("%s(): Expected dtype int32/int64 for index but got: %s"
-                         % (op, _tname(idx.dtype)))
+    if _kind(idx.dtype) not in "iu":
+        cls, msg = _DTYPE_MSG.get(op, (IndexError, "%s(): Expected dtype int32/int64 for index "
+                                                   "but got: %%s" % op))
+        raise cls(msg % _tname(idx.dtype) if "%s" in msg else msg)
     idx = idx.reshape(-1)
+    if op in _DTYPE_MSG:
+        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= size):
+            raise IndexError("index out of range in self")
+        return Tensor._wrap(idx.astype(np.int64, copy=False))
     bad = _bad_index(idx, size)
     if bad is not None:
         raise IndexError("index out of range in self (%s: index %d is out of bounds for "
@@ -347,7 +363,10 @@ class IndexSelect(Function):
         ctx.dim = dim
         ctx.save_for_backward(index)
         if arr.ndim == 0:
-            return Tensor._wrap(arr.reshape(1)[index._array])
+            if index._array.size != 1:
+                raise RuntimeError("index_select(): Index to scalar can have only 1 value, got "
+                                   "%d value(s)" % index._array.size)
+            return Tensor._wrap(arr.copy())
         return Tensor._wrap(xp_of(a).take(arr, index._array, axis=dim))
 
     @staticmethod
@@ -488,6 +507,7 @@ def index_fill(input, dim, index, value):
     if isinstance(value, Tensor) and value._array.ndim:
         raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                            "tensor with %d dimension(s)." % value._array.ndim)
+    value = _checked_value(input, value, True)
     return IndexFill.apply(input, d, idx, value)
 
 
@@ -549,7 +569,18 @@ def masked_fill(input, mask, value):
     if isinstance(value, Tensor) and value._array.ndim:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                            "tensor with %d dimension(s)." % value._array.ndim)
+    value = _checked_value(input, value, True)
     return MaskedFill.apply(input, m, value)
+
+
+def _checked_value(input, value, reduced):
+    """torch's overflow check of a fill value (a number or a 0-d tensor of another dtype)."""
+    d = _dt._BY_NP[input._array.dtype]
+    if isinstance(value, Tensor):
+        if value._array.dtype != input._array.dtype:
+            _dt.check_scalar(value.item(), d, reduced=reduced)
+        return value
+    return checked_scalar(value, d, reduced=reduced)
 
 
 class MaskedScatter(Function):
