@@ -1,7 +1,10 @@
 """Comparisons, logical and bitwise ops, ``where``; results carry no gradient (except where)."""
+import warnings
+
 import numpy as np
 
 from ..autograd.function import Function
+from ..dtypes import scalar_type_name
 from ..tensor import Tensor
 from ._inplace import inplace
 from ._util import SCALAR_TYPES, binary_arrays, check_shapes_broadcast, sum_to, xp_of
@@ -15,9 +18,20 @@ __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less
            "logical_or_", "signbit", "isreal"]
 
 
-def _cmp(op, kernel):
-    """The comparison ``op`` computed by the array module's function ``kernel``."""
+def _need_tensors(op, names, *args):
+    """torch's TypeError for an argument that must be a Tensor but is not (a Python scalar)."""
+    for i, (name, a) in enumerate(zip(names, args)):
+        if not isinstance(a, Tensor):
+            raise TypeError("%s(): argument '%s' (position %d) must be Tensor, not %s"
+                            % (op, name, i + 1, type(a).__name__))
+
+
+def _cmp(op, kernel, ordered=False, tensors_only=False):
+    """The comparison ``op`` computed by the array module's function ``kernel`` (``ordered``:
+    refused for complex; ``tensors_only``: both arguments must be tensors)."""
     def fn(input, other, *, out=None):
+        if tensors_only:
+            _need_tensors(op, ("input", "other"), input, other)
         if not isinstance(input, Tensor):
             from .creation import as_tensor
             input = as_tensor(input)
@@ -25,6 +39,9 @@ def _cmp(op, kernel):
             from .creation import as_tensor
             other = as_tensor(other)
         a, b = binary_arrays(op, input, other)
+        if ordered and a.dtype.kind == "c":
+            raise NotImplementedError("\"%s_cpu\" not implemented for '%s'"
+                                      % (op, scalar_type_name(a.dtype)))
         return Tensor._wrap(getattr(xp_of(input), kernel)(a, b))
     fn.__name__ = op
     fn.__doc__ = "Element-wise ``%s`` giving a bool tensor (broadcasting). Matches ``torch.%s``." \
@@ -34,13 +51,13 @@ def _cmp(op, kernel):
 
 eq = _cmp("eq", "equal")
 ne = not_equal = _cmp("ne", "not_equal")
-lt = less = _cmp("lt", "less")
-le = less_equal = _cmp("le", "less_equal")
-gt = greater = _cmp("gt", "greater")
-ge = greater_equal = _cmp("ge", "greater_equal")
-logical_and = _cmp("logical_and", "logical_and")
-logical_or = _cmp("logical_or", "logical_or")
-logical_xor = _cmp("logical_xor", "logical_xor")
+lt = less = _cmp("lt", "less", ordered=True)
+le = less_equal = _cmp("le", "less_equal", ordered=True)
+gt = greater = _cmp("gt", "greater", ordered=True)
+ge = greater_equal = _cmp("ge", "greater_equal", ordered=True)
+logical_and = _cmp("logical_and", "logical_and", tensors_only=True)
+logical_or = _cmp("logical_or", "logical_or", tensors_only=True)
+logical_xor = _cmp("logical_xor", "logical_xor", tensors_only=True)
 
 
 def _bitwise(op, kernel):
@@ -109,6 +126,7 @@ def signbit(input, *, out=None):
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``|input - other| <= atol + rtol * |other|`` element-wise."""
+    _need_tensors("isclose", ("input", "other"), input, other)
     a, b = binary_arrays("isclose", input, other)
     return Tensor._wrap(xp_of(input).isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
@@ -168,8 +186,14 @@ def where(condition, input=None, other=None, *, out=None):
     if not isinstance(condition, Tensor):
         from .creation import as_tensor
         condition = as_tensor(condition)
-    if condition._array.dtype != np.bool_:
+    if condition._array.dtype == np.uint8:
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
+                      "will be removed in a future version of PyTorch. Use a boolean condition "
+                      "instead.", UserWarning, stacklevel=2)
         condition = Tensor._wrap(condition._array.astype(bool))
+    elif condition._array.dtype != np.bool_:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           "with dtype %s" % scalar_type_name(condition._array.dtype))
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         from .creation import as_tensor
         input = as_tensor(input)

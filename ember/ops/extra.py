@@ -21,7 +21,7 @@ from .reduction import cumsum, norm
 from .scatter import gather, masked_fill
 from .shape import (cat, chunk, diag_embed, flatten, narrow, split, split_with_sizes, stack,
                     transpose_, tril, triu)
-from .unary import _unary, acosh, acosh_, asinh, asinh_, atanh, atanh_, clamp
+from .unary import _unary, _zero_grad, acosh, acosh_, asinh, asinh_, atanh, atanh_, clamp
 
 __all__ = [
     "arcsinh", "arccosh", "arctanh", "arcsinh_", "arccosh_", "arctanh_", "negative_",
@@ -134,7 +134,7 @@ class Copysign(Function):
                 a._array == 0, 1, a._array)).astype(out._array.dtype))
             ga = _sum_back(grad_output * ratio, ctx._input_meta(0)[0])
         if ctx.needs_input_grad[1]:
-            gb = _sum_back(grad_output * 0, ctx._input_meta(1)[0])
+            gb = _sum_back(_zero_grad(grad_output), ctx._input_meta(1)[0])
         return ga, gb
 
 
@@ -1022,7 +1022,7 @@ class Fill(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output * 0, None
+        return _zero_grad(grad_output), None
 
 
 def fill(input, value):

@@ -39,6 +39,10 @@ class LinalgInv(Function):
             out = xp_of(a).linalg.inv(arr)
         except np.linalg.LinAlgError:
             _raise_info("linalg.inv", _lu_arrays(arr)[2], _singular_msg)
+        nan_in = xp_of(a).isnan(arr).any(axis=(-2, -1))
+        if bool(nan_in.any()):
+            # NOTE: LAPACK's inverse is nan throughout a matrix holding a nan (torch)
+            out = xp_of(a).where(nan_in[..., None, None], arr.dtype.type(np.nan), out)
         out = Tensor._wrap(out.astype(arr.dtype, copy=False))
         ctx.save_for_backward(out)
         return out
@@ -247,12 +251,14 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            "input. Got %s" % _tname(x._array.dtype))
     n = x._array.ndim
-    if dim is None:
-        dims = tuple(range(n))
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
+        dims = tuple(range(n))      # (an empty dim list reduces every dim, as torch)
     elif isinstance(dim, (int, np.integer)):
         dims = (wrap_dim(dim, n, "linalg.vector_norm"),)
     else:
         dims = tuple(sorted(wrap_dim(d, n, "linalg.vector_norm") for d in dim))
+    if n == 0:
+        dims = ()       # (a 0-d tensor's dim 0 or -1 is the tensor itself)
     if ord < 0 or ord == float("inf"):
         for d in (dims or tuple(range(n))):
             if x._array.shape[d] == 0:

@@ -10,6 +10,7 @@ from .. import dtypes as _dt
 from .. import return_types as _rt
 from ..autograd._sum_to import sum_to_size as _sum_to_size
 from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad_state
 from ..backend import errstate
 from ..tensor import Tensor
 from ._util import get_array_module, wrap_dim, wrap_dims, xp_of
@@ -91,9 +92,10 @@ class Mean(Function):
     def forward(ctx, a, dtype):
         arr = a._array if dtype is None else a._array.astype(dtype.np)
         if arr.dtype.kind not in "fc":
-            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
+            raise RuntimeError("mean(): could not infer output dtype. %s dtype must be either "
                                "a floating point or complex dtype. Got: %s"
-                               % _dt.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", ""))
+                               % ("Input" if dtype is None else "Optional",
+                                  _dt.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", "")))
         with errstate(invalid="ignore", divide="ignore"):
             return Tensor._wrap(arr.sum(dtype=arr.dtype) / arr.dtype.type(arr.size))
 
@@ -111,9 +113,10 @@ class MeanDim(Function):
     def forward(ctx, a, dims, keepdim, dtype):
         arr = a._array if dtype is None else a._array.astype(dtype.np)
         if arr.dtype.kind not in "fc":
-            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
+            raise RuntimeError("mean(): could not infer output dtype. %s dtype must be either "
                                "a floating point or complex dtype. Got: %s"
-                               % _dt.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", ""))
+                               % ("Input" if dtype is None else "Optional",
+                                  _dt.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", "")))
         ctx.dims, ctx.keepdim = dims, keepdim
         n = 1
         for d in dims:
@@ -146,7 +149,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         >>> ember.tensor([[1., 2.], [3., 4.]]).sum(dim=0)
         tensor([4., 6.])
     """
-    d = None if dtype is None else _dt.to_dtype(dtype)
+    d = _grad_dtype(input, dtype)
     if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         if keepdim:
             dims = tuple(range(input._array.ndim))
@@ -175,6 +178,28 @@ _aminmax_t = _rt.aminmax
 
 def _legacy_name(arr):
     return _dt.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", "")
+
+
+def _grad_dtype(input, dtype):
+    """``dtype`` as an ember dtype; torch refuses an integral one for an input that requires
+    grad (its result could not carry a gradient)."""
+    if dtype is None:
+        return None
+    d = _dt.to_dtype(dtype)
+    if d.np.kind not in "fc" and input._requires_grad and _grad_state.enabled:
+        raise RuntimeError("Autograd not support dtype: %s" % _dt.scalar_type_name(d.np))
+    return d
+
+
+def _no_complex(arr, kernel):
+    """torch's error for an op whose CPU kernel has no complex version."""
+    if arr.dtype.kind == "c":
+        raise NotImplementedError("\"%s\" not implemented for '%s'" % (kernel, _legacy_name(arr)))
+
+
+_COMPLEX_KERNELS = {"max": "max_all", "min": "min_all", "median": "median_cpu",
+                    "nanmedian": "median_cpu", "mode": "mode_cpu", "amax": "max_values_cpu",
+                    "amin": "min_values_cpu"}
 
 
 def _nonempty(op, arr, dim=None):
@@ -401,6 +426,10 @@ class _ExtremeAll(Function):
 
 def _select_reduce(op, rtype, input, dim, keepdim):
     arr = input._array
+    if arr.dtype.kind == "c":
+        if dim is None or op not in ("max", "min"):
+            _no_complex(arr, _COMPLEX_KERNELS[op] if dim is None else "median_out")
+        raise RuntimeError("%s(): does not support complex input" % op)
     if dim is None:
         _nonempty(op, arr)
         return _ExtremeAll.apply(input, tuple(range(arr.ndim)), False, op)
@@ -444,6 +473,10 @@ def median(input, dim=None, keepdim=False, *, out=None):
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """The lower median ignoring nan; with ``dim``, ``(values, indices)``."""
+    if input._array.dtype == np.bool_:
+        raise NotImplementedError("\"median_%s\" not implemented for 'Bool'"
+                                  % ("cpu" if dim is None else "out"))
+    _no_complex(input._array, "median_cpu" if dim is None else "median_out")
     if dim is None and input._array.size == 0:
         return Tensor._wrap(xp_of(input).full((), np.nan, dtype=input._array.dtype))
     return _select_reduce("nanmedian", _nanmedian_t, input, dim, keepdim)
@@ -452,6 +485,7 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """The most frequent value along ``dim`` (smallest on ties) and its last index."""
     arr = input._array
+    _no_complex(arr, "mode_cpu")
     d = wrap_dim(dim, arr.ndim, "mode")
     _nonempty("mode", arr, d)
     return _mode_t(*_SelectDim.apply(input, d, keepdim, "mode"))
@@ -459,6 +493,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
 
 def _amax_amin(op, input, dim, keepdim):
     arr = input._array
+    _no_complex(arr, _COMPLEX_KERNELS[op])
     dims = _dims_or_all(dim, arr.ndim, op)
     if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         _nonempty(op, arr)
@@ -483,6 +518,7 @@ def amin(input, dim=(), keepdim=False, *, out=None):
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """``(min, max)`` over ``dim`` or the whole tensor, as ``torch.return_types.aminmax``."""
     arr = input._array
+    _no_complex(arr, "aminmax_cpu")
     if dim is None:
         if arr.size == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
@@ -497,6 +533,8 @@ def _arg(op, kernel, input, dim, keepdim):
     arr = input._array
     if arr.dtype == np.bool_:
         raise RuntimeError("%s(): does not support bool input" % op)
+    if arr.dtype.kind == "c":
+        raise RuntimeError("%s(): does not support complex input" % op)
     if dim is None:
         if arr.size == 0:
             raise IndexError("%s(): Expected reduction dim to be specified for input.numel() == 0."
@@ -569,7 +607,7 @@ def _exclusive_cumprod(arr, d):
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Product of all elements, or along the single ``dim``; ints multiply as int64."""
-    d = None if dtype is None else _dt.to_dtype(dtype)
+    d = _grad_dtype(input, dtype)
     if dim is None:
         return Prod.apply(input, None, False, d)
     if not isinstance(dim, (int, np.integer)):
@@ -603,9 +641,11 @@ class Var(Function):
         with errstate(invalid="ignore", divide="ignore"):
             dev = arr - arr.sum(axis=dims, keepdims=True) / arr.dtype.type(n)
             denom = arr.dtype.type(_b.max(0, n - correction))
-            out = (dev * dev).sum(axis=dims, keepdims=keepdim) / denom
+            sq = (dev.real * dev.real + dev.imag * dev.imag) if arr.dtype.kind == "c" \
+                else dev * dev
+            out = sq.sum(axis=dims, keepdims=keepdim) / denom.real
         ctx.save_for_backward(a)
-        return Tensor._wrap(xp_of(a).asarray(out, dtype=arr.dtype))
+        return Tensor._wrap(xp_of(a).asarray(out, dtype=out.real.dtype))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -664,15 +704,22 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     return Std.apply(input, dims, c, keepdim)
 
 
+def _float_or_complex(op, input):
+    if input._array.dtype.kind not in "fc":
+        raise RuntimeError("%s only support floating point and complex dtypes" % op)
+
+
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(var, mean)`` over ``dim``."""
     dim, c = _correction("var_mean", dim, unbiased, correction)
+    _float_or_complex("var_mean", input)
     return var(input, dim, keepdim=keepdim, correction=c), mean(input, dim, keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(std, mean)`` over ``dim``."""
     dim, c = _correction("std_mean", dim, unbiased, correction)
+    _float_or_complex("std_mean", input)
     return std(input, dim, keepdim=keepdim, correction=c), mean(input, dim, keepdim)
 
 
@@ -710,6 +757,8 @@ class Logsumexp(Function):
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """``log(sum(exp(input), dim))`` computed without overflow."""
+    if dim is None:
+        raise TypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType")
     return Logsumexp.apply(input, _dims_or_all(dim, input._array.ndim, "logsumexp"), keepdim)
 
 
@@ -739,7 +788,7 @@ class VectorNorm(Function):
                 out = (x.max if p > 0 else x.min)(axis=dims, keepdims=keepdim)
             else:
                 out = (x ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
-        out = Tensor._wrap(xp.asarray(out, dtype=arr.dtype))
+        out = Tensor._wrap(xp.asarray(out, dtype=x.dtype))   # (real for a complex input)
         ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
         ctx.save_for_backward(a, out)
         return out
@@ -747,7 +796,8 @@ class VectorNorm(Function):
     @staticmethod
     def backward(ctx, grad_output):
         from .comparison import where
-        from .unary import abs, sign
+        from .unary import abs
+        from .unary import sgn as sign     # (sgn: sign for real tensors, z / |z| for complex)
         a, out = ctx.saved_tensors
         p, shape = ctx.p, a._array.shape
         g = _expand_back(grad_output, shape, ctx.dims, ctx.keepdim)
@@ -818,12 +868,21 @@ def count_nonzero(input, dim=None):
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """``sum`` treating nan as zero."""
     from .comparison import isnan, where
+    if input._array.dtype.kind == "c":
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """``mean`` over the elements that are not nan."""
     from .comparison import isnan
+    if input._array.dtype.kind not in "fc":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           "but got %s" % _legacy_name(input._array))
+    if dtype is not None and _dt.to_dtype(dtype).np.kind not in "fc":
+        raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be "
+                           "either a floating point or complex dtype. Got: %s"
+                           % _dt.scalar_type_name(_dt.to_dtype(dtype).np))
     count = sum(~isnan(input), dim, keepdim)
     return nansum(input, dim, keepdim, dtype=dtype) / count
 
@@ -909,11 +968,13 @@ def _cumprod_grad_zeros(arr, grad, dim):
 
 def cumsum(input, dim, *, dtype=None, out=None):
     """Cumulative sum along ``dim``; ints sum as int64."""
+    _grad_dtype(input, dtype)
     return Cumsum.apply(input, wrap_dim(dim, input._array.ndim, "cumsum"), dtype)
 
 
 def cumprod(input, dim, *, dtype=None, out=None):
     """Cumulative product along ``dim``; ints multiply as int64."""
+    _grad_dtype(input, dtype)
     return Cumprod.apply(input, wrap_dim(dim, input._array.ndim, "cumprod"), dtype)
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad_state
 from ..backend import backend_of, get_array_module
 from ..tensor import Size, Tensor
 from ._index import Index, IndexPut
@@ -475,7 +476,9 @@ def t(input):
 
 def permute(input, *dims, **kwargs):
     """Reorder the dims (a view); ``permute(x, (1, 0))``, ``x.permute(1, 0)`` or ``dims=``."""
-    dims = _shape_arg(dims if dims else (kwargs.pop("dims", ()),))
+    if not dims and "dims" not in kwargs:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
+    dims = _shape_arg(dims if dims else (kwargs.pop("dims"),))
     n = input._array.ndim
     if len(dims) != n:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
@@ -498,8 +501,11 @@ def squeeze(input, dim=None):
     if dim is None:
         return Squeeze.apply(input, tuple(range(n)))
     if isinstance(dim, (tuple, list)):
-        return Squeeze.apply(input, tuple(wrap_dim(d, n, "squeeze") for d in dim),
-                             "SqueezeBackward2")
+        dims = tuple(wrap_dim(d, n, "squeeze") for d in dim)
+        for i, d in enumerate(dims):
+            if d in dims[:i]:
+                raise RuntimeError("dim %d appears multiple times in the list of dims" % d)
+        return Squeeze.apply(input, dims if n else (), "SqueezeBackward2")
     return Squeeze.apply(input, (wrap_dim(dim, n, "squeeze"),) if n else (), "SqueezeBackward1")
 
 
@@ -563,12 +569,21 @@ def unbind(input, dim=0):
 
 def squeeze_(input, dim=None):
     out = squeeze(input.detach(), dim)
+    _check_leaf(input)
     return _reshape_inplace(input, out._array.shape)
 
 
 def unsqueeze_(input, dim):
     out = unsqueeze(input.detach(), dim)
+    _check_leaf(input)
     return _reshape_inplace(input, out._array.shape)
+
+
+def _check_leaf(input):
+    """torch refuses an in-place op on a leaf that requires grad while grad mode is on."""
+    if input._requires_grad and input.grad_fn is None and _grad_state.enabled:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
 
 
 def t_(input):
@@ -576,6 +591,11 @@ def t_(input):
 
 
 def transpose_(input, dim0, dim1):
+    n = input._array.ndim
+    dim0, dim1 = wrap_dim(dim0, n, "transpose_"), wrap_dim(dim1, n, "transpose_")
+    _check_leaf(input)
+    if n == 0 or dim0 == dim1:
+        return input
     if input._requires_grad:
         raise RuntimeError("transpose_ on a tensor that requires grad is not supported by ember; "
                            "use transpose()")

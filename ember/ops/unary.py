@@ -394,7 +394,12 @@ class _ZeroGrad(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output * 0, None    # (the second for ``name``, when given)
+        # NOTE: zeros, not grad_output * 0, so an inf/nan upstream gradient still gives 0 (torch)
+        return _zero_grad(grad_output), None    # (the second for ``name``, when given)
+
+
+def _zero_grad(t):
+    return Tensor._wrap(xp_of(t).zeros_like(t._array))
 
 
 def _zero_grad_op(name, kernel, node):
@@ -918,6 +923,8 @@ class SgnComplex(Function):
 
 def positive(input):
     """``input`` itself."""
+    if input._array.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -928,6 +935,8 @@ class Logit(Function):
     def forward(ctx, a, eps):
         x = needs_float(a._array)
         xp = xp_of(a)
+        if eps is not None and eps < 0:
+            eps = None      # torch treats a negative eps as none
         if eps is not None:
             x = xp.clip(x, eps, 1 - eps)
         ctx.save_for_backward(a)
@@ -941,9 +950,10 @@ class Logit(Function):
         a, = ctx.saved_tensors
         g = grad_output / (a * (1 - a))
         if ctx.eps is None:
-            return g, None
+            # NOTE: nan outside [0, 1], where logit is undefined (torch's logit_backward)
+            return where((a < 0) | (a > 1), math.nan, g), None
         # NOTE: zero outside [eps, 1 - eps], where the clamp holds the value constant.
-        return where((a < ctx.eps) | (a > 1 - ctx.eps), g * 0, g), None
+        return where((a < ctx.eps) | (a > 1 - ctx.eps), 0.0, g), None
 
 
 def logit(input, eps=None, *, out=None):

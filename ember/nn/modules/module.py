@@ -312,7 +312,11 @@ class Module:
             keep_vars = args[2] if len(args) > 2 else keep_vars
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        metadata = getattr(destination, "_metadata", None)
         for name, mod in self.named_modules(prefix=prefix.rstrip(".")):
+            if metadata is not None:
+                metadata[name] = {"version": mod._version}
             for hook in mod.__dict__.get("_state_dict_pre_hooks", {}).values():
                 hook(mod, name + "." if name else "", keep_vars)
             mod._save_to_state_dict(destination, name + "." if name else "", keep_vars)
@@ -331,6 +335,12 @@ class Module:
         if not hasattr(state_dict, "items"):
             raise TypeError("Expected state_dict to be dict-like, got %s."
                             % type(state_dict).__name__)
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)    # (the modules' upgrades edit this copy only)
+        for name, mod in self.named_modules():
+            prefix = name + "." if name else ""
+            local = {} if metadata is None else metadata.get(name, {})
+            mod._load_from_state_dict(state_dict, prefix, local, strict, [], [], [])
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
@@ -375,6 +385,12 @@ class Module:
                     src = src if src is not None else as_tensor(v)
                     target.copy_(src)
         return _IncompatibleKeysT(missing, unexpected)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """Upgrade this module's entries of ``state_dict`` (a copy) from an older ``version``
+        in ``local_metadata`` before loading; ``load_state_dict`` then checks and copies every
+        key at once (torch copies here, module by module)."""
 
     def _assign(self, key, value):
         mod_path, _, name = key.rpartition(".")
@@ -439,6 +455,7 @@ class Module:
     def to(self, *args, **kwargs):
         """Convert parameters and buffers: ``to(dtype)``, ``to('cpu')``, ``to(tensor)``."""
         from ...ops.conversion import to as _to
+        _check_to_dtype(args, kwargs)
 
         def convert(t):
             if t._array.dtype.kind != "f":
@@ -589,6 +606,19 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+
+
+def _check_to_dtype(args, kwargs):
+    """torch's refusal of an integral or bool dtype in ``Module.to`` (before anything moves)."""
+    dtype = kwargs.get("dtype")
+    for a in args:
+        if _is_dtype_like(a):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+    if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+        raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
+                        "desired dtype=%s" % dtype)
 
 
 def _is_dtype_like(a):

@@ -16,6 +16,7 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "BatchNorm3d"
 
 
 class _BatchNorm(Module):
+    _version = 2
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None):
         super().__init__()
@@ -54,6 +55,18 @@ class _BatchNorm(Module):
 
     def _check_input_dim(self, input):
         raise NotImplementedError
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            # version 2 added num_batches_tracked; older checkpoints load it as 0 (torch)
+            key = prefix + "num_batches_tracked"
+            if key not in state_dict:
+                state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked
+                                   is not None else tensor(0, dtype=dtypes.long))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
 
     def forward(self, input):
         self._check_input_dim(input)

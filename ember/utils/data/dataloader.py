@@ -218,14 +218,19 @@ class _MultiProcessIter:
             self._index_queues.append(index_queue)
             self._workers.append(w)
         self._active = [True] * n
-        self._sampler_iter = iter(loader._index_sampler)
         self._send_idx = 0
         self._rcvd_idx = 0
         self._task_info = {}      # task id -> worker id, and the data once it has arrived
         self._worker_cycle = itertools.cycle(range(n))
         self._outstanding = 0
-        for _ in range(loader.prefetch_factor * n):
-            self._try_put_index()
+        try:
+            self._sampler_iter = iter(loader._index_sampler)
+            for _ in range(loader.prefetch_factor * n):
+                self._try_put_index()
+        except BaseException:
+            # a sampler that raises here must not leave the workers (and the exit) waiting
+            self._shutdown_workers()
+            raise
 
     def __iter__(self):
         return self
