@@ -1,7 +1,6 @@
 """dtype objects (``ember.float32`` ...), torch's type-promotion rules and the default dtype."""
 import builtins as _b
 
-import ml_dtypes as _ml
 import numpy as np
 
 _py_float, _py_int, _py_bool, _py_complex = _b.float, _b.int, _b.bool, _b.complex
@@ -77,7 +76,32 @@ class _NoArrayDtype(dtype):
             self.name, "; use torch.%s" % hint if hint else ""))
 
 
-_FLOAT_KIND = {np.dtype(_ml.bfloat16): "f"}
+class _Bfloat16(dtype):
+    """bfloat16, whose NumPy dtype comes from ``ml_dtypes``: loaded on first use (it takes
+    longer to import than ember itself), then registered for arrays of that dtype."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        self.name = "bfloat16"
+        self.is_floating_point, self.is_complex, self.is_signed = True, False, True
+        self.itemsize = 2
+        self._rank = 2
+        self._legacy = "BFloat16Tensor"
+
+    @property
+    def np(self):
+        np_dtype = _LOADED.get("bfloat16")
+        if np_dtype is None:
+            import ml_dtypes
+            np_dtype = _LOADED["bfloat16"] = np.dtype(ml_dtypes.bfloat16)
+            _FLOAT_KIND[np_dtype] = "f"
+            _BY_NP[np_dtype] = self
+        return np_dtype
+
+
+_LOADED: dict = {}
+_FLOAT_KIND: dict = {}     # NumPy dtypes of kind "V" that are floats (bfloat16, once loaded)
 
 
 def kind(np_dtype):
@@ -99,7 +123,7 @@ int64 = long = dtype("int64", np.int64, 1, "LongTensor")
 float16 = half = dtype("float16", np.float16, 2, "HalfTensor")
 float32 = float = dtype("float32", np.float32, 2, "FloatTensor")
 float64 = double = dtype("float64", np.float64, 2, "DoubleTensor")
-bfloat16 = dtype("bfloat16", _ml.bfloat16, 2, "BFloat16Tensor")
+bfloat16 = _Bfloat16()
 complex64 = cfloat = dtype("complex64", np.complex64, 3, "ComplexFloatTensor")
 complex128 = cdouble = dtype("complex128", np.complex128, 3, "ComplexDoubleTensor")
 complex32 = chalf = _NoArrayDtype("complex32", 4, 3, "ComplexHalfTensor")
@@ -131,7 +155,17 @@ _ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, floa
 _BY_NAME = {d.name: d for d in _ALL + _NO_ARRAY}
 _TO_REAL = {"complex32": float16, "complex64": float32, "complex128": float64}
 _TO_COMPLEX = {"float16": complex32, "float32": complex64, "float64": complex128}
-_BY_NP = {d.np: d for d in _ALL}
+class _ByNp(dict):
+    """NumPy dtype -> ember dtype; bfloat16 joins when ml_dtypes is loaded (an array of it may
+    come from outside ember: ``ember.from_numpy(ml_dtypes array)``)."""
+
+    def __missing__(self, key):
+        if getattr(key, "kind", None) == "V" and bfloat16.np == key:   # (loads ml_dtypes)
+            return bfloat16
+        raise KeyError(key)
+
+
+_BY_NP = _ByNp({d.np: d for d in _ALL if d is not bfloat16})
 _BY_LEGACY = {d._legacy: d for d in _ALL}
 _default = [float32]
 
@@ -277,7 +311,11 @@ class finfo:
         if not d.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use "
                             "torch.iinfo to handle 'torch.finfo'")
-        fi = _ml.finfo(d.np) if d is bfloat16 else np.finfo(d.np)
+        if d is bfloat16:
+            import ml_dtypes
+            fi = ml_dtypes.finfo(d.np)
+        else:
+            fi = np.finfo(d.np)
         self.dtype, self.bits = d.name, fi.bits
         self.eps, self.max, self.min = _b.float(fi.eps), _b.float(fi.max), _b.float(fi.min)
         self.tiny = self.smallest_normal = _b.float(fi.tiny)

@@ -10,7 +10,6 @@ from ..backend import matmul2d as mm2d  # noqa: F401
 from ..tensor import Tensor, _to_array
 
 _ndarray = np.ndarray
-_BF16 = _dt.bfloat16.np
 _np_generic = np.generic
 
 
@@ -122,8 +121,8 @@ def binary_arrays(op, a, b):
         return aa, ba
     if isinstance(b, _np_generic):
         b = b.item()     # (a NumPy number acts as the Python number, as in torch)
-    if aa.dtype == _BF16 and not isinstance(b, complex):
-        return aa, _BF16.type(b)     # (torch rounds the number to bfloat16 first)
+    if aa.dtype.kind == "V" and not isinstance(b, complex):     # (bfloat16: ml_dtypes')
+        return aa, aa.dtype.type(b)     # (torch rounds the number to bfloat16 first)
     if isinstance(b, bool) or (_kind(aa.dtype) == "f" or (_kind(aa.dtype) in "iu" and
                                                          isinstance(b, int))):
         if _kind(aa.dtype) in "iu" and not 0 <= b <= 127:
@@ -139,10 +138,10 @@ def binary_arrays(op, a, b):
 def opmath_scalar(aa, b):
     """``b`` as torch's bfloat16 kernels take a number or a 0-d tensor for mul/div: in float32
     (not rounded to bfloat16); None when ``aa`` is not bfloat16 or ``b`` is not such a value."""
-    if aa.dtype != _BF16:
+    if aa.dtype.kind != "V":     # (not bfloat16)
         return None
     if isinstance(b, Tensor):
-        if b._array.ndim or b._array.dtype == _BF16 or _kind(b._array.dtype) not in "fiub":
+        if b._array.ndim or b._array.dtype.kind == "V" or _kind(b._array.dtype) not in "fiub":
             return None
         return b._array.astype(np.float32)
     return None if isinstance(b, complex) else np.float32(b)

@@ -242,7 +242,6 @@ class Reciprocal(Function):
         return -grad_output * _cj(out * out)
 
 
-_BF16 = _dt.bfloat16.np
 
 
 def _pow4(xp, x):
@@ -286,7 +285,7 @@ class PowScalar(Function):
                 return Tensor._wrap(arr * arr)
             if arr.dtype.kind == "f" and arr.dtype.itemsize >= 4 and e in _FAST_POW:
                 return Tensor._wrap(_FAST_POW[e](xp_of(a), arr))
-            if arr.dtype == _BF16:
+            if arr.dtype.kind == "V":     # (bfloat16)
                 # NOTE: torch's special exponents round each bfloat16 step (as ml_dtypes' ufuncs
                 # do); other exponents take float32's pow, rounded once.
                 f = _FAST_POW.get(e) if e != 4 else None
