@@ -7,7 +7,10 @@ from . import dtypes
 from .dtypes import (bool, float, float16, float32, float64, double, half, int, int8, int16,
                      int32, int64, long, short, uint8, bfloat16, dtype, finfo, iinfo,
                      get_default_dtype, set_default_dtype, promote_types, complex64, cfloat,
-                     complex128, cdouble, complex32, chalf)
+                     complex128, cdouble, complex32, chalf, uint16, uint32, uint64,
+                     float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,
+                     float8_e8m0fnu, float4_e2m1fn_x2, quint8, qint8, qint32, quint4x2,
+                     quint2x4, bits8, bits16, bits1x8, bits2x4, bits4x2)
 from .tensor import (Tensor, Size, FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
                      ShortTensor, CharTensor, ByteTensor, BoolTensor)
 from .tensor import _bind as _bind_tensor

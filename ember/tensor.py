@@ -214,7 +214,7 @@ class Tensor:
     layout = "torch.strided"
 
     def is_floating_point(self) -> bool:
-        return self._array.dtype.kind == "f"
+        return _dt.kind(self._array.dtype) == "f"
 
     def is_complex(self) -> bool:
         return self._array.dtype.kind == "c"
@@ -238,7 +238,15 @@ class Tensor:
         _ops.imag(self).copy_(value)
 
     def stride(self, dim: Optional[int] = None) -> Any:     # a tuple, or one dim's stride
-        st = tuple(s // self._array.itemsize for s in self._array.strides)
+        arr = self._array
+        if arr.size == 0:     # (torch: C-contiguous strides, a zero-length dim counted as 1)
+            st, n = [], 1
+            for d in reversed(arr.shape):
+                st.append(n)
+                n *= max(d, 1)
+            st = tuple(reversed(st))
+        else:
+            st = tuple(s // arr.itemsize for s in arr.strides)
         return st if dim is None else st[_ops._wrap_dim(dim, self._array.ndim, "stride")]
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
@@ -273,7 +281,7 @@ class Tensor:
                                    "doesn't require differentiation use "
                                    "var_no_grad = var.detach().")
             return
-        if value and self._array.dtype.kind not in "fc":
+        if value and _dt.kind(self._array.dtype) not in "fc":
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients (got %r)" % self.dtype)
         self._requires_grad = bool(value)
@@ -476,7 +484,7 @@ class Tensor:
         return _ops.to(self, _dt.complex128)
 
     def bfloat16(self) -> Tensor:
-        return _ops.to(self, _dt.float32)
+        return _ops.to(self, _dt.bfloat16)
 
     def long(self) -> Tensor:
         return _ops.to(self, _dt.int64)
@@ -696,7 +704,22 @@ class Tensor:
 
     @property
     def mT(self) -> Tensor:
-        return _ops.transpose(self, -2, -1)
+        return self._matrix_attr("mT") or _ops.transpose(self, -2, -1)
+
+    def _matrix_attr(self, name: str) -> Optional[Tensor]:
+        """torch's checks of ``mT``/``mH``: a 0-d tensor is returned as is (with torch's
+        warning), a 1-D one refused; None for a matrix or batch of them."""
+        n = self._array.ndim
+        if n >= 2:
+            return None
+        if n == 1:
+            raise RuntimeError("tensor.%s is only supported on matrices or batches of matrices. "
+                               "Got 1-D tensor." % name)
+        import warnings
+        warnings.warn("Tensor.%s is deprecated on 0-D tensors. %s" % (
+            name, "This function is the identity in these cases." if name == "mT"
+            else "Consider using x.conj()."), UserWarning, stacklevel=3)
+        return self
 
     @property
     def H(self) -> Tensor:
@@ -708,7 +731,8 @@ class Tensor:
 
     @property
     def mH(self) -> Tensor:
-        return _ops.conj(self.mT) if self._array.dtype.kind == "c" else self.mT
+        t = self._matrix_attr("mH") or _ops.transpose(self, -2, -1)
+        return _ops.conj(t) if self._array.dtype.kind == "c" else t
 
     def __getattr__(self, name: str) -> Any:
         # Tensor methods that mirror an ``ember.<name>`` function taking the tensor first.
@@ -798,7 +822,7 @@ def _to_array(data, d=None):
         if arr.dtype == object:
             raise TypeError("can't convert %s to a tensor" % type(data).__name__)
     given = isinstance(data, Tensor) or _backend.is_array(data)
-    if d is None and arr.dtype.kind == "f" and not given:
+    if d is None and _dt.kind(arr.dtype) == "f" and not given:
         arr = arr.astype(_dt.get_default_dtype().np)
     elif d is None and arr.dtype.kind == "c" and not given:
         arr = arr.astype(_dt.default_complex_dtype().np)

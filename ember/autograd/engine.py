@@ -576,7 +576,7 @@ def _check_grad(node, i, g, meta):
             g = g.real      # (a real input's gradient is the real part, as torch)
         if g._array.dtype == dtype:
             return g
-        if g._array.dtype.kind not in "fc":
+        if g._array.dtype.kind not in "fcV":
             raise RuntimeError("Function %s returned an invalid gradient at index %d - "
                                "expected dtype %s but got %s"
                                % (node.name(), i, dtype, g._array.dtype))

@@ -220,7 +220,7 @@ def _apply(forward, node, args, kwargs):
         # NOTE: one new output, nothing marked: the common case, without the general loop
         # (W1/W2 in benchmarks/ are sequences of such ops).
         arr = out._array
-        if arr.dtype.kind in "fc":
+        if arr.dtype.kind in "fcV":     # (V: bfloat16, from ml_dtypes)
             out.grad_fn = node
             out._output_nr = 0
             out._requires_grad = True
@@ -302,7 +302,7 @@ def _edge(a):
 
 def _set_output(node, o, i):
     """Make ``o`` output ``i`` of ``node`` (integer outputs never require grad)."""
-    if o._array.dtype.kind not in "fc":
+    if o._array.dtype.kind not in "fcV":
         o._requires_grad = False
         return
     o.grad_fn = node

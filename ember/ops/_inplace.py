@@ -9,7 +9,11 @@ from ._util import sum_to, xp_of
 from ..backend import backend_of
 from .shape import (AsStrided, _positions, _storage_size, _strided_geometry,
                     _strided_positions, take_flat, zero_flat)
-from ..dtypes import scalar_type_name as _legacy
+from ..dtypes import kind as _kind, scalar_type_name as _legacy
+
+# torch's in-place casting rule: a result may not go down a kind (complex -> float -> integer ->
+# bool); within a kind any size goes
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 _LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 
@@ -17,9 +21,9 @@ _LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place ope
 def write(t, arr, op):
     """Copy ``arr`` into ``t``'s memory (broadcasting), checking dtype and shape, bump version."""
     dst = t._array
-    if arr.dtype != dst.dtype and not np.can_cast(arr.dtype, dst.dtype, "same_kind"):
-        raise RuntimeError("%s: result type %s can't be cast to the desired output type %s"
-                           % (op, _legacy(arr.dtype), _legacy(dst.dtype)))
+    if arr.dtype != dst.dtype and _KIND_RANK[_kind(arr.dtype)] > _KIND_RANK[_kind(dst.dtype)]:
+        raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                           % (_legacy(arr.dtype), _legacy(dst.dtype)))     # (torch's words)
     if arr.shape != dst.shape:
         try:
             if np.broadcast_shapes(arr.shape, dst.shape) != dst.shape:
@@ -86,7 +90,7 @@ def _direct(t, fn, other, kwargs):
             return False
     if isinstance(other, Tensor):
         src = other._array
-        if src.dtype != dst.dtype or (src.shape != dst.shape and (
+        if type(src) is not type(dst) or src.dtype != dst.dtype or (src.shape != dst.shape and (
                 src.ndim > dst.ndim or not _bcastable(src.shape, dst.shape) or
                 np.broadcast_shapes(src.shape, dst.shape) != dst.shape)):
             return False

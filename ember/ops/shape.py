@@ -1273,7 +1273,7 @@ def movedim(input, source, destination):
         raise RuntimeError("movedim: repeated dim in `destination` (%s)"
                            % _shape_list(destination))
     if n == 0:
-        return permute(input)
+        return permute(input, ())
     order = [None] * n
     for s, d in zip(src, dst):
         order[d] = s
