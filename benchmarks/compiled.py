@@ -1,11 +1,16 @@
 """ember.compile against eager ember and eager torch on W1-W3, ratios from one run.
 
 Run: ``python -m benchmarks.compiled [--quick]``. Each workload is one training step (forward,
-backward, update); the figure is the best of 5 rounds' mean step time. Timings on a shared
-machine are noisy: compare the ratios within one run.
+backward, update). The variants are timed in interleaved rounds (each round times every variant
+once, so a slow spell of a shared machine hits them alike); the figure is the median of the
+rounds' mean step times. "numpy" is the NumPy floor of W1/W2: the same arithmetic written
+directly in NumPy with hand-written gradients. Compare the ratios within one run.
 """
+import statistics
 import sys
 import time
+
+import numpy as np
 
 import ember
 from ember.compiler import compile as ember_compile
@@ -50,26 +55,73 @@ def w3(L, comp):
                       nn.Linear(512, 10))
     opt = L.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
     cm = comp(m)
+    opt_step = comp(opt.step)
     X = L.randn(128, 784)
     y = L.randint(0, 10, (128,))
 
     def step():
         opt.zero_grad()
         nn.functional.cross_entropy(cm(X), y).backward()
-        opt.step()
+        opt_step()
     return step
 
 
-def _time(step, n):
-    for _ in range(5):
-        step()
-    best = float("inf")
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(n):
+def w1_numpy():
+    x = np.random.default_rng(0).standard_normal(16).astype(np.float32)
+    grad = np.zeros_like(x)
+
+    def step():
+        a = x * 2
+        b = a + 1
+        c = np.maximum(b, 0)
+        d = c * x
+        d.sum()
+        g = np.ones_like(d)
+        gc = g * x
+        gx = g * c
+        gb = gc.copy()
+        gb[c <= 0] = 0
+        gx += gb * 2
+        grad[...] += gx
+    return step
+
+
+def w2_numpy():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((100, 13)).astype(np.float32)
+    y = rng.standard_normal((100, 1)).astype(np.float32)
+    w1_ = rng.standard_normal((13, 50)).astype(np.float32)
+    w2_ = rng.standard_normal((50, 1)).astype(np.float32)
+
+    def step():
+        h = X @ w1_
+        r = np.maximum(h, 0)
+        p = r @ w2_
+        e = p - y
+        (e * e).sum()
+        ge = 2 * e
+        gw2 = r.T @ ge
+        gr = ge @ w2_.T
+        gr[h <= 0] = 0
+        gw1 = X.T @ gr
+        w1_[...] -= 1e-6 * gw1
+        w2_[...] -= 1e-6 * gw2
+    return step
+
+
+def _time_rounds(steps, n, rounds=7):
+    """Median over interleaved rounds of each step's mean time (seconds)."""
+    for step in steps.values():
+        for _ in range(5):
             step()
-        best = min(best, (time.perf_counter() - t0) / n)
-    return best
+    samples = {k: [] for k in steps}
+    for _ in range(rounds):
+        for k, step in steps.items():
+            t0 = time.perf_counter()
+            for _ in range(n):
+                step()
+            samples[k].append((time.perf_counter() - t0) / n)
+    return {k: statistics.median(v) for k, v in samples.items()}
 
 
 def main(argv=()):
@@ -85,17 +137,23 @@ def main(argv=()):
     except ImportError:
         pass
     rows = []
-    for name, make, n in (("W1", w1, 2000), ("W2", w2, 500), ("W3", w3, 20)):
+    for name, make, n, floor in (("W1", w1, 2000, w1_numpy), ("W2", w2, 500, w2_numpy),
+                                 ("W3", w3, 20, None)):
         n = max(1, n // 20) if quick else n
-        eager = _time(make(ember, lambda f: f), n)
-        comp = _time(make(ember, ember_compile), n)
-        ref = _time(make(torch, lambda f: f), n) if torch is not None else float("nan")
-        rows.append((name, comp, eager, ref))
-    print("%-4s %14s %14s %14s %10s %10s" % ("", "compiled (us)", "eager (us)", "torch (us)",
-                                           "c/eager", "c/torch"))
-    for name, c, e, t in rows:
-        print("%-4s %14.1f %14.1f %14.1f %10.2f %10.2f" % (name, c * 1e6, e * 1e6, t * 1e6,
-                                                          c / e, c / t))
+        steps = {"compiled": make(ember, ember_compile), "eager": make(ember, lambda f: f)}
+        if torch is not None:
+            steps["torch"] = make(torch, lambda f: f)
+        if floor is not None:
+            steps["numpy"] = floor()
+        t = _time_rounds(steps, n, 3 if quick else 7)
+        rows.append((name, t["compiled"], t["eager"], t.get("torch", float("nan")),
+                     t.get("numpy", float("nan"))))
+    print("%-4s %13s %13s %13s %13s %9s %9s %9s" % (
+        "", "compiled(us)", "eager(us)", "torch(us)", "numpy(us)", "c/eager", "c/torch",
+        "c/numpy"))
+    for name, c, e, t, f in rows:
+        print("%-4s %13.1f %13.1f %13.1f %13.1f %9.2f %9.2f %9.2f" % (
+            name, c * 1e6, e * 1e6, t * 1e6, f * 1e6, c / e, c / t, c / f))
     return rows
 
 

@@ -5,8 +5,11 @@
 For every workload both libraries start from the same weights (copied from torch's model) and
 first run a few steps whose losses must agree: a fast wrong answer is a failure (exit status
 1). Timing then alternates ember and torch blocks after a warm-up and reports each library's
-median; the ratio is the median of the per-round ratios. Peak memory is measured in a fresh
-interpreter per library. Without torch installed, ember runs alone and the runner says so.
+median; the ratio is the median of the per-round ratios. A second method times single steps,
+alternating the libraries step by step (``ember/torch (1-step)``); the two ratios should agree
+within the machine's noise (docs/benchmarks.md, "Two timing methods"). Peak memory is measured
+in a fresh interpreter per library. Without torch installed, ember runs alone and the runner
+says so.
 """
 import argparse
 import gc
@@ -227,6 +230,24 @@ def time_alternating(cases, rounds, block_s, warmup_s):
     return samples
 
 
+def time_single_steps(cases, steps, warmup=5):
+    """Seconds of single steps, the cases alternating step by step (the order reversed every
+    step), after ``warmup`` steps each: the second timing method, no block means and no
+    collection between steps (``time_alternating`` is the first)."""
+    for case in cases.values():
+        for _ in range(warmup):
+            case.step()
+    samples = {name: [] for name in cases}
+    names = list(cases)
+    for r in range(steps):
+        for name in (names if r % 2 == 0 else names[::-1]):
+            step = cases[name].step
+            t = time.perf_counter()
+            step()
+            samples[name].append(time.perf_counter() - t)
+    return samples
+
+
 def _median(samples):
     return {name: statistics.median(s) for name, s in samples.items()}
 
@@ -248,9 +269,9 @@ def _fmt(x, digits=3):
 
 
 def _row(key, title, unit, ember=None, torch=None, ratio=None, target="", met=None,
-         mem=None, note=""):
+         mem=None, note="", ratio_single=None):
     return {"key": key, "workload": title, "unit": unit, "ember": ember, "torch": torch,
-            "ratio": ratio, "target": target, "met": met,
+            "ratio": ratio, "ratio_single": ratio_single, "target": target, "met": met,
             "ember_tracemalloc_mib": (mem or {}).get("ember_traced"),
             "ember_rss_mib": (mem or {}).get("ember_rss"),
             "torch_rss_mib": (mem or {}).get("torch_rss"), "note": note}
@@ -259,10 +280,14 @@ def _row(key, title, unit, ember=None, torch=None, ratio=None, target="", met=No
 def run_step_workload(w, libs, opts):
     """Check, time and measure one ``kind == "step"`` or ``"gemm"`` workload: table rows."""
     cases = check_case(w, libs)
+    _reapply_limits()       # (after the first steps: the libraries' lazy imports are loaded)
     if w.kind == "gemm":
         cases["numpy"] = W.numpy_gemm()   # the machine's limit, timed in the same rounds
     samples = time_alternating(cases, opts["rounds"], opts["block_s"], opts["warmup_s"])
     times = _median(samples)
+    single = None
+    if w.kind == "step" and "torch" in cases:
+        single = time_single_steps(cases, opts["single_steps"])
     flops = cases["ember"].flops
     del cases
     gc.collect()
@@ -279,8 +304,15 @@ def run_step_workload(w, libs, opts):
     ember = times["ember"] * w.scale
     torch = times["torch"] * w.scale if "torch" in times else None
     ratio = paired_ratio(samples, "ember", "torch") if torch else None
+    ratio_single = paired_ratio(single, "ember", "torch") if single else None
+    note = ""
+    if single:
+        med = _median(single)
+        note = "1-step medians %s / %s %s; pools: %s" % (
+            _fmt(med["ember"] * w.scale), _fmt(med["torch"] * w.scale), w.unit.split("/")[0],
+            _pools())
     return [_row(w.key, w.title, w.unit, ember, torch, ratio, "<= %.2g" % w.target,
-                 None if ratio is None else ratio <= w.target, mem)]
+                 None if ratio is None else ratio <= w.target, mem, note, ratio_single)]
 
 
 def _import_env():
@@ -377,7 +409,8 @@ def run_workload(w, libs, opts):
 
 
 _COLUMNS = [("key", "W"), ("workload", "workload"), ("unit", "unit"), ("ember", "ember"),
-            ("torch", "torch"), ("ratio", "ember/torch"), ("target", "target"),
+            ("torch", "torch"), ("ratio", "ember/torch"),
+            ("ratio_single", "ember/torch (1-step)"), ("target", "target"),
             ("met", "met"), ("ember_tracemalloc_mib", "ember peak MiB (tracemalloc)"),
             ("ember_rss_mib", "ember peak RSS MiB"), ("torch_rss_mib", "torch peak RSS MiB"),
             ("note", "note")]
@@ -415,8 +448,35 @@ def format_machine(info):
     return "\n".join(parts)
 
 
+_THREADS = [None]     # the --threads limit, re-applied before each workload
+
+
+def _reapply_limits():
+    """Apply --threads again: threadpoolctl limits only the pools loaded when it is called,
+    and a BLAS or OpenMP library loaded later (a lazy import inside a library's first step)
+    would run with all cores, which on a shared machine makes that library slow and noisy."""
+    if _THREADS[0] is None:
+        return
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return
+    threadpool_limits(_THREADS[0])
+
+
+def _pools():
+    """The BLAS/OpenMP pools loaded now and their threads (for the table's note)."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return ""
+    return ", ".join("%s %s" % (p.get("internal_api"), p.get("num_threads"))
+                     for p in threadpool_info())
+
+
 def _limit_threads(n, torch):
     """Use ``n`` threads in NumPy's BLAS and in torch (and in their memory probes)."""
+    _THREADS[0] = n
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(n)
     try:
@@ -456,7 +516,8 @@ def main(argv=None):
         libs["torch"] = torch
     opts = {"rounds": 7 if args.quick else 15, "block_s": 0.1 if args.quick else 0.2,
             "warmup_s": 0.2 if args.quick else 0.5, "import_runs": 3 if args.quick else 7,
-            "memory_steps": args.memory_steps or (100 if args.quick else 1000)}
+            "memory_steps": args.memory_steps or (100 if args.quick else 1000),
+            "single_steps": 10 if args.quick else 30}
     keys = [k.strip() for item in args.only for k in item.split(",") if k.strip()]
     try:
         selected = [W.by_key(k) for k in keys] if keys else W.WORKLOADS

@@ -16,8 +16,10 @@ from collections import namedtuple
 from ..autograd.grad_mode import state as _state
 from ..autograd.graph import _pack_hooks
 from ..nn.modules.module import Module
+from ..optim.optimizer import Optimizer
 from ..tensor import Tensor
 from . import _program
+from ._optim import CompiledStep
 from ._record import Recorder, user_frame
 
 __all__ = ["compile", "explain", "reset", "OptimizedModule", "config", "ExplainOutput",
@@ -150,14 +152,31 @@ class _Compiled:
         return list(self.module.modules()) if self.module is not None else []
 
     def __call__(self, *args, **kwargs):
-        tensors, key = _flatten(args, kwargs)
-        mods = self._mods_cached()
-        key = (_state.enabled, key, _module_token(mods) if mods else ())
+        if kwargs:
+            tensors, key = _flatten(args, kwargs)
+        else:
+            # (the common call: tensors only, without the general walk)
+            key = []
+            for a in args:
+                if type(a) is not Tensor:
+                    tensors, key = _flatten(args, kwargs)
+                    break
+                arr = a._array
+                key.append((type(arr), arr.shape, arr.dtype, a._requires_grad))
+            else:
+                tensors, key = args, tuple(key)
+        if self.module is not None:
+            mods, token = self._mods_cached()
+        else:
+            mods, token = (), ()
+        key = (_state.enabled, key, token)
         entry = self.cache.get(key)
         if entry is not None:
             prog = entry.program
             if prog is not None and not _pack_hooks and not _state.anomaly and \
                     prog.guards_hold():
+                if prog.prefix is not None:
+                    return prog.serve(self.fn, args, kwargs, tensors)
                 return prog.run(tensors)
             if entry.reason is not None:
                 return self.fn(*args, **kwargs)
@@ -171,13 +190,13 @@ class _Compiled:
         return self._record(entry, key, tensors, args, kwargs, mods)
 
     def _mods_cached(self):
-        if self.module is None:
-            return ()
+        """The module tree and its token (the tree is walked again when the token changes)."""
         mods = getattr(self, "_mods_list", None)
-        if mods is None or _module_token(mods) != getattr(self, "_mods_token", None):
+        token = _module_token(mods) if mods is not None else None
+        if token is None or token != self._mods_token:
             mods = self._mods_list = self._mods()
-            self._mods_token = _module_token(mods)
-        return mods
+            token = self._mods_token = _module_token(mods)
+        return mods, token
 
     def _warn_limit(self):
         if self.warned:
@@ -207,17 +226,24 @@ class _Compiled:
         if not rec.broken:
             out_spec = self._out_spec(rec, out)
         self.records.append((rec, key))
-        if rec.broken:
+        if rec.broken and not rec.break_at:
             entry.reason = rec.breaks[0][0]
             entry.first = None
             return out
-        out_grad = {v: rec.tensors[v]._requires_grad for v in _program._values(out_spec)}
+        if rec.broken:
+            # (the ops before the break become a program; the rest of the call runs eagerly)
+            out_spec = ("t", [("v", v) for v in _program.step_values(rec.steps[:rec.break_at])])
+        vals = _program._values(out_spec)
+        out_grad = {v: rec.tensors[v]._requires_grad for v in vals}
         if entry.first is None:
             entry.first = (rec, out_spec, out_grad)
             return out
         first, first_spec, first_grad = entry.first
         entry.first = None
         why = _program.difference(first, rec)
+        if why is None and (first.break_at != rec.break_at or
+                            (rec.broken and first.breaks[0][0] != rec.breaks[0][0])):
+            why = "the two recorded calls broke the graph at different places"
         if why is None and (not _program._same_spec(first_spec, out_spec) or
                             first_grad != out_grad):
             why = "the outputs differ between the two recorded calls"
@@ -228,7 +254,8 @@ class _Compiled:
                 from .._dynamo.exc import Unsupported
                 raise Unsupported(why)
             return out
-        entry.program = _program.Program(first, first_spec, first_grad)
+        entry.program = _program.Program(first, first_spec, first_grad, first.break_at,
+                                         check=rec)
         return out
 
     def _out_spec(self, rec, out):
@@ -295,6 +322,9 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
         raise RuntimeError("Model must be callable")
     if disable:
         return model
+    owner = getattr(model, "__self__", None)
+    if isinstance(owner, Optimizer) and getattr(model, "__name__", None) == "step":
+        return CompiledStep(owner)
     if isinstance(model, Module):
         compiled = _Compiled(model.forward if type(model).__call__ is Module.__call__
                              else model, fullgraph, model)

@@ -1,13 +1,17 @@
 """A recorded program: the forward as straight-line Python over the recorded Functions' forwards
 (no graph built per op), and the backward as one node that runs their backwards in reverse."""
+import re
+
 import numpy as np
 
 from ..backend import get_array_module
 from ..autograd.engine import _check_count, _check_grad
+from ..autograd import function as _function
 from ..autograd.function import Function, _edge, _next_seq
 from ..autograd.grad_mode import state as _state
 from ..autograd.graph import _FREED
 from ..tensor import Tensor
+from . import _effects, _lower, _record
 
 _DOUBLE = "torch.compile with aot_autograd does not currently support double backward"
 
@@ -83,7 +87,9 @@ def difference(r1, r2):
             return "a tensor read by the function changes between calls"
         if a[0] == "in" and a[1] != b[1]:
             return "the inputs are used differently"
-        if a[0] == "ext" and a[1] is not b[1]:
+        if a[0] == "ext" and a[1] is not b[1] and a[1]._array.size == 0 == b[1]._array.size:
+            r1.slots[v] = ("const", a[1])   # (an empty placeholder holds no data)
+        elif a[0] == "ext" and a[1] is not b[1]:
             return ("a tensor made inside the function by something other than a recorded op "
                     "or a creation function (e.g. a comparison or a raw array computation)")
         if a[0] == "const" and not _same_tensor(a[1], b[1]):
@@ -91,26 +97,36 @@ def difference(r1, r2):
     return None
 
 
-def _expr(spec, names):
+def _expr(spec, names, tensor):
+    """Python source for argument ``spec`` (``tensor(v)``: the name of value v's Tensor)."""
     kind = spec[0]
     if kind == "v":
-        return "v%d" % spec[1]
+        return tensor(spec[1])
     if kind == "c":
         name = "C%d" % len(names)
         names[name] = spec[1]
         return name
-    items = ", ".join(_expr(s, names) for s in spec[1])
+    items = ", ".join(_expr(s, names, tensor) for s in spec[1])
     return "[%s]" % items if kind == "l" else "(%s,)" % items
 
 
 class Program:
-    """One recorded signature of a compiled callable, replayable."""
+    """One recorded signature of a compiled callable, replayable.
 
-    def __init__(self, rec, out_spec, out_grad):
-        self.steps = rec.steps
+    The forward is one generated function (``source``): a step with an array-level form
+    (``_lower.py``, checked against the recorded step) is one expression on arrays; any other
+    runs its Function's forward with a ctx. The backward (``bsource``) runs the steps'
+    backwards in reverse on arrays, summing gradients in eager's order.
+    """
+
+    def __init__(self, rec, out_spec, out_grad, prefix=None, check=None):
+        # (``prefix``: the program holds the ops before a graph break, served to the function
+        # run again eagerly; see ``serve``)
+        self.prefix = prefix
+        self.steps = rec.steps if prefix is None else rec.steps[:prefix]
         self.meta = rec.meta
         self.out_spec = out_spec
-        self.n_ops = len(rec.steps)
+        self.n_ops = len(self.steps)
         self.ext = []       # (value, tensor, (shape, dtype, requires_grad)) read at call time
         self.inputs = []    # (value, input index)
         self.consts = {}    # value -> tensor
@@ -129,25 +145,174 @@ class Program:
         self.grad_outs = list(dict.fromkeys(self.grad_outs))
         self.out_values = [v for v in dict.fromkeys(_values(out_spec))]
         self.tape_steps = [k for k, s in enumerate(self.steps) if s[6]]
+        self.lowered = {}
+        if check is not None:
+            self._lower(check)
         self._build(rec)
+        # (what ``run`` needs, computed once)
+        self.pure = len(self.lowered) == len(self.steps)
+        self.single = out_spec[0] == "v" and out_spec[1] not in self.consts
+        self.grad_pos = [self.out_values.index(v) for v in self.grad_outs]
+        idx = dict(self.inputs)
+        ext = {v: t for v, t, _ in self.ext}
+        self.source_plan = [(idx[v], None) if v in idx else (None, ext[v])
+                            for v in self.sources]
+        self.needs = (True,) * len(self.sources)
 
+    # -- array-level steps
+    def _lower(self, rec):
+        outs = set(self.out_values)
+        for k, (cls, _, spec, kspec, ospec, needs, _) in enumerate(self.steps):
+            if kspec or ospec is None or isinstance(ospec, tuple) or \
+                    any(s[0] not in "vc" for s in spec) or (cls.__name__ == "T" and ospec in outs):
+                continue
+            consts = [s[1] if s[0] == "c" else None for s in spec]
+            metas = [self.meta[s[1]] if s[0] == "v" else None for s in spec]
+            low = _lower.lower(cls, consts, metas, self.meta[ospec], needs)
+            if low is not None and self._verify(k, low, rec):
+                self.lowered[k] = low
+
+    @staticmethod
+    def _callable(low, n):
+        names = dict(low.names)
+        src = "lambda %s: %s" % (", ".join("a%d" % i for i in range(n)) or "*_",
+                                 low.expr.format(*["a%d" % i for i in range(n)]))
+        return eval(src, names)
+
+    def _verify(self, k, low, rec):
+        """The lowering gives the recorded step's output and gradients, bit for bit."""
+        cls, _, spec, _, ospec, needs, grad = rec.steps[k]
+        vargs = [(i, s[1]) for i, s in enumerate(spec) if s[0] == "v"]
+        arrays = [rec.tensors[v]._array for _, v in vargs]
+        out_t = rec.tensors[ospec]
+        prev = _state.enabled
+        _state.enabled = False
+        try:
+            got = self._callable(low, len(arrays))(*arrays)
+            if not _same_bits(got, out_t._array):
+                return False
+            if low.out_expr is not None:
+                buf = get_array_module(got).empty_like(got)
+                into = eval("lambda %s, B: %s" % (
+                    ", ".join("a%d" % i for i in range(len(arrays))),
+                    low.out_expr.format(*["a%d" % i for i in range(len(arrays))], out="B")),
+                    dict(low.names))
+                if type(got) is not type(buf) or not _same_bits(into(*arrays, buf), got):
+                    low.out_expr = None
+            if not grad:
+                return True
+            node = out_t.grad_fn
+            if type(node) is not cls._backward_cls:
+                return False
+            xp = get_array_module(out_t._array)
+            shape, dtype = out_t._array.shape, out_t._array.dtype
+            g = ((xp.arange(out_t._array.size) % 13 - 6).astype(dtype) * dtype.type(0.25)
+                 + dtype.type(0.125)).reshape(shape)
+            want = node._call_backward([Tensor._wrap(g)], False)
+            want = want if type(want) is tuple else (want,)
+            mine = low.backward(g, *arrays, got)
+            for (i, _), m in zip(vargs, mine):
+                if not needs[i]:
+                    continue
+                w = want[i]
+                if m is None or w is None or not _same_bits(m, w._array):
+                    return False
+            return True
+        except Exception:
+            return False
+        finally:
+            _state.enabled = prev
+
+    def _buffers(self, rec):
+        """value -> an array its step writes into at every call: the values that die within
+        the forward (neither outputs nor kept for the backward nor read by a ctx-run step or
+        as a view), made by an element-wise ufunc (computed once from the recording)."""
+        live = set(self.out_values)
+        for k, (cls, _, spec, kspec, ospec, needs, grad) in enumerate(self.steps):
+            low = self.lowered.get(k)
+            vs = [x for s in list(spec) + list(kspec.values()) for x in _values(s)]
+            if low is None or cls.__name__ == "T":
+                live.update(vs)
+            elif grad:
+                ka = low.keep_args
+                live.update(v for j, v in enumerate(vs) if ka is True or (ka and j in ka))
+                if low.keep_out:
+                    live.add(ospec)
+        out = {}
+        for k, low in self.lowered.items():
+            v = self.steps[k][4]
+            shape, dtype = self.meta[v]
+            if low.out_expr is not None and v not in live and shape:
+                xp = get_array_module(rec.tensors[v]._array)
+                out[v] = xp.empty(shape, dtype)
+        self.n_buffers = len(out)
+        self.buffer_bytes = sum(b.nbytes for b in out.values())
+        return out
+
+    # -- code
     def _build(self, rec):
-        names = {}
+        names = {"W": Tensor._wrap}
         lines = ["def forward(I):"]
+        have_t = set()       # values with a Tensor in ``t<v>``
+        have_a = set()       # values with an array in ``a<v>``
+        steps = self.steps
+
+        def tensor(v):
+            if v not in have_t:
+                lines.append("    t%d = W(a%d)" % (v, v))
+                have_t.add(v)
+            return "t%d" % v
+
+        def array(v):
+            if v not in have_a:
+                lines.append("    a%d = t%d._array" % (v, v))
+                have_a.add(v)
+            return "a%d" % v
+
         for v, i in self.inputs:
-            lines.append("    v%d = I[%d]" % (v, i))
+            lines.append("    t%d = I[%d]" % (v, i))
+            have_t.add(v)
         for v, t, _ in self.ext:
             names["E%d" % v] = t
-            lines.append("    v%d = E%d" % (v, v))
+            lines.append("    t%d = E%d" % (v, v))
+            have_t.add(v)
         for v, t in self.consts.items():
             names["E%d" % v] = t
-            lines.append("    v%d = E%d" % (v, v))
-        for k, (cls, fwd, spec, kspec, ospec, needs, grad) in enumerate(self.steps):
+            lines.append("    t%d = E%d" % (v, v))
+            have_t.add(v)
+        # the arrays the backward reads, by step: ("a", value) or ("c", step)
+        tape = []
+        self.bplan = []
+        buffers = self._buffers(rec)
+        for k, (cls, fwd, spec, kspec, ospec, needs, grad) in enumerate(steps):
+            low = self.lowered.get(k)
+            if low is not None:
+                vs = [s[1] for s in spec if s[0] == "v"]
+                args = [array(v) for v in vs]
+                for n, val in low.names.items():
+                    names["L%d_%s" % (k, n)] = val
+                rename = _renamer(k, low.names)
+                if ospec in buffers:
+                    names["B%d" % ospec] = buffers[ospec]
+                    expr = rename(low.out_expr).format(*args, out="B%d" % ospec)
+                else:
+                    expr = rename(low.expr).format(*args)
+                lines.append("    a%d = %s" % (ospec, expr))
+                have_a.add(ospec)
+                if grad:
+                    ka = low.keep_args
+                    keep = [v for j, v in enumerate(vs)
+                            if ka is True or (ka and j in ka)]
+                    self.bplan.append(("low", k, ospec, vs, needs, keep, low.keep_out))
+                    tape.extend(keep)
+                    if low.keep_out:
+                        tape.append(ospec)
+                continue
             names["N%d" % k] = cls._backward_cls
             names["F%d" % k] = fwd
             names["K%d" % k] = needs
-            args = ["c%d" % k] + [_expr(s, names) for s in spec]
-            args += ["%s=%s" % (key, _expr(s, names)) for key, s in kspec.items()]
+            args = ["c%d" % k] + [_expr(s, names, tensor) for s in spec]
+            args += ["%s=%s" % (key, _expr(s, names, tensor)) for key, s in kspec.items()]
             lines.append("    c%d = N%d()" % (k, k))
             lines.append("    c%d.needs_input_grad = K%d" % (k, k))
             if grad:
@@ -156,29 +321,117 @@ class Program:
                     (_Meta(*rec.meta[s[1]]), 0) if s[0] == "v" and need else None
                     for s, need in zip(spec, needs)])
                 lines.append("    c%d._edges = M%d" % (k, k))
+                ins = tuple([s[1] if s[0] == "v" and need else None
+                             for s, need in zip(spec, needs)])
+                self.bplan.append(("ctx", k, ospec, ins, cls._backward_cls._array_backward))
+                tape.append("c%d" % k)
             call = "F%d(%s)" % (k, ", ".join(args))
-            if isinstance(ospec, tuple):
+            if ospec is None:
+                lines.append("    " + call)      # an update in place
+            elif isinstance(ospec, tuple):
                 lines.append("    o = " + call)
                 for i, v in enumerate(ospec):
                     if v is not None:
-                        lines.append("    v%d = o[%d]" % (v, i))
+                        lines.append("    t%d = o[%d]" % (v, i))
+                        have_t.add(v)
             else:
-                lines.append("    v%d = %s" % (ospec, call))
-        outs = "".join("v%d, " % v for v in self.out_values)
-        tape = "".join("c%d, " % k for k in self.tape_steps)
-        lines.append("    return (%s), (%s)" % (outs, tape))
+                lines.append("    t%d = %s" % (ospec, call))
+                have_t.add(ospec)
+        outs = "".join("%s, " % tensor(v) for v in self.out_values)
+        tape = list(dict.fromkeys(tape))
+        self.tape_names = tape
+        saved = "".join("%s, " % (x if isinstance(x, str) else array(x)) for x in tape)
+        lines.append("    return (%s), (%s)" % (outs, saved))
         self.source = "\n".join(lines) + "\n"
         exec(compile(self.source, "<ember.compile program>", "exec"), names)
         self._forward = names["forward"]
-        # the backward: per tape step, the values of its outputs and of its inputs needing grad
-        self.bsteps = []
-        for j, k in enumerate(self.tape_steps):
-            cls, _, spec, _, ospec, needs, _ = self.steps[k]
-            ins = tuple([s[1] if s[0] == "v" and need else None
-                         for s, need in zip(spec, needs)])
-            single = not isinstance(ospec, tuple)
-            self.bsteps.append((j, ospec, single, ins, cls._backward_cls._array_backward))
-        self.bsteps.reverse()
+        self._build_backward()
+
+    def _build_backward(self):
+        names = {"GB": self._ctx_backward}
+        head = ["def backward(S, G):"]
+        if self.tape_names:
+            head.append("    %s, = S" % ", ".join(x if isinstance(x, str) else "a%d" % x
+                                                 for x in self.tape_names))
+        given = {}
+        for i, v in enumerate(self.grad_outs):
+            given[v] = i
+        grads = []          # the gradient variables, first use order
+        lines = []
+
+        def gvar(v):
+            if v not in grads:
+                grads.append(v)
+            return "g%d" % v
+
+        def add(v, expr):
+            g = gvar(v)
+            lines.append("        r = %s" % expr)
+            lines.append("        if r is not None:")
+            lines.append("            %s = r if %s is None else %s + r" % (g, g, g))
+
+        for plan in reversed(self.bplan):
+            if plan[0] == "low":
+                _, k, v, vs, needs, keep, keep_out = plan
+                names["B%d" % k] = self.lowered[k].backward
+                g = gvar(v)
+                args = ", ".join([g] + ["a%d" % u if u in keep else "None" for u in vs] +
+                                 ["a%d" % v if keep_out else "None"])
+                lines.append("    if %s is not None:" % g)
+                lines.append("        R = B%d(%s)" % (k, args))
+                pos = [i for i, s in enumerate(self.steps[k][2]) if s[0] == "v"]
+                for j, u in enumerate(vs):
+                    if needs[pos[j]]:
+                        add(u, "R[%d]" % j)
+            else:
+                _, k, ospec, ins, _ = plan
+                outs = ospec if isinstance(ospec, tuple) else (ospec,)
+                gs = ", ".join("None" if v is None else gvar(v) for v in outs)
+                cond = " or ".join("%s is not None" % gvar(v) for v in outs if v is not None)
+                lines.append("    if %s:" % (cond or "False"))
+                lines.append("        R = GB(%d, c%d, (%s,))" % (k, k, gs))
+                for i, u in enumerate(ins):
+                    if u is not None:
+                        add(u, "R[%d]" % i)
+        ret = "    return (%s)" % "".join("%s, " % gvar(v) for v in self.sources)
+        for v in grads:
+            head.append("    g%d = %s" % (v, "G[%d]" % given[v] if v in given else "None"))
+        self.bsource = "\n".join(head + lines + [ret]) + "\n"
+        exec(compile(self.bsource, "<ember.compile backward>", "exec"), names)
+        self._backward = names["backward"]
+
+    def _ctx_backward(self, k, ctx, grads):
+        """Gradient arrays for step ``k``'s inputs from its ctx (the op's own backward)."""
+        cls, _, spec, _, ospec, needs, _ = self.steps[k]
+        ins = tuple([s[1] if s[0] == "v" and need else None for s, need in zip(spec, needs)])
+        buf = [None if g is None else Tensor._wrap(g) for g in grads]
+        if not isinstance(ospec, tuple):
+            array_backward = cls._backward_cls._array_backward
+            result = array_backward(ctx, buf[0]) if array_backward is not None else \
+                ctx._forward_cls.backward(ctx, buf[0])
+        else:
+            if ctx._materialize:
+                for i, g in enumerate(buf):
+                    if g is None and ospec[i] is not None:
+                        shape, dtype = self.meta[ospec[i]]
+                        xp = _xp_of_ctx(buf)
+                        buf[i] = Tensor._wrap(xp.zeros(shape, dtype=dtype))
+            result = ctx._call_backward(buf, False)
+        if type(result) is not tuple:
+            result = (result,)
+        if len(result) != len(ins):
+            result = _check_count(_Edges(ctx, ins), result)
+        out = []
+        for i, (g, v) in enumerate(zip(result, ins)):
+            if v is None or g is None:
+                out.append(None)
+                continue
+            m = self.meta[v]
+            arr = g._array if type(g) is Tensor else None
+            if arr is None or arr.shape != m[0] or arr.dtype != m[1]:
+                g = _check_grad(ctx, i, g, m)
+            out.append(g._array)
+        return out
 
     def guards_hold(self):
         for _, t, meta in self.ext:
@@ -188,88 +441,138 @@ class Program:
         return True
 
     def run(self, inputs):
-        prev = _state.enabled
-        _state.enabled = False
-        try:
+        state = _state
+        prev = state.enabled
+        if self.pure:
             vals, tape = self._forward(inputs)
-        finally:
-            _state.enabled = prev
+        else:
+            state.enabled = False
+            try:
+                vals, tape = self._forward(inputs)
+            finally:
+                state.enabled = prev
+        if prev and self.grad_outs:
+            self._connect(vals, tape, inputs)
+        if self.single:
+            return vals[0]
         env = dict(zip(self.out_values, vals))
-        if self.grad_outs and prev:
-            node = _Node()
-            node._program = self
-            node._saved = tape
-            srcs = self._source_tensors(inputs)
-            node._edges = tuple([_edge(t) for t in srcs])
-            node.needs_input_grad = (True,) * len(srcs)
-            node._seq = _next_seq()
-            node._n_out = len(self.grad_outs)
-            meta = []
-            for i, v in enumerate(self.grad_outs):
-                t = env[v]
-                t.grad_fn = node
-                t._output_nr = i
-                t._requires_grad = True
-                meta.append((t._array.shape, t._array.dtype))
-            node._out_meta = tuple(meta)
         for v in self.consts:
             if v in env:
                 env[v] = Tensor._wrap(env[v]._array.copy())
         return _build_out(self.out_spec, env)
 
-    def _source_tensors(self, inputs):
-        out = []
-        ext = {v: t for v, t, _ in self.ext}
-        idx = dict(self.inputs)
-        for v in self.sources:
-            out.append(inputs[idx[v]] if v in idx else ext[v])
-        return out
+    def _connect(self, vals, tape, inputs):
+        """One node for the outputs that require grad: its backward is the program's."""
+        node = _Node()
+        node._program = self
+        node._saved = tape
+        edges = []
+        for i, t in self.source_plan:
+            if t is None:
+                t = inputs[i]
+            fn = t.grad_fn
+            edges.append(_edge(t) if t._base is not None else
+                         (fn, t._output_nr) if fn is not None else (t, 0))
+        node._edges = tuple(edges)
+        node.needs_input_grad = self.needs
+        node._seq = _next_seq()
+        node._n_out = len(self.grad_outs)
+        meta = []
+        for i, pos in enumerate(self.grad_pos):
+            t = vals[pos]
+            t.grad_fn = node
+            t._output_nr = i
+            t._requires_grad = True
+            meta.append((t._array.shape, t._array.dtype))
+        node._out_meta = tuple(meta)
+
+    def serve(self, fn, args, kwargs, inputs):
+        """Run ``fn`` eagerly, its ops before the graph break answered by this program (one
+        replay: one node for their backward); after the break it runs as recorded eagerly."""
+        outs = self.run(inputs)
+        env = dict(zip(self.out_values, outs))
+        served = []
+        for cls, _, _, _, ospec, _, _ in self.steps:
+            if ospec is None:
+                served.append((cls, None))
+            elif isinstance(ospec, tuple):
+                served.append((cls, tuple([None if v is None else env[v] for v in ospec])))
+            else:
+                served.append((cls, env[ospec]))
+        with _Server(served):
+            return fn(*args, **kwargs)
 
     def backward(self, node, grads):
         tape = node._saved
         if tape is None:
             raise RuntimeError(_FREED % node.name())
-        G = {}
-        for v, g in zip(self.grad_outs, grads):
-            if g is not None:
-                G[v] = g
-        meta = self.meta
-        for j, ospec, single, ins, array_backward in self.bsteps:
-            ctx = tape[j]
-            if single:
-                g = G.pop(ospec, None)
-                if g is None:
-                    continue
-                if array_backward is not None:
-                    result = array_backward(ctx, g)
-                else:
-                    result = ctx._forward_cls.backward(ctx, g)
-            else:
-                buf = [None if v is None else G.pop(v, None) for v in ospec]
-                if all(g is None for g in buf):
-                    continue
-                if ctx._materialize:
-                    for i, g in enumerate(buf):
-                        if g is None and ospec[i] is not None:
-                            shape, dtype = meta[ospec[i]]
-                            xp = _xp_of_ctx(buf)
-                            buf[i] = Tensor._wrap(xp.zeros(shape, dtype=dtype))
-                result = ctx._call_backward(buf, False)
-            if type(result) is not tuple:
-                result = (result,)
-            if len(result) != len(ins):
-                result = _check_count(_Edges(ctx, ins), result)
-            for i, (g, v) in enumerate(zip(result, ins)):
-                if v is None or g is None:
-                    continue
-                m = meta[v]
-                arr = g._array if type(g) is Tensor else None
-                if arr is None or arr.shape != m[0] or arr.dtype != m[1]:
-                    g = _check_grad(ctx, i, g, m)
-                old = G.get(v)
-                G[v] = g if old is None else Tensor._wrap(old._array + g._array)
-        out = [G.get(v) for v in self.sources]
-        return _unalias(out)
+        grads = self._backward(tape, [None if g is None else g._array for g in grads])
+        if len(grads) == 1:
+            g = grads[0]
+            return (None if g is None else Tensor._wrap(g),)
+        return _unalias([None if g is None else Tensor._wrap(g) for g in grads])
+
+
+class _Server:
+    """While a function runs again eagerly, answers its first Function applications with a
+    program's results (``Function.apply``'s hook), then steps aside."""
+
+    depth = 0
+
+    def __init__(self, served):
+        self.served = served
+        self.pos = 0
+
+    def hook(self, cls, args, kwargs):
+        want, out = self.served[self.pos]
+        if want is not cls:
+            self._exit()
+            raise RuntimeError("ember.compile: the function applied %s where its recording "
+                               "applied %s (it must do the same before its graph break; "
+                               "ember.compiler.reset() forgets the recording)"
+                               % (cls.__name__, want.__name__))
+        self.pos += 1
+        if self.pos == len(self.served):
+            self._exit()
+        return out
+
+    def _next_is(self, cls):
+        return self.pos < len(self.served) and self.served[self.pos][0] is cls
+
+    def may_fill(self, t, args, kwargs):
+        return self._next_is(_effects.RandomLike)
+
+    def may_call(self, args, kwargs):
+        return self._next_is(_effects.RandomCall)
+
+    def made(self, t):
+        pass
+
+    def alias(self, t, r):
+        pass
+
+    def __enter__(self):
+        self._saved = _effects.install(_record.effect_patches())
+        self._prev = _record._current[0]
+        _record._current[0] = self
+        _function._hook = self.hook
+        self.active = True
+        return self
+
+    def _exit(self):
+        if self.active:
+            self.active = False
+            _function._hook = None
+            _record._current[0] = self._prev
+            _effects.uninstall(self._saved)
+
+    def __exit__(self, *exc):
+        short = self.active
+        self._exit()
+        if short and exc[0] is None:
+            raise RuntimeError("ember.compile: the function returned before applying the "
+                               "ops recorded before its graph break")
+        return False
 
 
 class _Array:
@@ -319,6 +622,33 @@ def _unalias(grads):
                 seen.add(id(root))
         out.append(g)
     return tuple(out)
+
+
+def _renamer(k, names):
+    """Rename step ``k``'s constants in an expression (``S`` -> ``L3_S``)."""
+    if not names:
+        return lambda expr: expr
+    pattern = re.compile(r"\b(%s)\b" % "|".join(sorted(names, key=len, reverse=True)))
+    return lambda expr: pattern.sub(lambda m: "L%d_%s" % (k, m.group(1)), expr)
+
+
+def _same_bits(a, b):
+    """Equal shape, dtype and bytes (NaN payloads and signed zeros included)."""
+    xp = get_array_module(b)
+    a, b = xp.asarray(a), xp.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def step_values(steps):
+    """The values the steps produce, in order."""
+    out = []
+    for step in steps:
+        ospec = step[4]
+        if isinstance(ospec, tuple):
+            out.extend(v for v in ospec if v is not None)
+        elif ospec is not None:
+            out.append(ospec)
+    return out
 
 
 def _values(spec):

@@ -15,6 +15,7 @@ from ..autograd.grad_mode import state as _state
 from ..random import default_generator as _generator
 from ..tensor import Tensor
 from .._dynamo.exc import Unsupported
+from . import _effects
 
 # Tensor methods that need a Python value of the tensor: a graph break (torch's reasons)
 _BREAKING = {
@@ -43,6 +44,21 @@ _DATA_DEPENDENT = frozenset(["MaskedSelect", "Nonzero", "Unique"])
 
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# the recorder (or server) of the call in progress, for the patched random functions
+_current = [None]
+_PATCHES: list = []
+
+
+def _active():
+    return _current[0]
+
+
+def effect_patches():
+    """The patches routing random draws and running statistics through replayable steps."""
+    if not _PATCHES:
+        _PATCHES.extend(_effects.patches(_active))
+    return _PATCHES
+
 
 def user_frame():
     """(filename, line number, function name, source line) of the innermost frame outside
@@ -66,6 +82,14 @@ def _has_mask(args):
     return False
 
 
+def _needs(args, kwargs):
+    """A tensor requiring grad among the arguments."""
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+    return False
+
+
 class Recorder:
     """The record of one eager call: steps, the tensors they read, graph breaks."""
 
@@ -85,6 +109,7 @@ class Recorder:
         self.depth = 0
         self.rng = None
         self.broken = False
+        self.break_at = None   # the number of steps recorded before the first graph break
 
     # -- the hook
     def hook(self, cls, args, kwargs):
@@ -102,6 +127,15 @@ class Recorder:
         if cls.__name__ in _DATA_DEPENDENT or (cls.__name__ == "Index" and _has_mask(args)):
             self.graph_break("dynamic shape operator: %s" % cls.__name__)
             return out
+        k = len(self.steps)
+        if out is None and getattr(cls, "_effect", False):
+            # (an update in place: the tensors it wrote are at their new versions)
+            for a in args:
+                if isinstance(a, Tensor):
+                    self._resync(a)
+            self.steps.append((cls, cls.forward, spec, kspec, None, needs, False))
+            self.rng = self._rng_state()
+            return out
         outs = out if isinstance(out, tuple) else (out,)
         for o in outs:
             if o is not None and not isinstance(o, Tensor):
@@ -111,7 +145,6 @@ class Recorder:
                 if o is a:
                     self.graph_break("in-place op %s" % cls.__name__)
                     return out
-        k = len(self.steps)
         ospec = tuple([None if o is None else self._new(o, ("op", k)) for o in outs])
         self.steps.append((cls, cls._forward_fn or cls.forward, spec, kspec,
                            ospec if isinstance(out, tuple) else ospec[0], needs,
@@ -127,6 +160,34 @@ class Recorder:
         finally:
             _function._hook = self.hook
             self.depth -= 1
+
+    # -- the random functions' and running statistics' patches (see _effects.py)
+    def may_fill(self, t, args, kwargs):
+        return not self.broken and id(t) in self.created and not t._requires_grad and \
+            not _needs(args, kwargs)
+
+    def may_call(self, args, kwargs):
+        return not self.broken and not _needs(args, kwargs)
+
+    def made(self, t):
+        self.created.add(id(t))
+        self.keep.append(t)
+
+    def alias(self, t, r):
+        """``t`` now holds ``r``'s values (a random fill in place of a fresh tensor)."""
+        v = self.ids.get(id(t))
+        if v is not None and self.slots[v][0] == "const":
+            # (an op read its earlier contents: keep them)
+            self.slots[v] = ("const", Tensor._wrap(t._array.copy()))
+        w = self.ids[id(r)]
+        self.ids[id(t)] = w
+        self.arrays[id(t._array)] = w
+        self._resync(t)
+
+    def _resync(self, t):
+        for i, (u, _) in enumerate(self.versions):
+            if u is t:
+                self.versions[i] = (u, u._version_ref[0])
 
     # -- values
     def _new(self, t, how):
@@ -180,6 +241,7 @@ class Recorder:
     def graph_break(self, reason):
         if self.broken:
             return
+        self.break_at = len(self.steps)
         where = user_frame()
         self.breaks.append((reason, where))
         self.broken = True
@@ -219,10 +281,16 @@ class Recorder:
                 return out
             return orig, fn
 
+        root = sys.modules[__package__.rsplit(".", 1)[0]]
         for name in _CREATION:
             orig, fn = creating(name)
-            self._saved.append((_ops, name, orig))
-            setattr(_ops, name, fn)
+            for owner in (_ops, root):
+                if owner.__dict__.get(name) is orig:
+                    self._saved.append((owner, name, orig))
+                    setattr(owner, name, fn)
+        self._effects = _effects.install(effect_patches())
+        self._prev = _current[0]
+        _current[0] = self
         orig_execute = _engine._execute
 
         def execute(*args, **kwargs):
@@ -236,6 +304,8 @@ class Recorder:
 
     def __exit__(self, *exc):
         _function._hook = None
+        _current[0] = self._prev
+        _effects.uninstall(self._effects)
         for owner, name, orig in reversed(self._saved):
             setattr(owner, name, orig)
         if exc[0] is None and not self.broken:
