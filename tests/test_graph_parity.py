@@ -271,12 +271,6 @@ LOSSES = {
 # with one edge; ember: ...Backward0 with a None edge); ops composed from several ember nodes
 # where torch has one (pooling 3-D, adaptive pools, pads, shuffles, fold/unfold, linalg...).
 KNOWN = {
-    'layer-Linear_3d_nobias':
-        "node 0 UnsafeViewBackward0: edges ['Acc', 1], torch [1] (ember has 2 nodes, "
-        'torch 4)',
-    'layer-Linear_1d':
-        'node 0: ember AddBackward0 where torch has ViewBackward0 (ember has 3 nodes, '
-        'torch 4)',
     'layer-Bilinear':
         'node 1: ember SqueezeBackward1 where torch has ViewBackward0 (ember has 9 nodes,'
         ' torch 5)',
@@ -331,21 +325,6 @@ KNOWN = {
     'layer-EmbeddingBag':
         'node 0: ember StackBackward0 where torch has EmbeddingBagBackward0 (ember has 6 '
         'nodes, torch 1)',
-    'layer-PReLU':
-        'node 0: ember WhereBackward0 where torch has PreluKernelBackward0 (ember has 2 '
-        'nodes, torch 2)',
-    'layer-RReLU':
-        'node 0: ember WhereBackward0 where torch has RreluWithNoiseBackward0 (ember has '
-        '2 nodes, torch 1)',
-    'layer-GELU_tanh':
-        'node 0: ember MulBackward0 where torch has GeluBackward0 (ember has 9 nodes, '
-        'torch 1)',
-    'layer-Mish':
-        'node 0: ember MulBackward0 where torch has MishBackward0 (ember has 3 nodes, '
-        'torch 1)',
-    'layer-GLU':
-        'node 0: ember MulBackward0 where torch has GluBackward0 (ember has 3 nodes, '
-        'torch 1)',
     'layer-CosineSimilarity':
         'node 4: ember ClampBackward1 where torch has CloneBackward0 (ember has 8 nodes, '
         'torch 8)',
@@ -408,9 +387,6 @@ KNOWN = {
     'loss-HingeEmbeddingLoss':
         'node 2 WhereBackward0: an extra None edge (ember lists a non-differentiable '
         'tensor argument; torch omits it) (ember has 6 nodes, torch 6)',
-    'loss-SoftMarginLoss':
-        'node 0: ember MeanBackward0 where torch has SoftMarginLossBackward0 (ember has 4'
-        ' nodes, torch 1)',
     'loss-MultiMarginLoss':
         'node 0: ember MeanBackward0 where torch has MultiMarginLossBackward0 (ember has '
         '8 nodes, torch 1)',
@@ -713,15 +689,6 @@ KNOWN = {
     'op-msort-0':
         'node 0 SortBackward0: an extra None edge (ember lists a non-differentiable '
         'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-matmul_1d_2d-0':
-        "node 0 SqueezeBackward4: edges ['Acc', 'Acc'], torch [1] (ember has 1 nodes, "
-        'torch 3)',
-    'op-matmul_batched_bcast-0':
-        "node 0 UnsafeViewBackward0: edges ['Acc', 'Acc'], torch [1] (ember has 1 nodes, "
-        'torch 8)',
-    'op-matmul_batched_vec-0':
-        "node 0 UnsafeViewBackward0: edges ['Acc', 'Acc'], torch [1] (ember has 1 nodes, "
-        'torch 3)',
     'op-einsum_bmm-0':
         'node 0: ember EinsumBackward0 where torch has ViewBackward0 (ember has 1 nodes, '
         'torch 12)',
@@ -739,9 +706,6 @@ KNOWN = {
     'op-svd_wide_full-0':
         'node 2: ember SliceBackward0 where torch has AliasBackward0 (ember has 4 nodes, '
         'torch 4)',
-    'op-cholesky-0':
-        "node 2 UnsafeViewBackward0: edges ['Acc', 3], torch [3] (ember has 4 nodes, "
-        'torch 9)',
     'op-cholesky_torch-0':
         'node 0: ember LinalgCholeskyExBackward0 where torch has CholeskyBackward0 (ember'
         ' has 4 nodes, torch 4)',
@@ -775,9 +739,6 @@ KNOWN = {
     'op-triangular_solve-0':
         'node 0: ember LinalgSolveTriangularBackward0 where torch has '
         'TriangularSolveBackward0 (ember has 3 nodes, torch 1)',
-    'op-matrix_power_5-0':
-        "node 0 UnsafeViewBackward0: edges ['Acc', 1], torch [1] (ember has 3 nodes, "
-        'torch 18)',
     'op-matrix_power_0-0':
         'node 0: ember WhereBackward0 where torch has CopyBackwards (ember has 1 nodes, '
         'torch 2)',
@@ -821,9 +782,6 @@ KNOWN = {
     'op-embedding_padding_idx-0':
         'node 0 EmbeddingBackward0: an extra None edge (ember lists a non-differentiable '
         'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-glu-0':
-        'node 0: ember MulBackward0 where torch has GluBackward0 (ember has 3 nodes, '
-        'torch 1)',
     'op-pixel_shuffle-0':
         'node 0: ember UnsafeViewBackward0 where torch has PixelShuffleBackward0 (ember '
         'has 3 nodes, torch 1)',
@@ -869,9 +827,6 @@ KNOWN = {
     'op-grid_sample-0':
         'node 0: ember AddBackward0 where torch has GridSampler2DBackward0 (ember has 20 '
         'nodes, torch 1)',
-    'op-soft_margin_loss-0':
-        'node 0: ember MeanBackward0 where torch has SoftMarginLossBackward0 (ember has 4'
-        ' nodes, torch 1)',
     'op-gaussian_nll_loss-0':
         'node 5: ember AddBackward0 where torch has CloneBackward0 (ember has 11 nodes, '
         'torch 10)',

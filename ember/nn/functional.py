@@ -21,7 +21,9 @@ from ..ops._util import backend_of, xp_of
 from ..ops.padding import Pad as _Pad
 from ..ops.sparse import Embedding as _Embedding
 from ..tensor import Tensor
-from ..ops.activation import Gelu, Hardswish, Hardtanh, LeakyRelu, Pointwise, Softplus
+from ..ops.activation import (Gelu, Glu, Hardswish, Hardtanh, LeakyRelu, Mish, Pointwise,
+                              PreluKernel, RreluWithNoise, Softplus)
+from ..ops.loss import SoftMarginLoss as _SoftMarginLoss
 from ..ops.loss import (BinaryCrossEntropy, BinaryCrossEntropyWithLogits, MseLoss,
                         SmoothL1Loss)
 
@@ -44,7 +46,7 @@ __all__ = [
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` (one fused GEMM, ``addmm``, for 2-D input)."""
     x = input._array
-    if x.ndim >= 2 and bias is not None and bias.dim() == 1 and weight.dim() == 2 and \
+    if x.ndim >= 1 and bias is not None and bias.dim() == 1 and weight.dim() == 2 and \
             x.dtype == weight._array.dtype == bias._array.dtype and \
             (x.ndim == 2 or x.flags.c_contiguous):
         if x.shape[-1] != weight.shape[1]:
@@ -53,7 +55,8 @@ def linear(input, weight, bias=None):
                                   weight.shape[1], weight.shape[0]))
         if x.ndim == 2:
             return ops.addmm(bias, input, ops.t(weight))
-        # NOTE: as torch, a contiguous N-d input is folded to 2-D: View(Addmm(view(x))).
+        # NOTE: as torch, a contiguous 1-D or N-d input is folded to 2-D:
+        # View(Addmm(view(x))).
         out = ops.addmm(bias, input.reshape(-1, x.shape[-1]), ops.t(weight))
         return out.view(*x.shape[:-1], weight.shape[0])
     out = ops.matmul(input, ops.t(weight))
@@ -103,9 +106,9 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 def prelu(input, weight):
     """Leaky ReLU with a learned slope per channel (dim 1)."""
     w = weight
-    if input.dim() >= 2 and weight.numel() > 1:
-        w = weight.reshape((1, -1) + (1,) * (input.dim() - 2))
-    return ops.where(input > 0, input, input * w)
+    if input.dim() >= 2:
+        w = weight.view((1, weight.numel()) + (1,) * (input.dim() - 2))
+    return PreluKernel.apply(input, w)
 
 
 def elu(input, alpha=1.0, inplace=False):
@@ -134,12 +137,9 @@ def celu(input, alpha=1.0, inplace=False):
 
 def gelu(input, approximate="none"):
     """Gaussian error linear unit; ``approximate='tanh'`` uses torch's tanh formula."""
-    if approximate == "tanh":
-        inner = (input + input * input * input * 0.044715) * math.sqrt(2 / math.pi)
-        return input * 0.5 * (ops.tanh(inner) + 1)
-    if approximate != "none":
+    if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return Gelu.apply(input)
+    return Gelu.apply(input, approximate)
 
 
 def silu(input, inplace=False):
@@ -153,7 +153,7 @@ def mish(input, inplace=False):
     """``x * tanh(softplus(x))``."""
     if inplace:
         return _inplace(input, mish)
-    return input * ops.tanh(softplus(input))
+    return Mish.apply(input)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -682,8 +682,7 @@ def glu(input, dim=-1):
     if input.shape[d] % 2:
         raise RuntimeError("Halving dimension must be even, but dimension %d is size %d"
                            % (d, input.shape[d]))
-    a, b = ops.chunk(input, 2, d)
-    return a * ops.sigmoid(b)
+    return Glu.apply(input, d)
 
 
 def pixel_shuffle(input, upscale_factor):
@@ -771,9 +770,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if inplace:
         return _inplace(input, rrelu, lower, upper, training)
     if not training:
-        return leaky_relu(input, (lower + upper) / 2)
+        return RreluWithNoise.apply(input, None, (lower + upper) / 2)
     slope = ops.empty_like(input).uniform_(lower, upper)
-    return ops.where(input >= 0, input, input * slope)
+    return RreluWithNoise.apply(input, slope._array, None)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
@@ -1445,7 +1444,14 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     if target.requires_grad and is_grad_enabled():
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
                            "to argument 'target'. This input cannot have requires_grad True.")
-    return _reduce(ops.log1p(ops.exp(-target * input)), reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError("%s is not a valid value for reduction" % reduction)
+    target_arr = target._array
+    if target_arr.shape != input._array.shape:
+        target_arr = ops.broadcast_to(target, input.shape)._array
+    if target_arr.dtype != input._array.dtype:
+        target_arr = target_arr.astype(input._array.dtype)
+    return _SoftMarginLoss.apply(input, target_arr, reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,

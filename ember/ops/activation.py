@@ -8,9 +8,10 @@ from ..backend import errstate, get_array_module
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import inplace
-from ._util import wrap_dim, xp_of
+from ._util import sum_to, wrap_dim, xp_of
 from .comparison import where
-from .unary import erf, exp, sigmoid
+from .shape import cat, narrow
+from .unary import erf, exp, sigmoid, tanh
 
 __all__ = ["softmax", "log_softmax", "selu", "celu", "selu_", "celu_", "hardshrink"]
 
@@ -296,13 +297,20 @@ _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 
 
 class Gelu(Function):
-    """``x * Phi(x)`` with the exact normal cdf ``Phi`` (torch's ``approximate='none'``)."""
+    """``x * Phi(x)`` with the exact normal cdf ``Phi`` (torch's ``approximate='none'``), or
+    torch's tanh formula ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``."""
 
     node_name = "GeluBackward0"
 
     @staticmethod
-    def forward(ctx, input):
+    def forward(ctx, input, approximate="none"):
         x = input._array
+        ctx.approximate = approximate
+        if approximate == "tanh":
+            xp = xp_of(input)
+            ctx.save_for_backward(input, None)
+            inner = (x + x * x * x * _GELU_C) * _SQRT_2_PI
+            return Tensor._wrap((x * 0.5 * (xp.tanh(inner) + 1)).astype(x.dtype, copy=False))
         cdf = Tensor._wrap((erf(Tensor._wrap(x * _SQRT1_2))._array + 1) * 0.5)
         ctx.save_for_backward(input, cdf)    # (the cdf for array_backward)
         return Tensor._wrap(x * cdf._array)
@@ -310,18 +318,126 @@ class Gelu(Function):
     @staticmethod
     def backward(ctx, grad_output):
         input, _ = ctx.saved_tensors
+        if ctx.approximate == "tanh":
+            x2 = input * input
+            t = tanh((input + input * x2 * _GELU_C) * _SQRT_2_PI)
+            d = (t + 1) * 0.5 + input * 0.5 * (1 - t * t) * _SQRT_2_PI * (x2 * (3 * _GELU_C) + 1)
+            return grad_output * d, None
         # NOTE: the cdf recomputed from the input, so that its derivative (the pdf) reaches a
         # second-order gradient.
         cdf = (erf(input * _SQRT1_2) + 1) * 0.5
         pdf = exp(input * input * -0.5) * _INV_SQRT_2PI
-        return grad_output * (cdf + input * pdf)
+        return grad_output * (cdf + input * pdf), None
 
     @staticmethod
     def array_backward(ctx, grad_output):
         input, cdf = ctx.saved_tensors
+        if ctx.approximate == "tanh":
+            return Gelu.backward(ctx, grad_output)
         x = input._array
         pdf = xp_of(input).exp(x * x * -0.5) * _INV_SQRT_2PI
-        return Tensor._wrap(grad_output._array * (cdf._array + x * pdf))
+        return Tensor._wrap(grad_output._array * (cdf._array + x * pdf)), None
+
+
+_GELU_C = 0.044715
+_SQRT_2_PI = math.sqrt(2 / math.pi)
+
+
+class Mish(Function):
+    """``x * tanh(softplus(x))``."""
+
+    node_name = "MishBackward0"
+
+    @staticmethod
+    def forward(ctx, input):
+        x = input._array
+        xp = xp_of(input)
+        ctx.save_for_backward(input)
+        with _quiet():
+            return Tensor._wrap((x * xp.tanh(xp.log1p(xp.exp(x)))).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        t = tanh(Softplus.apply(input, 1.0, 20.0))
+        return grad_output * (t + input * sigmoid(input) * (1 - t * t))
+
+
+class Glu(Function):
+    """``a * sigmoid(b)``, ``a`` and ``b`` the two halves of the input along ``dim``."""
+
+    node_name = "GluBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim):
+        x = input._array
+        h = x.shape[dim] // 2
+        a = x[(slice(None),) * dim + (slice(0, h),)]
+        b = x[(slice(None),) * dim + (slice(h, None),)]
+        ctx.dim = dim
+        ctx.save_for_backward(input)
+        with _quiet():
+            return Tensor._wrap((a / (1 + xp_of(input).exp(-b))).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        dim = ctx.dim
+        h = input._array.shape[dim] // 2
+        a, b = narrow(input, dim, 0, h), narrow(input, dim, h, h)
+        s = sigmoid(b)
+        ga = grad_output * s
+        return cat([ga, ga * a * (1 - s)], dim), None
+
+
+class PreluKernel(Function):
+    """``x`` where ``x > 0``, else ``weight * x`` (``weight`` broadcast to the input)."""
+
+    node_name = "PreluKernelBackward0"
+
+    @staticmethod
+    def forward(ctx, input, weight):
+        x, w = input._array, weight._array
+        ctx.save_for_backward(input, weight)
+        return Tensor._wrap(xp_of(input).where(x > 0, x, w * x).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        pos = input > 0
+        gi = where(pos, grad_output, weight * grad_output) if need[0] else None
+        gw = sum_to(where(pos, grad_output * 0, input * grad_output), weight._array.shape) \
+            if need[1] else None
+        return gi, gw
+
+
+class RreluWithNoise(Function):
+    """Leaky ReLU whose negative slopes are ``noise`` (training) or ``(lower + upper) / 2``.
+
+    ``noise_arr`` is a raw array of slopes (None in eval mode): torch gives it no edge.
+    """
+
+    node_name = "RreluWithNoiseBackward0"
+
+    @staticmethod
+    def forward(ctx, input, noise_arr, slope):
+        x = input._array
+        xp = xp_of(input)
+        if noise_arr is not None:
+            noise_arr = xp.where(x > 0, x.dtype.type(1), noise_arr).astype(x.dtype, copy=False)
+            ctx.save_for_backward(input, Tensor._wrap(noise_arr))
+            return Tensor._wrap(x * noise_arr)
+        ctx.save_for_backward(input, None)
+        ctx.slope = slope
+        return Tensor._wrap(xp.where(x > 0, x, x * x.dtype.type(slope)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, noise = ctx.saved_tensors
+        if noise is not None:
+            return grad_output * noise, None, None
+        return where(input > 0, grad_output, grad_output * ctx.slope), None, None
 
 
 def _silu(xp, x, _):

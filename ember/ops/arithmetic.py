@@ -301,8 +301,8 @@ class PowScalar(Function):
     @staticmethod
     def _grad(ctx, grad_output, a):
         e = ctx.e
-        if e == 0:
-            return grad_output * 0, None
+        if e == 0:    # (zeros, not grad * 0: an inf/nan upstream gradient still gives 0)
+            return Tensor._wrap(xp_of(grad_output).zeros_like(grad_output._array)), None
         if e == 1:
             return grad_output, None
         if e == 2:
@@ -388,7 +388,10 @@ class RPow(Function):
         out, = ctx.saved_tensors
         s = ctx.s
         if s == 0:
-            return grad_output * 0, None
+            from .comparison import where
+            # NOTE: torch's grad * where(exponent >= 0, 0, out * log(0)): -inf for a negative
+            # exponent (out is inf there, and 0 or 1 for exponent >= 0)
+            return grad_output * where(out <= 1, 0.0, -out), None
         # (log of a negative base is nan, as torch's gradient)
         return grad_output * out * (math.log(s) if s > 0 else math.nan), None
 
@@ -738,9 +741,14 @@ class DivRounding(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
+        # (zeros, not grad * 0: an inf/nan upstream gradient still gives 0, as torch)
         need = ctx.needs_input_grad
-        ga = sum_to(grad_output * 0, ctx._input_meta(0)[0]) if need[0] else None
-        gb = sum_to(grad_output * 0, ctx._input_meta(1)[0]) if need[1] else None
+        xp = xp_of(grad_output)
+        ga = gb = None
+        if need[0]:
+            ga = Tensor._wrap(xp.zeros(ctx._input_meta(0)[0], dtype=grad_output._array.dtype))
+        if need[1]:
+            gb = Tensor._wrap(xp.zeros(ctx._input_meta(1)[0], dtype=grad_output._array.dtype))
         return ga, gb, None
 
 
@@ -804,6 +812,16 @@ def _float_arrays(op, a, b):
     return aa, bb
 
 
+def _need_tensors(op, a, b, names=("input", "other")):
+    """``(a, b)`` when both are tensors, else torch's TypeError for the first that is not."""
+    if type(a) is not Tensor or type(b) is not Tensor:
+        for i, (name, x) in enumerate(zip(names, (a, b))):
+            if not isinstance(x, Tensor):
+                raise TypeError("%s(): argument '%s' (position %d) must be Tensor, not %s"
+                                % (op, name, i + 1, type(x).__name__))
+    return a, b
+
+
 def _as_tensors(op, a, b):
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError("%s(): argument 'input' (position 1) must be Tensor, not %s"
@@ -830,12 +848,20 @@ class _MinMax(Function):
             raise RuntimeError("%s not implemented for complex tensors." % cls.__name__.lower())
         ctx.save_for_backward(a, b)
         xp = xp_of(a)
-        return Tensor._wrap(xp.asarray(getattr(xp, cls.kernel)(aa, bb)))
+        if cls.nan_aware:
+            # NOTE: torch's fmax/fmin keep ``a`` at ties (-0.0 vs 0.0) and where ``b`` is nan
+            keep_a = ((aa >= bb) if cls.sign == 1 else (aa <= bb)) | xp.isnan(bb)
+            return Tensor._wrap(xp.asarray(xp.where(keep_a, aa, bb)))
+        # NOTE: the array module's maximum/minimum give the second operand at ties (-0.0 vs
+        # 0.0); torch's element-wise kernel gives the first.
+        return Tensor._wrap(xp.asarray(getattr(xp, cls.kernel)(bb, aa)))
 
     @staticmethod
     def backward(ctx, grad_output):
         cls = ctx._forward_cls
-        return _minmax_grads(ctx, grad_output, cls.sign, cls.nan_aware)
+        if cls.nan_aware:
+            return _fminmax_grads(ctx, grad_output, cls.sign)
+        return _minmax_grads(ctx, grad_output, cls.sign)
 
 
 class Maximum(_MinMax):
@@ -861,41 +887,48 @@ class Fmin(_MinMax):
     nan_aware = True
 
 
-def _minmax_grads(ctx, grad_output, sign, nan_aware=False):
+def _minmax_grads(ctx, grad_output, sign):
     """Gradients of maximum (``sign`` 1) or minimum (-1): split in half at ties, as torch."""
-    from .comparison import where, isnan
+    from .comparison import where
     a, b = ctx.saved_tensors
     need = ctx.needs_input_grad
     half = where(a == b, grad_output / 2, grad_output)
     a_loses = (a < b) if sign == 1 else (a > b)
     b_loses = (a > b) if sign == 1 else (a < b)
-    if nan_aware:
-        # NOTE: fmax/fmin ignore a nan operand: the other one gets the whole gradient.
-        a_loses = a_loses | (isnan(a) & ~isnan(b))
-        b_loses = b_loses | (isnan(b) & ~isnan(a))
     ga = sum_to(where(a_loses, 0.0, half), ctx._input_meta(0)[0]) if need[0] else None
     gb = sum_to(where(b_loses, 0.0, half), ctx._input_meta(1)[0]) if need[1] else None
     return ga, gb
 
 
+def _fminmax_grads(ctx, grad_output, sign):
+    """Gradients of fmax (``sign`` 1) or fmin (-1): all to the operand kept (``a`` at ties)."""
+    from .comparison import where, isnan
+    a, b = ctx.saved_tensors
+    need = ctx.needs_input_grad
+    keep_a = ((a >= b) if sign == 1 else (a <= b)) | isnan(b)
+    ga = sum_to(where(keep_a, grad_output, 0.0), ctx._input_meta(0)[0]) if need[0] else None
+    gb = sum_to(where(keep_a, 0.0, grad_output), ctx._input_meta(1)[0]) if need[1] else None
+    return ga, gb
+
+
 def maximum(input, other, *, out=None):
     """Element-wise maximum (nan propagates; ties split the gradient). Matches ``torch.maximum``."""
-    return Maximum.apply(*_as_tensors("maximum", input, other))
+    return Maximum.apply(*_need_tensors("maximum", input, other))
 
 
 def minimum(input, other, *, out=None):
     """Element-wise minimum (nan propagates; ties split the gradient). Matches ``torch.minimum``."""
-    return Minimum.apply(*_as_tensors("minimum", input, other))
+    return Minimum.apply(*_need_tensors("minimum", input, other))
 
 
 def fmax(input, other, *, out=None):
     """Element-wise maximum that ignores nan. Matches ``torch.fmax``."""
-    return Fmax.apply(*_as_tensors("fmax", input, other))
+    return Fmax.apply(*_need_tensors("fmax", input, other))
 
 
 def fmin(input, other, *, out=None):
     """Element-wise minimum that ignores nan. Matches ``torch.fmin``."""
-    return Fmin.apply(*_as_tensors("fmin", input, other))
+    return Fmin.apply(*_need_tensors("fmin", input, other))
 
 
 class Atan2(Function):
@@ -1005,7 +1038,7 @@ class Xlogy(Function):
 
 def atan2(input, other, *, out=None):
     """Element-wise ``atan(input / other)`` in the right quadrant. Matches ``torch.atan2``."""
-    return Atan2.apply(*_as_tensors("atan2", input, other))
+    return Atan2.apply(*_need_tensors("atan2", input, other))
 
 
 arctan2 = atan2
@@ -1013,17 +1046,17 @@ arctan2 = atan2
 
 def logaddexp(input, other, *, out=None):
     """``log(exp(input) + exp(other))`` without overflow. Matches ``torch.logaddexp``."""
-    return Logaddexp.apply(*_as_tensors("logaddexp", input, other))
+    return Logaddexp.apply(*_need_tensors("logaddexp", input, other))
 
 
 def logaddexp2(input, other, *, out=None):
     """``log2(2**input + 2**other)`` without overflow. Matches ``torch.logaddexp2``."""
-    return Logaddexp2.apply(*_as_tensors("logaddexp2", input, other))
+    return Logaddexp2.apply(*_need_tensors("logaddexp2", input, other))
 
 
 def hypot(input, other, *, out=None):
     """``sqrt(input**2 + other**2)`` element-wise. Matches ``torch.hypot``."""
-    return Hypot.apply(*_as_tensors("hypot", input, other))
+    return Hypot.apply(*_need_tensors("hypot", input, other))
 
 
 def xlogy(input, other, *, out=None):

@@ -4,7 +4,8 @@ import warnings
 import numpy as np
 
 from ..autograd.function import Function
-from ..dtypes import scalar_type_name
+from ..backend import quiet as _quiet
+from ..dtypes import check_scalar, from_numpy_dtype, scalar_type_name
 from ..tensor import Tensor
 from ._inplace import inplace
 from ._util import SCALAR_TYPES, binary_arrays, check_shapes_broadcast, sum_to, xp_of
@@ -159,17 +160,21 @@ class Where(Function):
             aa, bb = binary_arrays("where", a, b)
         elif isinstance(a, Tensor):
             aa, bb = binary_arrays("where", a, b)
-            bb = xp.asarray(bb, dtype=aa.dtype)
+            check_scalar(b, from_numpy_dtype(aa.dtype), reduced=False)
+            with _quiet():    # (1e6 is inf in float16, as torch)
+                bb = xp.asarray(bb, dtype=aa.dtype)
         else:
             bb, aa = binary_arrays("where", b, a)
-            aa = xp.asarray(aa, dtype=bb.dtype)
+            check_scalar(a, from_numpy_dtype(bb.dtype), reduced=False)
+            with _quiet():
+                aa = xp.asarray(aa, dtype=bb.dtype)
         return Tensor._wrap(xp.where(cond._array, aa, bb))
 
     @staticmethod
     def backward(ctx, grad_output):
         cond, = ctx.saved_tensors
         need = ctx.needs_input_grad
-        zero = grad_output * 0
+        zero = Tensor._wrap(xp_of(grad_output).zeros_like(grad_output._array))  # (inf * 0: nan)
         ga = sum_to(where(cond, grad_output, zero), ctx._input_meta(1)[0]) if need[1] else None
         gb = sum_to(where(cond, zero, grad_output), ctx._input_meta(2)[0]) if need[2] else None
         return None, ga, gb

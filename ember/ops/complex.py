@@ -9,6 +9,7 @@ from ..backend import quiet as _quiet
 from ..dtypes import complex32
 from ..tensor import Tensor
 from ._util import check_shapes_broadcast, sum_to, xp_of
+from .comparison import _need_tensors
 from ._inplace import inplace
 from .shape import _view_of
 
@@ -173,8 +174,8 @@ class Angle(Function):
     def backward(ctx, grad_output):
         from .comparison import where
         a, = ctx.saved_tensors
-        if a._array.dtype.kind != "c":
-            return grad_output * 0
+        if a._array.dtype.kind != "c":    # (zeros: an inf/nan upstream gradient gives 0)
+            return Tensor._wrap(xp_of(grad_output).zeros_like(grad_output._array))
         # d angle = (x dy - y dx) / |z|^2: the gradient grad * i z / |z|^2, 0 at 0
         r2 = real(a) * real(a) + imag(a) * imag(a)
         g = Complex.apply(-grad_output * imag(a), grad_output * real(a)) / r2
@@ -247,12 +248,14 @@ def complex(real, imag, *, out=None):
         >>> ember.complex(ember.tensor([1., 2.]), ember.tensor([3., -4.]))
         tensor([1.+3.j, 2.-4.j])
     """
+    _need_tensors("complex", ("real", "imag"), real, imag)
     _same_float(real, imag)
     return Complex.apply(real, imag)
 
 
 def polar(abs, angle, *, out=None):
     """The complex tensor ``abs * exp(1j * angle)``."""
+    _need_tensors("polar", ("abs", "angle"), abs, angle)
     _same_float(abs, angle)
     return Polar.apply(abs, angle)
 

@@ -125,6 +125,7 @@ def _out_size(size, k, s, p, d):
 
 class Convolution(Function):
     node_name = "ConvolutionBackward0"
+    edge_args = (0, 1, 2)     # (torch: a None edge for a missing bias)
 
     @staticmethod
     def forward(ctx, input, weight, bias, stride, padding, dilation, groups, squeeze):
@@ -179,6 +180,7 @@ class Convolution(Function):
 
 class ConvTranspose(Function):
     node_name = "ConvolutionBackward0"
+    edge_args = (0, 1, 2)     # (torch: a None edge for a missing bias)
 
     @staticmethod
     def forward(ctx, input, weight, bias, stride, padding, output_padding, dilation, groups,

@@ -12,7 +12,7 @@ from ..autograd.function import Function
 from ..tensor import Tensor
 from ._inplace import inplace, write
 from ._util import backend_for, binary_arrays, needs_float, wrap_dim, xp_of
-from .arithmetic import float_power, neg_, sub
+from .arithmetic import _need_tensors, float_power, neg_, sub
 from .comparison import (bitwise_left_shift, bitwise_not, bitwise_right_shift, ge_, gt_,
                          le_, logical_xor, lt_, ne_)
 from .creation import _new, as_tensor, zeros
@@ -106,12 +106,19 @@ def trace(input):
     """Sum of the main diagonal of a 2-D tensor."""
     if input.dim() != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim %d" % input.dim())
+    if input._array.dtype == np.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return Trace.apply(input)
 
 
 def dist(input, other, p=2):
-    """``norm(input - other, p)``."""
-    return norm(sub(input, other), p)
+    """``norm(input - other, p)`` (a real result for complex inputs)."""
+    _need_tensors("dist", input, other)
+    d = sub(input, other)
+    if d._array.dtype.kind not in "fcV":
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           "Got %s instead." % _dt.scalar_type_name(d._array.dtype))
+    return norm(d, p)
 
 
 class Copysign(Function):
@@ -144,6 +151,11 @@ def _sum_back(g, shape):
 
 def copysign(input, other):
     """``input``'s magnitudes with ``other``'s signs (a float result)."""
+    if not isinstance(input, Tensor):
+        raise TypeError("copysign() received an invalid combination of arguments - got (%s, %s), "
+                        "but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = "
+                        "None)\n * (Tensor input, Number other, *, Tensor out = None)\n"
+                        % (type(input).__name__, type(other).__name__))
     return Copysign.apply(input, other)
 
 
@@ -176,9 +188,7 @@ _LN2 = math.log(2.0)
 
 def ldexp(input, other):
     """``input * 2 ** other``."""
-    if not isinstance(other, Tensor):
-        raise TypeError("ldexp(): argument 'other' (position 2) must be Tensor, not %s"
-                        % type(other).__name__)
+    _need_tensors("ldexp", input, other)
     return Ldexp.apply(input, other)
 
 
@@ -199,6 +209,7 @@ _rt_histogram, _rt_histogramdd = _rt.histogram, _rt.histogramdd
 
 def _int_binary(name, kernel):
     def fn(input, other):
+        _need_tensors(name, input, other)
         aa, ba = binary_arrays(name, input, other)
         if aa.dtype.kind not in "biu":
             raise NotImplementedError("\"%s_cpu\" not implemented for '%s'"
@@ -215,6 +226,7 @@ lcm = _int_binary("lcm", "lcm")
 
 def heaviside(input, values):
     """The Heaviside step: 0 below zero, 1 above, ``values`` at zero."""
+    _need_tensors("heaviside", input, values, ("input", "values"))
     if not isinstance(values, Tensor) or values._array.dtype != input._array.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     aa, ba = binary_arrays("heaviside", input, values)
@@ -223,6 +235,7 @@ def heaviside(input, values):
 
 def nextafter(input, other):
     """The next float after ``input`` towards ``other``."""
+    _need_tensors("nextafter", input, other)
     aa, ba = binary_arrays("nextafter", input, other)
     if aa.dtype.kind != "f":
         raise NotImplementedError("\"nextafter_cpu\" not implemented for '%s'"
@@ -409,10 +422,15 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     xp = xp_of(like)
     ea = elements._array if isinstance(elements, Tensor) else xp.asarray(elements)
     ta = test_elements._array if isinstance(test_elements, Tensor) else xp.asarray(test_elements)
+    for arr in (ea, ta):
+        if arr.dtype.kind in "bc":
+            raise RuntimeError("Unsupported input type encountered for isin(): %s"
+                               % _dt.scalar_type_name(arr.dtype))
     return Tensor._wrap(xp.asarray(xp.isin(ea, ta, invert=invert)))
 
 
 def _quantile(input, q, dim, keepdim, interpolation, name, ignore_nan):
+    name = "quantile"    # (torch's messages say quantile() for nanquantile too)
     if input._array.dtype.kind != "f":
         raise RuntimeError("%s() input tensor must be either float or double dtype" % name)
     scalar_q = not isinstance(q, Tensor)
@@ -590,6 +608,10 @@ class _CumExt(Function):
 
 
 def _cum_ext(input, dim, is_max, rt):
+    if input._array.dtype.kind == "c":
+        raise NotImplementedError("\"%s_cpu\" not implemented for '%s'"
+                                  % ("cummax" if is_max else "cummin",
+                                     _dt.scalar_type_name(input._array.dtype)))
     dim = wrap_dim(dim, input.dim())
     vals, idx = _CumExt.apply(input, dim, is_max)
     return rt(vals, idx)
@@ -609,7 +631,8 @@ def logcumsumexp(input, dim):
     """``log(cumsum(exp(input), dim))``, computed stably."""
     dim = wrap_dim(dim, input.dim())
     if input._array.dtype.kind in "biu":
-        input = input.to(_dt.get_default_dtype())
+        raise NotImplementedError("\"logcumsumexp_out_cpu\" not implemented for '%s'"
+                                  % _dt.scalar_type_name(input._array.dtype))
     if input.numel() == 0:
         return input.clone()
     xp = xp_of(input)
@@ -709,7 +732,7 @@ def bincount(input, weights=None, minlength=0):
     """Counts of each value of a 1-D non-negative integer tensor (weighted sums with
     ``weights``)."""
     arr = input._array
-    if arr.dtype.kind in "fc":
+    if arr.dtype.kind in "fcb":
         raise NotImplementedError("\"bincount_cpu\" not implemented for '%s'"
                                   % _dt.from_numpy_dtype(arr.dtype)._legacy[:-6])
     if arr.ndim != 1 or (arr.size and bool((arr < 0).any())):
@@ -735,6 +758,11 @@ def bincount(input, weights=None, minlength=0):
 def histc(input, bins=100, min=0, max=0):
     """Histogram of ``input`` with ``bins`` equal bins over [min, max] (data range if equal)."""
     arr = input._array
+    if arr.dtype.kind == "b":    # (torch fails building the bin edges)
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    if arr.dtype.kind == "c" and min == max:    # (torch fails finding the data range)
+        raise NotImplementedError("\"aminmax_cpu\" not implemented for '%s'"
+                                  % _dt.scalar_type_name(arr.dtype))
     if arr.dtype.kind != "f":
         raise NotImplementedError("\"histogram_cpu\" not implemented for '%s'"
                                   % _dt.from_numpy_dtype(arr.dtype)._legacy[:-6])

@@ -1296,6 +1296,8 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     if sa != 3 or sb != 3:
         raise RuntimeError("linalg.cross: inputs dimension %d must have length 3. Got %d and %d"
                            % (dim, sa, sb))
+    if input._array.dtype == np.bool_ or other._array.dtype == np.bool_:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     return LinalgCross.apply(input, other, d - n)
 
 

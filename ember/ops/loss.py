@@ -606,6 +606,28 @@ class SmoothL1Loss(Function):
             -grad if ctx.needs_input_grad[1] else None, None, None, None
 
 
+class SoftMarginLoss(Function):
+    """``log(1 + exp(-target * input))``, reduced. ``target_arr`` is a raw array: torch gives
+    the target no edge."""
+
+    node_name = "SoftMarginLossBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target_arr, reduction):
+        x = input._array
+        with errstate(over="ignore"):
+            loss = xp_of(input).log1p(xp_of(input).exp(-target_arr * x))
+        ctx.reduction = reduction
+        ctx.save_for_backward(input, Tensor._wrap(target_arr))
+        return _reduced(input, loss.astype(x.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, target = ctx.saved_tensors
+        g = _upstream(grad_output, ctx.reduction, input)
+        return -g * target * sigmoid(-target * input), None, None
+
+
 class BinaryCrossEntropyWithLogits(Function):
     """``(1 - t) x + ((pw - 1) t + 1) softplus(-x)``, times ``weight``, reduced. ``extra`` is
     ``(weight, pos_weight)``: a tuple, as neither takes a gradient (no edge, as torch)."""

@@ -8,7 +8,9 @@ from ..autograd._sum_to import sum_to_array
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import binary_arrays, mm2d, sum_to, wrap_dim, xp_of
-from ..dtypes import scalar_type_name as _tname
+from ..dtypes import int64 as _int64, scalar_type_name as _tname
+from .conversion import Clone
+from .shape import Expand, Reshape, Squeeze, T, Transpose, Unsqueeze, View, _reshaped_view
 
 __all__ = ["mm", "matmul", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm",
            "baddbmm", "addmv", "addbmm", "einsum", "tensordot", "kron", "chain_matmul"]
@@ -107,7 +109,8 @@ class Bmm(Function):
                                % (_tname(aa.dtype), _tname(bb.dtype)))
         need = ctx.needs_input_grad
         ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
-        return Tensor._wrap(xp_of(a).matmul(aa, bb))
+        # (bfloat16 products come back float32: rounded once to bfloat16, as torch)
+        return Tensor._wrap(xp_of(a).matmul(aa, bb).astype(aa.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -135,7 +138,7 @@ class Mv(Function):
                                % (_tname(ma.dtype), _tname(va.dtype)))
         need = ctx.needs_input_grad
         ctx.save_for_backward(m if need[1] else None, v if need[0] else None)
-        return Tensor._wrap(ma @ va)
+        return Tensor._wrap((ma @ va).astype(ma.dtype, copy=False))    # (bfloat16: see Bmm)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -395,6 +398,10 @@ ger = outer
 def matmul(input, other, *, out=None):
     """Matrix product with torch's rules for 1-D, 2-D and batched (broadcast) operands.
 
+    The graph is torch's (``_matmul_impl``): 1-D @ 2-D is ``unsqueeze(0).mm(.).squeeze_(0)``;
+    a batched operand times a matrix or vector is folded into one ``mm``/``mv``; other batched
+    products expand both operands and run one ``bmm``.
+
     Example:
         >>> import ember
         >>> ember.matmul(ember.ones(2, 3), ember.ones(3)).shape
@@ -404,14 +411,120 @@ def matmul(input, other, *, out=None):
     if na == 0 or nb == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are %dD "
                            "and %dD" % (na, nb))
-    if input._array.dtype == other._array.dtype:
-        if na == 2 and nb == 2:
-            return Mm.apply(input, other)
-        if na == 1 and nb == 1:
-            return Dot.apply(input, other)
-        if na == 2 and nb == 1:
-            return Mv.apply(input, other)
-    return Matmul.apply(input, other)
+    if input._array.dtype != other._array.dtype:
+        return Matmul.apply(input, other)
+    if na == 2 and nb == 2:
+        return Mm.apply(input, other)
+    if na == 1 and nb == 1:
+        return Dot.apply(input, other)
+    if na == 2 and nb == 1:
+        return Mv.apply(input, other)
+    if na == 1 and nb == 2:
+        return Squeeze.apply(Mm.apply(Unsqueeze.apply(input, 0), other), (0,),
+                             "SqueezeBackward4")
+    _check_matmul(input._array, other._array)
+    if _should_fold(input, other):
+        return _folded(input, other)
+    return _batched(input, other)
+
+
+def _check_matmul(aa, bb):
+    """torch's size errors for a batched matmul."""
+    k_a = aa.shape[-1]
+    k_b = bb.shape[0] if bb.ndim == 1 else bb.shape[-2]
+    if k_a != k_b:
+        if bb.ndim == 1:
+            raise RuntimeError("size mismatch, got input (%d), mat (%s), vec (%d)"
+                               % (aa.shape[-2], _shape_str(aa.shape[-2:]), k_b))
+        raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%s and %s)"
+                           % (_shape_str((math.prod(aa.shape[:-1]), k_a)),
+                              _shape_str(bb.shape[-2:])))
+    try:
+        np.broadcast_shapes(aa.shape[:-2], bb.shape[:-2])
+    except ValueError:
+        raise RuntimeError("The size of tensor a must match the size of tensor b at "
+                           "non-singleton dimension (batch shapes %s and %s)"
+                           % (list(aa.shape[:-2]), list(bb.shape[:-2]))) from None
+
+
+def _mT(t):
+    return Transpose.apply(t, t._array.ndim - 2, t._array.ndim - 1)
+
+
+class _ReshapeAlias(View):
+    """torch's ``reshape`` of a strided (not contiguous) tensor whose layout allows a view."""
+
+    node_name = "ReshapeAliasBackward0"
+
+
+def _reshape(t, shape):
+    """``t.reshape(shape)`` with torch's graph: a view (``ViewBackward0`` when contiguous,
+    ``ReshapeAliasBackward0`` when not), else ``_unsafe_view`` of a contiguous clone."""
+    arr = t._array
+    if _reshaped_view(arr, shape) is None:
+        return Reshape.apply(Clone.apply(t), shape)
+    if arr.flags.c_contiguous:
+        return View.apply(t, shape)
+    return _ReshapeAlias.apply(t, shape)
+
+
+def _should_fold(a, b):
+    """torch's should_fold: fold the larger operand's batch into one mm/mv (no extra copy)."""
+    a_larger = a._array.ndim >= b._array.ndim
+    t1 = a._array if a_larger else b._array.swapaxes(-1, -2)
+    dim_t2 = b._array.ndim if a_larger else a._array.ndim
+    if not (t1.ndim >= 3 and dim_t2 <= 2):
+        return False
+    if (b if a_larger else a)._requires_grad:
+        return True
+    if a._array.ndim == 2:
+        return False
+    if t1.size == 0:
+        return True
+    shape, strides = t1.shape, t1.strides
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(t1.ndim - 2))
+
+
+def _folded(a, b):
+    transpose = b._array.ndim > a._array.ndim
+    t1 = _mT(b) if transpose else a
+    t2 = (T.apply(a) if a._array.ndim == 2 else a) if transpose else b
+    sizes = t1._array.shape
+    out_shape = sizes[:-1]
+    t1f = _reshape(t1, (math.prod(out_shape), sizes[-1]))
+    if t2._array.ndim == 2:
+        out = Reshape.apply(Mm.apply(t1f, t2), out_shape + (t2._array.shape[1],))
+        if transpose:
+            out = _mT(out)
+            out = out if out._array.flags.c_contiguous else Clone.apply(out)
+        return out
+    return Reshape.apply(Mv.apply(t1f, t2), out_shape)
+
+
+def _batched(a, b):
+    aa, bb = a._array, b._array
+    na, nb = aa.ndim, bb.ndim
+    if na == 3 and nb == 3 and aa.shape[0] != bb.shape[0]:
+        if aa.shape[0] == 1 and a._requires_grad:
+            return matmul(Squeeze.apply(a, (0,), "SqueezeBackward1"), b)
+        if bb.shape[0] == 1 and b._requires_grad:
+            return matmul(a, Squeeze.apply(b, (0,), "SqueezeBackward1"))
+    n = aa.shape[-2] if na > 1 else 1
+    m1 = aa.shape[-1]
+    m2 = bb.shape[-2] if nb > 1 else bb.shape[0]
+    p = bb.shape[-1] if nb > 1 else 1
+    batch = tuple(np.broadcast_shapes(aa.shape[:-2], bb.shape[:-2]))
+    nbatch = math.prod(batch)
+    a3 = _reshape(Expand.apply(a, batch + (n, m1)), (nbatch, n, m1))
+    if nb == 1:
+        b3 = Unsqueeze.apply(_reshape(Expand.apply(b, batch + (m2,)), (nbatch, m2)), 2)
+    else:
+        b3 = _reshape(Expand.apply(b, batch + (m2, p)), (nbatch, m2, p))
+    out_shape = batch + ((n,) if na > 1 else ()) + ((p,) if nb > 1 else ())
+    out = Bmm.apply(a3, b3)
+    if nb == 1:
+        out = Squeeze.apply(out, (2,), "SqueezeBackward1")
+    return Reshape.apply(out, out_shape)
 
 
 def _scalar(x):
@@ -513,7 +626,11 @@ class Einsum(Function):
         ctx.save_for_backward(*operands)
         arrs = [o._array for o in operands]
         xp = xp_of(operands[0])
-        return Tensor._wrap(xp.asarray(xp.einsum(eq, *arrs, optimize=len(arrs) > 2)))
+        d = arrs[0].dtype
+        if d.kind == "V":    # (bfloat16: computed in float32, rounded once, as torch)
+            arrs = [x.astype(np.float32) for x in arrs]
+        out = xp.asarray(xp.einsum(eq, *arrs, optimize=len(arrs) > 2))
+        return Tensor._wrap(out.astype(d, copy=False))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -601,7 +718,21 @@ def einsum(equation, *operands):
         if o._array.dtype != d:
             raise RuntimeError("expected scalar type %s but found %s"
                                % (_tname(d), _tname(o._array.dtype)))
+    if d.kind in "biu":
+        ops_ = _einsum_int_operands(subs, out_sub, ops_)
     return _einsum_apply(subs, out_sub, ops_)
+
+
+def _einsum_int_operands(subs, out_sub, ops_):
+    """torch's dtypes for an integer or bool einsum: a letter summed within one operand is a
+    ``sum`` (int64); a contraction of bool operands is a ``bmm`` (refused)."""
+    summed = [c for c in set("".join(subs)) if c not in out_sub]
+    solo = [c for c in summed if sum(c in sub for sub in subs) == 1]
+    if solo:
+        return [o.to(_int64) for o in ops_]
+    if summed and ops_[0]._array.dtype == np.bool_:
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    return ops_
 
 
 def _sublist_equation(args):

@@ -44,14 +44,22 @@ def _accumulation_array(a, dtype):
     return arr
 
 
+def _low(arr):
+    """True for bfloat16 and float16, which torch accumulates in float32 and rounds back."""
+    return arr.dtype.itemsize == 2 and _dt.kind(arr.dtype) == "f"
+
+
 class Sum(Function):
     node_name = "SumBackward0"
 
     @staticmethod
     def forward(ctx, a, dtype):
         arr = a._array
-        if dtype is not None or arr.dtype.kind in "biu":
+        if dtype is not None or arr.dtype.kind in "biuV":
             arr = _accumulation_array(a, dtype)
+            if arr.dtype.kind == "V":   # (bfloat16: accumulated in float32, rounded back)
+                xp = xp_of(a)
+                return Tensor._wrap(xp.asarray(arr.astype(np.float32).sum()).astype(arr.dtype))
         # (``arr.sum()`` without the Python wrapper around ``add.reduce``)
         return Tensor._wrap(xp_of(a).add.reduce(arr, axis=None))
 
@@ -77,6 +85,9 @@ class SumDim(Function):
     def forward(ctx, a, dims, keepdim, dtype):
         arr = _accumulation_array(a, dtype)
         ctx.dims, ctx.keepdim = dims, keepdim
+        if arr.dtype.kind == "V":   # (bfloat16: accumulated in float32, rounded back)
+            out = arr.astype(np.float32).sum(axis=dims, keepdims=keepdim)
+            return Tensor._wrap(xp_of(a).asarray(out).astype(arr.dtype))
         return Tensor._wrap(arr.sum(axis=dims, keepdims=keepdim))
 
     @staticmethod
@@ -91,12 +102,15 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, a, dtype):
         arr = a._array if dtype is None else a._array.astype(dtype.np)
-        if arr.dtype.kind not in "fc":
+        if _dt.kind(arr.dtype) not in "fc":
             raise RuntimeError("mean(): could not infer output dtype. %s dtype must be either "
                                "a floating point or complex dtype. Got: %s"
                                % ("Input" if dtype is None else "Optional",
                                   _dt.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", "")))
         with errstate(invalid="ignore", divide="ignore"):
+            if _low(arr):    # (the float32 sum rounded, then divided)
+                s = arr.astype(np.float32).sum().astype(arr.dtype).astype(np.float32)
+                return Tensor._wrap(xp_of(a).asarray(s / np.float32(arr.size)).astype(arr.dtype))
             return Tensor._wrap(arr.sum(dtype=arr.dtype) / arr.dtype.type(arr.size))
 
     @staticmethod
@@ -112,7 +126,7 @@ class MeanDim(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         arr = a._array if dtype is None else a._array.astype(dtype.np)
-        if arr.dtype.kind not in "fc":
+        if _dt.kind(arr.dtype) not in "fc":
             raise RuntimeError("mean(): could not infer output dtype. %s dtype must be either "
                                "a floating point or complex dtype. Got: %s"
                                % ("Input" if dtype is None else "Optional",
@@ -122,6 +136,10 @@ class MeanDim(Function):
         for d in dims:
             n *= arr.shape[d]
         with errstate(invalid="ignore", divide="ignore"):
+            if _low(arr):    # (the float32 sum rounded, then divided)
+                s = arr.astype(np.float32).sum(axis=dims, keepdims=keepdim)
+                s = s.astype(arr.dtype).astype(np.float32) / np.float32(n)
+                return Tensor._wrap(xp_of(a).asarray(s).astype(arr.dtype))
             return Tensor._wrap(arr.sum(axis=dims, keepdims=keepdim, dtype=arr.dtype)
                                 / arr.dtype.type(n))
 
@@ -573,7 +591,11 @@ class Prod(Function):
         arr = _accumulation_array(a, dtype)
         ctx.dim, ctx.keepdim = dim, keepdim
         axis = dim if arr.ndim else None
-        out = Tensor._wrap(arr.prod(axis=axis, keepdims=keepdim))
+        if _low(arr):    # (accumulated in float32, rounded back)
+            out = xp_of(a).asarray(arr.astype(np.float32).prod(axis=axis, keepdims=keepdim))
+            out = Tensor._wrap(out.astype(arr.dtype))
+        else:
+            out = Tensor._wrap(arr.prod(axis=axis, keepdims=keepdim))
         ctx.save_for_backward(a, out)
         return out
 
@@ -632,8 +654,11 @@ class Var(Function):
     @staticmethod
     def forward(ctx, a, dims, correction, keepdim):
         arr = a._array
-        if arr.dtype.kind not in "fc":
+        if _dt.kind(arr.dtype) not in "fc":
             raise RuntimeError("std and var only support floating point and complex dtypes")
+        low = arr.dtype if _low(arr) else None
+        if low is not None:    # (computed in float32, rounded back)
+            arr = arr.astype(np.float32)
         n = 1
         for d in dims:
             n *= arr.shape[d]
@@ -645,7 +670,7 @@ class Var(Function):
                 else dev * dev
             out = sq.sum(axis=dims, keepdims=keepdim) / denom.real
         ctx.save_for_backward(a)
-        return Tensor._wrap(xp_of(a).asarray(out, dtype=out.real.dtype))
+        return Tensor._wrap(xp_of(a).asarray(out, dtype=low or out.real.dtype))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -665,7 +690,9 @@ class Std(Function):
     @staticmethod
     def forward(ctx, a, dims, correction, keepdim):
         v = Var.forward(ctx, a, dims, correction, keepdim)
-        out = Tensor._wrap(xp_of(v).sqrt(v._array))
+        va = v._array
+        out = Tensor._wrap(xp_of(v).sqrt(va.astype(np.float32)).astype(va.dtype) if _low(va)
+                           else xp_of(v).sqrt(va))
         ctx.save_for_backward(a, out)
         return out
 
@@ -705,7 +732,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
 
 
 def _float_or_complex(op, input):
-    if input._array.dtype.kind not in "fc":
+    if _dt.kind(input._array.dtype) not in "fc":
         raise RuntimeError("%s only support floating point and complex dtypes" % op)
 
 
@@ -729,8 +756,11 @@ class Logsumexp(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         arr = a._array
-        if arr.dtype.kind not in "fc":
+        if _dt.kind(arr.dtype) not in "fc":
             arr = arr.astype(_dt.get_default_dtype().np)
+        out_dtype = arr.dtype
+        if _low(arr):    # (computed in float32, rounded back)
+            arr = arr.astype(np.float32)
         xp = xp_of(a)
         with errstate(invalid="ignore", over="ignore", divide="ignore"):
             if arr.size:
@@ -741,7 +771,7 @@ class Logsumexp(Function):
             out = xp.log(xp.exp(arr - m).sum(axis=dims, keepdims=True)) + m
         if not keepdim:
             out = out.reshape(tuple(s for i, s in enumerate(arr.shape) if i not in dims))
-        out = Tensor._wrap(out.astype(arr.dtype, copy=False))
+        out = Tensor._wrap(out.astype(out_dtype, copy=False))
         ctx.dims, ctx.keepdim = dims, keepdim
         ctx.save_for_backward(a, out)
         return out
@@ -768,11 +798,14 @@ class VectorNorm(Function):
     @staticmethod
     def forward(ctx, a, p, dims, keepdim):
         arr = a._array
-        if arr.dtype.kind not in "fc":
+        if _dt.kind(arr.dtype) not in "fc":
             raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
                                "as input. Got %s" % _legacy_name(arr))
         xp = xp_of(a)
         x = xp.abs(arr)
+        out_dtype = x.dtype
+        if _low(x):    # (computed in float32, rounded back)
+            x = x.astype(np.float32)
         with errstate(over="ignore", invalid="ignore", divide="ignore"):
             if p == 2:
                 out = xp.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
@@ -788,7 +821,7 @@ class VectorNorm(Function):
                 out = (x.max if p > 0 else x.min)(axis=dims, keepdims=keepdim)
             else:
                 out = (x ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
-        out = Tensor._wrap(xp.asarray(out, dtype=x.dtype))   # (real for a complex input)
+        out = Tensor._wrap(xp.asarray(out).astype(out_dtype))   # (real for a complex input)
         ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
         ctx.save_for_backward(a, out)
         return out
@@ -870,16 +903,18 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     from .comparison import isnan, where
     if input._array.dtype.kind == "c":
         raise RuntimeError("nansum on CPU does not support complex inputs")
+    if _dt.kind(input._array.dtype) != "f":    # (no nan: integers sum as int64)
+        return sum(input, dim, keepdim, dtype=dtype)
     return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """``mean`` over the elements that are not nan."""
     from .comparison import isnan
-    if input._array.dtype.kind not in "fc":
+    if _dt.kind(input._array.dtype) not in "fc":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            "but got %s" % _legacy_name(input._array))
-    if dtype is not None and _dt.to_dtype(dtype).np.kind not in "fc":
+    if dtype is not None and _dt.kind(_dt.to_dtype(dtype).np) not in "fc":
         raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be "
                            "either a floating point or complex dtype. Got: %s"
                            % _dt.scalar_type_name(_dt.to_dtype(dtype).np))
@@ -902,6 +937,9 @@ class Cumsum(Function):
         ctx.dim = dim
         if arr.ndim == 0:
             return Tensor._wrap(arr.copy())
+        if _low(arr):    # (accumulated in float32, each running sum rounded back)
+            return Tensor._wrap(xp_of(a).cumsum(arr.astype(np.float32), axis=dim)
+                                .astype(arr.dtype))
         return Tensor._wrap(xp_of(a).cumsum(arr, axis=dim, dtype=arr.dtype))
 
     @staticmethod
@@ -936,8 +974,13 @@ class Cumprod(Function):
     def forward(ctx, a, dim, dtype):
         arr = _cum_dtype(a._array, dtype)
         ctx.dim = dim
-        out = Tensor._wrap(arr.copy() if arr.ndim == 0 else xp_of(a).cumprod(arr, axis=dim,
-                                                                              dtype=arr.dtype))
+        if arr.ndim == 0:
+            out = Tensor._wrap(arr.copy())
+        elif _low(arr):    # (accumulated in float32, each running product rounded back)
+            out = Tensor._wrap(xp_of(a).cumprod(arr.astype(np.float32), axis=dim)
+                               .astype(arr.dtype))
+        else:
+            out = Tensor._wrap(xp_of(a).cumprod(arr, axis=dim, dtype=arr.dtype))
         ctx.save_for_backward(a, out)
         return out
 

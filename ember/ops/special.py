@@ -9,8 +9,8 @@ from ..backend import backend_of
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import inplace
-from .comparison import where as _where
-from ._util import binary_arrays, needs_float, scalar_like, sum_to, xp_of
+from .comparison import _need_tensors, where as _where
+from ._util import binary_arrays, needs_float, sum_to, xp_of
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "sinc", "igamma", "igammac",
            "lgamma_", "digamma_", "polygamma_", "mvlgamma_", "i0_", "sinc_", "igamma_",
@@ -122,10 +122,7 @@ class _Igamma(Function):
 
 
 def _pair(op, input, other):
-    if not isinstance(input, Tensor):
-        input = scalar_like(input, other)
-    if not isinstance(other, Tensor):
-        other = scalar_like(other, input)
+    _need_tensors(op, ("input", "other"), input, other)
     return input, other
 
 

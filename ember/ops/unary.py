@@ -217,10 +217,13 @@ class Sigmoid(Function):
                 out = Tensor._wrap(1 / (1 + xp.exp(-x)))
             ctx.save_for_backward(out)
             return out
+        d = x.dtype
+        if d.itemsize == 2:    # (bfloat16, float16: computed in float32, rounded once)
+            x = x.astype(np.float32)
         with _quiet():
             # NOTE: exp of -|x| only, so large |x| never overflows.
             e = xp.exp(-xp.abs(x))
-            out = xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+            out = xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(d, copy=False)
         out = Tensor._wrap(out)
         ctx.save_for_backward(out)
         return out
@@ -314,16 +317,19 @@ class Clamp(Function):
         d = _dt.result_type(*[x for x in (a, lo, hi) if x is not None]).np
         if d.kind == "c":
             raise NotImplementedError(_NO_COMPLEX_CLAMP)
+        for bound in (lo, hi):
+            if bound is not None and not isinstance(bound, Tensor):
+                _dt.check_scalar(bound, _dt.from_numpy_dtype(d))
         out = arr if arr.dtype == d else arr.astype(d)
         by_tensor = isinstance(lo, Tensor) or isinstance(hi, Tensor)
         if lo_a is not None:
             if by_tensor:
                 same_device(arr, lo_a)
-            out = xp.maximum(out, xp.asarray(lo_a, dtype=d))
+            out = xp.maximum(out, xp.asarray(lo_a).astype(d))    # (-1 wraps into uint8)
         if hi_a is not None:
             if by_tensor:
                 same_device(arr, hi_a)
-            out = xp.minimum(out, xp.asarray(hi_a, dtype=d))
+            out = xp.minimum(out, xp.asarray(hi_a).astype(d))
         ctx.save_for_backward(a, lo if isinstance(lo, Tensor) else None,
                               hi if isinstance(hi, Tensor) else None)
         # (the number bounds only: tensor bounds are saved above)
@@ -416,7 +422,7 @@ def _sign(xp, arr):
     if arr.dtype == np.bool_:
         return arr.copy()
     out = xp.sign(arr)
-    if arr.dtype.kind == "f":
+    if _dt.kind(arr.dtype) == "f":
         out = xp.where(xp.isnan(arr), arr.dtype.type(0), out)   # NOTE: torch's sign(nan) is 0
     return out
 
@@ -969,9 +975,9 @@ class NanToNum(Function):
     def forward(ctx, a, nan, posinf, neginf):
         arr = a._array
         ctx.save_for_backward(a)
-        if arr.dtype.kind not in "fc":
+        if _dt.kind(arr.dtype) not in "fc":
             return Tensor._wrap(arr.copy())
-        info = np.finfo(arr.dtype)
+        info = _dt.finfo(_dt.from_numpy_dtype(arr.dtype))
         xp = xp_of(a)
         out = xp.where(xp.isnan(arr), arr.dtype.type(nan), arr)
         out = xp.where(xp.isposinf(out), arr.dtype.type(info.max if posinf is None else posinf),

@@ -515,16 +515,30 @@ class Module:
             self._forward_hooks.move_to_end(h.id, last=False)
         return h
 
+    def register_backward_hook(self, hook):
+        """Deprecated (torch's non-full hook): ``hook(module, grad_input, grad_output)`` with the
+        gradients of the last autograd node of the module's forward (its first output's
+        grad_fn); ``register_full_backward_hook`` gives the module's own."""
+        if self.__dict__.get("_is_full_backward_hook") is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self.__dict__["_is_full_backward_hook"] = False
+        h = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[h.id] = hook
+        return h
+
     def register_full_backward_hook(self, hook, prepend=False):
         """``hook(module, grad_input, grad_output)`` when the gradients w.r.t. the module's
         inputs are computed; may return new grad_input."""
+        if self.__dict__.get("_is_full_backward_hook") is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self.__dict__["_is_full_backward_hook"] = True
         h = RemovableHandle(self._backward_hooks)
         self._backward_hooks[h.id] = hook
         if prepend:
             self._backward_hooks.move_to_end(h.id, last=False)
         return h
-
-    register_backward_hook = register_full_backward_hook
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """``hook(module, grad_output)`` before the module's input gradients are computed."""
@@ -564,7 +578,8 @@ class Module:
                 r = hook(self, args)
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
-        bw = self._backward_hooks or self._backward_pre_hooks
+        legacy = self.__dict__.get("_is_full_backward_hook") is False and self._backward_hooks
+        bw = (self._backward_hooks and not legacy) or self._backward_pre_hooks
         if bw:
             from ._backward_hooks import BackwardHook
             state = BackwardHook(self)
@@ -579,6 +594,9 @@ class Module:
                 out = r
         if bw:
             out = state.setup_output(out)
+        if legacy:
+            from ._backward_hooks import attach_legacy_hooks
+            attach_legacy_hooks(self, list(self._backward_hooks.values()), args, out)
         return out
 
     def _get_name(self):
