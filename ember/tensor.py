@@ -214,7 +214,7 @@ class Tensor:
     layout = "torch.strided"
 
     def is_floating_point(self) -> bool:
-        return _dt.kind(self._array.dtype) == "f"
+        return self._array.dtype.kind in "fV"
 
     def is_complex(self) -> bool:
         return self._array.dtype.kind == "c"
@@ -281,7 +281,7 @@ class Tensor:
                                    "doesn't require differentiation use "
                                    "var_no_grad = var.detach().")
             return
-        if value and _dt.kind(self._array.dtype) not in "fc":
+        if value and self._array.dtype.kind not in "fcV":
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients (got %r)" % self.dtype)
         self._requires_grad = bool(value)
@@ -822,7 +822,7 @@ def _to_array(data, d=None):
         if arr.dtype == object:
             raise TypeError("can't convert %s to a tensor" % type(data).__name__)
     given = isinstance(data, Tensor) or _backend.is_array(data)
-    if d is None and _dt.kind(arr.dtype) == "f" and not given:
+    if d is None and arr.dtype.kind in "fV" and not given:
         arr = arr.astype(_dt.get_default_dtype().np)
     elif d is None and arr.dtype.kind == "c" and not given:
         arr = arr.astype(_dt.default_complex_dtype().np)

@@ -274,9 +274,6 @@ KNOWN = {
     'layer-Bilinear':
         'node 1: ember SqueezeBackward1 where torch has ViewBackward0 (ember has 9 nodes,'
         ' torch 5)',
-    'layer-Conv2d_nobias_groups':
-        "node 0 ConvolutionBackward0: edges ['Acc', 'Acc'], torch ['Acc', 'Acc', None] "
-        '(ember has 1 nodes, torch 1)',
     'layer-Conv3d':
         'node 0: ember AddBackward0 where torch has ConvolutionBackward0 (ember has 9 '
         'nodes, torch 1)',
@@ -319,9 +316,6 @@ KNOWN = {
     'layer-LocalResponseNorm':
         'node 5: ember DivBackward0 where torch has AvgPool2DBackward0 (ember has 14 '
         'nodes, torch 9)',
-    'layer-Embedding':
-        'node 0 EmbeddingBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
     'layer-EmbeddingBag':
         'node 0: ember StackBackward0 where torch has EmbeddingBagBackward0 (ember has 6 '
         'nodes, torch 1)',
@@ -513,24 +507,6 @@ KNOWN = {
         "node 0 AddBackward0: edges [1, 2], torch [1, 'Acc'] (ember has 3 nodes, torch 2)",
     'op-add_-2':
         "node 0 AddBackward0: edges [1, 2], torch [1, 'Acc'] (ember has 3 nodes, torch 2)",
-    'op-where-0':
-        'node 0 WhereBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-where-1':
-        'node 0 WhereBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-where_scalar-0':
-        "node 0 WhereBackward0: edges [None, 'Acc'], torch ['Acc', None] (ember has 1 "
-        'nodes, torch 1)',
-    'op-where_scalar-1':
-        "node 0 WhereBackward0: edges [None, 'Acc'], torch ['Acc', None] (ember has 1 "
-        'nodes, torch 1)',
-    'op-where_scalar-2':
-        "node 0 WhereBackward0: edges [None, 'Acc'], torch ['Acc', None] (ember has 1 "
-        'nodes, torch 1)',
-    'op-where_scalar-3':
-        "node 0 WhereBackward0: edges [None, 'Acc'], torch ['Acc', None] (ember has 1 "
-        'nodes, torch 1)',
     'op-dist-0':
         'node 0: ember LinalgVectorNormBackward0 where torch has DistBackward0 (ember has'
         ' 2 nodes, torch 1)',
@@ -623,62 +599,11 @@ KNOWN = {
         "node 0 SliceBackward0: edges ['Acc'], torch [1] (ember has 1 nodes, torch 2)",
     'op-getitem_int_neg-1':
         "node 0 SliceBackward0: edges ['Acc'], torch [1] (ember has 1 nodes, torch 2)",
-    'op-gather-0':
-        'node 0 GatherBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-gather-1':
-        'node 0 GatherBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-scatter-0':
-        'node 0 ScatterBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-scatter_add-0':
-        'node 0 ScatterAddBackward0: an extra None edge (ember lists a non-differentiable'
-        ' tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-scatter_reduce_amax-0':
-        'node 0 ScatterReduceBackward0: an extra None edge (ember lists a non-'
-        'differentiable tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-scatter_reduce_mean-0':
-        'node 0 ScatterReduceBackward0: an extra None edge (ember lists a non-'
-        'differentiable tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-index_select-0':
-        'node 0 IndexSelectBackward0: an extra None edge (ember lists a non-'
-        'differentiable tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-index_select-1':
-        'node 0 IndexSelectBackward0: an extra None edge (ember lists a non-'
-        'differentiable tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-index_add-0':
-        'node 0 IndexAddBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-index_copy-0':
-        'node 0 IndexCopyBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-index_fill-0':
-        'node 0 IndexFillBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-index_fill-1':
-        'node 0 IndexFillBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-take-0':
-        'node 0 TakeBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-take-1':
-        'node 0 TakeBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-take_along_dim-0':
-        'node 0 GatherBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 2 nodes, torch 2)',
-    'op-take_along_dim-1':
-        'node 0 GatherBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 2 nodes, torch 2)',
     'op-put-0':
         'node 0: ember ViewBackward0 where torch has PutBackward0 (ember has 4 nodes, '
         'torch 1)',
     'op-sort-0':
         'node 0 SortBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-argsort_values-0':
-        'node 0 GatherBackward0: an extra None edge (ember lists a non-differentiable '
         'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
     'op-topk-0':
         'node 0 TopkBackward0: an extra None edge (ember lists a non-differentiable '
@@ -776,12 +701,6 @@ KNOWN = {
     'op-pad_circular-0':
         'node 0: ember ConstantPadNdBackward0 where torch has CopySlices (ember has 1 '
         'nodes, torch 9)',
-    'op-embedding-0':
-        'node 0 EmbeddingBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-embedding_padding_idx-0':
-        'node 0 EmbeddingBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
     'op-pixel_shuffle-0':
         'node 0: ember UnsafeViewBackward0 where torch has PixelShuffleBackward0 (ember '
         'has 3 nodes, torch 1)',

@@ -287,7 +287,8 @@ def _record_inputs(node, args, needs):
             edges.append(_edge(a))
         node._edges = tuple(edges)
         if not all_tensors:
-            node._tensor_args = tuple([isinstance(a, Tensor) for a in args])
+            # (None for an argument given as None: an edge torch keeps, e.g. conv's bias)
+            node._tensor_args = tuple([a if a is None else isinstance(a, Tensor) for a in args])
     node._seq = _next_seq()
 
 

@@ -16,7 +16,8 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
 
 _VARIANTS: dict = {}     # (node class, name) -> its subclass named for set_node_name
 
-_WRAPS_SCALARS = frozenset(["AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0"])
+_WRAPS_SCALARS = frozenset(["AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0",
+                            "WhereBackward0"])
 
 
 class Node:
@@ -56,8 +57,14 @@ class Node:
     def next_functions(self):
         out = []
         mask = self._tensor_args
+        # a Function may declare which argument positions torch gives an edge (``edge_args``:
+        # none for an index, a mask or a condition, which torch's node never differentiates)
         if mask is not None and self.name() in _WRAPS_SCALARS:
             mask = None     # torch turns a Python number operand of these into a tensor
+        slots = getattr(getattr(type(self), "_forward_cls", None), "edge_args", None)
+        if slots is not None:     # (a declared position given a Python number has no edge)
+            mask = [i in slots and (mask is None or mask[i] is not False)
+                    for i in range(len(self._edges))]
         for i, e in enumerate(self._edges):
             if mask is not None and not mask[i]:
                 continue    # as torch: one entry per tensor input, none for Python values

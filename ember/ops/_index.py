@@ -56,6 +56,7 @@ class IndexPut(Function):
     """``out = base.clone(); out[index] = values`` (or ``+=`` with ``accumulate``)."""
 
     node_name = "IndexPutBackward0"
+    edge_args = (0, 2)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
     def forward(ctx, base, index, values, accumulate):

@@ -212,7 +212,9 @@ class Overwrite(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        g_old = grad_output * 0 if ctx.needs_input_grad[0] else None
+        # (zeros, not grad * 0: an inf or NaN upstream gradient still gives 0, as torch)
+        g_old = Tensor._wrap(xp_of(grad_output).zeros_like(grad_output._array)) \
+            if ctx.needs_input_grad[0] else None
         g_src = None
         if ctx.needs_input_grad[2]:
             g_src = sum_to(grad_output, ctx._input_meta(2)[0])

@@ -3,7 +3,6 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd._sum_to import sum_to_size
-from ..dtypes import kind as _kind
 from ..backend import (_XP, align_devices, backend_for, backend_of,  # noqa: F401
                        get_array_module, same_device)
 from ..backend import matmul2d as mm2d  # noqa: F401
@@ -54,7 +53,7 @@ INT_OF_SIZE = {n: np.dtype("i%d" % n) for n in (1, 2, 4, 8)}   # (a float's bits
 
 def keep_where(keep, g):
     """``np.where(keep, g, 0)``: ``g`` where the bool array ``keep`` holds, else +0."""
-    if _kind(g.dtype) != "f" or keep.shape != g.shape or g.size < 2048:
+    if g.dtype.kind not in "fV" or keep.shape != g.shape or g.size < 2048:
         return get_array_module(g).where(keep, g, g.dtype.type(0))
     # NOTE: a bit mask instead of np.where, whose branchy loop is ~10x slower on large random
     # masks (and faster on small arrays, which the test above leaves to it).
@@ -123,9 +122,9 @@ def binary_arrays(op, a, b):
         b = b.item()     # (a NumPy number acts as the Python number, as in torch)
     if aa.dtype.kind == "V" and not isinstance(b, complex):     # (bfloat16: ml_dtypes')
         return aa, aa.dtype.type(b)     # (torch rounds the number to bfloat16 first)
-    if isinstance(b, bool) or (_kind(aa.dtype) == "f" or (_kind(aa.dtype) in "iu" and
+    if isinstance(b, bool) or (aa.dtype.kind in "fV" or (aa.dtype.kind in "iu" and
                                                          isinstance(b, int))):
-        if _kind(aa.dtype) in "iu" and not 0 <= b <= 127:
+        if aa.dtype.kind in "iu" and not 0 <= b <= 127:
             info = np.iinfo(aa.dtype)
             if not info.min <= b <= info.max:
                 # host: a Python int wrapped to the dtype, as torch's integer scalars
@@ -141,7 +140,7 @@ def opmath_scalar(aa, b):
     if aa.dtype.kind != "V":     # (not bfloat16)
         return None
     if isinstance(b, Tensor):
-        if b._array.ndim or b._array.dtype.kind == "V" or _kind(b._array.dtype) not in "fiub":
+        if b._array.ndim or b._array.dtype.kind == "V" or b._array.dtype.kind not in "fiubV":
             return None
         return b._array.astype(np.float32)
     return None if isinstance(b, complex) else np.float32(b)
@@ -159,7 +158,7 @@ def checked_scalar(value, d, reduced=False):
 
 def needs_float(arr):
     """The array as the default float dtype when it is integral or bool (for exp, sqrt, ...)."""
-    if _kind(arr.dtype) in "fc":
+    if arr.dtype.kind in "fcV":
         return arr
     return arr.astype(_dt.get_default_dtype().np)
 

@@ -66,8 +66,8 @@ class Sub(Function):
 
 
 def _no_bool_sub(a, b):
-    a_bool = _kind(a._array.dtype) == "b"
-    b_bool = isinstance(b, bool) or (isinstance(b, Tensor) and _kind(b._array.dtype) == "b")
+    a_bool = a._array.dtype.kind == "b"
+    b_bool = isinstance(b, bool) or (isinstance(b, Tensor) and b._array.dtype.kind == "b")
     if a_bool and b_bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
@@ -116,7 +116,7 @@ class Mul(Function):
                 ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         else:
             ctx.scalar = b
-        if _kind(aa.dtype) == "b" and (not isinstance(b, Tensor) or _kind(bb.dtype) == "b"):
+        if aa.dtype.kind == "b" and (not isinstance(b, Tensor) or bb.dtype.kind == "b"):
             return Tensor._wrap(xp_of(a).logical_and(aa, bb))
         s = opmath_scalar(aa, b)
         if s is not None:
@@ -135,7 +135,7 @@ class Mul(Function):
     @staticmethod
     def _grads(ctx, grad_output, a, b):
         need = ctx.needs_input_grad
-        if _kind(grad_output._array.dtype) == "c":
+        if grad_output._array.dtype.kind == "c":
             # NOTE: torch's convention for complex gradients: grad * conj(d out / d input).
             ga = _real_if(ctx, 0, sum_to(grad_output * _cj(b), _grad_shape(ctx, 0))) \
                 if need[0] else None
@@ -149,7 +149,7 @@ class Mul(Function):
     @staticmethod
     def array_backward(ctx, grad_output):
         g = grad_output._array
-        if _kind(g.dtype) != "f":
+        if g.dtype.kind not in "fV":
             return Mul.backward(ctx, grad_output)
         if hasattr(ctx, "scalar"):
             if type(ctx.scalar) in (int, float):
@@ -170,11 +170,11 @@ class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = binary_arrays("div", a, b)
-        if _kind(aa.dtype) not in "fc":
+        if aa.dtype.kind not in "fcV":
             d = _dt.get_default_dtype().np
             aa = aa.astype(d)
             bb = bb if isinstance(b, Tensor) else b
-            if isinstance(b, Tensor) and _kind(bb.dtype) not in "fc":
+            if isinstance(b, Tensor) and bb.dtype.kind not in "fcV":
                 bb = bb.astype(d)
         elif isinstance(b, Tensor) and bb.dtype != aa.dtype:
             bb = bb.astype(aa.dtype)
@@ -197,7 +197,7 @@ class Div(Function):
             return grad_output / s, None
         need = ctx.needs_input_grad
         a, b = ctx.saved_tensors
-        if _kind(grad_output._array.dtype) == "c":
+        if grad_output._array.dtype.kind == "c":
             ga = _real_if(ctx, 0, sum_to(grad_output / _cj(b), _grad_shape(ctx, 0))) \
                 if need[0] else None
             gb = _real_if(ctx, 1, sum_to(-grad_output * _cj((a / b) / b), _grad_shape(ctx, 1))) \
@@ -229,7 +229,7 @@ class Reciprocal(Function):
 
     @staticmethod
     def forward(ctx, a):
-        arr = a._array if _kind(a._array.dtype) in "fc" else \
+        arr = a._array if a._array.dtype.kind in "fcV" else \
             a._array.astype(_dt.get_default_dtype().np)
         with errstate(divide="ignore"):
             out = Tensor._wrap(xp_of(a).reciprocal(arr))
@@ -267,11 +267,11 @@ class PowScalar(Function):
     @staticmethod
     def forward(ctx, a, e):
         arr = a._array
-        if _kind(arr.dtype) == "b" and not isinstance(e, (bool, float)):
+        if arr.dtype.kind == "b" and not isinstance(e, (bool, float)):
             arr = arr.astype(np.int64)   # NOTE: bool ** int is int64, bool ** bool stays bool
-        elif _kind(arr.dtype) == "b" and isinstance(e, bool):
+        elif arr.dtype.kind == "b" and isinstance(e, bool):
             return Tensor._wrap(arr | (not e))
-        if _kind(arr.dtype) in "iub":
+        if arr.dtype.kind in "iub":
             if isinstance(e, float) and not float(e).is_integer():
                 arr = arr.astype(_dt.get_default_dtype().np)
             elif e < 0:
@@ -292,7 +292,7 @@ class PowScalar(Function):
                 if f is not None:
                     return Tensor._wrap(f(xp_of(a), arr))
                 return Tensor._wrap(xp_of(a).power(arr.astype(np.float32), e).astype(arr.dtype))
-            return Tensor._wrap(xp_of(a).power(arr, e if _kind(arr.dtype) in "fc" else int(e)))
+            return Tensor._wrap(xp_of(a).power(arr, e if arr.dtype.kind in "fcV" else int(e)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -314,7 +314,7 @@ class PowScalar(Function):
         a, = ctx.saved_tensors
         g = grad_output._array
         x = a._array
-        if ctx.e == 2 and g.dtype == x.dtype and _kind(g.dtype) == "f":
+        if ctx.e == 2 and g.dtype == x.dtype and g.dtype.kind in "fV":
             return Tensor._wrap(g * (x * 2.0)), None
         return PowScalar._grad(ctx, grad_output, a)
 
@@ -330,7 +330,7 @@ class Pow(Function):
         _not_for("pow", aa, "b", kernel="pow")
         xp = xp_of(a)
         with errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if _kind(aa.dtype) in "iu" and bool((bb < 0).any()):
+            if aa.dtype.kind in "iu" and bool((bb < 0).any()):
                 out = Tensor._wrap(_int_pow(xp, aa, bb))
             else:
                 out = Tensor._wrap(xp.power(aa, bb))
@@ -344,7 +344,7 @@ class Pow(Function):
         a, b, out = ctx.saved_tensors
         need = ctx.needs_input_grad
         ga = gb = None
-        if _kind(out._array.dtype) == "c":
+        if out._array.dtype.kind == "c":
             if need[0]:
                 g = grad_output * _cj(b * a ** (b - 1))
                 ga = _real_if(ctx, 0, sum_to(g, _grad_shape(ctx, 0)))
@@ -375,7 +375,7 @@ class RPow(Function):
         arr = b._array if b._array.dtype == d else b._array.astype(d)
         xp = xp_of(b)
         with errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if _kind(d) in "iu" and bool((arr < 0).any()):
+            if d.kind in "iu" and bool((arr < 0).any()):
                 out = Tensor._wrap(_int_pow(xp, xp.asarray(s, dtype=d), arr))
             else:
                 out = Tensor._wrap(xp.power(xp.asarray(s, dtype=d), arr))
@@ -538,7 +538,7 @@ def pow(input, exponent, *, out=None):
         input = as_tensor(input)
     if isinstance(exponent, Tensor):
         if exponent._array.ndim == 0 and not exponent._requires_grad and \
-                _kind(input._array.dtype) == "f" and _kind(exponent._array.dtype) != "f":
+                input._array.dtype.kind in "fV" and exponent._array.dtype.kind not in "fV":
             return PowScalar.apply(input, exponent.item())
         return Pow.apply(input, exponent)
     if not is_scalar(exponent):
@@ -694,12 +694,12 @@ def addcdiv_(input, tensor1, tensor2, *, value=1):
 
 def _cj(t):
     """``t.conj()`` for a complex tensor, ``t`` itself for a real one (complex backward)."""
-    return t.conj() if _kind(t._array.dtype) == "c" else t
+    return t.conj() if t._array.dtype.kind == "c" else t
 
 
 def _real_if(ctx, i, g):
     """The real part of the complex gradient ``g`` when input ``i`` is real (as torch)."""
-    if g is not None and _kind(g._array.dtype) == "c" and _kind(ctx._input_meta(i)[1]) != "c":
+    if g is not None and g._array.dtype.kind == "c" and ctx._input_meta(i)[1].kind != "c":
         return g.real
     return g
 
@@ -727,7 +727,7 @@ class DivRounding(Function):
     def forward(ctx, a, b, mode):
         aa, bb = binary_arrays("div", a, b)
         xp = xp_of(a)
-        if _kind(aa.dtype) in "iubc":
+        if aa.dtype.kind in "iubc":
             _not_for("div", aa, "bc", "div_%s_cpu" % mode)
             _int_zero_check(bb)
             if not is_array(bb):
@@ -773,7 +773,7 @@ class Mod(Function):
     @staticmethod
     def forward(ctx, a, b, op):
         aa, bb = binary_arrays(op, a, b)
-        if _kind(aa.dtype) in "iubc":
+        if aa.dtype.kind in "iubc":
             _not_for(op, aa, "bc")
             _int_zero_check(bb)
         ctx.op = op
@@ -806,7 +806,7 @@ class Mod(Function):
 def _float_arrays(op, a, b):
     """Promoted arrays of two tensors, as the default float dtype when both are integral."""
     aa, bb = binary_arrays(op, a, b)
-    if _kind(aa.dtype) not in "fc":
+    if aa.dtype.kind not in "fcV":
         d = _dt.get_default_dtype().np
         aa, bb = aa.astype(d), bb.astype(d)
     return aa, bb
@@ -844,7 +844,7 @@ class _MinMax(Function):
     def forward(ctx, a, b):
         cls = ctx._forward_cls
         aa, bb = binary_arrays(cls.__name__.lower(), a, b)
-        if _kind(aa.dtype) == "c":
+        if aa.dtype.kind == "c":
             raise RuntimeError("%s not implemented for complex tensors." % cls.__name__.lower())
         ctx.save_for_backward(a, b)
         xp = xp_of(a)

@@ -149,6 +149,7 @@ def _shape(x):
 
 class Where(Function):
     node_name = "WhereBackward0"
+    edge_args = (1, 2)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
     def forward(ctx, cond, a, b):

@@ -3,7 +3,6 @@ the in-place fills (``copy_``, ``fill_``, the random ``uniform_``, ``normal_``, 
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
-from ..dtypes import kind as _kind
 from ..backend import backend_for, backend_of, device, to_host
 from ..random import _gen, _random_range, _sample_like
 from ..tensor import Tensor, _to_array
@@ -137,7 +136,7 @@ def is_tensor(obj):
 
 
 def is_floating_point(input):
-    return _kind(input._array.dtype) == "f"
+    return input._array.dtype.kind in "fV"
 
 
 def numel(input):
@@ -231,7 +230,7 @@ def bernoulli_(input, p=0.5, *, generator=None):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
                                "(Could this error message be improved?  If so, please report "
                                "an enhancement request to PyTorch.)")
-        probs = probs.astype(probs.dtype if _kind(probs.dtype) == "f" else "float32")
+        probs = probs.astype(probs.dtype if probs.dtype.kind in "fV" else "float32")
         unit = probs.dtype if probs.dtype == "float64" else "float32"
         u = _sample_like(input._array, lambda n, c: gen._unit(n, unit))
         return _random_fill(input, u < probs, "bernoulli_")

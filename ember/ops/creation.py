@@ -12,7 +12,6 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..random import _gen, _random_range
-from ..dtypes import kind as _kind
 from ..backend import (backend_for, backend_of, get_default_device, is_array,
                        set_default_device, to_host)
 from ..tensor import Tensor, _to_array
@@ -535,7 +534,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     probs = to_host(input._array)
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if _kind(probs.dtype) != "f":
+    if probs.dtype.kind not in "fV":
         raise RuntimeError("multinomial only supports floating-point dtypes for input, got: %s"
                            % _dt_title(input.dtype))
     num_samples = int(num_samples)

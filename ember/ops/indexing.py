@@ -10,7 +10,6 @@ from ..autograd.anomaly_mode import raise_if_saved
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _state
 from ..backend import backend_of, is_array
-from ..dtypes import kind as _kind
 from ..tensor import Tensor
 from ._index import Index, IndexPut, dtype_name as _tname
 from ._inplace import inplace, overwrite
@@ -31,11 +30,11 @@ def _convert(index, data, zero_dim_as_int=False):
     for item in index:
         if isinstance(item, Tensor):
             arr = item._array
-            if zero_dim_as_int and arr.ndim == 0 and _kind(arr.dtype) in "iu" and \
+            if zero_dim_as_int and arr.ndim == 0 and arr.dtype.kind in "iu" and \
                     arr.dtype != np.uint8:
                 out.append(int(arr))
                 continue
-            if _kind(arr.dtype) == "f":
+            if arr.dtype.kind in "fV":
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
                                  "tensors (got %s)" % item.dtype)
             if arr.dtype == np.uint8:
@@ -46,9 +45,9 @@ def _convert(index, data, zero_dim_as_int=False):
             advanced = True
         elif isinstance(item, list) or is_array(item):
             arr = backend_of(data).asarray(item)
-            if arr.size == 0 and _kind(arr.dtype) == "f":
+            if arr.size == 0 and arr.dtype.kind in "fV":
                 arr = arr.astype(np.int64)
-            if _kind(arr.dtype) == "f" or arr.dtype == object:
+            if arr.dtype.kind in "fV" or arr.dtype == object:
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
                                  "tensors")
             out.append(arr)
@@ -273,7 +272,7 @@ def _setitem(t, index, value):
                       "indexing e.g. tensor[%s] = %s"
                       % (("masked_fill_", "mask", "scalar") if fill else
                          ("index_put_", "indices", "tensor")), UserWarning, stacklevel=3)
-    if is_array(v) and _kind(v.dtype) == "f" and _kind(arr.dtype) in "iub":
+    if is_array(v) and v.dtype.kind in "fV" and arr.dtype.kind in "iub":
         v = v.astype(arr.dtype)
     try:
         arr[idx] = v

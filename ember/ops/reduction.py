@@ -46,7 +46,7 @@ def _accumulation_array(a, dtype):
 
 def _low(arr):
     """True for bfloat16 and float16, which torch accumulates in float32 and rounds back."""
-    return arr.dtype.itemsize == 2 and _dt.kind(arr.dtype) == "f"
+    return arr.dtype.itemsize == 2 and arr.dtype.kind in "fV"
 
 
 class Sum(Function):
@@ -102,7 +102,7 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, a, dtype):
         arr = a._array if dtype is None else a._array.astype(dtype.np)
-        if _dt.kind(arr.dtype) not in "fc":
+        if arr.dtype.kind not in "fcV":
             raise RuntimeError("mean(): could not infer output dtype. %s dtype must be either "
                                "a floating point or complex dtype. Got: %s"
                                % ("Input" if dtype is None else "Optional",
@@ -126,7 +126,7 @@ class MeanDim(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         arr = a._array if dtype is None else a._array.astype(dtype.np)
-        if _dt.kind(arr.dtype) not in "fc":
+        if arr.dtype.kind not in "fcV":
             raise RuntimeError("mean(): could not infer output dtype. %s dtype must be either "
                                "a floating point or complex dtype. Got: %s"
                                % ("Input" if dtype is None else "Optional",
@@ -654,7 +654,7 @@ class Var(Function):
     @staticmethod
     def forward(ctx, a, dims, correction, keepdim):
         arr = a._array
-        if _dt.kind(arr.dtype) not in "fc":
+        if arr.dtype.kind not in "fcV":
             raise RuntimeError("std and var only support floating point and complex dtypes")
         low = arr.dtype if _low(arr) else None
         if low is not None:    # (computed in float32, rounded back)
@@ -732,7 +732,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
 
 
 def _float_or_complex(op, input):
-    if _dt.kind(input._array.dtype) not in "fc":
+    if input._array.dtype.kind not in "fcV":
         raise RuntimeError("%s only support floating point and complex dtypes" % op)
 
 
@@ -756,7 +756,7 @@ class Logsumexp(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         arr = a._array
-        if _dt.kind(arr.dtype) not in "fc":
+        if arr.dtype.kind not in "fcV":
             arr = arr.astype(_dt.get_default_dtype().np)
         out_dtype = arr.dtype
         if _low(arr):    # (computed in float32, rounded back)
@@ -798,7 +798,7 @@ class VectorNorm(Function):
     @staticmethod
     def forward(ctx, a, p, dims, keepdim):
         arr = a._array
-        if _dt.kind(arr.dtype) not in "fc":
+        if arr.dtype.kind not in "fcV":
             raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
                                "as input. Got %s" % _legacy_name(arr))
         xp = xp_of(a)
@@ -903,7 +903,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     from .comparison import isnan, where
     if input._array.dtype.kind == "c":
         raise RuntimeError("nansum on CPU does not support complex inputs")
-    if _dt.kind(input._array.dtype) != "f":    # (no nan: integers sum as int64)
+    if input._array.dtype.kind not in "fV":    # (no nan: integers sum as int64)
         return sum(input, dim, keepdim, dtype=dtype)
     return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
 
@@ -911,10 +911,10 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """``mean`` over the elements that are not nan."""
     from .comparison import isnan
-    if _dt.kind(input._array.dtype) not in "fc":
+    if input._array.dtype.kind not in "fcV":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            "but got %s" % _legacy_name(input._array))
-    if dtype is not None and _dt.kind(_dt.to_dtype(dtype).np) not in "fc":
+    if dtype is not None and _dt.to_dtype(dtype).np.kind not in "fcV":
         raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be "
                            "either a floating point or complex dtype. Got: %s"
                            % _dt.scalar_type_name(_dt.to_dtype(dtype).np))

@@ -8,7 +8,6 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..backend import backend_of
-from ..dtypes import kind as _kind
 from ..tensor import Tensor
 from ._index import IndexPut, dtype_name as _tname
 from ._inplace import inplace
@@ -96,6 +95,7 @@ def _pad_to(g, shape):
 
 class Gather(Function):
     node_name = "GatherBackward0"
+    edge_args = (0,)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
     def forward(ctx, a, dim, index):
@@ -124,6 +124,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 
 class ScatterAdd(Function):
     node_name = "ScatterAddBackward0"
+    edge_args = (0, 3)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
     def forward(ctx, a, dim, index, src):
@@ -150,6 +151,7 @@ class Scatter(Function):
     """``scatter`` of a tensor ``src``, or of the number ``value`` (node ScatterBackward1)."""
 
     node_name = "ScatterBackward0"
+    edge_args = (0, 3)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
     def forward(ctx, a, dim, index, src, value):
@@ -227,6 +229,7 @@ class ScatterReduce(Function):
     """``scatter_reduce``; ``name`` is the node name of a variant (IndexReduceBackward0)."""
 
     node_name = "ScatterReduceBackward0"
+    edge_args = (0, 3)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
     def forward(ctx, a, dim, index, src, reduce, include_self, name=None):
@@ -241,8 +244,8 @@ class ScatterReduce(Function):
         s = _src_part(src._array.reshape(src._array.shape or (1,)), ishape)
         if not include_self:
             init = _REDUCE_INIT[reduce]
-            if _kind(out.dtype) != "f" and math.isinf(init):
-                info = np.iinfo(out.dtype) if _kind(out.dtype) in "iu" else None
+            if out.dtype.kind not in "fV" and math.isinf(init):
+                info = np.iinfo(out.dtype) if out.dtype.kind in "iu" else None
                 init = (info.min if init < 0 else info.max) if info else init
             out[nd_idx] = init
         # TODO(cupy): CuPy's ufuncs lack ``multiply.at`` (prod); a backend method is needed.
@@ -252,7 +255,7 @@ class ScatterReduce(Function):
             counts = xp.full(shape, 1 if include_self else 0, dtype=np.int64)
             backend_of(counts).scatter_add(counts, nd_idx, 1)
             counts = xp.maximum(counts, 1)
-            out = out / counts if _kind(out.dtype) == "f" else out // counts
+            out = out / counts if out.dtype.kind in "fV" else out // counts
             out = out.astype(arr.dtype, copy=False)
             counts = Tensor._wrap(counts.reshape(arr.shape))
         ctx.dim, ctx.reduce, ctx.include_self = dim, reduce, include_self
@@ -338,7 +341,7 @@ def _index_1d(op, index, input, size):
     idx = _on_device_of(index, input)._array
     if idx.ndim > 1:
         raise IndexError("%s(): Index is supposed to be a vector" % op)
-    if _kind(idx.dtype) not in "iu":
+    if idx.dtype.kind not in "iu":
         cls, msg = _DTYPE_MSG.get(op, (IndexError, "%s(): Expected dtype int32/int64 for index "
                                                    "but got: %%s" % op))
         raise cls(msg % _tname(idx.dtype) if "%s" in msg else msg)
@@ -356,6 +359,7 @@ def _index_1d(op, index, input, size):
 
 class IndexSelect(Function):
     node_name = "IndexSelectBackward0"
+    edge_args = (0,)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
     def forward(ctx, a, dim, index):
@@ -408,6 +412,7 @@ def _source_check(op, input, dim, index, source):
 
 class IndexAdd(Function):
     node_name = "IndexAddBackward0"
+    edge_args = (0, 3)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
     def forward(ctx, a, dim, index, source, alpha):
@@ -446,6 +451,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
 
 class IndexCopy(Function):
     node_name = "IndexCopyBackward0"
+    edge_args = (0, 3)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
     def forward(ctx, a, dim, index, source):
@@ -478,6 +484,7 @@ def index_copy(input, dim, index, source):
 
 class IndexFill(Function):
     node_name = "IndexFillBackward0"
+    edge_args = (0, 3)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
     def forward(ctx, a, dim, index, value):
@@ -541,6 +548,7 @@ def _mask(op, mask, input):
 
 class MaskedFill(Function):
     node_name = "MaskedFillBackward0"
+    edge_args = (0, 2)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
     def forward(ctx, a, mask, value):
@@ -585,6 +593,7 @@ def _checked_value(input, value, reduced):
 
 class MaskedScatter(Function):
     node_name = "MaskedScatterBackward0"
+    edge_args = (0, 2)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
     def forward(ctx, a, mask, source):
@@ -622,6 +631,7 @@ def masked_scatter(input, mask, source):
 
 class MaskedSelect(Function):
     node_name = "MaskedSelectBackward0"
+    edge_args = (0,)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
     def forward(ctx, a, mask):
@@ -646,6 +656,7 @@ def masked_select(input, mask, *, out=None):
 
 class Take(Function):
     node_name = "TakeBackward0"
+    edge_args = (0,)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
     def forward(ctx, a, index):

@@ -15,6 +15,7 @@ class Embedding(Function):
     """``weight[indices]``; no gradient reaches row ``padding_idx`` (None: every row gets one)."""
 
     node_name = "EmbeddingBackward0"
+    edge_args = (0,)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
     def forward(ctx, weight, indices, padding_idx):

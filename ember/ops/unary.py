@@ -422,7 +422,7 @@ def _sign(xp, arr):
     if arr.dtype == np.bool_:
         return arr.copy()
     out = xp.sign(arr)
-    if _dt.kind(arr.dtype) == "f":
+    if arr.dtype.kind in "fV":
         out = xp.where(xp.isnan(arr), arr.dtype.type(0), out)   # NOTE: torch's sign(nan) is 0
     return out
 
@@ -975,7 +975,7 @@ class NanToNum(Function):
     def forward(ctx, a, nan, posinf, neginf):
         arr = a._array
         ctx.save_for_backward(a)
-        if _dt.kind(arr.dtype) not in "fc":
+        if arr.dtype.kind not in "fcV":
             return Tensor._wrap(arr.copy())
         info = _dt.finfo(_dt.from_numpy_dtype(arr.dtype))
         xp = xp_of(a)
