@@ -85,7 +85,7 @@ def test_torch_interop_compares_both_ways(torch, runs):
 def test_graph_writes_dot_and_html(runs):
     proc, cwd = runs("graph.py")
     assert proc.returncode == 0, proc.stderr[-4000:]
-    expected = {"seeds": ["MulBackward0", "AddBackward0", "MeanBackward0"],
+    expected = {"first_example": ["MulBackward0", "AddBackward0", "MeanBackward0"],
                 "mlp": ["AddmmBackward0", "0.weight", "2.bias"], "dynamic": ["MulBackward0"]}
     for name, phrases in expected.items():
         dot = (cwd / "ember-out" / "graphs" / (name + ".dot")).read_text()

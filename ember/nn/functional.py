@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .. import ops
+from ..backend import same_device
 from ..ops.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
 from ..ops.loss import cross_entropy, ctc_loss, nll_loss, _legacy_reduction
 from ..ops.normalization import batch_norm, group_norm, layer_norm
@@ -465,6 +466,8 @@ def _broadcast_pair(input, target, reduction):
 
 
 def _check_same(op, input, target):
+    if type(input._array) is not type(target._array):
+        same_device(input._array, target._array)    # (torch's mixed-device message)
     if tuple(input.shape) != tuple(target.shape):
         import warnings
         warnings.warn("Using a target size (%s) that is different to the input size (%s). This "

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..autograd._sum_to import sum_to_array
 from ..autograd.function import Function
+from ..backend import same_device
 from ..tensor import Tensor
 from ._util import binary_arrays, mm2d, sum_to, wrap_dim, xp_of
 from ..dtypes import int64 as _int64, scalar_type_name as _tname
@@ -26,6 +27,8 @@ class Mm(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = a._array, b._array
+        if type(aa) is not type(bb):
+            same_device(aa, bb)     # (torch's mixed-device message)
         if aa.ndim != 2:
             raise RuntimeError("self must be a matrix")
         if bb.ndim != 2:
@@ -96,6 +99,8 @@ class Bmm(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = a._array, b._array
+        if type(aa) is not type(bb):
+            same_device(aa, bb)     # (torch's mixed-device message)
         if aa.ndim != 3:
             raise RuntimeError("batch1 must be a 3D tensor")
         if bb.ndim != 3:
@@ -155,6 +160,8 @@ class Dot(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = a._array, b._array
+        if type(aa) is not type(bb):
+            same_device(aa, bb)     # (torch's mixed-device message)
         if aa.ndim != 1 or bb.ndim != 1:
             raise RuntimeError("1D tensors expected, but got %dD and %dD tensors"
                                % (aa.ndim, bb.ndim))
@@ -245,6 +252,8 @@ class _AddProduct(Function):
     @classmethod
     def _run(cls, ctx, inp, m1, m2, beta, alpha):
         ia, a1, a2 = inp._array, m1._array, m2._array
+        if not type(ia) is type(a1) is type(a2):
+            same_device(ia, a1, a2)     # (torch's mixed-device message)
         ctx.layouts = (_transposed(a1), _transposed(a2))
         if cls is Addmm and a1.ndim == 2 and a2.ndim == 2 and a1.shape[1] == a2.shape[0] \
                 and a1.dtype == a2.dtype:
