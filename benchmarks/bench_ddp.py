@@ -66,7 +66,8 @@ def worker(steps, warmup=3):
 
 
 def run(cmd):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep
+               + os.environ.get("PYTHONPATH", ""),
                **THREADS)
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     for line in out.stdout.splitlines():
@@ -83,7 +84,7 @@ def main():
     args = p.parse_args()
     if args.worker:
         return worker(args.steps)
-    sys.path.insert(0, ROOT)
+    sys.path.insert(0, os.path.join(ROOT, "src"))
     from ember.distributed.run import find_mpiexec
     me = [sys.executable, os.path.abspath(__file__), "--worker", "--steps", str(args.steps)]
     one = run(me)

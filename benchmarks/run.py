@@ -149,7 +149,7 @@ def memory_in_subprocess(key, lib_name, steps=0):
     peak; a fixed mmap threshold makes RSS follow the live arrays in both libraries.
     """
     env = dict(os.environ)
-    env["PYTHONPATH"] = _ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = os.path.join(_ROOT, "src") + os.pathsep + env.get("PYTHONPATH", "")
     env["MALLOC_MMAP_THRESHOLD_"] = "131072"
     env["MALLOC_TRIM_THRESHOLD_"] = "131072"
     code = ("import json; from benchmarks.run import probe_memory; "
@@ -317,7 +317,7 @@ def run_step_workload(w, libs, opts):
 
 def _import_env():
     env = dict(os.environ)
-    env["PYTHONPATH"] = _ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = os.path.join(_ROOT, "src") + os.pathsep + env.get("PYTHONPATH", "")
     # Both libraries import from cached bytecode, as after a normal install (pip compiles
     # torch's .pyc files; ember's are written by the warm-up import below).
     env.pop("PYTHONDONTWRITEBYTECODE", None)

@@ -36,8 +36,9 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 def _ember():
-    if ROOT not in sys.path:  # the ember of this checkout (mkdocs restores sys.path after import)
-        sys.path.insert(0, ROOT)
+    # (the ember of this checkout; mkdocs restores sys.path after import)
+    if os.path.join(ROOT, "src") not in sys.path:
+        sys.path.insert(0, os.path.join(ROOT, "src"))
     return importlib.import_module("ember")
 
 

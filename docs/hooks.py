@@ -61,8 +61,9 @@ GRAPHS = {"seeds": _seeds, "mlp": _mlp, "custom": _custom, "dynamic": _dynamic}
 
 def build_graphs(out_dir):
     """Write ``NAME.dot``, ``NAME.svg`` and ``NAME.html`` for every graph; return DOT texts."""
-    if ROOT not in sys.path:  # the ember of this checkout (mkdocs restores sys.path after import)
-        sys.path.insert(0, ROOT)
+    # (the ember of this checkout; mkdocs restores sys.path after import)
+    if os.path.join(ROOT, "src") not in sys.path:
+        sys.path.insert(0, os.path.join(ROOT, "src"))
     import ember
     from ember._demo import svg_of_html
     os.makedirs(out_dir, exist_ok=True)

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1] / "ember"
+ROOT = pathlib.Path(__file__).resolve().parents[1] / "src" / "ember"
 
 # Layers, lowest first: a module may import only from its own layer or below.
 LAYERS = [

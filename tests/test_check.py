@@ -127,7 +127,7 @@ def test_legacy_function_and_shape_hint(tmp_path):
 def test_cli_exit_status_and_table():
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = os.path.join(root, "src") + os.pathsep + env.get("PYTHONPATH", "")
     ok = subprocess.run([sys.executable, "-m", "ember", "check", SEEDS, "--name", "MyReLU",
                          "--name", "LinearFunction"], capture_output=True, text=True, env=env,
                         cwd=root)
@@ -271,7 +271,7 @@ def test_arg_and_reference_on_the_command_line(tmp_path):
     src.write_text(SCALE)
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = os.path.join(root, "src") + os.pathsep + env.get("PYTHONPATH", "")
     out = subprocess.run([sys.executable, "-m", "ember", "check", str(src), "--name", "Scale",
                           "--arg", "factor=2.0", "--reference", "operator:mul"],
                          capture_output=True, text=True, env=env, cwd=str(tmp_path))

@@ -10,7 +10,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def ember_cli(*args, cwd):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep
+               + os.environ.get("PYTHONPATH", ""))
     return subprocess.run([sys.executable, "-m", "ember", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 
@@ -97,8 +98,9 @@ def test_no_insider_words_in_user_facing_text(tmp_path):
     import glob
     import re
     others = {"benchmarks.md"}     # kept by others; numbers tables name the workloads
-    files = [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "ember", "_demo.py"),
-             os.path.join(ROOT, "ember", "__main__.py"), os.path.join(ROOT, "ember", "_check.py")]
+    files = [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "src", "ember", "_demo.py"),
+             os.path.join(ROOT, "src", "ember", "__main__.py"),
+             os.path.join(ROOT, "src", "ember", "_check.py")]
     files += [f for f in glob.glob(os.path.join(ROOT, "docs", "*.md"))
               if os.path.basename(f) not in others]
     files += glob.glob(os.path.join(ROOT, "examples", "*.py"))

@@ -23,7 +23,8 @@ EXPECTED = {
 
 
 def run_example(name, cwd, *extra):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep
+               + os.environ.get("PYTHONPATH", ""))
     return subprocess.run([sys.executable, os.path.join(EXAMPLES, name), "--steps", "2",
                            *extra], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=300)

@@ -104,3 +104,23 @@ def test_install_from_a_clean_copy_and_run_demo(tmp_path):
     script = subprocess.run([python, str(target / "bin" / "ember"), "demo", "--help"],
                             env=env, capture_output=True, text=True)
     assert script.returncode == 0 and "--quick" in script.stdout
+
+
+def test_a_folder_named_ember_beside_the_script_does_not_shadow_the_package(tmp_path):
+    """A script run from the folder that holds the clone (a folder named ``ember`` with no
+    ``__init__.py`` at its top) imports the installed package, not that folder as a namespace
+    package: with the src layout the editable install puts ``src/`` itself on the path."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    code = "import ember; print(ember.__file__); ember.ones(1)"
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    if subprocess.run([sys.executable, "-c", "import ember"], cwd=plain, env=env,
+                      capture_output=True).returncode:
+        pytest.skip("ember is not installed in this environment (only on PYTHONPATH)")
+    clone = tmp_path / "ember"
+    (clone / "src").mkdir(parents=True)
+    (clone / "README.md").write_text("a clone of ember\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip().endswith(os.path.join("ember", "__init__.py")), r.stdout

@@ -18,7 +18,7 @@ PROGRAMS = sorted(SEEDS.glob("s0*.py")) if SEEDS.is_dir() else []
 def test_seed_program_passes_with_ember(program):
     env = dict(os.environ)
     env["TORCH_LIB"] = "ember"
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + ([env["PYTHONPATH"]]
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src")] + ([env["PYTHONPATH"]]
                                                        if env.get("PYTHONPATH") else []))
     r = subprocess.run([sys.executable, str(program)], cwd=str(ROOT), env=env,
                        capture_output=True, text=True, timeout=300)
@@ -40,7 +40,7 @@ def test_seed_program_on_the_strict_device(program):
     device that refuses host/device mixing as CuPy does."""
     env = dict(os.environ)
     env["TORCH_LIB"] = "ember_on_strict"
-    paths = [str(ROOT), str(ROOT / "tests" / "fixtures" / "strict_lib")]
+    paths = [str(ROOT / "src"), str(ROOT / "tests" / "fixtures" / "strict_lib")]
     env["PYTHONPATH"] = os.pathsep.join(paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH")
                                                  else []))
     r = subprocess.run([sys.executable, str(program)], cwd=str(ROOT), env=env,

@@ -103,7 +103,7 @@ def test_seed_program_on_cuda(program):
     """Each seed program with CUDA as the default device (``.numpy()`` of a device tensor
     raises there, as torch's, for the one program that calls it on a device tensor)."""
     env = dict(os.environ, TORCH_LIB="ember_on_cuda")
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests" / "gpu")])
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests" / "gpu")])
     r = subprocess.run([sys.executable, str(program)], cwd=str(ROOT), env=env,
                        capture_output=True, text=True, timeout=300)
     out = r.stdout + r.stderr
@@ -121,7 +121,7 @@ def test_notes_two_layer_net_with_cuda_float_tensor(tmp_path):
     gpu.write_text(seed.read_text().replace("dtype = torch.FloatTensor\n",
                                             "dtype = torch.cuda.FloatTensor\n"))
     env = dict(os.environ, TORCH_LIB="ember",
-               PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests" / "gpu")]))
+               PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests" / "gpu")]))
     r = subprocess.run([sys.executable, str(gpu)], env=env, capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 0 and "RESULT: ok" in r.stdout, r.stdout[-2000:] + r.stderr[-2000:]
