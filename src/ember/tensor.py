@@ -240,11 +240,12 @@ class Tensor:
     def stride(self, dim: Optional[int] = None) -> Any:     # a tuple, or one dim's stride
         arr = self._array
         if arr.size == 0:     # (torch: C-contiguous strides, a zero-length dim counted as 1)
-            st, n = [], 1
+            rev: List[int] = []
+            n = 1
             for d in reversed(arr.shape):
-                st.append(n)
+                rev.append(n)
                 n *= max(d, 1)
-            st = tuple(reversed(st))
+            st = tuple(reversed(rev))
         else:
             st = tuple(s // arr.itemsize for s in arr.strides)
         return st if dim is None else st[_ops._wrap_dim(dim, self._array.ndim, "stride")]

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import Backend, CudaUnavailableError, _BY_TYPE, to_host
 from ._device import device
+from ._device import device as _Device     # (the class: ``device`` is a property below)
 
 __all__ = ["CupyBackend", "probe", "make_backend", "INSTALL", "ORDINAL"]
 
@@ -82,20 +83,20 @@ class CupyBackend(Backend):
         self._cupyx = cupyx
         add_at = getattr(cupy.add, "at", None)      # CuPy >= 13; cupyx.scatter_add before
         self._add_at = add_at if add_at is not None else cupyx.scatter_add
-        self._devices: Dict[int, device] = {}
+        self._devices: Dict[int, _Device] = {}
         self._scipy: Dict[str, Any] = {}
         super().__init__()
 
     # The device a new array lands on: the current CUDA device.
-    @property                                   # type: ignore[override]
-    def device(self) -> device:
+    @property
+    def device(self) -> _Device:
         return self._device(self.current())
 
     @device.setter
-    def device(self, value: device) -> None:
+    def device(self, value: _Device) -> None:
         pass
 
-    def _device(self, index: int) -> device:
+    def _device(self, index: int) -> _Device:
         d = self._devices.get(index)
         if d is None:
             d = self._devices[index] = device("cuda", index)
@@ -111,7 +112,7 @@ class CupyBackend(Backend):
     def _device_id(self, arr: Any) -> int:
         return arr.device.id
 
-    def device_of(self, arr: Any) -> device:
+    def device_of(self, arr: Any) -> _Device:
         return self._device(self._device_id(arr))
 
     def check_index(self, index: Optional[int]) -> None:
