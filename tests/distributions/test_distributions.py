@@ -721,6 +721,9 @@ def _raises_like(fn_t, fn_e):
 
 
 def test_validate_args_errors():
+    # (torch's default is True; importing torch._dynamo, which other tests do, turns it off)
+    TD.Distribution.set_default_validate_args(True)
+    D.Distribution.set_default_validate_args(True)
     _raises_like(
         lambda: TD.Normal(torch.tensor([0.0]), torch.tensor([-1.0])),
         lambda: D.Normal(ember.tensor([0.0]), ember.tensor([-1.0])),

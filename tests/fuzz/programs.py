@@ -99,7 +99,6 @@ def programs(draw):
     dtype = draw(st.sampled_from(["float32", "float64"]))
     n_ops = draw(st.integers(1, 8))
     shapes_now = list(in_shapes)
-    nonleaf = []
     code = []
     for _ in range(n_ops):
         kind = draw(st.sampled_from(["unary", "unary", "binary", "binary", "reduce", "shape",
