@@ -202,7 +202,8 @@ def _polynomial(kind):
             xa, na = xa.astype(d), na.astype(d)
         xp = xp_of(x_t)
         xa, na = xp.broadcast_arrays(xa, na)
-        nf = xp.floor(na)
+        # (a NaN or infinite degree gives 0, as torch; SciPy would loop for ever on it)
+        nf = xp.where(xp.isfinite(na), xp.floor(na), -1.0)
         with _quiet():
             res = _poly_eval(_sp(xa), xp, kind, xa.astype("float64"), nf.astype("float64"))
         res = xp.where(nf < 0, 0.0, res)
