@@ -84,7 +84,7 @@ def test_table_lists_every_row():
             run._row("W3", "mlp", "ms/step", note="skipped: ember lacks optim.Adam")]
     table = run.format_table(rows)
     assert table.count("\n") == 3
-    assert "| W1 | op overhead | us/iter | 50 | 70 | 0.714 | <= 0.8 | yes |" in table
+    assert "| W1 | op overhead | us/iter | 50 | 70 | 0.714 | - | <= 0.8 | yes |" in table
     assert "skipped: ember lacks optim.Adam" in table
 
 
