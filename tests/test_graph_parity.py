@@ -582,9 +582,6 @@ KNOWN = {
     'op-block_diag-0':
         'node 0: ember CatBackward0 where torch has BlockDiagBackward0 (ember has 4 '
         'nodes, torch 1)',
-    'op-cartesian_prod-0':
-        'node 3: ember ExpandBackward0 where torch has CloneBackward0 (ember has 7 nodes,'
-        ' torch 9)',
     'op-combinations-0':
         'node 1: ember IndexBackward0 where torch has MaskedSelectBackward0 (ember has 3 '
         'nodes, torch 7)',
@@ -620,9 +617,6 @@ KNOWN = {
     'op-einsum_trace_ellipsis-0':
         'node 0: ember EinsumBackward0 where torch has ViewBackward0 (ember has 1 nodes, '
         'torch 13)',
-    'op-tensordot-0':
-        'node 4: ember PermuteBackward0 where torch has CloneBackward0 (ember has 6 '
-        'nodes, torch 8)',
     'op-matrix_norm_1-0':
         'node 0: ember SqueezeBackward2 where torch has AmaxBackward0 (ember has 4 nodes,'
         ' torch 2)',
@@ -799,12 +793,6 @@ KNOWN = {
         'tensor argument; torch omits it) (ember has 3 nodes, torch 3)',
     'op-sum_to_size-0':
         "node 2 ViewBackward0: edges ['Acc'], torch [3] (ember has 3 nodes, torch 4)",
-    'op-reshape-0':
-        'node 1: ember TBackward0 where torch has CloneBackward0 (ember has 2 nodes, '
-        'torch 3)',
-    'op-reshape-1':
-        'node 1: ember TBackward0 where torch has CloneBackward0 (ember has 2 nodes, '
-        'torch 3)',
     'op-repeat_interleave-0':
         'node 0: ember IndexSelectBackward0 where torch has ViewBackward0 (ember has 1 '
         'nodes, torch 4)',

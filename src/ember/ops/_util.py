@@ -17,6 +17,17 @@ def xp_of(t):
     return _XP.get(type(t._array), np)
 
 
+def need_tensors(op, a, b, names=("input", "other")):
+    """``(a, b)`` when both are Tensors, else torch's TypeError naming the first that is not
+    (ops that take no Python number: ``maximum(x, 2)`` raises in torch)."""
+    if type(a) is not Tensor or type(b) is not Tensor:
+        for i, (name, x) in enumerate(zip(names, (a, b))):
+            if not isinstance(x, Tensor):
+                raise TypeError("%s(): argument '%s' (position %d) must be Tensor, not %s"
+                                % (op, name, i + 1, type(x).__name__))
+    return a, b
+
+
 def wrap_dim(dim, ndim, op="op"):
     """Normalise a possibly negative ``dim`` for a tensor of ``ndim`` dims, as torch checks it."""
     n = max(ndim, 1)

@@ -10,7 +10,7 @@ from ..backend import errstate, is_array
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import inplace
-from ._util import (SCALAR_TYPES, binary_arrays, check_shapes_broadcast, is_scalar,
+from ._util import (SCALAR_TYPES, binary_arrays, check_shapes_broadcast, is_scalar, need_tensors,
                     opmath_scalar, scalar_like, sum_to, xp_of)
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
@@ -812,16 +812,6 @@ def _float_arrays(op, a, b):
     return aa, bb
 
 
-def _need_tensors(op, a, b, names=("input", "other")):
-    """``(a, b)`` when both are tensors, else torch's TypeError for the first that is not."""
-    if type(a) is not Tensor or type(b) is not Tensor:
-        for i, (name, x) in enumerate(zip(names, (a, b))):
-            if not isinstance(x, Tensor):
-                raise TypeError("%s(): argument '%s' (position %d) must be Tensor, not %s"
-                                % (op, name, i + 1, type(x).__name__))
-    return a, b
-
-
 def _as_tensors(op, a, b):
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError("%s(): argument 'input' (position 1) must be Tensor, not %s"
@@ -913,22 +903,22 @@ def _fminmax_grads(ctx, grad_output, sign):
 
 def maximum(input, other, *, out=None):
     """Element-wise maximum (nan propagates; ties split the gradient). Matches ``torch.maximum``."""
-    return Maximum.apply(*_need_tensors("maximum", input, other))
+    return Maximum.apply(*need_tensors("maximum", input, other))
 
 
 def minimum(input, other, *, out=None):
     """Element-wise minimum (nan propagates; ties split the gradient). Matches ``torch.minimum``."""
-    return Minimum.apply(*_need_tensors("minimum", input, other))
+    return Minimum.apply(*need_tensors("minimum", input, other))
 
 
 def fmax(input, other, *, out=None):
     """Element-wise maximum that ignores nan. Matches ``torch.fmax``."""
-    return Fmax.apply(*_need_tensors("fmax", input, other))
+    return Fmax.apply(*need_tensors("fmax", input, other))
 
 
 def fmin(input, other, *, out=None):
     """Element-wise minimum that ignores nan. Matches ``torch.fmin``."""
-    return Fmin.apply(*_need_tensors("fmin", input, other))
+    return Fmin.apply(*need_tensors("fmin", input, other))
 
 
 class Atan2(Function):
@@ -1038,7 +1028,7 @@ class Xlogy(Function):
 
 def atan2(input, other, *, out=None):
     """Element-wise ``atan(input / other)`` in the right quadrant. Matches ``torch.atan2``."""
-    return Atan2.apply(*_need_tensors("atan2", input, other))
+    return Atan2.apply(*need_tensors("atan2", input, other))
 
 
 arctan2 = atan2
@@ -1046,17 +1036,17 @@ arctan2 = atan2
 
 def logaddexp(input, other, *, out=None):
     """``log(exp(input) + exp(other))`` without overflow. Matches ``torch.logaddexp``."""
-    return Logaddexp.apply(*_need_tensors("logaddexp", input, other))
+    return Logaddexp.apply(*need_tensors("logaddexp", input, other))
 
 
 def logaddexp2(input, other, *, out=None):
     """``log2(2**input + 2**other)`` without overflow. Matches ``torch.logaddexp2``."""
-    return Logaddexp2.apply(*_need_tensors("logaddexp2", input, other))
+    return Logaddexp2.apply(*need_tensors("logaddexp2", input, other))
 
 
 def hypot(input, other, *, out=None):
     """``sqrt(input**2 + other**2)`` element-wise. Matches ``torch.hypot``."""
-    return Hypot.apply(*_need_tensors("hypot", input, other))
+    return Hypot.apply(*need_tensors("hypot", input, other))
 
 
 def xlogy(input, other, *, out=None):

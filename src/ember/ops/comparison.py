@@ -8,7 +8,8 @@ from ..backend import quiet as _quiet
 from ..dtypes import check_scalar, from_numpy_dtype, scalar_type_name
 from ..tensor import Tensor
 from ._inplace import inplace
-from ._util import SCALAR_TYPES, binary_arrays, check_shapes_broadcast, sum_to, xp_of
+from ._util import (SCALAR_TYPES, binary_arrays, check_shapes_broadcast, need_tensors, sum_to,
+                    xp_of)
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
            "not_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and",
@@ -19,20 +20,12 @@ __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less
            "logical_or_", "signbit", "isreal"]
 
 
-def _need_tensors(op, names, *args):
-    """torch's TypeError for an argument that must be a Tensor but is not (a Python scalar)."""
-    for i, (name, a) in enumerate(zip(names, args)):
-        if not isinstance(a, Tensor):
-            raise TypeError("%s(): argument '%s' (position %d) must be Tensor, not %s"
-                            % (op, name, i + 1, type(a).__name__))
-
-
 def _cmp(op, kernel, ordered=False, tensors_only=False):
     """The comparison ``op`` computed by the array module's function ``kernel`` (``ordered``:
     refused for complex; ``tensors_only``: both arguments must be tensors)."""
     def fn(input, other, *, out=None):
         if tensors_only:
-            _need_tensors(op, ("input", "other"), input, other)
+            need_tensors(op, input, other)
         if not isinstance(input, Tensor):
             from .creation import as_tensor
             input = as_tensor(input)
@@ -127,7 +120,7 @@ def signbit(input, *, out=None):
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``|input - other| <= atol + rtol * |other|`` element-wise."""
-    _need_tensors("isclose", ("input", "other"), input, other)
+    need_tensors("isclose", input, other)
     a, b = binary_arrays("isclose", input, other)
     return Tensor._wrap(xp_of(input).isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 

@@ -8,8 +8,7 @@ from ..autograd.function import Function
 from ..backend import quiet as _quiet
 from ..dtypes import complex32
 from ..tensor import Tensor
-from ._util import check_shapes_broadcast, sum_to, xp_of
-from .comparison import _need_tensors
+from ._util import check_shapes_broadcast, need_tensors, sum_to, xp_of
 from ._inplace import inplace
 from .shape import _view_of
 
@@ -248,14 +247,14 @@ def complex(real, imag, *, out=None):
         >>> ember.complex(ember.tensor([1., 2.]), ember.tensor([3., -4.]))
         tensor([1.+3.j, 2.-4.j])
     """
-    _need_tensors("complex", ("real", "imag"), real, imag)
+    need_tensors("complex", real, imag, ("real", "imag"))
     _same_float(real, imag)
     return Complex.apply(real, imag)
 
 
 def polar(abs, angle, *, out=None):
     """The complex tensor ``abs * exp(1j * angle)``."""
-    _need_tensors("polar", ("abs", "angle"), abs, angle)
+    need_tensors("polar", abs, angle, ("abs", "angle"))
     _same_float(abs, angle)
     return Polar.apply(abs, angle)
 

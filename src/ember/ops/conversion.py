@@ -7,6 +7,7 @@ from ..backend import backend_for, backend_of, device, to_host
 from ..random import _gen, _random_range, _sample_like
 from ..tensor import Tensor, _to_array
 from ._inplace import overwrite
+from .shape import Clone
 from ._util import checked_scalar
 
 __all__ = ["to", "clone", "contiguous", "detach", "device", "is_tensor", "is_floating_point",
@@ -36,18 +37,6 @@ class ToCopy(Function):
     def backward(ctx, grad_output):
         d = ctx._input_meta(0)[1]
         return to(grad_output, _dt.from_numpy_dtype(d), ctx.source), None, None
-
-
-class Clone(Function):
-    node_name = "CloneBackward0"
-
-    @staticmethod
-    def forward(ctx, a):
-        return Tensor._wrap(a._array.copy())
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output
 
 
 def _type_to_dtype(t):

@@ -11,8 +11,8 @@ from .. import return_types as _rt
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._inplace import inplace, write
-from ._util import backend_for, binary_arrays, needs_float, wrap_dim, xp_of
-from .arithmetic import _need_tensors, float_power, neg_, sub
+from ._util import backend_for, binary_arrays, need_tensors, needs_float, wrap_dim, xp_of
+from .arithmetic import float_power, neg_, sub
 from .comparison import (bitwise_left_shift, bitwise_not, bitwise_right_shift, ge_, gt_,
                          le_, logical_xor, lt_, ne_)
 from .creation import _new, as_tensor, zeros
@@ -113,7 +113,7 @@ def trace(input):
 
 def dist(input, other, p=2):
     """``norm(input - other, p)`` (a real result for complex inputs)."""
-    _need_tensors("dist", input, other)
+    need_tensors("dist", input, other)
     d = sub(input, other)
     if d._array.dtype.kind not in "fcV":
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
@@ -188,7 +188,7 @@ _LN2 = math.log(2.0)
 
 def ldexp(input, other):
     """``input * 2 ** other``."""
-    _need_tensors("ldexp", input, other)
+    need_tensors("ldexp", input, other)
     return Ldexp.apply(input, other)
 
 
@@ -209,7 +209,7 @@ _rt_histogram, _rt_histogramdd = _rt.histogram, _rt.histogramdd
 
 def _int_binary(name, kernel):
     def fn(input, other):
-        _need_tensors(name, input, other)
+        need_tensors(name, input, other)
         aa, ba = binary_arrays(name, input, other)
         if aa.dtype.kind not in "biu":
             raise NotImplementedError("\"%s_cpu\" not implemented for '%s'"
@@ -226,7 +226,7 @@ lcm = _int_binary("lcm", "lcm")
 
 def heaviside(input, values):
     """The Heaviside step: 0 below zero, 1 above, ``values`` at zero."""
-    _need_tensors("heaviside", input, values, ("input", "values"))
+    need_tensors("heaviside", input, values, ("input", "values"))
     if not isinstance(values, Tensor) or values._array.dtype != input._array.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     aa, ba = binary_arrays("heaviside", input, values)
@@ -235,7 +235,7 @@ def heaviside(input, values):
 
 def nextafter(input, other):
     """The next float after ``input`` towards ``other``."""
-    _need_tensors("nextafter", input, other)
+    need_tensors("nextafter", input, other)
     aa, ba = binary_arrays("nextafter", input, other)
     if aa.dtype.kind != "f":
         raise NotImplementedError("\"nextafter_cpu\" not implemented for '%s'"

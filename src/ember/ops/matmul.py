@@ -10,8 +10,7 @@ from ..backend import same_device
 from ..tensor import Tensor
 from ._util import binary_arrays, mm2d, sum_to, wrap_dim, xp_of
 from ..dtypes import int64 as _int64, scalar_type_name as _tname
-from .conversion import Clone
-from .shape import Expand, Reshape, Squeeze, T, Transpose, Unsqueeze, View, _reshaped_view
+from .shape import Clone, Expand, Reshape, Squeeze, T, Transpose, Unsqueeze, reshape
 
 __all__ = ["mm", "matmul", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm",
            "baddbmm", "addmv", "addbmm", "einsum", "tensordot", "kron", "chain_matmul"]
@@ -347,7 +346,7 @@ class Addmv(_AddProduct):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return Addmv._grads(ctx, grad_output, lambda g, v: outer(g, v),
+        return Addmv._grads(ctx, grad_output, lambda g, v: outer(g, _conj(v)),
                             lambda m, g: mv(_adj(m), g))
 
 
@@ -460,23 +459,6 @@ def _mT(t):
     return Transpose.apply(t, t._array.ndim - 2, t._array.ndim - 1)
 
 
-class _ReshapeAlias(View):
-    """torch's ``reshape`` of a strided (not contiguous) tensor whose layout allows a view."""
-
-    node_name = "ReshapeAliasBackward0"
-
-
-def _reshape(t, shape):
-    """``t.reshape(shape)`` with torch's graph: a view (``ViewBackward0`` when contiguous,
-    ``ReshapeAliasBackward0`` when not), else ``_unsafe_view`` of a contiguous clone."""
-    arr = t._array
-    if _reshaped_view(arr, shape) is None:
-        return Reshape.apply(Clone.apply(t), shape)
-    if arr.flags.c_contiguous:
-        return View.apply(t, shape)
-    return _ReshapeAlias.apply(t, shape)
-
-
 def _should_fold(a, b):
     """torch's should_fold: fold the larger operand's batch into one mm/mv (no extra copy)."""
     a_larger = a._array.ndim >= b._array.ndim
@@ -500,7 +482,7 @@ def _folded(a, b):
     t2 = (T.apply(a) if a._array.ndim == 2 else a) if transpose else b
     sizes = t1._array.shape
     out_shape = sizes[:-1]
-    t1f = _reshape(t1, (math.prod(out_shape), sizes[-1]))
+    t1f = reshape(t1, (math.prod(out_shape), sizes[-1]))
     if t2._array.ndim == 2:
         out = Reshape.apply(Mm.apply(t1f, t2), out_shape + (t2._array.shape[1],))
         if transpose:
@@ -524,11 +506,11 @@ def _batched(a, b):
     p = bb.shape[-1] if nb > 1 else 1
     batch = tuple(np.broadcast_shapes(aa.shape[:-2], bb.shape[:-2]))
     nbatch = math.prod(batch)
-    a3 = _reshape(Expand.apply(a, batch + (n, m1)), (nbatch, n, m1))
+    a3 = reshape(Expand.apply(a, batch + (n, m1)), (nbatch, n, m1))
     if nb == 1:
-        b3 = Unsqueeze.apply(_reshape(Expand.apply(b, batch + (m2,)), (nbatch, m2)), 2)
+        b3 = Unsqueeze.apply(reshape(Expand.apply(b, batch + (m2,)), (nbatch, m2)), 2)
     else:
-        b3 = _reshape(Expand.apply(b, batch + (m2, p)), (nbatch, m2, p))
+        b3 = reshape(Expand.apply(b, batch + (m2, p)), (nbatch, m2, p))
     out_shape = batch + ((n,) if na > 1 else ()) + ((p,) if nb > 1 else ())
     out = Bmm.apply(a3, b3)
     if nb == 1:

@@ -305,6 +305,18 @@ def _viewable(shape, strides, new_shape):
     return view_d == -1
 
 
+class Clone(Function):
+    node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return Tensor._wrap(a._array.copy())
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output
+
+
 class Reshape(Function):
     """``reshape`` when the layout forbids a view: a copy, as torch's ``_unsafe_view``."""
 
@@ -438,12 +450,23 @@ def view(input, *shape):
     return View.apply(input, shape)
 
 
+class ReshapeAlias(View):
+    """``reshape`` of a strided (not contiguous) tensor whose layout allows a view."""
+
+    node_name = "ReshapeAliasBackward0"
+
+
 def reshape(input, *shape):
-    """``view`` when the memory layout allows, otherwise a copy."""
+    """A view when the memory layout allows (torch's ``ViewBackward0``, or
+    ``ReshapeAliasBackward0`` for a strided tensor), otherwise ``_unsafe_view`` of a contiguous
+    clone, as torch's graph shows it."""
     shape = _infer_shape("reshape", _shape_arg(shape), input._array.size)
-    if _reshaped_view(input._array, shape) is None:
-        return Reshape.apply(input, shape)
-    return View.apply(input, shape)
+    arr = input._array
+    if _reshaped_view(arr, shape) is None:
+        return Reshape.apply(Clone.apply(input), shape)
+    if arr.flags.c_contiguous:
+        return View.apply(input, shape)
+    return ReshapeAlias.apply(input, shape)
 
 
 def view_as(input, other):

@@ -9,8 +9,8 @@ from ..backend import backend_of
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import inplace
-from .comparison import _need_tensors, where as _where
-from ._util import binary_arrays, needs_float, sum_to, xp_of
+from .comparison import where as _where
+from ._util import binary_arrays, need_tensors, needs_float, sum_to, xp_of
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "sinc", "igamma", "igammac",
            "lgamma_", "digamma_", "polygamma_", "mvlgamma_", "i0_", "sinc_", "igamma_",
@@ -122,7 +122,7 @@ class _Igamma(Function):
 
 
 def _pair(op, input, other):
-    _need_tensors(op, ("input", "other"), input, other)
+    need_tensors(op, input, other)
     return input, other
 
 
