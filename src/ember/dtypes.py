@@ -342,9 +342,12 @@ class iinfo:
         return "iinfo(min=%d, max=%d, dtype=%s)" % (self.min, self.max, self.dtype)
 
 
-def scalar_type_name(np_dtype):
-    """torch's ScalarType name of a NumPy dtype in messages (``Float``, ``Long``, ...)."""
-    return from_numpy_dtype(np_dtype)._legacy.replace("Tensor", "")
+def scalar_type_name(d):
+    """torch's ScalarType name of a dtype (ember's or NumPy's) in messages (``Float``, ``Long``,
+    ...)."""
+    if not isinstance(d, dtype):
+        d = from_numpy_dtype(d)
+    return d._legacy.replace("Tensor", "")
 
 
 _C_NAME = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",

@@ -17,6 +17,15 @@ def xp_of(t):
     return _XP.get(type(t._array), np)
 
 
+def not_implemented_for(arr, kernel, kinds):
+    """torch's error for a kernel with no version for ``arr``'s dtype kind (letters of
+    ``kinds``: ``"b"`` bool, ``"iu"`` integers, ``"c"`` complex): ``"kernel" not implemented for
+    'Bool'``."""
+    if arr.dtype.kind in kinds:
+        raise NotImplementedError("\"%s\" not implemented for '%s'"
+                                  % (kernel, _dt.scalar_type_name(arr.dtype)))
+
+
 def need_tensors(op, a, b, names=("input", "other")):
     """``(a, b)`` when both are Tensors, else torch's TypeError naming the first that is not
     (ops that take no Python number: ``maximum(x, 2)`` raises in torch)."""

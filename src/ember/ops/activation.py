@@ -19,7 +19,7 @@ __all__ = ["softmax", "log_softmax", "selu", "celu", "selu_", "celu_", "hardshri
 def _kernel_check(name, arr, dim):
     if arr.dtype.kind not in "fc":
         raise NotImplementedError("\"%s_lastdim_kernel_impl\" not implemented for '%s'"
-                           % (name, _dt.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", "")))
+                                  % (name, _dt.scalar_type_name(arr.dtype)))
 
 
 class Softmax(Function):

@@ -5,13 +5,12 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
-from ..dtypes import kind as _kind
 from ..backend import errstate, is_array
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import inplace
 from ._util import (SCALAR_TYPES, binary_arrays, check_shapes_broadcast, is_scalar, need_tensors,
-                    opmath_scalar, scalar_like, sum_to, xp_of)
+                    not_implemented_for, opmath_scalar, scalar_like, sum_to, xp_of)
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "remainder", "fmod", "pow", "float_power", "neg", "negative",
@@ -327,7 +326,7 @@ class Pow(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = binary_arrays("pow", a, b)
-        _not_for("pow", aa, "b", kernel="pow")
+        not_implemented_for(aa, "pow", "b")
         xp = xp_of(a)
         with errstate(divide="ignore", invalid="ignore", over="ignore"):
             if aa.dtype.kind in "iu" and bool((bb < 0).any()):
@@ -704,15 +703,6 @@ def _real_if(ctx, i, g):
     return g
 
 
-def _not_for(op, arr, kinds, kernel=None):
-    """Raise torch's "not implemented for 'Long'" error for an operand dtype kind in ``kinds``."""
-    if _kind(arr.dtype) in kinds:
-        from .. import dtypes
-        name = dtypes.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", "")
-        raise NotImplementedError("\"%s\" not implemented for '%s'"
-                                  % (kernel or op + "_cpu", name))
-
-
 def _int_zero_check(bb):
     if bool((bb == 0).any()) if is_array(bb) else bb == 0:
         raise RuntimeError("ZeroDivisionError")
@@ -728,7 +718,7 @@ class DivRounding(Function):
         aa, bb = binary_arrays("div", a, b)
         xp = xp_of(a)
         if aa.dtype.kind in "iubc":
-            _not_for("div", aa, "bc", "div_%s_cpu" % mode)
+            not_implemented_for(aa, "div_%s_cpu" % mode, "bc")
             _int_zero_check(bb)
             if not is_array(bb):
                 bb = xp.asarray(bb, dtype=aa.dtype)
@@ -774,7 +764,7 @@ class Mod(Function):
     def forward(ctx, a, b, op):
         aa, bb = binary_arrays(op, a, b)
         if aa.dtype.kind in "iubc":
-            _not_for(op, aa, "bc")
+            not_implemented_for(aa, op + "_cpu", "bc")
             _int_zero_check(bb)
         ctx.op = op
         ctx.by_tensor = isinstance(b, Tensor)
@@ -927,7 +917,7 @@ class Atan2(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = _float_arrays("atan2", a, b)
-        _not_for("atan2", aa, "c")
+        not_implemented_for(aa, "atan2_cpu", "c")
         ctx.save_for_backward(a, b)
         xp = xp_of(a)
         return Tensor._wrap(xp.asarray(xp.arctan2(aa, bb)))
@@ -953,7 +943,7 @@ class Logaddexp(Function):
     def forward(ctx, a, b):
         cls = ctx._forward_cls
         aa, bb = binary_arrays(cls.op, a, b)
-        _not_for(cls.op, aa, "iub")
+        not_implemented_for(aa, cls.op + "_cpu", "iub")
         ctx.save_for_backward(a, b)
         xp = xp_of(a)
         with _quiet():
@@ -982,7 +972,7 @@ class Hypot(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = binary_arrays("hypot", a, b)
-        _not_for("hypot", aa, "iubc")
+        not_implemented_for(aa, "hypot_cpu", "iubc")
         xp = xp_of(a)
         out = Tensor._wrap(xp.asarray(xp.hypot(aa, bb)))
         ctx.save_for_backward(a, b, out)
@@ -1004,7 +994,7 @@ class Xlogy(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = _float_arrays("xlogy", a, b)
-        _not_for("xlogy", aa, "c")
+        not_implemented_for(aa, "xlogy_cpu", "c")
         ctx.save_for_backward(a, b)
         xp = xp_of(a)
         with _quiet():

@@ -17,10 +17,6 @@ __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar"
            "is_neg", "is_complex"]
 
 
-def _type_name(arr):
-    return _dt.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", "")
-
-
 def _zeros_like(t):
     return Tensor._wrap(xp_of(t).zeros_like(t._array))
 
@@ -214,7 +210,8 @@ def view_as_complex(input):
     arr = input._array
     if arr.dtype.kind != "f":
         raise RuntimeError("view_as_complex is only supported for half, float and double "
-                           "tensors, but got a tensor of scalar type: %s" % _type_name(arr))
+                           "tensors, but got a tensor of scalar type: %s"
+                           % _dt.scalar_type_name(arr.dtype))
     if arr.ndim == 0 or arr.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     item = arr.itemsize
@@ -229,12 +226,13 @@ def view_as_complex(input):
 
 def _same_float(a, b):
     da, db = a._array.dtype, b._array.dtype
+    names = (_dt.scalar_type_name(da), _dt.scalar_type_name(db))
     if da.kind != "f" or db.kind != "f":
         raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got %s "
-                           "and %s" % (_type_name(a._array), _type_name(b._array)))
+                           "and %s" % names)
     if da != db:
         raise RuntimeError("Expected object of scalar type %s but got scalar type %s for second "
-                           "argument" % (_type_name(a._array), _type_name(b._array)))
+                           "argument" % names)
     if da.itemsize == 2:
         complex32.np    # raises: NumPy has no complex32
 

@@ -166,16 +166,10 @@ def fill_(input, value):
 # The random fills draw on the host from the Generator (torch's mt19937 stream and transforms,
 # in the order torch's kernels visit memory) and write the sample into the tensor's array.
 
-_TITLE = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-          "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double",
-          "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
-
 def _require_float(input, kernel):
     d = input._array.dtype
-    if d.kind != "f":
-        raise RuntimeError("\"%s\" not implemented for '%s'" % (kernel, _TITLE.get(d.name,
-                                                                                   d.name)))
+    if d.kind not in "fV":     # (V: bfloat16)
+        raise RuntimeError("\"%s\" not implemented for '%s'" % (kernel, _dt.scalar_type_name(d)))
 
 
 def _random_fill(input, sample, op):

@@ -378,13 +378,7 @@ def _numel(shape):
 
 def _check_float(d, kernel):
     if not d.is_floating_point:
-        raise RuntimeError("\"%s\" not implemented for '%s'" % (kernel, _dt_title(d)))
-
-
-def _dt_title(d):
-    names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-             "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}
-    return names.get(str(d).replace("torch.", ""), str(d))
+        raise RuntimeError("\"%s\" not implemented for '%s'" % (kernel, _dt.scalar_type_name(d)))
 
 
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -536,7 +530,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if probs.dtype.kind not in "fV":
         raise RuntimeError("multinomial only supports floating-point dtypes for input, got: %s"
-                           % _dt_title(input.dtype))
+                           % _dt.scalar_type_name(input.dtype))
     num_samples = int(num_samples)
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")

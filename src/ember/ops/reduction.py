@@ -13,7 +13,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
 from ..backend import errstate
 from ..tensor import Tensor
-from ._util import get_array_module, wrap_dim, wrap_dims, xp_of
+from ._util import get_array_module, not_implemented_for, wrap_dim, wrap_dims, xp_of
 from .shape import Expand, _broadcast_scalar, expand, reshape
 from .sorting import _along, _ranks, _ScatterDim, _std_sort
 
@@ -106,7 +106,7 @@ class Mean(Function):
             raise RuntimeError("mean(): could not infer output dtype. %s dtype must be either "
                                "a floating point or complex dtype. Got: %s"
                                % ("Input" if dtype is None else "Optional",
-                                  _dt.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", "")))
+                                  _dt.scalar_type_name(arr.dtype)))
         with errstate(invalid="ignore", divide="ignore"):
             if _low(arr):    # (the float32 sum rounded, then divided)
                 s = arr.astype(np.float32).sum().astype(arr.dtype).astype(np.float32)
@@ -130,7 +130,7 @@ class MeanDim(Function):
             raise RuntimeError("mean(): could not infer output dtype. %s dtype must be either "
                                "a floating point or complex dtype. Got: %s"
                                % ("Input" if dtype is None else "Optional",
-                                  _dt.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", "")))
+                                  _dt.scalar_type_name(arr.dtype)))
         ctx.dims, ctx.keepdim = dims, keepdim
         n = 1
         for d in dims:
@@ -194,10 +194,6 @@ _mode_t = _rt.mode
 _aminmax_t = _rt.aminmax
 
 
-def _legacy_name(arr):
-    return _dt.from_numpy_dtype(arr.dtype)._legacy.replace("Tensor", "")
-
-
 def _grad_dtype(input, dtype):
     """``dtype`` as an ember dtype; torch refuses an integral one for an input that requires
     grad (its result could not carry a gradient)."""
@@ -207,12 +203,6 @@ def _grad_dtype(input, dtype):
     if d.np.kind not in "fc" and input._requires_grad and _grad_state.enabled:
         raise RuntimeError("Autograd not support dtype: %s" % _dt.scalar_type_name(d.np))
     return d
-
-
-def _no_complex(arr, kernel):
-    """torch's error for an op whose CPU kernel has no complex version."""
-    if arr.dtype.kind == "c":
-        raise NotImplementedError("\"%s\" not implemented for '%s'" % (kernel, _legacy_name(arr)))
 
 
 _COMPLEX_KERNELS = {"max": "max_all", "min": "min_all", "median": "median_cpu",
@@ -245,7 +235,7 @@ def _dims_or_all(dim, ndim, op):
 def _float_only(op, arr):
     if arr.dtype.kind not in "fc":
         raise RuntimeError("%s(): input dtype should be either floating point or complex. Got %s "
-                           "instead." % (op, _legacy_name(arr)))
+                           "instead." % (op, _dt.scalar_type_name(arr.dtype)))
 
 
 def _argmax_kernel(arr, dim):
@@ -446,7 +436,7 @@ def _select_reduce(op, rtype, input, dim, keepdim):
     arr = input._array
     if arr.dtype.kind == "c":
         if dim is None or op not in ("max", "min"):
-            _no_complex(arr, _COMPLEX_KERNELS[op] if dim is None else "median_out")
+            not_implemented_for(arr, _COMPLEX_KERNELS[op] if dim is None else "median_out", "c")
         raise RuntimeError("%s(): does not support complex input" % op)
     if dim is None:
         _nonempty(op, arr)
@@ -494,7 +484,7 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
     if input._array.dtype == np.bool_:
         raise NotImplementedError("\"median_%s\" not implemented for 'Bool'"
                                   % ("cpu" if dim is None else "out"))
-    _no_complex(input._array, "median_cpu" if dim is None else "median_out")
+    not_implemented_for(input._array, "median_cpu" if dim is None else "median_out", "c")
     if dim is None and input._array.size == 0:
         return Tensor._wrap(xp_of(input).full((), np.nan, dtype=input._array.dtype))
     return _select_reduce("nanmedian", _nanmedian_t, input, dim, keepdim)
@@ -503,7 +493,7 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """The most frequent value along ``dim`` (smallest on ties) and its last index."""
     arr = input._array
-    _no_complex(arr, "mode_cpu")
+    not_implemented_for(arr, "mode_cpu", "c")
     d = wrap_dim(dim, arr.ndim, "mode")
     _nonempty("mode", arr, d)
     return _mode_t(*_SelectDim.apply(input, d, keepdim, "mode"))
@@ -511,7 +501,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
 
 def _amax_amin(op, input, dim, keepdim):
     arr = input._array
-    _no_complex(arr, _COMPLEX_KERNELS[op])
+    not_implemented_for(arr, _COMPLEX_KERNELS[op], "c")
     dims = _dims_or_all(dim, arr.ndim, op)
     if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         _nonempty(op, arr)
@@ -536,7 +526,7 @@ def amin(input, dim=(), keepdim=False, *, out=None):
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """``(min, max)`` over ``dim`` or the whole tensor, as ``torch.return_types.aminmax``."""
     arr = input._array
-    _no_complex(arr, "aminmax_cpu")
+    not_implemented_for(arr, "aminmax_cpu", "c")
     if dim is None:
         if arr.size == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
@@ -800,7 +790,7 @@ class VectorNorm(Function):
         arr = a._array
         if arr.dtype.kind not in "fcV":
             raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
-                               "as input. Got %s" % _legacy_name(arr))
+                               "as input. Got %s" % _dt.scalar_type_name(arr.dtype))
         xp = xp_of(a)
         x = xp.abs(arr)
         out_dtype = x.dtype
@@ -913,7 +903,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     from .comparison import isnan
     if input._array.dtype.kind not in "fcV":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
-                           "but got %s" % _legacy_name(input._array))
+                           "but got %s" % _dt.scalar_type_name(input._array.dtype))
     if dtype is not None and _dt.to_dtype(dtype).np.kind not in "fcV":
         raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be "
                            "either a floating point or complex dtype. Got: %s"

@@ -5,10 +5,9 @@ Values are differentiable: the gradient goes back to the position each value cam
 import numpy as np
 
 from .. import return_types as _rt
-from ..dtypes import scalar_type_name
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import get_array_module, wrap_dim, xp_of
+from ._util import get_array_module, not_implemented_for, wrap_dim, xp_of
 from .shape import unsqueeze
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive",
@@ -382,13 +381,6 @@ def _no_complex_sort(input, op):
         raise RuntimeError(" %s does not support complex dtypes on CPU" % op)
 
 
-def _not_for(arr, kernel, kinds):
-    """torch's error for a kernel with no version for these dtype kinds ('b' bool, 'c')."""
-    if arr.dtype.kind in kinds:
-        raise NotImplementedError("\"%s\" not implemented for '%s'"
-                                  % (kernel, scalar_type_name(arr.dtype)))
-
-
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     """Sorted values and their original indices along ``dim``.
 
@@ -439,7 +431,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The ``k``-th smallest value along ``dim`` (1-based) and its index."""
     arr = input._array
-    _not_for(arr, "kthvalue_cpu", "bc")
+    not_implemented_for(arr, "kthvalue_cpu", "bc")
     d = wrap_dim(dim, arr.ndim, "kthvalue")
     n = arr.shape[d] if arr.ndim else 1
     if k < 1 or k > n:
@@ -454,7 +446,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values (sorted), optionally with inverse indices and counts."""
     arr = input._array
-    _not_for(arr, "unique", "c")
+    not_implemented_for(arr, "unique", "c")
     xp = xp_of(input)
     if dim is None:
         vals, inv, counts = xp.unique(arr.reshape(-1), return_inverse=True, return_counts=True)
@@ -474,7 +466,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse runs of equal consecutive values (or slices along ``dim``)."""
     arr = input._array
-    _not_for(arr, "unique", "c")
+    not_implemented_for(arr, "unique", "c")
     xp = xp_of(input)
     if dim is None:
         flat = arr.reshape(-1)
@@ -503,7 +495,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                  sorter=None, out=None):
     """Indices where ``input`` values would be inserted to keep ``sorted_sequence`` sorted."""
     seq = sorted_sequence._array
-    _not_for(seq, "searchsorted_out_cpu", "bc")
+    not_implemented_for(seq, "searchsorted_out_cpu", "bc")
     xp = xp_of(sorted_sequence)
     scalar = not isinstance(input, Tensor)
     vals = xp.asarray(input) if scalar else input._array

@@ -9,7 +9,7 @@ from ..backend import get_array_module, same_device
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import inplace
-from ._util import INT_OF_SIZE, keep_where, needs_float, sum_to, xp_of
+from ._util import INT_OF_SIZE, keep_where, needs_float, not_implemented_for, sum_to, xp_of
 
 __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "abs", "absolute", "relu",
            "sigmoid", "tanh", "sin", "cos", "clamp", "clip", "clamp_min", "clamp_max",
@@ -466,7 +466,7 @@ def rsqrt(input, *, out=None):
 
 def abs(input, *, out=None):
     """Absolute value."""
-    _not_for_bool(input, "abs_cpu")
+    not_implemented_for(input._array, "abs_cpu", "b")
     return Abs.apply(input)
 
 
@@ -524,26 +524,14 @@ def clamp_max(input, max):
     return Clamp.apply(input, None, max, "clamp_max")
 
 
-def _not_for_bool(input, kernel):
-    if input._array.dtype == np.bool_:
-        raise NotImplementedError("\"%s\" not implemented for 'Bool'" % kernel)
-
-
 def _no_complex(input, op):
     if input._array.dtype.kind == "c":
         raise NotImplementedError("%s is not supported for complex inputs" % op)
 
 
-def _not_for_complex(input, kernel):
-    """torch's "not implemented for 'ComplexFloat'" error for a complex ``input``."""
-    if input._array.dtype.kind == "c":
-        raise NotImplementedError("\"%s\" not implemented for '%s'" % (
-            kernel, _dt.from_numpy_dtype(input._array.dtype)._legacy.replace("Tensor", "")))
-
-
 def _integral_copy(input, kernel):
     """Rounding an integer tensor gives a copy of it (a bool one raises, as torch)."""
-    _not_for_bool(input, kernel)
+    not_implemented_for(input._array, kernel, "b")
     return Tensor._wrap(input._array.copy())
 
 
@@ -566,7 +554,7 @@ def ceil(input, *, out=None):
 def round(input, *, decimals=0, out=None):
     """Round half to even, as torch (gradient zero)."""
     if input._array.dtype.kind in "iubc":
-        _not_for_complex(input, "round_vml_cpu")
+        not_implemented_for(input._array, "round_vml_cpu", "c")
         return _integral_copy(input, "round_vml_cpu")
     if decimals:
         scale = 10.0 ** decimals
@@ -872,10 +860,7 @@ def atanh(input, *, out=None):
 
 def frac(input, *, out=None):
     """``input - trunc(input)`` (gradient one)."""
-    if input._array.dtype.kind in "iubc":
-        from .. import dtypes
-        raise NotImplementedError("\"frac_cpu\" not implemented for '%s'" % dtypes.from_numpy_dtype(
-            input._array.dtype)._legacy.replace("Tensor", ""))
+    not_implemented_for(input._array, "frac_cpu", "iubc")
     return Frac.apply(input)
 
 
@@ -964,7 +949,7 @@ class Logit(Function):
 
 def logit(input, eps=None, *, out=None):
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
-    _not_for_complex(input, "logit_cpu")
+    not_implemented_for(input._array, "logit_cpu", "c")
     return Logit.apply(input, eps)
 
 
