@@ -143,7 +143,7 @@ class _Binary(Function):
         ga = gb = None
         if ctx.kind == "zeta":
             if ctx.needs_input_grad[0]:
-                raise RuntimeError("the derivative for 'zeta' is not implemented.")
+                raise NotImplementedError("the derivative for 'zeta' is not implemented.")
             gb = grad_output * -a * zeta(a + 1, b)
         else:
             if ctx.needs_input_grad[0]:

@@ -1,15 +1,10 @@
-"""Local stand-ins for ops ember does not have yet (``lgamma``, ``digamma``, ``polygamma``,
-``mvlgamma``, ``special.gammainc``, ``tril_indices``: to be replaced by the shared ops once they
-exist), and the random primitives torch's distributions draw through (``_standard_gamma``,
-``_sample_dirichlet``, ``binomial``)."""
-import math
-import types
+"""The random primitives torch's distributions draw through (``_standard_gamma``,
+``_sample_dirichlet``, ``binomial``), which ember's public ops do not have."""
 
 from ..autograd.function import Function
 from ..backend import backend_of, to_host
 from ..dtypes import finfo
-from ..ops import arange, broadcast_tensors, exp, expm1, log, xlogy, zeros
-from ..ops._util import needs_float, sum_to
+from ..ops._util import needs_float
 from ..random import _rng
 from ..tensor import Tensor
 
@@ -20,113 +15,6 @@ def _special(a):
 
 def _float(a):
     return needs_float(a._array)
-
-
-class Lgamma(Function):
-    node_name = "LgammaBackward0"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return Tensor._wrap(_special(a).gammaln(_float(a)))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, = ctx.saved_tensors
-        return grad_output * digamma(a)
-
-
-class Digamma(Function):
-    node_name = "DigammaBackward0"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        x = _float(a)
-        out = _special(a).psi(x)
-        # torch: digamma(0) is -inf (SciPy's pole gives nan)
-        out = backend_of(x).xp.where(x == 0, x.dtype.type(-math.inf), out)
-        return Tensor._wrap(out.astype(x.dtype, copy=False))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, = ctx.saved_tensors
-        return grad_output * polygamma(1, a)
-
-
-class Polygamma(Function):
-    node_name = "PolygammaBackward0"
-
-    @staticmethod
-    def forward(ctx, n, a):
-        ctx.n = n
-        ctx.save_for_backward(a)
-        x = _float(a)
-        return Tensor._wrap(_special(a).polygamma(n, x).astype(x.dtype, copy=False))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, = ctx.saved_tensors
-        return None, grad_output * polygamma(ctx.n + 1, a)
-
-
-def lgamma(input):
-    """``log|Gamma(input)|`` (torch.lgamma)."""
-    return Lgamma.apply(input)
-
-
-def digamma(input):
-    """The logarithmic derivative of Gamma (torch.digamma)."""
-    return Digamma.apply(input)
-
-
-def polygamma(n, input):
-    """The ``n``-th derivative of digamma (torch.polygamma)."""
-    return Polygamma.apply(int(n), input)
-
-
-def mvlgamma(input, p):
-    """The multivariate log-gamma function of dimension ``p`` (torch.mvlgamma)."""
-    if p < 1:
-        raise RuntimeError("p has to be greater than or equal to 1")
-    if bool((input <= (p - 1) / 2).any()):
-        raise RuntimeError("All elements must be greater than (p-1)/2")
-    args = input.unsqueeze(-1) - arange(p, dtype=input.dtype) / 2
-    return lgamma(args).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
-
-
-class Gammainc(Function):
-    node_name = "IgammaBackward0"
-
-    @staticmethod
-    def forward(ctx, a, x):
-        ctx.save_for_backward(a, x)
-        return Tensor._wrap(_special(a).gammainc(_float(a), _float(x)))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        a, x = ctx.saved_tensors
-        if ctx.needs_input_grad[0]:
-            raise NotImplementedError(
-                "the derivative for 'igamma: input' is not implemented.")
-        grad_x = grad_output * exp((a - 1) * log(x) - x - lgamma(a))
-        return None, sum_to(grad_x, x.shape)
-
-
-def _gammainc(input, other):
-    input, other = broadcast_tensors(input, other)
-    return Gammainc.apply(input, other)
-
-
-special = types.SimpleNamespace(gammainc=_gammainc, xlogy=xlogy, expm1=expm1,
-                                digamma=digamma, gammaln=lgamma, polygamma=polygamma)
-
-
-def tril_indices(row, col, offset=0, *, dtype=None, device=None):
-    """The indices of the lower triangle of a ``row x col`` matrix (torch.tril_indices)."""
-    xp = backend_of(zeros(0)._array).xp
-    r, c = xp.tril_indices(row, offset, col)
-    return Tensor._wrap(xp.stack([r, c]).astype(xp.int64))
 
 
 # Random primitives: drawn on the host from the Generator, as ember's other random ops.

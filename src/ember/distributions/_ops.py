@@ -1,5 +1,5 @@
-"""The namespace the distributions compute with: ember's ops, ``linalg`` and ``nn``, plus the
-stand-ins of ``_fallback``.
+"""The namespace the distributions compute with: ember's ops, ``linalg``, ``special`` and ``nn``,
+plus the random primitives of ``_fallback``.
 
 The distribution files read ``ember.NAME`` from here as torch's read ``torch.NAME``.
 """
@@ -14,8 +14,8 @@ from ..dtypes import finfo, get_default_dtype  # noqa: F401
 from ..ops import *  # noqa: F401,F403
 from ..tensor import Size, Tensor  # noqa: F401
 from .. import linalg  # noqa: F401,F811  (the public ember.linalg, not ops.linalg)
-from ._fallback import (digamma, lgamma, mvlgamma, polygamma, special,  # noqa: F401
-                        tril_indices, _dirichlet_grad, _sample_dirichlet, _standard_gamma,
+from .. import special  # noqa: F401
+from ._fallback import (_dirichlet_grad, _sample_dirichlet, _standard_gamma,  # noqa: F401
                         _standard_gamma_grad, binomial)
 
 inf = math.inf

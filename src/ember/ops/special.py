@@ -115,7 +115,7 @@ class _Igamma(Function):
         a, x = ctx.saved_tensors
         name = "igammac" if ctx.upper else "igamma"
         if ctx.needs_input_grad[0]:
-            raise RuntimeError("the derivative for '%s: input' is not implemented." % name)
+            raise NotImplementedError("the derivative for '%s: input' is not implemented." % name)
         d = exp(-x + (a - 1) * log(x) - lgamma(a))
         gx = grad_output * (-d if ctx.upper else d)
         return None, sum_to(gx, ctx._input_meta(1)[0]), None
