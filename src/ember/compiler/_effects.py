@@ -11,6 +11,7 @@ import sys
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..nn.modules.normalization import _BatchNorm
+from ..ops.normalization import update_running_stats
 from ..tensor import Tensor
 
 # the random functions, in place (``t.bernoulli_(p)``) and creating (``ember.randn(...)``)
@@ -60,21 +61,7 @@ class RunningStats(_Step):
 
     @staticmethod
     def forward(ctx, input, running_mean, running_var, momentum):
-        x = input._array
-        c = x.shape[1] if x.ndim > 1 else x.shape[0]
-        n = x.size // max(c, 1)
-        axes = (0,) + tuple(range(2, x.ndim))
-        mean = x.mean(axis=axes)
-        var = x.var(axis=axes) * (n / (n - 1))
-        m = momentum
-        if running_mean is not None:
-            rm = running_mean._array
-            rm[...] = (1 - m) * rm + m * mean.astype(rm.dtype)
-            running_mean._bump()
-        if running_var is not None:
-            rv = running_var._array
-            rv[...] = (1 - m) * rv + m * var.astype(rv.dtype)
-            running_var._bump()
+        update_running_stats(input._array, running_mean, running_var, momentum)
         return None
 
 

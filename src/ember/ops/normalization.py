@@ -89,6 +89,25 @@ def _param(t, input):
     return Tensor._wrap(xp_of(input).empty(0, dtype=input._array.dtype)) if t is None else t
 
 
+def update_running_stats(x, running_mean, running_var, momentum):
+    """Batch norm's in-place update of ``running_mean``/``running_var`` (either may be None)
+    from the batch array ``x`` (unbiased variance, as torch)."""
+    if running_mean is None and running_var is None:
+        return
+    c = x.shape[1] if x.ndim > 1 else x.shape[0]
+    n = x.size // max(c, 1)
+    axes = (0,) + tuple(range(2, x.ndim))
+    if running_mean is not None:
+        rm = running_mean._array
+        rm[...] = (1 - momentum) * rm + momentum * x.mean(axis=axes).astype(rm.dtype)
+        running_mean._bump()
+    if running_var is not None:
+        rv = running_var._array
+        var = x.var(axis=axes) * (n / (n - 1))
+        rv[...] = (1 - momentum) * rv + momentum * var.astype(rv.dtype)
+        running_var._bump()
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-05):
     """Batch normalization over all dims but the channel dim 1.
@@ -110,18 +129,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         axes = (0,) + tuple(range(2, x.ndim))
         out = Norm.apply(input, _param(weight, input), _param(bias, input), axes, eps,
                          "NativeBatchNormBackward0", shape, None, None)
-        if running_mean is not None or running_var is not None:
-            mean = x.mean(axis=axes)
-            var = x.var(axis=axes) * (n / (n - 1))
-            m = momentum
-            if running_mean is not None:
-                rm = running_mean._array
-                rm[...] = (1 - m) * rm + m * mean.astype(rm.dtype)
-                running_mean._bump()
-            if running_var is not None:
-                rv = running_var._array
-                rv[...] = (1 - m) * rv + m * var.astype(rv.dtype)
-                running_var._bump()
+        update_running_stats(x, running_mean, running_var, momentum)
     else:
         if eps < 0.0:
             raise ValueError("batch_norm eps must be non-negative, but got %s" % eps)
