@@ -20,7 +20,7 @@ LAYERS = [
     ("ops", "linalg", "cuda", "fft", "special", "backends"),
     ("nn", "optim", "utils", "serialization", "datasets", "distributions", "func", "distributed",
      "compiler", "_dynamo"),
-    ("viz", "_check", "_demo", "__main__", "__init__"),
+    ("viz", "_check", "_demo", "__main__", "__init__", "_torch_ns"),
 ]
 
 # Files whose job is host data: they may call NumPy on arrays. Elsewhere a line (or the first

@@ -135,4 +135,10 @@ def __getattr__(name):
     if name in _LAZY:
         import importlib
         return importlib.import_module("ember." + name)
+    if not name.startswith("_"):
+        # torch's C++-signature forms of nn.functional and the rest (``ember.kl_div``)
+        import importlib
+        ns = importlib.import_module("ember._torch_ns")
+        if name in ns.NAMES:
+            return getattr(ns, name)
     raise AttributeError("module 'ember' has no attribute %r" % name)

@@ -29,6 +29,7 @@ from .sorting import *  # noqa: F401,F403
 from .complex import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
 from .extra import *  # noqa: F401,F403
+from .view_copy import *  # noqa: F401,F403
 
 # Families whose functions are also Tensor methods (conv, pooling, loss ... are not).
 _FAMILIES = (activation, arithmetic, comparison, _complex, _extra, conversion, indexing, linalg,
@@ -49,7 +50,8 @@ _NOT_METHODS = {"device", "is_tensor", "where", "gradient", "trapezoid", "trapz"
 # Names callable as ``tensor.NAME(...)``: every family function taking the tensor first.
 _TENSOR_METHODS = frozenset(
     [n for fam in _FAMILIES for n in fam.__all__ if n not in _NOT_METHODS]
-    + ["bernoulli", "multinomial", "poisson"])
+    + ["bernoulli", "multinomial", "poisson", "diagonal_scatter", "select_scatter",
+       "slice_scatter", "as_strided_scatter", "narrow_copy", "nonzero_static"])
 
 # ``out=`` for the module-level functions that take it in torch (``ember.add(a, b, out=o)``).
 # Tensor methods and operators take no ``out=`` in torch: ``_PLAIN`` keeps the unwrapped

@@ -1,0 +1,457 @@
+"""The ``torch.*`` forms of neural-network functions (``torch.dropout``, ``torch.kl_div``,
+``torch.conv3d``, ...): torch's own signatures (positional flags, ``reduction`` as an int: 0
+none, 1 mean, 2 sum; when left out, 0, as torch's bindings) over ``ember.nn.functional``.
+``ember.NAME`` loads them on first use."""
+import warnings
+
+from . import linalg
+from .autograd import anomaly_mode
+from .autograd.grad_mode import no_grad
+from .nn import functional as F
+from .tensor import REMOVED
+
+_REDUCTION = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _reduction(r):
+    if isinstance(r, str):      # (a string is what F takes; torch's C++ form takes an int)
+        return r
+    if r not in _REDUCTION:
+        raise ValueError("%s is not a valid value for reduction" % r)
+    return _REDUCTION[r]
+
+
+def dropout(input, p, train):
+    return F.dropout(input, p, train)
+
+
+def dropout_(input, p, train):
+    return F.dropout(input, p, train, inplace=True)
+
+
+def alpha_dropout(input, p, train):
+    return F.alpha_dropout(input, p, train)
+
+
+def alpha_dropout_(input, p, train):
+    return F.alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_dropout(input, p, train):
+    return _feature(F.dropout2d, input, p, train, False)
+
+
+def feature_dropout_(input, p, train):
+    return _feature(F.dropout2d, input, p, train, True)
+
+
+def feature_alpha_dropout(input, p, train):
+    return F.feature_alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout_(input, p, train):
+    return F.feature_alpha_dropout(input, p, train, inplace=True)
+
+
+def _feature(fn, input, p, train, inplace):
+    with warnings.catch_warnings():     # (torch's feature dropout takes any rank >= 2)
+        warnings.simplefilter("ignore")
+        return fn(input, p, train, inplace)
+
+
+def native_dropout(input, p, train):
+    """``(output, mask)``: ``output`` is ``input * mask / (1 - p)`` in training."""
+    if train is False:
+        return input.clone(), input.new_ones(input.shape).bool()
+    keep = (input.new_empty(input.shape).bernoulli_(1 - p)).bool()
+    scale = 0.0 if p == 1 else 1.0 / (1 - p)
+    return input * keep * scale, keep
+
+
+def bilinear(input1, input2, weight, bias=None):
+    return F.bilinear(input1, input2, weight, bias)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    return F.binary_cross_entropy_with_logits(input, target, weight,
+                                              reduction=_reduction(reduction),
+                                              pos_weight=pos_weight)
+
+
+def channel_shuffle(input, groups):
+    return F.channel_shuffle(input, groups)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+def constant_pad_nd(input, pad, value=0):
+    return F.pad(input, pad, "constant", value)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return F.conv3d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return F.conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    return F.conv_tbc(input, weight, bias, pad)
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                groups):
+    """The convolution (``transposed``: its adjoint) of ``input.dim() - 2`` spatial dims."""
+    n = input.dim() - 2
+    if n not in (1, 2, 3):
+        raise RuntimeError("Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
+                           "input of size: %s" % list(input.shape))
+    if transposed:
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
+        return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    fn = (F.conv1d, F.conv2d, F.conv3d)[n - 1]
+    return fn(input, weight, bias, stride, padding, dilation, groups)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    return F.cosine_embedding_loss(input1, input2, target, margin,
+                                   reduction=_reduction(reduction))
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    return F.cosine_similarity(x1, x2, dim, eps)
+
+
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """``F.embedding`` with torch's C++ argument order (``weight`` first; ``padding_idx=-1``
+    means none)."""
+    return F.embedding(indices, weight, None if padding_idx == -1 else padding_idx,
+                       scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """Rows ``indices`` of ``input`` rescaled in place to norm at most ``max_norm``."""
+    with no_grad():
+        rows = indices.reshape(-1).unique()
+        sel = input.index_select(0, rows)
+        norms = sel.norm(p=norm_type, dim=1, keepdim=True)
+        scale = (max_norm / (norms + 1e-7)).clamp(max=1.0)
+        input.index_copy_(0, rows, sel * scale)
+    return input
+
+
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
+
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+                  eps, cudnn_enabled):
+    return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
+                           momentum, eps)
+
+
+def kl_div(input, target, reduction=0, *, log_target=False):
+    with warnings.catch_warnings():     # (torch's C++ form does not warn about 'mean')
+        warnings.simplefilter("ignore")
+        return F.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    return F.margin_ranking_loss(input1, input2, target, margin,
+                                 reduction=_reduction(reduction))
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
+                            ceil_mode=False):
+    return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode,
+                        return_indices=True)
+
+
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return F.max_pool3d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """``(output, save_mean, save_invstd)`` of batch norm (the saved statistics are empty
+    outside training, as torch's CPU kernel)."""
+    out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:
+        empty = input.new_empty((0,))
+        return out, empty, empty
+    dims = [0] + list(range(2, input.dim()))
+    x = input.detach()
+    mean = x.mean(dims)
+    var = x.var(dims, unbiased=False)
+    return out, mean, (var + eps).rsqrt()
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """``(output, mean, rstd)`` of layer norm; the statistics keep the normalized dims as 1."""
+    out = F.layer_norm(input, normalized_shape, weight, bias, eps)
+    dims = list(range(input.dim() - len(normalized_shape), input.dim()))
+    x = input.detach()
+    mean = x.mean(dims, keepdim=True)
+    var = x.var(dims, unbiased=False, keepdim=True)
+    return out, mean, (var + eps).rsqrt()
+
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """``(output, mean, rstd)`` of group norm; the statistics have shape ``(N, group)``."""
+    out = F.group_norm(input, group, weight, bias, eps)
+    x = input.detach().reshape(N, group, -1)
+    mean = x.mean(2)
+    var = x.var(2, unbiased=False)
+    return out, mean, (var + eps).rsqrt()
+
+
+def native_norm(input, p=2, dim=None, keepdim=False, dtype=None):
+    if dim is None:
+        return input.norm(p)
+    return input.norm(p, dim, keepdim, dtype=dtype)
+
+
+def norm_except_dim(v, pow=2, dim=0):
+    """The ``pow``-norm of ``v`` over every dim but ``dim`` (shape 1 there, as weight norm)."""
+    if dim == -1:
+        return v.norm(pow)
+    dims = [d for d in range(v.dim()) if d != dim]
+    return v.norm(pow, dims, keepdim=True)
+
+
+def nuclear_norm(input, dim=None, keepdim=False):
+    if isinstance(dim, bool):
+        dim, keepdim = None, dim
+    return linalg.matrix_norm(input, "nuc", dim if dim is not None else (-2, -1), keepdim)
+
+
+def frobenius_norm(input, dim, keepdim=False):
+    return linalg.vector_norm(input, 2, dim, keepdim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return F.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+def pdist(input, p=2.0):
+    return F.pdist(input, p)
+
+
+def pixel_shuffle(input, upscale_factor):
+    return F.pixel_shuffle(input, upscale_factor)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    return F.pixel_unshuffle(input, downscale_factor)
+
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    return F.poisson_nll_loss(input, target, log_input, full, eps=eps,
+                              reduction=_reduction(reduction))
+
+
+def prelu(input, weight):
+    return F.prelu(input, weight)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    return F.rms_norm(input, normalized_shape, weight, eps)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return F.rrelu(input, lower, upper, training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return F.rrelu(input, lower, upper, training, inplace=True)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
+                        reduction=0):
+    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                 reduction=_reduction(reduction))
+
+
+def affine_grid_generator(theta, size, align_corners):
+    return F.affine_grid(theta, size, align_corners)
+
+
+_MODES = ("bilinear", "nearest", "bicubic")
+_PADS = ("zeros", "border", "reflection")
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    return F.grid_sample(input, grid, _MODES[interpolation_mode], _PADS[padding_mode],
+                         align_corners)
+
+
+grid_sampler_2d = grid_sampler_3d = grid_sampler
+
+
+def _cell(kind):
+    def cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+        gi = F.linear(input, w_ih, b_ih)
+        gh = F.linear(hx if kind != "lstm" else hx[0], w_hh, b_hh)
+        if kind == "tanh":
+            return (gi + gh).tanh()
+        if kind == "relu":
+            return (gi + gh).relu()
+        if kind == "lstm":
+            i, f, g, o = (gi + gh).chunk(4, 1)
+            c = f.sigmoid() * hx[1] + i.sigmoid() * g.tanh()
+            return o.sigmoid() * c.tanh(), c
+        ri, zi, ni = gi.chunk(3, 1)
+        rh, zh, nh = gh.chunk(3, 1)
+        r, z = (ri + rh).sigmoid(), (zi + zh).sigmoid()
+        n = (ni + r * nh).tanh()
+        return (1 - z) * n + z * hx
+    cell.__name__ = {"tanh": "rnn_tanh_cell", "relu": "rnn_relu_cell", "lstm": "lstm_cell",
+                     "gru": "gru_cell"}[kind]
+    cell.__doc__ = "One step of torch's %s cell (``torch.%s``)." % (kind, cell.__name__)
+    return cell
+
+
+rnn_tanh_cell, rnn_relu_cell, lstm_cell, gru_cell = (_cell(k) for k in ("tanh", "relu", "lstm",
+                                                                        "gru"))
+
+
+def _removed(name, n_args):
+    def fn(*args, **kwargs):
+        if len(args) + len(kwargs) < n_args:
+            raise TypeError("%s() missing 1 required positional argument: 'A'" % name)
+        raise RuntimeError(REMOVED[name])
+    fn.__name__ = name
+    return fn
+
+
+# (torch keeps these names only to raise and say what replaced them)
+eig, symeig = _removed("eig", 1), _removed("symeig", 1)
+lstsq, solve = _removed("lstsq", 2), _removed("solve", 2)
+matrix_rank = _removed("matrix_rank", 1)
+
+
+is_anomaly_enabled = anomaly_mode.is_anomaly_enabled
+is_anomaly_check_nan_enabled = anomaly_mode.is_anomaly_check_nan_enabled
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    anomaly_mode.set_detect_anomaly(enabled, check_nan)
+
+
+_warn_always = [False]
+
+
+def set_warn_always(b):
+    _warn_always[0] = bool(b)
+
+
+def is_warn_always_enabled():
+    return _warn_always[0]
+
+
+_debug_mode = [0]
+
+
+def set_deterministic_debug_mode(debug_mode):
+    modes = {"default": 0, "warn": 1, "error": 2}
+    if isinstance(debug_mode, str):
+        if debug_mode not in modes:
+            raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, "
+                               "`error`, but got %s" % debug_mode)
+        debug_mode = modes[debug_mode]
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError("invalid value of debug_mode, expected 0, 1, or 2, but got %s"
+                           % debug_mode)
+    from . import use_deterministic_algorithms
+    use_deterministic_algorithms(debug_mode != 0, warn_only=debug_mode == 1)
+    _debug_mode[0] = debug_mode
+
+
+def get_deterministic_debug_mode():
+    import ember
+    if not ember.are_deterministic_algorithms_enabled():
+        return 0
+    return 1 if ember.is_deterministic_algorithms_warn_only_enabled() else 2
+
+
+def set_flush_denormal(mode):
+    """False: NumPy has no switch for flushing denormals (torch returns False where the CPU
+    lacks the instruction, too)."""
+    return False
+
+
+def init_num_threads():
+    return None
+
+
+def set_default_tensor_type(t):
+    """torch's deprecated form of ``set_default_dtype``: ``torch.DoubleTensor`` or its name."""
+    from . import dtypes, set_default_dtype
+    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+                  UserWarning, stacklevel=2)
+    name = t if isinstance(t, str) else getattr(t, "__name__", "")
+    name = name.rsplit(".", 1)[-1]
+    for d in (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.bfloat16):
+        if d._legacy == name:
+            return set_default_dtype(d)
+    raise TypeError("only floating-point types are supported as the default type")
+
+
+def is_storage(obj):
+    return False
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """``torch.vmap``: ``torch.func.vmap``."""
+    from .func import vmap as _vmap
+    return _vmap(func, in_dims, out_dims, randomness, chunk_size=chunk_size)
+
+
+def sym_int(a):
+    return int(a)
+
+
+def sym_float(a):
+    return float(a)
+
+
+def sym_max(a, b):
+    return max(a, b)
+
+
+def sym_min(a, b):
+    return min(a, b)
+
+
+def sym_not(a):
+    return not a
+
+
+def sym_ite(b, t, f):
+    return t if b else f
+
+
+def sym_sum(args):
+    return sum(args)
+
+
+def sym_sqrt(a):
+    import math
+    return math.sqrt(a)
+
+
+class OutOfMemoryError(RuntimeError):
+    """Raised when the device runs out of memory (CuPy's allocator on the GPU)."""
+
+
+class AcceleratorError(RuntimeError):
+    """An error the accelerator reported."""
+
+
+NAMES = frozenset(n for n, v in list(globals().items())
+                  if not n.startswith("_") and callable(v)
+                  and n not in ("F", "NAMES", "REMOVED", "linalg", "anomaly_mode", "no_grad"))
