@@ -19,15 +19,16 @@ LAYERS = [
     ("autograd",),
     ("ops", "linalg", "cuda", "fft", "special", "backends"),
     ("nn", "optim", "utils", "serialization", "datasets", "distributions", "func", "distributed",
-     "compiler", "_dynamo"),
-    ("viz", "_check", "_demo", "__main__", "__init__", "_torch_ns"),
+     "compiler", "_dynamo", "testing", "signal", "amp"),
+    ("viz", "_check", "_demo", "__main__", "__init__", "_torch_ns", "jit", "version", "cpu",
+     "functional"),
 ]
 
 # Files whose job is host data: they may call NumPy on arrays. Elsewhere a line (or the first
 # line of its statement) marked ``# host: why`` works on host data by design.
 HOST_SIDE = ("_tensor_str.py", "serialization.py", "random.py", "utils/data/", "datasets/",
              "backend/", "viz/", "_demo.py", "_check.py", "autograd/gradcheck.py",
-             "distributed/")
+             "distributed/", "testing/")
 
 # NumPy names that are about dtypes and constants, not about tensor data.
 NP_ALLOWED = {

@@ -10,7 +10,10 @@ from .dtypes import (bool, float, float16, float32, float64, double, half, int, 
                      complex128, cdouble, complex32, chalf, uint16, uint32, uint64,
                      float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,
                      float8_e8m0fnu, float4_e2m1fn_x2, quint8, qint8, qint32, quint4x2,
-                     quint2x4, bits8, bits16, bits1x8, bits2x4, bits4x2)
+                     quint2x4, bits8, bits16, bits1x8, bits2x4, bits4x2, layout, memory_format,
+                     strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc,
+                     jagged, contiguous_format, channels_last, channels_last_3d,
+                     preserve_format, legacy_contiguous_format)
 from .tensor import (Tensor, Size, FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
                      ShortTensor, CharTensor, ByteTensor, BoolTensor)
 from .tensor import _bind as _bind_tensor
@@ -35,6 +38,10 @@ _bind_tensor(ops, autograd.engine)    # Tensor's methods dispatch into ops (see 
 linalg = __import__("importlib").import_module(__name__ + ".linalg")
 
 __version__ = "0.1.0"
+from math import inf, nan, pi, e  # noqa: E402
+newaxis = None
+has_lapack = has_spectral = True
+has_mkl = has_openmp = False
 
 
 def result_type(tensor1, tensor2):
@@ -92,7 +99,8 @@ def typename(obj):
 
 
 _LAZY = ("nn", "optim", "utils", "viz", "datasets", "fft", "special", "distributions", "func",
-         "distributed", "backends", "compiler", "_dynamo", "serialization")
+         "distributed", "backends", "compiler", "_dynamo", "serialization", "testing",
+         "signal", "jit", "version", "cpu", "functional", "amp")
 
 
 def save(obj, f, *args, **kwargs):

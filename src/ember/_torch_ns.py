@@ -444,6 +444,150 @@ def sym_sqrt(a):
     return math.sqrt(a)
 
 
+def autocast(device_type, dtype=None, enabled=True, cache_enabled=None):
+    """``torch.autocast``: ``amp.autocast``."""
+    from .amp import autocast as _autocast
+    return _autocast(device_type, dtype, enabled, cache_enabled)
+
+
+def is_autocast_enabled(device_type=None):
+    from .amp import is_autocast_enabled as _on
+    return _on(device_type)
+
+
+def get_autocast_dtype(device_type):
+    from .amp import get_autocast_dtype as _dtype
+    return _dtype(device_type)
+
+
+def set_autocast_enabled(device_type, enabled=None):
+    from .amp import set_autocast_enabled as _set
+    _set(device_type, enabled)
+
+
+def set_autocast_dtype(device_type, dtype):
+    from .amp import set_autocast_dtype as _set
+    _set(device_type, dtype)
+
+
+def is_autocast_cpu_enabled():
+    return is_autocast_enabled("cpu")
+
+
+def get_autocast_cpu_dtype():
+    return get_autocast_dtype("cpu")
+
+
+def get_autocast_gpu_dtype():
+    return get_autocast_dtype("cuda")
+
+
+def set_autocast_cpu_enabled(enabled):
+    set_autocast_enabled("cpu", enabled)
+
+
+def set_autocast_cpu_dtype(dtype):
+    set_autocast_dtype("cpu", dtype)
+
+
+def set_autocast_gpu_dtype(dtype):
+    set_autocast_dtype("cuda", dtype)
+
+
+def is_autocast_cache_enabled():
+    return True
+
+
+def set_autocast_cache_enabled(enabled):
+    pass
+
+
+def clear_autocast_cache():
+    pass
+
+
+def GradScaler(device="cuda", init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5,
+               growth_interval=2000, enabled=True):
+    """``torch.GradScaler``: ``amp.GradScaler``."""
+    from .amp import GradScaler as _GradScaler
+    return _GradScaler(device, init_scale, growth_factor, backoff_factor, growth_interval,
+                       enabled)
+
+
+def cond(pred, true_fn, false_fn, operands=()):
+    """``torch.cond``: ``true_fn(*operands)`` if ``pred`` else ``false_fn(*operands)``."""
+    if isinstance(operands, list):
+        operands = tuple(operands)
+    return true_fn(*operands) if bool(pred) else false_fn(*operands)
+
+
+def while_loop(cond_fn, body_fn, carried_inputs):
+    """``torch.while_loop``: ``body_fn`` applied while ``cond_fn`` holds."""
+    if not isinstance(carried_inputs, tuple):
+        raise RuntimeError("carried_inputs must be a tuple, got %s" % type(carried_inputs))
+    while bool(cond_fn(*carried_inputs)):
+        carried_inputs = body_fn(*carried_inputs)
+        if not isinstance(carried_inputs, tuple):
+            carried_inputs = (carried_inputs,)
+    return carried_inputs
+
+
+def compiled_with_cxx11_abi():
+    return True
+
+
+def is_vulkan_available():
+    return False
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False):
+    """An uninitialised ``size`` tensor whose dims lie in memory in ``physical_layout``
+    order."""
+    import ember
+    if sorted(physical_layout) != list(range(len(size))):
+        raise RuntimeError("Number of dimensions in size does not match the length of the "
+                           "physical_layout; i.e. len(size) = %d is not equal to "
+                           "len(physical_layout) = %d" % (len(size), len(physical_layout)))
+    phys = ember.empty([size[p] for p in physical_layout], dtype=dtype, device=device)
+    inverse = [0] * len(size)
+    for i, p in enumerate(physical_layout):
+        inverse[p] = i
+    return phys.permute(inverse).requires_grad_(requires_grad)
+
+
+def hash_tensor(input, dim=(), *, keepdim=False, mode=0):
+    """The XOR of the elements' bit patterns (as 64-bit words) over ``dim`` (all when
+    empty), as uint64."""
+    import ember
+    if mode != 0:
+        raise RuntimeError("hash_tensor: mode %d is not supported" % mode)
+    wide = input.to(ember.float64) if input.is_floating_point() else input.to(ember.int64)
+    bits = wide.view(ember.uint64)
+    dims = list(range(input.dim())) if dim in ((), [], None) else \
+        ([dim] if isinstance(dim, int) else list(dim))
+    out = bits
+    for d in sorted((d % max(input.dim(), 1) for d in dims), reverse=True):
+        parts = out.unbind(d) if out.dim() else [out]
+        acc = parts[0]
+        for q in parts[1:]:
+            acc = acc.bitwise_xor(q)
+        out = acc.unsqueeze(d) if keepdim else acc
+    return out
+
+
+def detach_(input):
+    return input.detach_()
+
+
+def as_strided_(input, size, stride, storage_offset=None):
+    return input.as_strided_(size, stride, storage_offset)
+
+
+def resize_as_(input, the_template, *, memory_format=None):
+    return input.resize_as_(the_template)
+
+
 class OutOfMemoryError(RuntimeError):
     """Raised when the device runs out of memory (CuPy's allocator on the GPU)."""
 

@@ -388,3 +388,49 @@ def check_scalar(value, d, name=None, reduced=True):
     if (reduced or d.itemsize > 2 or d._rank != 2) and scalar_overflows(value, d):
         raise RuntimeError("value cannot be converted to type %s without overflow"
                            % (name or _C_NAME.get(d.name, d.name)))
+
+
+class layout:
+    """How a tensor's elements are stored (``torch.strided``: ember's only layout; the sparse
+    ones are named so that code comparing against them runs)."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "torch." + self._name
+
+    def __reduce__(self):
+        return self._name
+
+
+class memory_format:
+    """The order of a tensor's dims in memory (``torch.contiguous_format``,
+    ``torch.channels_last``, ...)."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "torch." + self._name
+
+    def __reduce__(self):
+        return self._name
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
+jagged = layout("jagged")
+_mkldnn = layout("_mkldnn")
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+preserve_format = memory_format("preserve_format")
+legacy_contiguous_format = memory_format("legacy_contiguous_format")
+__all__ += ["layout", "memory_format", "strided", "sparse_coo", "sparse_csr", "sparse_csc",
+            "sparse_bsr", "sparse_bsc", "jagged", "contiguous_format", "channels_last",
+            "channels_last_3d", "preserve_format", "legacy_contiguous_format"]

@@ -215,7 +215,7 @@ class Tensor:
     is_nested = False
     is_mkldnn = False
     is_xpu = is_mps = is_mtia = is_maia = is_ipu = is_xla = is_vulkan = False
-    layout = "torch.strided"
+    layout = _dt.strided
 
     @property
     def is_cpu(self) -> bool:

@@ -45,6 +45,15 @@ class BackwardCFunction(Node, FunctionCtx):
     _forward_cls = None
     _legacy_node = False
     _fast = True
+    _edge_marks = None
+
+    def mark_edges(self, *positions):
+        """List only the arguments at ``positions`` in this call's ``next_functions`` (a
+        Function of three or more arguments): torch's differentiable inputs of the overload the
+        call stands for. A listed argument that is a number, None or needs no gradient shows
+        as a None edge; the others show nothing. ``backward`` still returns one gradient per
+        argument (an ember extension, as ``set_node_name``)."""
+        self._edge_marks = positions
 
     def _call_backward(self, grads, create_graph=True):
         if not create_graph and self._array_backward is not None:
@@ -128,6 +137,7 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
 
     node_name: Optional[str] = None
     _legacy_node = True      # a legacy Function instance is its own node
+    _edge_marks = None
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -151,7 +161,7 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
             raise RuntimeError(_LEGACY_MSG % (cls.__name__, cls.__name__) +
                                " (this class defines forward as an instance method)")
         if _hook is not None:
-            return _hook(cls, args, kwargs)     # ember.compile is recording this call
+            return _hook(cls, args, kwargs)     # ember.compile or amp.autocast sees this call
         node = cls._backward_cls()
         forward = cls._forward_fn or cls.forward
         if not _state.enabled:
@@ -175,8 +185,19 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
         return self.backward(*grads)
 
 
-# ember.compile's recorder while it records a call (else None): ``apply`` hands it each call
+# ember.compile's recorder while it records a call, or amp.autocast's caster while one is
+# active (else None): ``apply`` hands it each call; it ends in ``plain_apply``
 _hook = None
+
+
+def plain_apply(cls, args, kwargs):
+    """``cls.apply(*args, **kwargs)`` without the hook."""
+    node = cls._backward_cls()
+    forward = cls._forward_fn or cls.forward
+    if not _state.enabled:
+        node.needs_input_grad = _needs_grad(args)
+        return forward(node, *args, **kwargs)
+    return _apply(forward, node, args, kwargs)
 
 _base_forward = inspect.getattr_static(Function, "forward")
 _base_setup = inspect.getattr_static(Function, "setup_context")
@@ -253,8 +274,9 @@ def _needs_grad(args):
 
 
 def _record_inputs(node, args, needs):
-    """The node's edges (one per argument: None for one that needs no gradient) and its
-    sequence number, drawn after its inputs' nodes (a view's regenerated one too)."""
+    """The node's edges (one per argument: None for one that needs no gradient), which of them
+    ``next_functions`` lists, and its sequence number, drawn after its inputs' nodes (a view's
+    regenerated one too)."""
     n = len(args)
     if n == 1:
         # NOTE: unary and binary ops without the general loop and with ``_edge`` inlined
@@ -286,7 +308,10 @@ def _record_inputs(node, args, needs):
                 continue
             edges.append(_edge(a))
         node._edges = tuple(edges)
-        if not all_tensors:
+        marks = node._edge_marks
+        if marks is not None:
+            node._tensor_args = tuple([i in marks for i in range(n)])
+        elif not all_tensors:
             # (None for an argument given as None: an edge torch keeps, e.g. conv's bias)
             node._tensor_args = tuple([a if a is None else isinstance(a, Tensor) for a in args])
     node._seq = _next_seq()

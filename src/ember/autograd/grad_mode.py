@@ -16,6 +16,8 @@ class _State(threading.local):
     enabled = True       # class attributes are each new thread's defaults
     anomaly = False
     anomaly_check_nan = True
+    autocast: dict = {}           # device type -> dtype, inside an enabled ``amp.autocast``
+    autocast_dtypes: dict = {}    # device type -> dtype set by ``set_autocast_dtype``
 
 
 state = _State()

@@ -152,6 +152,8 @@ class _Compiled:
         return list(self.module.modules()) if self.module is not None else []
 
     def __call__(self, *args, **kwargs):
+        if _state.autocast:         # (autocast casts per op: run eagerly inside it)
+            return self.fn(*args, **kwargs)
         if kwargs:
             tensors, key = _flatten(args, kwargs)
         else:

@@ -555,6 +555,7 @@ class _Server:
         self._saved = _effects.install(_record.effect_patches())
         self._prev = _record._current[0]
         _record._current[0] = self
+        self._prev_hook = _function._hook
         _function._hook = self.hook
         self.active = True
         return self
@@ -562,7 +563,7 @@ class _Server:
     def _exit(self):
         if self.active:
             self.active = False
-            _function._hook = None
+            _function._hook = self._prev_hook
             _record._current[0] = self._prev
             _effects.uninstall(self._saved)
 

@@ -30,6 +30,7 @@ from .complex import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
 from .extra import *  # noqa: F401,F403
 from .view_copy import *  # noqa: F401,F403
+from .spectral import *  # noqa: F401,F403
 
 # Families whose functions are also Tensor methods (conv, pooling, loss ... are not).
 _FAMILIES = (activation, arithmetic, comparison, _complex, _extra, conversion, indexing, linalg,
@@ -51,7 +52,8 @@ _NOT_METHODS = {"device", "is_tensor", "where", "gradient", "trapezoid", "trapz"
 _TENSOR_METHODS = frozenset(
     [n for fam in _FAMILIES for n in fam.__all__ if n not in _NOT_METHODS]
     + ["bernoulli", "multinomial", "poisson", "diagonal_scatter", "select_scatter",
-       "slice_scatter", "as_strided_scatter", "narrow_copy", "nonzero_static"])
+       "slice_scatter", "as_strided_scatter", "narrow_copy", "nonzero_static", "stft",
+       "istft"])
 
 # ``out=`` for the module-level functions that take it in torch (``ember.add(a, b, out=o)``).
 # Tensor methods and operators take no ``out=`` in torch: ``_PLAIN`` keeps the unwrapped

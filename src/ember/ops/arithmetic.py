@@ -1,5 +1,6 @@
 """Arithmetic with broadcasting and Python scalars on either side: add, sub, mul, div, pow, ..."""
 import math
+import warnings
 
 import numpy as np
 
@@ -62,6 +63,41 @@ class Sub(Function):
         ga = sum_to(grad_output, _grad_shape(ctx, 0)) if need[0] else None
         gb = sum_to(-grad_output, _grad_shape(ctx, 1)) if need[1] else None
         return ga, gb
+
+
+class AddAlpha(Function):
+    """``a + alpha * b`` of two tensors: one node, as torch's (``sign`` -1: ``a - alpha * b``)."""
+
+    node_name = "AddBackward0"
+    edge_args = (0, 1)     # (alpha is no input of torch's node)
+    sign = 1
+
+    @staticmethod
+    def forward(ctx, a, b, alpha):
+        ctx.alpha = alpha
+        return Add.forward(ctx, a, mul(b, alpha))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        need = ctx.needs_input_grad
+        ga = sum_to(grad_output, _grad_shape(ctx, 0)) if need[0] else None
+        gb = None
+        if need[1]:
+            alpha = ctx.alpha * ctx._forward_cls.sign
+            # (torch's grad * conj(alpha), real again for a real ``b``)
+            g = grad_output * (alpha.conjugate() if isinstance(alpha, complex) else alpha)
+            gb = _real_if(ctx, 1, sum_to(g, _grad_shape(ctx, 1)))
+        return ga, gb, None
+
+
+class SubAlpha(AddAlpha):
+    node_name = "SubBackward0"
+    sign = -1
+
+    @staticmethod
+    def forward(ctx, a, b, alpha):
+        ctx.alpha = alpha
+        return Sub.forward(ctx, a, mul(b, alpha))
 
 
 def _no_bool_sub(a, b):
@@ -207,6 +243,25 @@ class Div(Function):
         return ga, gb
 
 
+# torch's nodes of ``tensor op number`` from its C++ code (the ATen ``.Scalar`` overloads, one
+# edge): for composites that reproduce torch's graph, e.g. ``AddScalar.apply(x, 1e-12)``
+# (Python's ``x + 1e-12`` records AddBackward0 with a None edge, as torch's Python API)
+class AddScalar(Add):
+    node_name = "AddBackward1"
+
+
+class SubScalar(Sub):
+    node_name = "SubBackward1"
+
+
+class MulScalar(Mul):
+    node_name = "MulBackward1"
+
+
+class DivScalar(Div):
+    node_name = "DivBackward1"
+
+
 class Neg(Function):
     node_name = "NegBackward0"
 
@@ -318,6 +373,22 @@ class PowScalar(Function):
         return PowScalar._grad(ctx, grad_output, a)
 
 
+class PowScalarTensor(PowScalar):
+    """``a ** e`` with a 0-d integer tensor ``exponent`` that needs no gradient, computed as
+    with its number ``e``; torch's node is that of two tensors."""
+
+    node_name = "PowBackward1"
+
+    @staticmethod
+    def forward(ctx, a, e, exponent):
+        ctx.mark_edges(0, 2)
+        return PowScalar.forward(ctx, a, e)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return PowScalar.backward(ctx, grad_output) + (None,)
+
+
 class Pow(Function):
     """``a ** b`` with both tensors."""
 
@@ -421,11 +492,14 @@ def _tensor_first(op, a, b):
     return a, b
 
 
-def add(input, other, *, alpha=1, out=None):
-    """``input + alpha * other`` with broadcasting. Matches ``torch.add``."""
+def add(input, other, *args, alpha=1, out=None):
+    """``input + alpha * other`` with broadcasting. Matches ``torch.add`` (and its deprecated
+    form ``add(input, alpha, other)``)."""
     if alpha == 1 and isinstance(input, Tensor) and isinstance(other, _OPERAND) and \
-            alpha is not True:
+            alpha is not True and not args:
         return Add.apply(input, other)     # the common case, without argument juggling
+    if args:
+        other, alpha = _deprecated_alpha("add", other, args, alpha)
     if not isinstance(input, Tensor) and isinstance(other, Tensor) and alpha == 1 and \
             alpha is not True:
         input, other = other, input
@@ -434,8 +508,36 @@ def add(input, other, *, alpha=1, out=None):
         if _check_alpha(input, other, alpha):
             return Add.apply(input, other if alpha else (
                 mul(other, False) if isinstance(other, Tensor) else False))
-        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+        if isinstance(other, Tensor):
+            return AddAlpha.apply(input, other, alpha)
+        other = other * alpha
     return Add.apply(input, other)
+
+
+_DEPRECATED = ("This overload of %s is deprecated:\n\t%s(Number alpha, Tensor other)\nConsider "
+               "using one of the following signatures instead:\n\t%s(Tensor other, *, Number "
+               "alpha = 1)")
+
+
+def _deprecated_alpha(op, alpha, args, kw_alpha):
+    """``(other, alpha)`` of torch's deprecated ``op(input, alpha, other)`` call."""
+    if len(args) > 1 or kw_alpha != 1 or isinstance(kw_alpha, bool):
+        raise TypeError("%s() takes 2 positional arguments but %d were given"
+                        % (op, 2 + len(args)))
+    warnings.warn(_DEPRECATED % (op, op, op), UserWarning, stacklevel=3)
+    return args[0], alpha
+
+
+def _positional_alpha(op, other, args, kw_alpha):
+    """``alpha`` given after a number ``other``, as torch's ``op(input, other, alpha)``."""
+    if len(args) > 1 or kw_alpha != 1 or isinstance(kw_alpha, bool) or \
+            not is_scalar(other) or not is_scalar(args[0]):
+        raise TypeError("%s() received an invalid combination of arguments - got (%s), but "
+                        "expected one of:\n * (Tensor input, Tensor other, *, Number alpha = 1)"
+                        "\n * (Tensor input, Number other, Number alpha = 1)\n"
+                        % (op, ", ".join(["Tensor"] + [type(a).__name__
+                                                      for a in (other,) + tuple(args)])))
+    return args[0]
 
 
 def _check_alpha(input, other, alpha):
@@ -451,28 +553,45 @@ def _check_alpha(input, other, alpha):
     return False
 
 
-def sub(input, other, *, alpha=1, out=None):
-    """``input - alpha * other`` with broadcasting. Matches ``torch.sub``."""
-    if alpha == 1 and isinstance(input, Tensor) and isinstance(other, _OPERAND):
+def sub(input, other, *args, alpha=1, out=None):
+    """``input - alpha * other`` with broadcasting. Matches ``torch.sub`` (and its deprecated
+    form ``sub(input, alpha, other)``)."""
+    if alpha == 1 and isinstance(input, Tensor) and isinstance(other, _OPERAND) and not args:
         return Sub.apply(input, other)
+    if args:
+        other, alpha = _deprecated_alpha("sub", other, args, alpha)
+    return _sub(input, other, alpha)
+
+
+def _sub(input, other, alpha):
     input, other = _tensor_first("sub", input, other)
     if alpha != 1:
         _no_bool_sub(input, other)
         _check_alpha(input, other, alpha)
-        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+        if isinstance(other, Tensor):
+            return SubAlpha.apply(input, other, alpha)
+        other = other * alpha
     return Sub.apply(input, other)
 
 
-subtract = sub
+def subtract(input, other, *args, alpha=1, out=None):
+    """``input - alpha * other``; ``alpha`` may follow a number ``other`` positionally. Matches
+    ``torch.subtract``."""
+    if args:
+        alpha = _positional_alpha("subtract", other, args, alpha)
+    return _sub(input, other, alpha)
 
 
-def rsub(input, other, *, alpha=1):
+def rsub(input, other, *args, alpha=1):
     """``other - alpha * input``. Matches ``torch.rsub``."""
-    if isinstance(other, Tensor):
-        return Rsub.apply(input, other, alpha)
-    if not is_scalar(other):
+    if args:
+        alpha = _positional_alpha("rsub", other, args, alpha)
+    if not isinstance(other, Tensor) and not is_scalar(other):
         from .creation import as_tensor
-        return Rsub.apply(input, as_tensor(other), alpha)
+        other = as_tensor(other)
+    if alpha != 1 and isinstance(input, Tensor):
+        _no_bool_sub(input, other)
+        _check_alpha(input, other, alpha)
     return Rsub.apply(input, other, alpha)
 
 
@@ -518,6 +637,8 @@ def floor_divide(input, other, *, out=None):
 
 def remainder(input, other, *, out=None):
     """Python-style modulus (sign of the divisor). Matches ``torch.remainder``."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor) and is_scalar(input):
+        return RemainderOfNumber.apply(scalar_like(input, other), other, "remainder")
     input, other = _tensor_first("remainder", input, other)
     return Mod.apply(input, other, "remainder")
 
@@ -538,7 +659,7 @@ def pow(input, exponent, *, out=None):
     if isinstance(exponent, Tensor):
         if exponent._array.ndim == 0 and not exponent._requires_grad and \
                 input._array.dtype.kind in "fV" and exponent._array.dtype.kind not in "fV":
-            return PowScalar.apply(input, exponent.item())
+            return PowScalarTensor.apply(input, exponent.item(), exponent)
         return Pow.apply(input, exponent)
     if not is_scalar(exponent):
         from .creation import as_tensor
@@ -612,25 +733,115 @@ def lerp(input, end, weight, *, out=None):
     return Lerp.apply(input, end, weight)
 
 
+_ADDCDIV_INT = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
+    "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+    "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
+    "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+    "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
+    "dtypes.")
+
+
+class Addcmul(Function):
+    """``input + value * tensor1 * tensor2`` in one kernel (``Addcdiv``: ``/ tensor2``)."""
+
+    node_name = "AddcmulBackward0"
+    op = "addcmul"
+
+    @staticmethod
+    def forward(ctx, a, t1, t2, value):
+        cls = ctx._forward_cls
+        d = _dt.result_type(a, t1, t2).np
+        arrs = []
+        for t in (a, t1, t2):
+            arr = t._array
+            arrs.append(arr if arr.dtype == d else arr.astype(d))
+        aa, xa, ya = arrs
+        if cls is Addcdiv and t1._array.dtype.kind in "iub" and t2._array.dtype.kind in "iub":
+            raise RuntimeError(_ADDCDIV_INT)
+        not_implemented_for(aa, cls.op + "_cpu_out", "b")
+        shape = check_shapes_broadcast(cls.op, aa.shape, xa.shape)
+        check_shapes_broadcast(cls.op, shape, ya.shape)
+        _dt.check_scalar(value, _dt.from_numpy_dtype(d))
+        ctx.value = value
+        ctx.save_for_backward(t1 if ctx.needs_input_grad[2] else None,
+                              t2 if ctx.needs_input_grad[1] or cls is Addcdiv else None)
+        xp = xp_of(a)
+        # NOTE: torch's kernel: self + (value * tensor1) op tensor2, half types in float32
+        if d.kind in "iu":
+            v = int(value.real if isinstance(value, complex) else value)
+        elif d.kind == "V" or (d.kind == "f" and d.itemsize == 2):
+            aa, xa, ya = [x.astype(np.float32) for x in (aa, xa, ya)]
+            v = np.float32(value)
+        else:
+            v = value if d.kind == "c" else float(value.real if isinstance(value, complex)
+                                                   else value)
+        with _quiet():
+            prod = (xa * v) * ya if cls is Addcmul else (xa * v) / ya
+            out = aa + prod
+        return Tensor._wrap(xp.asarray(out).astype(d, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        t1, t2 = ctx.saved_tensors
+        v = ctx.value
+        need = ctx.needs_input_grad
+        g = grad_output
+        ga = _real_if(ctx, 0, sum_to(g, _grad_shape(ctx, 0))) if need[0] else None
+        g1 = _real_if(ctx, 1, sum_to(g * _cj(t2 * v), _grad_shape(ctx, 1))) if need[1] else None
+        g2 = _real_if(ctx, 2, sum_to(g * _cj(t1 * v), _grad_shape(ctx, 2))) if need[2] else None
+        return ga, g1, g2, None
+
+
+class Addcdiv(Addcmul):
+    node_name = "AddcdivBackward0"
+    op = "addcdiv"
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        t1, t2 = ctx.saved_tensors
+        v = ctx.value
+        need = ctx.needs_input_grad
+        g = grad_output
+        if need[1] and t2._array.dtype.kind in "iub":
+            # NOTE: torch's formula takes ``value / tensor2`` in tensor2's own (integral) dtype
+            raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                               % (_dt.scalar_type_name(_dt.get_default_dtype()),
+                                  _dt.scalar_type_name(t2._array.dtype)))
+        ga = _real_if(ctx, 0, sum_to(g, _grad_shape(ctx, 0))) if need[0] else None
+        g1 = _real_if(ctx, 1, sum_to(g * _cj(v / t2), _grad_shape(ctx, 1))) if need[1] else None
+        g2 = None
+        if need[2]:
+            g2 = _real_if(ctx, 2, sum_to(-g * _cj(v * t1 / (t2 * t2)), _grad_shape(ctx, 2)))
+        return ga, g1, g2, None
+
+
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    """``input + value * tensor1 * tensor2``."""
-    return add(input, mul(mul(tensor1, tensor2), value))
+    """``input + value * tensor1 * tensor2``. Matches ``torch.addcmul``."""
+    return Addcmul.apply(input, tensor1, tensor2, value)
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
-    """``input + value * tensor1 / tensor2``."""
-    return add(input, mul(div(tensor1, tensor2), value))
+    """``input + value * tensor1 / tensor2``. Matches ``torch.addcdiv``."""
+    return Addcdiv.apply(input, tensor1, tensor2, value)
 
 
-def add_(input, other, *, alpha=1):
+def add_(input, other, *args, alpha=1):
+    if args:
+        other, alpha = _deprecated_alpha("add_", other, args, alpha)
     return inplace(input, add, other, alpha=alpha)
 
 
-def sub_(input, other, *, alpha=1):
+def sub_(input, other, *args, alpha=1):
+    if args:
+        other, alpha = _deprecated_alpha("sub_", other, args, alpha)
     return inplace(input, sub, other, alpha=alpha)
 
 
-subtract_ = sub_
+def subtract_(input, other, *args, alpha=1):
+    if args:
+        alpha = _positional_alpha("subtract_", other, args, alpha)
+    return inplace(input, sub, other, alpha=alpha)
 
 
 def mul_(input, other):
@@ -715,6 +926,7 @@ class DivRounding(Function):
 
     @staticmethod
     def forward(ctx, a, b, mode):
+        ctx.mark_edges(0, 1)     # (a number divisor is a None edge of torch's node)
         aa, bb = binary_arrays("div", a, b)
         xp = xp_of(a)
         if aa.dtype.kind in "iubc":
@@ -762,10 +974,6 @@ class Mod(Function):
 
     @staticmethod
     def forward(ctx, a, b, op):
-        aa, bb = binary_arrays(op, a, b)
-        if aa.dtype.kind in "iubc":
-            not_implemented_for(aa, op + "_cpu", "bc")
-            _int_zero_check(bb)
         ctx.op = op
         ctx.by_tensor = isinstance(b, Tensor)
         if ctx.by_tensor:
@@ -774,10 +982,7 @@ class Mod(Function):
                 ctx.set_node_name("RemainderBackward1")
         else:    # torch's names for a number divisor
             ctx.set_node_name("FmodBackward0" if op == "fmod" else "RemainderBackward0")
-        xp = xp_of(a)
-        with _quiet():
-            q = xp.fmod(aa, bb) if op == "fmod" else xp.remainder(aa, bb)
-        return Tensor._wrap(xp.asarray(q))
+        return _mod(op, a, b)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -791,6 +996,33 @@ class Mod(Function):
             q = div(a, b, rounding_mode="trunc" if ctx.op == "fmod" else "floor")
             gb = sum_to(-grad_output * q, ctx._input_meta(1)[0])
         return ga, gb, None
+
+
+def _mod(op, a, b):
+    aa, bb = binary_arrays(op, a, b)
+    if aa.dtype.kind in "iubc":
+        not_implemented_for(aa, op + "_cpu", "bc")
+        _int_zero_check(bb)
+    xp = xp_of(a)
+    with _quiet():
+        q = xp.fmod(aa, bb) if op == "fmod" else xp.remainder(aa, bb)
+    return Tensor._wrap(xp.asarray(q))
+
+
+class RemainderOfNumber(Function):
+    """``remainder(number, tensor)`` (``a`` the number as a tensor): torch's node for it has
+    the divisor as its one input and no derivative."""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, b, op):
+        ctx.mark_edges(1)
+        return _mod(op, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
 
 
 def _float_arrays(op, a, b):
@@ -1016,6 +1248,24 @@ class Xlogy(Function):
         return ga, gb
 
 
+class XlogyScalar(Xlogy):
+    """``xlogy`` with a number ``input`` (``variant`` 1) or ``other`` (2) given as a tensor:
+    torch's node for it has the other argument as its one input."""
+
+    node_name = "XlogyBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b, variant):
+        if variant == 2:
+            ctx.set_node_name("XlogyBackward2")
+        ctx.mark_edges(1 if variant == 1 else 0)
+        return Xlogy.forward(ctx, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return Xlogy.backward(ctx, grad_output) + (None,)
+
+
 def atan2(input, other, *, out=None):
     """Element-wise ``atan(input / other)`` in the right quadrant. Matches ``torch.atan2``."""
     return Atan2.apply(*need_tensors("atan2", input, other))
@@ -1041,7 +1291,10 @@ def hypot(input, other, *, out=None):
 
 def xlogy(input, other, *, out=None):
     """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is nan)."""
-    return Xlogy.apply(*_as_tensors("xlogy", input, other))
+    a, b = _as_tensors("xlogy", input, other)
+    if a is input and b is other:
+        return Xlogy.apply(a, b)
+    return XlogyScalar.apply(a, b, 1 if b is other else 2)
 
 
 def atan2_(input, other):

@@ -378,6 +378,9 @@ def _numel(shape):
 
 def _check_float(d, kernel):
     if not d.is_floating_point:
+        if not d.is_complex:
+            raise NotImplementedError("\"%s\" not implemented for '%s'"
+                                      % (kernel, _dt.scalar_type_name(d)))
         raise RuntimeError("\"%s\" not implemented for '%s'" % (kernel, _dt.scalar_type_name(d)))
 
 

@@ -1,8 +1,8 @@
 """More of torch's tensor functions: histograms, statistics, windows, index helpers, number
 theory, cumulative max/min, integration, aliases and in-place variants."""
 import builtins as _b
-import itertools
 import math
+import warnings
 
 import numpy as np
 
@@ -11,16 +11,18 @@ from .. import return_types as _rt
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._inplace import inplace, write
+from ..backend import errstate
 from ._util import backend_for, binary_arrays, need_tensors, needs_float, wrap_dim, xp_of
-from .arithmetic import float_power, neg_, sub
+from .arithmetic import _no_bool_sub, float_power, neg_, sub
 from .comparison import (bitwise_left_shift, bitwise_not, bitwise_right_shift, ge_, gt_,
                          le_, logical_xor, lt_, ne_)
 from .creation import _new, as_tensor, zeros
 from .matmul import addbmm, addmm, addmv, baddbmm, outer
 from .reduction import cumsum, norm
-from .scatter import gather, masked_fill
-from .shape import (cat, chunk, diag_embed, flatten, narrow, split, split_with_sizes, stack,
-                    transpose_, tril, triu)
+from .scatter import gather, masked_select
+from .complex import complex as _complex
+from .shape import (Squeeze, cat, chunk, diag_embed, flatten, narrow, split, split_with_sizes,
+                    stack, transpose_, tril, triu)
 from .unary import _unary, _zero_grad, acosh, acosh_, asinh, asinh_, atanh, atanh_, clamp
 
 __all__ = [
@@ -114,11 +116,43 @@ def trace(input):
 def dist(input, other, p=2):
     """``norm(input - other, p)`` (a real result for complex inputs)."""
     need_tensors("dist", input, other)
-    d = sub(input, other)
-    if d._array.dtype.kind not in "fcV":
+    if input._array.dtype.kind == "b" or other._array.dtype.kind == "b":
+        _no_bool_sub(input, other)
+    aa, ba = binary_arrays("dist", input, other)
+    if aa.dtype.kind not in "fcV":
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
-                           "Got %s instead." % _dt.scalar_type_name(d._array.dtype))
-    return norm(d, p)
+                           "Got %s instead." % _dt.scalar_type_name(aa.dtype))
+    return Dist.apply(input, other, float(p))
+
+
+class Dist(Function):
+    """``||a - b||_p`` over all elements, one node as torch's DistBackward0."""
+
+    node_name = "DistBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, p):
+        aa, ba = binary_arrays("dist", a, b)
+        out = Tensor._wrap(norm(Tensor._wrap(aa - ba), p)._array)
+        ctx.p, ctx.dtype = p, _dt.from_numpy_dtype(aa.dtype)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b, out = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        if ctx.p == 0:
+            if need[1]:
+                raise RuntimeError("Expected a proper Tensor but got None (or an undefined "
+                                   "Tensor in C++) for argument #0 'self'")
+            return None, None, None
+        dt = ctx.dtype
+        d = (a if a.dtype == dt else a.to(dt)) - (b if b.dtype == dt else b.to(dt))
+        gd = _norm_backward(grad_output, d, ctx.p, out, tuple(range(d.dim())))
+        ga = _sum_back(gd, ctx._input_meta(0)[0]) if need[0] else None
+        gb = _sum_back(-gd, ctx._input_meta(1)[0]) if need[1] else None
+        return ga, gb, None
 
 
 class Copysign(Function):
@@ -156,6 +190,9 @@ def copysign(input, other):
                         "but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = "
                         "None)\n * (Tensor input, Number other, *, Tensor out = None)\n"
                         % (type(input).__name__, type(other).__name__))
+    d = _dt.result_type(input, other)
+    if d.is_complex:
+        raise NotImplementedError("\"copysign_cpu\" not implemented for '%s'" % d._legacy[:-6])
     return Copysign.apply(input, other)
 
 
@@ -211,7 +248,7 @@ def _int_binary(name, kernel):
     def fn(input, other):
         need_tensors(name, input, other)
         aa, ba = binary_arrays(name, input, other)
-        if aa.dtype.kind not in "biu":
+        if aa.dtype.kind not in "iu":
             raise NotImplementedError("\"%s_cpu\" not implemented for '%s'"
                                       % (name, _dt.from_numpy_dtype(aa.dtype)._legacy[:-6]))
         return Tensor._wrap(xp_of(input).asarray(getattr(xp_of(input), kernel)(aa, ba)))
@@ -226,11 +263,41 @@ lcm = _int_binary("lcm", "lcm")
 
 def heaviside(input, values):
     """The Heaviside step: 0 below zero, 1 above, ``values`` at zero."""
+    return _heaviside(input, values, "aten::heaviside")
+
+
+def heaviside_(input, values):
+    """In-place ``heaviside``."""
+    def heaviside(t, v):
+        return _heaviside(t, v, "aten::heaviside_")
+    return inplace(input, heaviside, values)
+
+
+def _heaviside(input, values, aten):
     need_tensors("heaviside", input, values, ("input", "values"))
+    if input._array.dtype.kind == "c" or values._array.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if not isinstance(values, Tensor) or values._array.dtype != input._array.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     aa, ba = binary_arrays("heaviside", input, values)
-    return Tensor._wrap(xp_of(input).heaviside(aa, ba).astype(aa.dtype))
+    out = Tensor._wrap(xp_of(input).heaviside(aa, ba).astype(aa.dtype))
+    return _NoDerivative.apply(input, values, out, aten)
+
+
+class _NoDerivative(Function):
+    """Results ``outs`` computed from the Tensor inputs, whose backward raises torch's error for
+    an op without a derivative formula (torch's node: NotImplemented)."""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, b, outs, aten):
+        ctx.aten = aten
+        return outs
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("derivative for %s is not implemented" % ctx.aten)
 
 
 def nextafter(input, other):
@@ -256,7 +323,6 @@ copysign_ = _inplace_of(copysign, "copysign")
 ldexp_ = _inplace_of(ldexp, "ldexp")
 gcd_ = _inplace_of(gcd, "gcd")
 lcm_ = _inplace_of(lcm, "lcm")
-heaviside_ = _inplace_of(heaviside, "heaviside")
 nextafter_ = _inplace_of(nextafter, "nextafter")
 addmm_ = _inplace_of(addmm, "addmm")
 addmv_ = _inplace_of(addmv, "addmv")
@@ -275,6 +341,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The ``n``-th forward difference along ``dim``."""
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError("order must be non-negative but got %d" % n)
     dim = wrap_dim(dim, input.dim())
     parts = [t for t in (prepend, input, append) if t is not None]
     if len(parts) > 1:
@@ -322,57 +390,83 @@ def _gradient_1d(y, dim, h, edge_order):
         return narrow(y, dim, start, length)
     if not isinstance(h, Tensor):
         h = float(h)
-        mid = (sl(2, n - 2) - sl(0, n - 2)) / (2 * h)
+        center = (sl(2, n - 2) - sl(0, n - 2)) / h
         if edge_order == 1:
             first = (sl(1, 1) - sl(0, 1)) / h
             last = (sl(n - 1, 1) - sl(n - 2, 1)) / h
         else:
-            first = (sl(0, 1) * -1.5 + sl(1, 1) * 2 - sl(2, 1) * 0.5) / h
-            last = (sl(n - 3, 1) * 0.5 - sl(n - 2, 1) * 2 + sl(n - 1, 1) * 1.5) / h
-        return cat([first, mid, last], dim)
+            first = (-1.5 * sl(0, 1) + 2 * sl(1, 1) - 0.5 * sl(2, 1)) / h
+            last = (0.5 * sl(n - 3, 1) - 2 * sl(n - 2, 1) + 1.5 * sl(n - 1, 1)) / h
+        return cat([first, center / 2, last], dim)
     shape = [1] * y.dim()
     shape[dim] = -1
-    dx = (h[1:] - h[:-1]).reshape(shape)
-    dx1, dx2 = narrow(dx, dim, 0, n - 2), narrow(dx, dim, 1, n - 2)
-    a = -dx2 / (dx1 * (dx1 + dx2))
-    b = (dx2 - dx1) / (dx1 * dx2)
-    c = dx1 / (dx2 * (dx1 + dx2))
+    dx = h[1:] - h[:-1]
+    dx1, dx2 = dx[:-1], dx[1:]
+    a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+    b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+    c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
     mid = a * sl(0, n - 2) + b * sl(1, n - 2) + c * sl(2, n - 2)
     if edge_order == 1:
-        first = (sl(1, 1) - sl(0, 1)) / narrow(dx, dim, 0, 1)
-        last = (sl(n - 1, 1) - sl(n - 2, 1)) / narrow(dx, dim, n - 2, 1)
+        first = (sl(1, 1) - sl(0, 1)) / dx[0]
+        last = (sl(n - 1, 1) - sl(n - 2, 1)) / dx[-1]
     else:
-        d1, d2 = narrow(dx, dim, 0, 1), narrow(dx, dim, 1, 1)
-        first = (-(2 * d1 + d2) / (d1 * (d1 + d2)) * sl(0, 1) + (d1 + d2) / (d1 * d2) * sl(1, 1)
-                 - d1 / (d2 * (d1 + d2)) * sl(2, 1))
-        d1, d2 = narrow(dx, dim, n - 3, 1), narrow(dx, dim, n - 2, 1)
-        last = (d2 / (d1 * (d1 + d2)) * sl(n - 3, 1) - (d2 + d1) / (d1 * d2) * sl(n - 2, 1)
-                + (2 * d2 + d1) / (d2 * (d1 + d2)) * sl(n - 1, 1))
+        d1, d2 = dx[0], dx[1]
+        first = (-(2.0 * d1 + d2) / (d1 * (d1 + d2)) * sl(0, 1) + (d1 + d2) / (d1 * d2) * sl(1, 1)
+                 + (-d1) / (d2 * (d1 + d2)) * sl(2, 1))
+        d1, d2 = dx[-2], dx[-1]
+        last = (d2 / (d1 * (d2 + d1)) * sl(n - 3, 1) - (d2 + d1) / (d2 * d1) * sl(n - 2, 1)
+                + (2 * d2 + d1) / (d2 * (d2 + d1)) * sl(n - 1, 1))
     return cat([first, mid, last], dim)
 
 
-def _trap_parts(y, x, dx, dim):
-    dim = wrap_dim(dim, y.dim())
-    n = y.shape[dim]
-    avg = (narrow(y, dim, 1, n - 1) + narrow(y, dim, 0, n - 1)) if n else y
-    if x is None:
-        return avg, (1.0 if dx is None else dx) / 2.0, dim
+def _slice(t, dim, start, stop=None):
+    """``t`` sliced along ``dim`` as torch's ``slice(dim, start, stop)`` (clamped bounds)."""
+    n = t.shape[dim]
+    lo = _b.min(_b.max(start + n if start < 0 else start, 0), n)
+    hi = n if stop is None else _b.min(_b.max(stop + n if stop < 0 else stop, 0), n)
+    return narrow(t, dim, lo, _b.max(hi - lo, 0))
+
+
+def _trap_dx(y, x, dim, op):
+    """The spacing tensor ``x[1:] - x[:-1]`` along ``dim``, laid out against ``y``."""
     if x.dim() == 1:
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError("%s: There must be one `x` value for each sample point" % op)
         shape = [1] * y.dim()
-        shape[dim] = -1
-        d = (x[1:] - x[:-1]).reshape(shape)
-    else:
-        xd = wrap_dim(dim, x.dim())
-        d = sub(narrow(x, xd, 1, x.shape[xd] - 1), narrow(x, xd, 0, x.shape[xd] - 1))
-    return avg * d, 0.5, dim
+        shape[dim] = x.shape[0]
+        x = x.view(shape)
+    elif x.dim() < y.dim():
+        x = x.view((1,) * (y.dim() - x.dim()) + tuple(x.shape))
+    return _slice(x, dim, 1) - _slice(x, dim, 0, -1)
+
+
+def _check_trap(y, x, dx, op):
+    if y._array.dtype == np.bool_ or (isinstance(x, Tensor) and x._array.dtype == np.bool_):
+        if isinstance(x, Tensor):
+            raise RuntimeError("%s: received a bool input for `x` or `y`, but bool is not "
+                               "supported" % op)
+        raise RuntimeError("%s: received a bool input for `y`, but bool is not supported" % op)
+    if x is None and isinstance(dx, (bool, complex)):
+        raise RuntimeError("%s: Currently, we only support dx as a real number." % op)
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoidal rule along ``dim`` (sample points ``x`` or spacing ``dx``)."""
-    if y.shape[wrap_dim(dim, y.dim())] == 0:
-        return y.sum(dim)
-    parts, scale, d = _trap_parts(y, x, dx, dim)
-    return parts.sum(d) * scale
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid() received an invalid combination of arguments - got both x "
+                        "and dx")
+    if x is not None and not isinstance(x, Tensor):
+        x, dx = None, x
+    dim = wrap_dim(dim, y.dim())
+    if y.shape[dim] == 0:
+        shape = tuple(s for k, s in enumerate(y.shape) if k != dim)
+        return Tensor._wrap(xp_of(y).zeros(shape, dtype=y._array.dtype))
+    _check_trap(y, x, dx, "trapezoid")
+    if x is None:
+        h = 1.0 if dx is None else float(dx)
+        return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * h
+    d = _trap_dx(y, x, dim, "trapezoid")
+    return ((_slice(y, dim, 0, -1) + _slice(y, dim, 1)) * d).sum(dim) / 2.0
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
@@ -384,10 +478,16 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoidal rule along ``dim`` (one element fewer than ``y``)."""
-    parts, scale, d = _trap_parts(y, x, dx, dim)
-    if y.shape[d] == 0:
-        return parts
-    return cumsum(parts * scale, d)
+    if x is not None and not isinstance(x, Tensor):
+        x, dx = None, x
+    dim = wrap_dim(dim, y.dim())
+    _check_trap(y, x, dx, "cumulative_trapezoid")
+    pair = _slice(y, dim, 0, -1) + _slice(y, dim, 1)
+    if x is None:
+        h = 1.0 if dx is None else float(dx)
+        return cumsum(h / 2.0 * pair, dim)
+    d = _trap_dx(y, x, dim, "cumulative_trapezoid")
+    return cumsum(pair * d, dim) / 2.0
 
 
 def diagflat(input, offset=0):
@@ -397,18 +497,75 @@ def diagflat(input, offset=0):
 
 def renorm(input, p, dim, maxnorm):
     """Each slice along ``dim`` rescaled to p-norm at most ``maxnorm``."""
+    if input._array.dtype.kind not in "fcV":
+        raise RuntimeError("renorm: input dtype should be either floating point or complex. Got "
+                           "%s instead." % _dt.scalar_type_name(input._array.dtype))
     if input.dim() < 2:
         raise RuntimeError("renorm: input needs at least 2 dimensions, got %d dimensions"
                            % input.dim())
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError("renorm: expected maxnorm to be >= 0 but got %s" % maxnorm)
     dim = wrap_dim(dim, input.dim())
-    others = tuple(d for d in range(input.dim()) if d != dim)
-    norms = norm(input, p, others, keepdim=True)
-    factor = maxnorm / (norms + 1e-7)
-    mask = Tensor._wrap(norms._array > maxnorm)
-    return input * factor.where(mask, Tensor._wrap(
-        xp_of(input).ones((), dtype=norms._array.dtype)))
+    return Renorm.apply(input, float(p), dim, float(maxnorm))
+
+
+def _renorm_parts(x, p, dims, maxnorm):
+    """The slice norms of ``x`` (float32 for half types) and whether each is over ``maxnorm``."""
+    nrm = norm(x, p, dims, keepdim=True)
+    return nrm, nrm._array > maxnorm
+
+
+class Renorm(Function):
+    node_name = "RenormBackward0"
+
+    @staticmethod
+    def forward(ctx, a, p, dim, maxnorm):
+        dims = tuple(d for d in range(a.dim()) if d != dim)
+        nrm, over = _renorm_parts(a, p, dims, maxnorm)
+        xp = xp_of(a)
+        factor = xp.where(over, maxnorm / (nrm._array + 1e-7), 1).astype(nrm._array.dtype)
+        out = a._array * factor
+        ctx.p, ctx.dims, ctx.maxnorm = p, dims, maxnorm
+        ctx.save_for_backward(a)
+        return Tensor._wrap(out.astype(a._array.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, = ctx.saved_tensors
+        p, dims, maxnorm = ctx.p, ctx.dims, ctx.maxnorm
+        nrm = norm(a, p, dims, keepdim=True)
+        s = (a.conj() * grad_output)
+        if s._array.dtype.kind == "c":
+            s = s.real
+        s = s.sum(dims, keepdim=True)
+        nb = _norm_backward(s, a, p, nrm, dims)
+        inv = (nrm + 1e-7).reciprocal()
+        factor = inv * maxnorm
+        out = (factor * grad_output - (factor * inv) * nb).where(nrm > maxnorm, grad_output)
+        return out, None, None, None
+
+
+def _norm_backward(g, x, p, nrm, dims):
+    """torch's ``norm_backward``: the gradient of the p-norm ``nrm`` (kept dims) of ``x``."""
+    zero = Tensor._wrap(xp_of(x).zeros((), dtype=nrm._array.dtype))
+    if p == 1:
+        return x.sgn() * g
+    if p == 2:
+        return (x * (g / nrm)).where(nrm != 0, zero)
+    if math.isinf(p):
+        hit = (x.abs() == nrm)
+        mask = hit.to(g.dtype)
+        return x.sgn() * (g / mask.sum(dims, keepdim=True)) * mask
+    if p < 1:
+        scaled = (x.sgn() * x.abs() ** (p - 1)).where(x != 0, zero)
+        return scaled * g * nrm ** (1 - p)
+    if p < 2:
+        gi = x.sgn() * x.abs() ** (p - 1) * g / nrm ** (p - 1)
+    else:
+        gi = x * x.abs() ** (p - 2) * g / nrm ** (p - 1)
+    return gi.where(nrm != 0, zero)
 
 
 renorm_ = _inplace_of(renorm, "renorm")
@@ -451,57 +608,57 @@ def _quantile(input, q, dim, keepdim, interpolation, name, ignore_nan):
                            "nearest. Got %s" % (name, interpolation))
     if input.numel() == 0:
         raise RuntimeError("%s() input tensor must be non-empty" % name)
-    if dim is None:
-        x = input.reshape(-1)
-        d = 0
-    else:
-        d = wrap_dim(dim, input.dim())
-        x = input if input.dim() else input.reshape(1)
-    x = x.movedim(d, -1)
     xp = xp_of(input)
-    srt = x.sort(-1).values
-    n = srt.shape[-1]
-    nan = xp.isnan(x._array)
+    nd = input.dim()
+    # (torch's quantile_impl: sort, view as [...reduced, n], gather the ranks, lerp)
+    if dim is None:
+        srt = input.flatten().sort().values
+        out_shape = [1] * nd if keepdim else []
+    else:
+        d = wrap_dim(dim, nd)
+        if d == nd - 1 or nd == 0:
+            srt = input.sort().values
+        else:
+            srt = input.unsqueeze(-1).transpose(d, -1).sort().values
+        out_shape = list(input.shape)
+        if nd:
+            if keepdim:
+                out_shape[d] = 1
+            else:
+                del out_shape[d]
+    n = srt.shape[-1] if srt.dim() else 1
+    srt = srt.view(out_shape + [n])
+    dt = srt._array.dtype
+    sa = srt._array
+    nq = len(q_arr)
     if ignore_nan:
-        valid = (n - nan.sum(-1, keepdims=True)).astype(srt._array.dtype)
+        valid = (~xp.isnan(sa)).sum(-1, keepdims=True)
+        rank = q_arr * (valid - 1).astype(dt)
+        rank = xp.where(rank < 0, 0, rank).astype(dt)
     else:
-        valid = xp.full(srt.shape[:-1] + (1,), n, dtype=srt._array.dtype)
-    qs = q_arr.reshape((-1,) + (1,) * srt.dim())
-    rank = qs * (valid - 1)
-    if not ignore_nan:
-        rank = xp.where(nan.any(-1, keepdims=True), n - 1, rank)
-    else:
-        rank = xp.where(valid == 0, 0, rank)
+        rank = xp.broadcast_to(q_arr * (n - 1), sa.shape[:-1] + (nq,))
+        rank = xp.where(xp.isnan(sa).any(-1, keepdims=True), n - 1, rank).astype(dt)
     if interpolation == "lower":
         rank = xp.floor(rank)
     elif interpolation == "higher":
         rank = xp.ceil(rank)
     elif interpolation == "nearest":
         rank = xp.round(rank)
-    lo = xp.floor(rank).astype(np.int64)
-    hi = xp.minimum(lo + 1, n - 1)
-    hi = xp.where(rank == lo, lo, hi)
-    vals = srt.unsqueeze(0).expand(len(q_arr), *srt.shape)
-    v_lo = gather(vals, -1, Tensor._wrap(lo.astype(np.int64)))
-    v_hi = gather(vals, -1, Tensor._wrap(hi.astype(np.int64)))
-    if interpolation == "midpoint":
-        w = xp.where(rank == lo, 0.0, 0.5).astype(srt._array.dtype)
-    else:
-        w = (rank - lo).astype(srt._array.dtype)
-    out = v_lo.lerp(v_hi, Tensor._wrap(w)).squeeze(-1)
-    if ignore_nan:
-        out = out.where(Tensor._wrap(valid[..., 0] > 0), Tensor._wrap(
-            xp.asarray(np.nan, dtype=srt._array.dtype)))
-    if keepdim:
-        if dim is None:
-            out = out.reshape((out.shape[0],) + (1,) * input.dim())
-        elif input.dim():
-            out = out.unsqueeze(d + 1)
-    if scalar_q:
-        out = out.squeeze(0)
-    elif q.dim() == 0:
-        out = out.squeeze(0)
-    return out
+    below = rank.astype(np.int64)
+    out = gather(srt, -1, Tensor._wrap(below))
+    if interpolation in ("linear", "midpoint"):
+        w = xp.full(rank.shape, 0.5, dtype=dt) if interpolation == "midpoint" else \
+            (rank - below).astype(dt)
+        above = xp.ceil(rank).astype(np.int64)
+        out = out.lerp(gather(srt, -1, Tensor._wrap(above)), Tensor._wrap(w))
+    if scalar_q or q.dim() == 0:
+        return _squeeze_(out, -1)
+    return out.unsqueeze(0).transpose(0, -1).squeeze(-1)
+
+
+def _squeeze_(t, dim):
+    """``t.squeeze_(dim)`` of a fresh result: torch's SqueezeBackward4 node."""
+    return Squeeze.apply(t, (wrap_dim(dim, t.dim()),), "SqueezeBackward4")
 
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
@@ -529,39 +686,41 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if aweights is not None:
         w = aweights if w is None else w * aweights
     if w is None:
-        avg = x.mean(1)
-        w_sum = n_obs
+        w_sum = Tensor._wrap(xp_of(x).asarray(n_obs, dtype=np.int64))
+        avg = x.sum(1) / w_sum
         norm_factor = n_obs - correction
     else:
-        w = w.to(_dt.from_numpy_dtype(x._array.dtype)) if w._array.dtype != x._array.dtype \
-            else w
         w_sum = w.sum()
         avg = (x * w).sum(1) / w_sum
-        if correction == 0:
-            norm_factor = w_sum
-        elif aweights is None:
-            norm_factor = w_sum - correction
-        else:
+        if aweights is not None and correction != 0:
             norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
+        else:
+            norm_factor = w_sum - correction
     xm = x - avg.unsqueeze(1)
-    xw = xm * w if w is not None else xm
-    if isinstance(norm_factor, Tensor):
-        norm_factor = clamp(norm_factor, min=0)
-    else:
-        norm_factor = _b.max(norm_factor, 0)
-    c = xw.mm(xm.t().conj()) / norm_factor
-    return c.squeeze()
+    if not isinstance(norm_factor, Tensor):
+        norm_factor = Tensor._wrap(xp_of(x).asarray(norm_factor, dtype=np.int64))
+    if bool((norm_factor._array <= 0).all()):
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.")
+        norm_factor = Tensor._wrap(xp_of(x).zeros((), dtype=norm_factor._array.dtype))
+    c = xm.mm((xm * w if w is not None else xm).t().conj())
+    return (c / norm_factor).squeeze()
 
 
 def corrcoef(input):
     """Pearson correlation coefficients of the variables in the rows of ``input``."""
+    if input.dim() > 2:
+        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got "
+                           "an input with %d dimensions" % input.dim())
     c = cov(input)
     if c.dim() == 0:
         return c / c
     d = c.diagonal()
-    stddev = d.sqrt()
-    c = c / stddev.unsqueeze(1)
-    c = c / stddev.unsqueeze(0)
+    stddev = (d.real if d._array.dtype.kind == "c" else d).sqrt()
+    c = c / stddev.view(-1, 1)
+    c = c / stddev.view(1, -1)
+    if c._array.dtype.kind == "c":
+        return _complex(clamp(c.real, -1, 1), clamp(c.imag, -1, 1))
     return clamp(c, -1, 1)
 
 
@@ -633,13 +792,50 @@ def logcumsumexp(input, dim):
     if input._array.dtype.kind in "biu":
         raise NotImplementedError("\"logcumsumexp_out_cpu\" not implemented for '%s'"
                                   % _dt.scalar_type_name(input._array.dtype))
-    if input.numel() == 0:
-        return input.clone()
-    xp = xp_of(input)
-    m = xp.max(input._array, axis=dim if input.dim() else None, keepdims=True)
-    m = xp.where(xp.isfinite(m), m, 0)
-    shift = Tensor._wrap(m)
-    return (input - shift).exp().cumsum(dim).log() + shift
+    if input._array.dtype.kind == "c":
+        if input.numel() == 0:
+            return input.clone()
+        xp = xp_of(input)
+        m = xp.max(input._array.real, axis=dim if input.dim() else None, keepdims=True)
+        shift = Tensor._wrap(xp.where(xp.isfinite(m), m, 0).astype(input._array.dtype))
+        return (input - shift).exp().cumsum(dim).log() + shift
+    return Logcumsumexp.apply(input, dim)
+
+
+class Logcumsumexp(Function):
+    node_name = "LogcumsumexpBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        arr = a._array
+        xp = xp_of(a)
+        if arr.ndim == 0 or arr.size == 0:
+            out = arr.copy()
+        else:
+            work = arr.astype(np.float32) if arr.dtype.itemsize < 4 else arr
+            with errstate(invalid="ignore", over="ignore"):
+                out = xp.logaddexp.accumulate(work, axis=dim).astype(arr.dtype)
+        out = Tensor._wrap(out)
+        ctx.dim = dim
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, out = ctx.saved_tensors
+        dim = ctx.dim
+        if grad_output.numel() == 0:
+            return grad_output, None
+        xp = xp_of(grad_output)
+        g = grad_output
+        low = Tensor._wrap(xp.asarray(_dt.finfo(g.dtype).min, dtype=g._array.dtype))
+        log_abs = g.abs().log()
+        pos = log_abs.where(g > 0, low)
+        neg = log_abs.where(g < 0, low)
+
+        def rev(x):
+            return logcumsumexp(x.flip(dim), dim).flip(dim) if x.dim() else x
+        return (rev(pos - out) + a).exp() - (rev(neg - out) + a).exp(), None
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
@@ -647,12 +843,43 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     if vec1.dim() != 1 or vec2.dim() != 1:
         raise RuntimeError("addr: Expected 1-D argument vec%d, but got %d-D"
                            % ((1, vec1.dim()) if vec1.dim() != 1 else (2, vec2.dim())))
+    return Addr.apply(input, vec1, vec2, beta, alpha)
+
+
+def _addr_value(input, vec1, vec2, beta, alpha):
     prod = outer(vec1, vec2)
     if alpha != 1:
         prod = prod * alpha
     if beta == 0:
         return prod + _zeros_of(input, prod)    # (input's NaNs ignored, as torch)
     return (input * beta if beta != 1 else input) + prod
+
+
+class Addr(Function):
+    node_name = "AddrBackward0"
+
+    @staticmethod
+    def forward(ctx, input, vec1, vec2, beta, alpha):
+        out = _addr_value(input, vec1, vec2, beta, alpha)
+        ctx.beta, ctx.alpha = beta, alpha
+        ctx.save_for_backward(vec1, vec2)
+        return Tensor._wrap(out._array)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        vec1, vec2 = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        g = grad_output
+        gi = g1 = g2 = None
+        if need[0]:
+            gi = _sum_back(g * ctx.beta if ctx.beta != 1 else g, ctx._input_meta(0)[0])
+            if gi is g:
+                gi = g.clone()
+        if need[1]:
+            g1 = g.mv(vec2.conj().to(g.dtype)) * ctx.alpha
+        if need[2]:
+            g2 = g.t().mv(vec1.conj().to(g.dtype)) * ctx.alpha
+        return gi, g1, g2, None, None
 
 
 def _zeros_of(input, like):
@@ -676,56 +903,67 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
                            % _dt.from_numpy_dtype(x1._array.dtype)._legacy[:-6])
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
-    d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    if p == 0:
-        return (d != 0).to(_dt.from_numpy_dtype(x1._array.dtype)).sum(-1) + d.sum(-1) * 0
-    return _pnorm_last(d, float(p))
+    return Cdist.apply(x1, x2, float(p))
 
 
-class _PNorm(Function):
-    """p-norm over the last dim with torch's cdist gradient (zero where the distance is 0)."""
+class Cdist(Function):
+    """p-norm distances between rows, with torch's cdist gradient (zero where the distance is
+    0)."""
 
     node_name = "CdistBackward0"
 
     @staticmethod
-    def forward(ctx, d, p):
-        xp = xp_of(d)
-        a = xp.abs(d._array)
-        if p == math.inf:
-            out = a.max(-1) if a.shape[-1] else xp.zeros(a.shape[:-1], a.dtype)
-        elif p == 1:
-            out = a.sum(-1)
-        elif p == 2:
-            out = xp.sqrt((a * a).sum(-1))
-        else:
-            out = (a ** p).sum(-1) ** (1 / p)
-        out = Tensor._wrap(xp.asarray(out, dtype=d._array.dtype))
+    def forward(ctx, x1, x2, p):
+        xp = xp_of(x1)
+        a1, a2 = x1._array, x2._array
+        if a1.dtype != a2.dtype:
+            d = _dt.result_type(x1, x2).np
+            a1, a2 = a1.astype(d), a2.astype(d)
+        batch = np.broadcast_shapes(a1.shape[:-2], a2.shape[:-2])
+        a1 = xp.broadcast_to(a1, batch + a1.shape[-2:])
+        a2 = xp.broadcast_to(a2, batch + a2.shape[-2:])
+        d = a1[..., :, None, :] - a2[..., None, :, :]
+        a = xp.abs(d)
+        with errstate(over="ignore", invalid="ignore", divide="ignore"):
+            if p == 0:
+                out = (a != 0).sum(-1)
+            elif p == math.inf:
+                out = a.max(-1) if a.shape[-1] else xp.zeros(a.shape[:-1], a.dtype)
+            elif p == 1:
+                out = a.sum(-1)
+            elif p == 2:
+                out = xp.sqrt((a * a).sum(-1))
+            else:
+                out = (a ** p).sum(-1) ** (1 / p)
+        out = Tensor._wrap(xp.asarray(out, dtype=a.dtype))
         ctx.p = p
-        ctx.save_for_backward(d, out)
+        ctx.save_for_backward(x1, x2, out)
         return out
 
     @staticmethod
     def backward(ctx, grad_output):
-        d, out = ctx.saved_tensors
+        x1, x2, out = ctx.saved_tensors
         p = ctx.p
+        need = ctx.needs_input_grad
+        d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
         g = grad_output.unsqueeze(-1)
         o = out.unsqueeze(-1)
         zero = Tensor._wrap(xp_of(d).zeros((), dtype=d._array.dtype))
         nz = o != 0
-        safe = o.where(nz, zero + 1)
-        if p == 1:
-            return g * d.sign(), None
-        if p == 2:
-            return (g * d / safe).where(nz, zero), None
-        if p == math.inf:
-            hit = (d.abs() == o) & nz
-            return (g * d.sign()).where(hit, zero), None
-        ad = d.abs()
-        return (g * d.sign() * ad ** (p - 1) / safe ** (p - 1)).where(nz, zero), None
-
-
-def _pnorm_last(d, p):
-    return _PNorm.apply(d, p)
+        if p == 0:
+            gd = d * zero
+        elif p == 1:
+            gd = g * d.sign()
+        elif p == 2:
+            gd = (g * d / o.where(nz, zero + 1)).where(nz, zero)
+        elif p == math.inf:
+            gd = (g * d.sign()).where((d.abs() == o) & nz, zero)
+        else:
+            safe = o.where(nz, zero + 1)
+            gd = (g * d.sign() * d.abs() ** (p - 1) / safe ** (p - 1)).where(nz, zero)
+        g1 = _sum_back(gd.sum(-2), ctx._input_meta(0)[0]) if need[0] else None
+        g2 = _sum_back(-gd.sum(-3), ctx._input_meta(1)[0]) if need[1] else None
+        return g1, g2, None
 
 
 def bincount(input, weights=None, minlength=0):
@@ -758,6 +996,9 @@ def bincount(input, weights=None, minlength=0):
 def histc(input, bins=100, min=0, max=0):
     """Histogram of ``input`` with ``bins`` equal bins over [min, max] (data range if equal)."""
     arr = input._array
+    if bins <= 0:
+        raise RuntimeError("torch.histogram(): bins must be > 0, but got %d for dimension 0"
+                           % bins)
     if arr.dtype.kind == "b":    # (torch fails building the bin edges)
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     if arr.dtype.kind == "c" and min == max:    # (torch fails finding the data range)
@@ -801,10 +1042,20 @@ def _linear_hist(xp, flat, bins, lo, hi, weight):
     return hist, edges
 
 
-def histogram(input, bins, *, range=None, weight=None, density=False):
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
     """Histogram of ``input``: counts (or density) and bin edges."""
+    hist, edges = _histogram(input, bins, range, weight, density)
+    if input._requires_grad or (weight is not None and weight._requires_grad):
+        hist, edges = _NoDerivative.apply(input, weight, (hist, edges), "aten::histogram")
+    return _rt_histogram(hist, edges)
+
+
+def _histogram(input, bins, range, weight, density):
     arr = input._array
     xp = xp_of(input)
+    if not isinstance(bins, Tensor) and bins <= 0:
+        raise RuntimeError("torch.histogram(): bins must be > 0, but got %d for dimension 0"
+                           % bins)
     if arr.dtype.kind != "f":
         raise NotImplementedError("\"histogram_cpu\" not implemented for '%s'"
                                   % _dt.from_numpy_dtype(arr.dtype)._legacy[:-6])
@@ -831,7 +1082,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
         elif flat.size:
             lo, hi = float(flat.min()), float(flat.max())
         else:
-            lo, hi = 0.0, 0.0
+            lo, hi = 0.0, 1.0    # (torch's edges for an empty input)
         if lo > hi:
             raise RuntimeError("torch.histogram(): min should not exceed max, but got min %s "
                                "max %s for dimension 0" % (lo, hi))
@@ -841,8 +1092,8 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     if density:
         widths = xp.diff(edges.astype(np.float64))
         hist = hist / (hist.sum() * widths)
-    return _rt_histogram(Tensor._wrap(hist.astype(arr.dtype)),
-                         Tensor._wrap(xp.asarray(edges, dtype=arr.dtype)))
+    return (Tensor._wrap(hist.astype(arr.dtype)),
+            Tensor._wrap(xp.asarray(edges, dtype=arr.dtype)))
 
 
 def histogramdd(input, bins, *, range=None, weight=None, density=False):
@@ -875,30 +1126,46 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
 
 def block_diag(*tensors):
     """The block-diagonal matrix of ``tensors`` (each 0-, 1- or 2-D)."""
-    mats = []
     for i, t in enumerate(tensors):
         if t.dim() > 2:
             raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer dimensions. "
                                "Input %d has %d dimensions" % (i, t.dim()))
-        mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
-    if not mats:
+    if not tensors:
         return Tensor._wrap(backend_for(None).xp.zeros((1, 0), dtype=_dt.get_default_dtype().np))
-    d = _dt.result_type(*mats)
-    mats = [m.to(d) if m.dtype != d else m for m in mats]
-    total = _b.sum(m.shape[1] for m in mats)
-    rows = []
-    left = 0
-    for m in mats:
-        r, c = m.shape
-        parts = []
-        if left:
-            parts.append(Tensor._wrap(xp_of(m).zeros((r, left), dtype=d.np)))
-        parts.append(m)
-        if total - left - c:
-            parts.append(Tensor._wrap(xp_of(m).zeros((r, total - left - c), dtype=d.np)))
-        rows.append(cat(parts, 1) if len(parts) > 1 else m)
-        left += c
-    return cat(rows, 0)
+    return BlockDiag.apply(*tensors)
+
+
+class BlockDiag(Function):
+    node_name = "BlockDiagBackward0"
+
+    @staticmethod
+    def forward(ctx, *tensors):
+        arrs = [t._array.reshape(1, -1) if t._array.ndim < 2 else t._array for t in tensors]
+        d = _dt.result_type(*tensors).np
+        xp = xp_of(tensors[0])
+        out = xp.zeros((_b.sum(a.shape[0] for a in arrs), _b.sum(a.shape[1] for a in arrs)),
+                       dtype=d)
+        r = c = 0
+        for a in arrs:
+            out[r:r + a.shape[0], c:c + a.shape[1]] = a
+            r, c = r + a.shape[0], c + a.shape[1]
+        ctx.blocks = [a.shape for a in arrs]
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grads = []
+        r = c = 0
+        for k, (rows, cols) in enumerate(ctx.blocks):
+            if ctx.needs_input_grad[k]:
+                shape, dtype = ctx._input_meta(k)
+                g = grad_output[r:r + rows, c:c + cols].reshape(shape)
+                grads.append(g.to(_dt.from_numpy_dtype(dtype)) if g._array.dtype != dtype
+                             else g)
+            else:
+                grads.append(None)
+            r, c = r + rows, c + cols
+        return tuple(grads)
 
 
 def cartesian_prod(*tensors):
@@ -913,12 +1180,14 @@ def cartesian_prod(*tensors):
 
 
 def _meshgrid_ij(tensors):
+    if _b.any(t._array.dtype != tensors[0]._array.dtype for t in tensors):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     shape = [t.shape[0] for t in tensors]
     out = []
     for k, t in enumerate(tensors):
         view = [1] * len(tensors)
         view[k] = -1
-        out.append(t.reshape(*view).expand(*shape))
+        out.append(t.view(view).expand(*shape))
     return out
 
 
@@ -930,16 +1199,22 @@ def combinations(input, r=2, with_replacement=False):
         raise RuntimeError("Expect a non-negative number, but got %d" % r)
     if r == 0:
         return Tensor._wrap(xp_of(input).zeros((0,), dtype=input._array.dtype))
-    gen = itertools.combinations_with_replacement if with_replacement else \
-        itertools.combinations
-    combos = list(gen(range(input.shape[0]), r))
-    if not combos:
-        return Tensor._wrap(xp_of(input).zeros((0, r), dtype=input._array.dtype))
-    idx = xp_of(input).asarray(combos, dtype=np.int64)
-    return stack([input[Tensor._wrap(idx[:, k].copy())] for k in range(r)], 1)
+    n = input.shape[0]
+    xp = xp_of(input)
+    # (torch's way: the r-fold meshgrid of input, masked to increasing index tuples)
+    grid = xp.indices((n,) * r) if r > 1 else xp.arange(n)[None]
+    mask = xp.ones((n,) * r, dtype=bool)
+    for k in range(r - 1):
+        mask &= (grid[k] <= grid[k + 1]) if with_replacement else (grid[k] < grid[k + 1])
+    mask = Tensor._wrap(mask)
+    return stack([masked_select(g, mask) for g in _meshgrid_ij([input] * r)], 1)
 
 
 def _tri_indices(row, col, offset, dtype, device, lower):
+    for k, (name, v) in enumerate((("row", row), ("col", col), ("offset", offset))):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise TypeError("%s_indices(): argument '%s' (position %d) must be int, not %s"
+                            % ("tril" if lower else "triu", name, k + 1, type(v).__name__))
     b = backend_for(device)
     d = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
     if d not in (_dt.int64, _dt.int32):
@@ -1164,18 +1439,43 @@ def fill_diagonal_(input, fill_value, wrap=False):
     numel = math.prod(shape)
     if input.dim() == 2:
         rows, cols = shape
-        end = numel if wrap and rows > cols + 1 else _b.min(rows, cols) * cols
         step = cols + 1
+        main = _b.min(rows, cols) * step
+        # (torch fills the part below a tall matrix's first diagonal as a second slice)
+        spans = [(0, main)] + ([(main, numel)] if wrap and rows > cols + 1 else [])
     else:
         step = _b.sum(math.prod(shape[k + 1:]) for k in range(len(shape)))
-        end = numel
-    mask = xp.zeros(numel, dtype=bool)
-    mask[0:end:step] = True
-    mask = Tensor._wrap(mask.reshape(shape))
+        spans = [(0, numel)]
+    masks = []
+    for lo, hi in spans:
+        m = xp.zeros(numel, dtype=bool)
+        m[lo:hi:step] = True
+        masks.append(Tensor._wrap(m.reshape(shape)))
 
     def fill_diagonal(t):
-        return masked_fill(t, mask, fill_value)
+        for m in masks:
+            t = FillDiagonal.apply(t, m, fill_value)
+        return t
     return inplace(input, fill_diagonal)
+
+
+class FillDiagonal(Function):
+    """``input`` with ``value`` where ``mask`` holds (one strided slice filled in place)."""
+
+    node_name = "CopySlices"
+    edge_args = (0,)
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        xp = xp_of(a)
+        v = xp.asarray(value).astype(a._array.dtype)
+        ctx.save_for_backward(mask)
+        return Tensor._wrap(xp.where(mask._array, v, a._array))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        mask, = ctx.saved_tensors
+        return grad_output.masked_fill(mask, 0), None, None
 
 
 class Threshold(Function):

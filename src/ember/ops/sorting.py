@@ -347,6 +347,7 @@ class _Select(Function):
     ``dim``: sort, topk and kthvalue, named apart by ``name`` (torch's node name)."""
 
     node_name = "SortBackward0"
+    edge_args = (0,)        # (the indices are not an input of torch's node)
 
     @staticmethod
     def forward(ctx, a, dim, indices, keepdim, name):
@@ -434,8 +435,10 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     not_implemented_for(arr, "kthvalue_cpu", "bc")
     d = wrap_dim(dim, arr.ndim, "kthvalue")
     n = arr.shape[d] if arr.ndim else 1
+    if n == 0:
+        raise IndexError("kthvalue(): Expected reduction dim %d to have non-zero size." % d)
     if k < 1 or k > n:
-        raise IndexError("kthvalue(): selected number k out of range for dimension %d" % d)
+        raise RuntimeError("kthvalue(): selected number k out of range for dimension %d" % d)
     ind = _indices(_torch_order(arr, d, False, "kth", k - 1))
     values = _Select.apply(input, d, ind, keepdim, "KthvalueBackward0")
     if arr.ndim and not keepdim:
