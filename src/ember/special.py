@@ -10,7 +10,9 @@ from .ops.arithmetic import xlogy
 from .ops.comparison import where
 from .ops.reduction import logsumexp
 from .ops.special import (digamma, i0, igamma, igammac, lgamma, mvlgamma, polygamma, sinc,
-                          scipy_unary as _scipy_unary, _sp, _I1)
+                          scipy_unary as _scipy_unary, unsupported as _unsupported,
+                          unsupported_half as _unsupported_half, _sp, _I1)
+from .ops.arithmetic import reciprocal
 from .ops.unary import (erf, erfc, erfinv, exp, exp2, expm1, log, log1p, logit, round,
                         sigmoid as expit, sign)
 from .ops._util import needs_float, scalar_like, sum_to, xp_of, binary_arrays
@@ -30,6 +32,7 @@ __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
            "spherical_bessel_j0", "xlog1py", "xlogy", "zeta"]
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
+_SQRT1_2 = 1 / math.sqrt(2)
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 gammaln = lgamma
@@ -39,28 +42,40 @@ gammaincc = igammac
 
 SpecialErfcx = _scipy_unary(
     "SpecialErfcx", "erfcx", "SpecialErfcxBackward0",
-    lambda g, a, out: g * (2 * a * out - _TWO_OVER_SQRT_PI))
+    lambda g, a, out: g * (2 * a * out - _TWO_OVER_SQRT_PI), "erfcx_cpu", half=True)
 SpecialI0e = _scipy_unary("SpecialI0E", "i0e", "SpecialI0EBackward0",
-                          lambda g, a, out: g * (i1e(a) - sign(a) * out))
-SpecialI1e = _scipy_unary(
-    "SpecialI1E", "i1e", "SpecialI1EBackward0",
-    lambda g, a, out: g * where(a == 0, 0.5, i0e(a) - out * (sign(a) + 1 / a)))
+                          lambda g, a, out: g * (i1e(a) - sign(a) * out), "i0e_cpu")
+
+
+def _i1e_grad(g, a, out):
+    """torch's ``i1e_backward``: 0.5 where ``|a|`` is below eps (NaN-free ``where``)."""
+    _unsupported_half(a._array, "i1e_backward")
+    eps = _dt.finfo(_dt.from_numpy_dtype(a._array.dtype)).eps
+    not_tiny = abs(a) > eps
+    safe = where(not_tiny, a, eps)
+    return g * where(not_tiny, i0e(safe) - out * (sign(safe) + reciprocal(safe)), 0.5)
+
+
+SpecialI1e = _scipy_unary("SpecialI1E", "i1e", "SpecialI1EBackward0", _i1e_grad, "i1e_cpu")
 SpecialNdtri = _scipy_unary("SpecialNdtri", "ndtri", "SpecialNdtriBackward0",
-                            lambda g, a, out: g * _SQRT_2PI * exp(out * out / 2))
+                            lambda g, a, out: g * _SQRT_2PI * exp(out * out / 2), "ndtri_cpu",
+                            half=True)
 SpecialLogNdtr = _scipy_unary(
     "SpecialLogNdtr", "log_ndtr", "SpecialLogNdtrBackward0",
-    lambda g, a, out: g * exp(-(a * a) / 2 - out) / _SQRT_2PI)
+    lambda g, a, out: g * exp(-(a * a) / 2 - out) / _SQRT_2PI, "log_ndtr_cpu", half=True)
 SpecialEntr = _scipy_unary("SpecialEntr", "entr", "SpecialEntrBackward0",
-                           lambda g, a, out: g * -(log(a) + 1))
+                           lambda g, a, out: g * -(log(a) + 1), "entr_cpu")
 
 
-def _no_grad_kernel(kernel):
+def _no_grad_kernel(name, kernel):
     """A function of one tensor whose result does not require grad (torch's bessel_* ...)."""
     def fn(input, *, out=None):
+        _unsupported(input._array, name + "_cpu", half=True)
         x = needs_float(input._array)
         with _quiet():
             res = kernel(_sp(x), x)
         return Tensor._wrap(xp_of(input).asarray(res).astype(x.dtype, copy=False))
+    fn.__name__ = name
     return fn
 
 
@@ -84,10 +99,40 @@ def i1e(input, *, out=None):
     return SpecialI1e.apply(input)
 
 
+class _MulScalar(Function):
+    """``a * c`` for a Python number ``c`` (torch's ``mul(Tensor, Scalar)`` node)."""
+
+    node_name = "MulBackward1"
+
+    @staticmethod
+    def forward(ctx, a, c):
+        ctx.c = c
+        arr = needs_float(a._array)
+        return Tensor._wrap(arr * arr.dtype.type(c))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.c, None
+
+
+class _AddScalar(Function):
+    """``a + c`` for a Python number ``c`` (torch's ``add(Tensor, Scalar)`` node)."""
+
+    node_name = "AddBackward1"
+
+    @staticmethod
+    def forward(ctx, a, c):
+        arr = a._array
+        return Tensor._wrap(arr + arr.dtype.type(c))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, None
+
+
 def ndtr(input, *, out=None):
-    """The standard normal CDF."""
-    x = input if input._array.dtype.kind in "fc" else input.to(_dt.get_default_dtype())
-    return (1 + erf(x * (1 / math.sqrt(2)))) * 0.5
+    """The standard normal CDF ``(1 + erf(x / sqrt(2))) / 2``."""
+    return _MulScalar.apply(_AddScalar.apply(erf(_MulScalar.apply(input, _SQRT1_2)), 1), 0.5)
 
 
 def ndtri(input, *, out=None):
@@ -126,11 +171,14 @@ class _Binary(Function):
     @staticmethod
     def forward(ctx, a, b, kind):
         aa, ba = binary_arrays(kind, a, b)
+        _unsupported(aa, kind + "_cpu", half=kind == "zeta")
         if aa.dtype.kind not in "fc":
             d = _dt.get_default_dtype().np
             aa, ba = aa.astype(d), ba.astype(d)
         with _quiet():
             res = getattr(_sp(aa), kind)(aa, ba)
+        if kind == "zeta":      # (torch's series gives NaN at q = inf)
+            res = xp_of(a).where((ba == math.inf) & (aa > 1), math.nan, res)
         ctx.kind = kind
         ctx.set_node_name("SpecialXlog1PyBackward0" if kind == "xlog1py" else
                           "SpecialZetaBackward0")
@@ -177,33 +225,38 @@ def zeta(input, other, *, out=None):
     return _Binary.apply(*_pair(input, other), "zeta")
 
 
-bessel_j0 = _no_grad_kernel(lambda sp, x: sp.j0(x))
-bessel_j1 = _no_grad_kernel(lambda sp, x: sp.j1(x))
-bessel_y0 = _no_grad_kernel(lambda sp, x: sp.y0(x))
-bessel_y1 = _no_grad_kernel(lambda sp, x: sp.y1(x))
-modified_bessel_i0 = _no_grad_kernel(lambda sp, x: sp.i0(x))
-modified_bessel_i1 = _no_grad_kernel(lambda sp, x: sp.i1(x))
-modified_bessel_k0 = _no_grad_kernel(lambda sp, x: sp.k0(x))
-modified_bessel_k1 = _no_grad_kernel(lambda sp, x: sp.k1(x))
-scaled_modified_bessel_k0 = _no_grad_kernel(lambda sp, x: sp.k0e(x))
-scaled_modified_bessel_k1 = _no_grad_kernel(lambda sp, x: sp.k1e(x))
-spherical_bessel_j0 = _no_grad_kernel(lambda sp, x: sp.spherical_jn(0, x))
-airy_ai = _no_grad_kernel(lambda sp, x: sp.airy(x)[0])
+bessel_j0 = _no_grad_kernel("bessel_j0", lambda sp, x: sp.j0(x))
+bessel_j1 = _no_grad_kernel("bessel_j1", lambda sp, x: sp.j1(x))
+bessel_y0 = _no_grad_kernel("bessel_y0", lambda sp, x: sp.y0(x))
+bessel_y1 = _no_grad_kernel("bessel_y1", lambda sp, x: sp.y1(x))
+modified_bessel_i0 = _no_grad_kernel("modified_bessel_i0", lambda sp, x: sp.i0(x))
+modified_bessel_i1 = _no_grad_kernel("modified_bessel_i1", lambda sp, x: sp.i1(x))
+modified_bessel_k0 = _no_grad_kernel("modified_bessel_k0", lambda sp, x: sp.k0(x))
+modified_bessel_k1 = _no_grad_kernel("modified_bessel_k1", lambda sp, x: sp.k1(x))
+scaled_modified_bessel_k0 = _no_grad_kernel("scaled_modified_bessel_k0",
+                                            lambda sp, x: sp.k0e(x))
+scaled_modified_bessel_k1 = _no_grad_kernel("scaled_modified_bessel_k1",
+                                            lambda sp, x: sp.k1e(x))
+spherical_bessel_j0 = _no_grad_kernel("spherical_bessel_j0",
+                                      lambda sp, x: sp.spherical_jn(0, x))
+airy_ai = _no_grad_kernel("airy_ai", lambda sp, x: sp.airy(x)[0])
 
 
 def _polynomial(kind):
-    """``P_n(x)`` for integral ``n`` (the floor of a float ``n``; 0 for ``n < 0``), not
-    differentiable, as torch's ``*_polynomial_*``."""
+    """``P_n(x)`` for integral ``n`` (a float ``n`` truncated; 0 for ``n < 0`` and for a NaN or
+    infinite ``n``), not differentiable, as torch's ``*_polynomial_*``."""
     def fn(input, n, *, out=None):
         x_t, n_t = _pair(input, n)
         xa, na = binary_arrays(kind, x_t, n_t)
-        if xa.dtype.kind not in "fc":
+        _unsupported(xa, kind + "_cpu", half=True)
+        if xa.dtype.kind != "f":
             d = _dt.get_default_dtype().np
             xa, na = xa.astype(d), na.astype(d)
         xp = xp_of(x_t)
         xa, na = xp.broadcast_arrays(xa, na)
-        # (a NaN or infinite degree gives 0, as torch; SciPy would loop for ever on it)
-        nf = xp.where(xp.isfinite(na), xp.floor(na), -1.0)
+        # torch truncates the degree to an integer; a NaN or infinite one gives 0 (SciPy would
+        # loop for ever on it)
+        nf = xp.where(xp.isfinite(na), xp.trunc(na), -1.0)
         with _quiet():
             res = _poly_eval(_sp(xa), xp, kind, xa.astype("float64"), nf.astype("float64"))
         res = xp.where(nf < 0, 0.0, res)

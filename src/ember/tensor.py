@@ -120,6 +120,7 @@ class Tensor:
     _hooks: Optional[Dict[int, Any]] = None     # rarer state: class defaults, set per
     _accum: Any = None                          # instance only when used
     _retains_grad: bool = False
+    _conj_bit: bool = False                     # (set by ``conj()``, as torch's lazy bit)
     __array_priority__ = 1000
     __array_ufunc__ = None       # numpy defers to our reflected operators
 
@@ -581,6 +582,9 @@ class Tensor:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if self._conj_bit and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
+                               "tensor.resolve_conj().numpy() instead.")
         return self._array
 
     def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:

@@ -6,6 +6,7 @@ import functools
 import warnings
 
 from .. import dtypes as _dt
+from ..autograd import _autocast
 from ..autograd import function as _function
 from ..autograd.grad_mode import state as _state
 from ..tensor import Tensor
@@ -124,65 +125,25 @@ _POLICY = {
 }
 
 
-def _device_type(args):
-    for a in args:
-        if isinstance(a, Tensor):
-            return "cpu" if a.device.type == "cpu" else "cuda"
-        if isinstance(a, (list, tuple)):
-            for b in a:
-                if isinstance(b, Tensor):
-                    return "cpu" if b.device.type == "cpu" else "cuda"
-    return None
-
-
-def _eligible(t):
-    return isinstance(t, Tensor) and t.is_floating_point() and t.dtype is not _dt.float64
-
-
-def _cast_all(args, dtype):
-    out = []
-    for a in args:
-        if isinstance(a, (list, tuple)) and any(isinstance(b, Tensor) for b in a):
-            a = type(a)(b.to(dtype) if _eligible(b) and b.dtype is not dtype else b for b in a)
-        elif _eligible(a) and a.dtype is not dtype:
-            a = a.to(dtype)
-        out.append(a)
-    return tuple(out)
-
-
-def _widest(args):
-    widest = None
-    for a in args:
-        for t in (a if isinstance(a, (list, tuple)) else (a,)):
-            if isinstance(t, Tensor) and t.is_floating_point():
-                widest = t.dtype if widest is None else _dt.promote_types(widest, t.dtype)
-    return widest
-
-
 def _cast_hook(cls, args, kwargs):
     """``Function.apply`` inside autocast: the op's inputs cast by its policy, then applied."""
-    on = _state.autocast
-    if on:
-        dev = _device_type(args)
-        dtype = on.get(dev)
-        if dtype is not None:
+    if _state.autocast:
+        dev = _autocast.device_type(args)
+        if dev is not None:
             policy = _POLICY[dev].get(cls.node_name)
-            if policy == "lower":
-                args = _cast_all(args, dtype)
-            elif policy == "fp32":
-                args = _cast_all(args, _dt.float32)
-            elif policy == "promote":
-                widest = _widest(args)
-                if widest is not None:
-                    args = _cast_all(args, widest)
-    return _function.plain_apply(cls, args, kwargs)
+            if policy is not None:
+                args = _autocast.inputs(policy, args)
+    nxt = _next[0]
+    return _function.plain_apply(cls, args, kwargs) if nxt is None else nxt(cls, args, kwargs)
 
 
 _active = [0]
+_next = [None]      # the hook that held Function.apply before autocast's (vmap's), if any
 
 
 def _install():
-    if _active[0] == 0 and _function._hook is None:
+    if _active[0] == 0 and _function._hook is not _cast_hook:
+        _next[0] = _function._hook
         _function._hook = _cast_hook
     _active[0] += 1
 
@@ -190,7 +151,8 @@ def _install():
 def _uninstall():
     _active[0] -= 1
     if _active[0] == 0 and _function._hook is _cast_hook:
-        _function._hook = None
+        _function._hook = _next[0]
+        _next[0] = None
 
 
 class autocast:
@@ -253,7 +215,6 @@ def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
         args[0]._dtype = get_autocast_dtype(device_type)
         if cast_inputs is None:
             return fwd(*args, **kwargs)
-        from ..tensor import Tensor
 
         def cast(v):
             if isinstance(v, Tensor) and v.is_floating_point() and v.dtype != _dt.float64:

@@ -12,8 +12,9 @@ from ..autograd import forward_ad as _fwd
 from ..autograd.engine import grad as _autograd_grad
 from ..backend import get_array_module
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
-from ..ops.shape import stack
+from ..ops.shape import expand, stack, unsqueeze
 from ..tensor import Tensor
+from . import _batching as _b
 from ._pytree import tree_flatten, tree_unflatten
 from ._rng import _check_randomness, _rng_guard
 
@@ -97,6 +98,10 @@ def grad_and_value(func, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         outer = is_grad_enabled()
         nums = _check_argnums(argnums, len(args))
+        level, size = _b.current()
+        if level:
+            return _batched_grad_and_value(func, argnums, has_aux, args, kwargs, nums, level,
+                                           size, outer)
         with enable_grad():
             new_args, flats, specs, own = _roots(args, nums, False)
             out = func(*new_args, **kwargs)
@@ -127,6 +132,82 @@ def grad_and_value(func, argnums=0, has_aux=False):
             return g, (value, _finish_tree(aux, own, outer))
         return g, value
     return wrapper
+
+
+def _batched_grad_and_value(func, argnums, has_aux, args, kwargs, nums, level, size, outer):
+    """grad_and_value inside a batched vmap: per-sample gradients from ONE backward.
+
+    Each argument differentiated is given a physical root with one copy per sample (the batch
+    first); sample ``b``'s output depends only on copy ``b``, so the gradient of the sum of the
+    outputs with respect to the roots holds every sample's gradient.
+    """
+    api = "grad_and_value(f)(*args)"
+    args = list(args)
+    flats, specs, own, roots = [], [], set(), []
+    with enable_grad():
+        for a in nums:
+            leaves, spec = tree_flatten(args[a])
+            new = []
+            for leaf in leaves:
+                if not isinstance(leaf, Tensor):
+                    raise ValueError("Thing passed to transform API must be Tensor, got %s"
+                                     % type(leaf))
+                if not (leaf.dtype.is_floating_point or leaf.dtype.is_complex):
+                    raise RuntimeError("only Tensors of floating point dtype can require "
+                                       "gradients")
+                if _b._is(leaf, level):
+                    phys = _b._at0(leaf)
+                elif type(leaf) is _b.BatchedTensor:
+                    raise _b.Escape()
+                else:
+                    phys = expand(unsqueeze(leaf, 0), (size,) + tuple(leaf.shape))
+                r = _fwd._root(phys)
+                if r.grad_fn is None:
+                    own.add(id(r))
+                roots.append(r)
+                new.append(_b.make(r, 0, level))
+            args[a] = tree_unflatten(new, spec)
+            flats.append(new)
+            specs.append(spec)
+        out = func(*args, **kwargs)
+        out, aux = _split_aux(out, has_aux, api)
+        if not isinstance(out, Tensor):
+            raise RuntimeError("%s: Expected f(*args) to return a Tensor, got %s"
+                               % (api, type(out)))
+        if out.dim() != 0:
+            raise RuntimeError("%s: Expected f(*args) to return a scalar Tensor, got tensor "
+                               "with %d dims. Maybe you wanted to use the vjp or jacrev APIs "
+                               "instead?" % (api, out.dim()))
+        if _b._is(out, level):
+            phys_out = _b._at0(out)
+        elif type(out) is _b.BatchedTensor or type(out._array) is _b._Sample:
+            raise _b.Escape()
+        else:
+            phys_out = out      # (does not depend on the batched inputs)
+        keep = outer and _depends_outside([phys_out], own)
+        if phys_out.requires_grad:
+            grads = _autograd_grad(phys_out.sum(), roots, create_graph=keep, allow_unused=True)
+        else:
+            grads = (None,) * len(roots)
+    grads = [_b.make(_zeros(r) if g is None else _finish(g, own, keep), 0, level)
+             for g, r in zip(grads, roots)]
+    trees, k = [], 0
+    for flat, spec in zip(flats, specs):
+        trees.append(tree_unflatten(grads[k:k + len(flat)], spec))
+        k += len(flat)
+    g = trees[0] if isinstance(argnums, int) else tuple(trees)
+
+    def finish(t):
+        if _b._is(t, level):
+            return _b.make(_finish(t._phys, own, outer), t._bdim, level)
+        if type(t) is _b.BatchedTensor:
+            raise _b.Escape()
+        return _finish(t, own, outer)
+    value = finish(out)
+    if has_aux:
+        leaves, spec = tree_flatten(aux)
+        return g, (value, tree_unflatten([finish(t) for t in leaves], spec))
+    return g, value
 
 
 def grad(func, argnums=0, has_aux=False):

@@ -1,10 +1,14 @@
 """vmap: map a function over a dimension of its inputs (torch.func.vmap).
 
-ember's vmap calls ``func`` once per sample and stacks the outputs. This is correct for every
-op (no op has a batching rule of its own), composes with autograd and with the other
-transforms, and raises torch's errors for bad ``in_dims``/``out_dims``, mismatched batch
-sizes, random ops under ``randomness='error'``, ``.item()`` on a tensor (from user code), and
-outputs whose shape differs between samples (a data-dependent shape).
+ember's vmap first runs ``func`` once on batched tensors (``_batching``): ops with a batching
+rule run as one op over the whole batch, other ops once per sample. When the function computes
+on a batched tensor's values outside an op (a comparison, ``bool(t)``, an in-place write), when
+it draws random numbers under 'same' or 'different', or where the batched run cannot start
+(CUDA or strict-device inputs, an empty batch, ember.compile recording), vmap calls ``func``
+once per sample and stacks the outputs, which is correct for every op. Either way it raises
+torch's errors for bad ``in_dims``/``out_dims``, mismatched batch sizes, random ops under
+``randomness='error'``, ``.item()`` on a tensor (from user code), and outputs whose shape
+differs between samples (a data-dependent shape).
 """
 import contextlib
 import functools
@@ -13,10 +17,12 @@ import threading
 
 from .. import random as _random
 from ..backend import get_array_module
+from ..ops.shape import expand, movedim, unsqueeze
 from ..ops.shape import stack
-from ..tensor import Tensor
+from ..tensor import Tensor, _ndarray
+from . import _batching as _b
 from ._pytree import LEAF_SPEC, broadcast_prefix, tree_flatten, tree_unflatten
-from ._rng import _check_randomness, _rng_guard
+from ._rng import _check_randomness, _rng_guard, _rng_state
 
 _ITEM = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
          "calling .item() on a Tensor, please try to rewrite what you're doing with other "
@@ -75,12 +81,21 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     ``in_dims`` is an int or a tuple (a pytree prefix of the arguments; None marks an argument
     not mapped over); ``out_dims`` likewise for the outputs. ``randomness`` is 'error'
     (random ops raise), 'different' (each sample draws its own numbers) or 'same' (every
-    sample draws the same numbers). ``chunk_size`` is accepted; samples run one at a time.
+    sample draws the same numbers). ``chunk_size`` is accepted (the batch runs at once).
 
-    Deliberate differences from torch: the function runs once per sample, so Python control
-    flow on a sample's values works where torch raises; an in-place change to an input that is
-    not mapped over raises (torch applies it once); an output with ``out_dims=None`` counts as
-    unbatched when it is equal for every sample.
+    Ops with a batching rule (element-wise ops, comparisons, matmul and its relatives,
+    reductions, softmax, shape and indexing ops, cat/stack, where, linear) run once over the
+    whole batch; other ops run once per sample. Code that reads a batched tensor's values
+    outside an op (Python control flow on them, an in-place write, ``print``) makes vmap run
+    the whole function once per sample instead. ``grad`` inside vmap gives per-sample
+    gradients from one backward pass.
+
+    Deliberate differences from torch: Python control flow on a sample's values works (the
+    function then runs once per sample) where torch raises; an in-place change to an input that
+    is not mapped over is applied once in a batched run (as torch) but raises in a per-sample
+    run; an output with ``out_dims=None`` counts as unbatched when it is equal for every
+    sample; a function that falls back to running per sample has its Python side effects
+    repeated.
 
     Example:
         >>> import ember
@@ -149,6 +164,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                        for leaf, d in zip(leaves, dims)]
             return func(*tree_unflatten(new, spec), **kwargs)
 
+        if size:
+            done, out = _run_batched(func, leaves, dims, spec, kwargs, randomness, out_dims,
+                                     name, size)
+            if done:
+                return out
         outs = []
         state = _random.get_rng_state() if randomness == "same" else None
         with _in_vmap():
@@ -167,22 +187,89 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     return wrapped
 
 
-def _stack_outputs(outs, out_dims, name, size):
-    flat0, spec = tree_flatten(outs[0])
+def _batchable(leaf):
+    """A mapped input the batched run can take: a CPU tensor or an enclosing vmap's batch."""
+    return type(leaf._array) is _ndarray or type(leaf) is _b.BatchedTensor
+
+
+def _run_batched(func, leaves, dims, spec, kwargs, randomness, out_dims, name, size):
+    """``(True, outputs)`` from one batched run of ``func``; ``(False, None)`` when the call
+    must run per sample instead."""
+    if not all(_batchable(leaf) for leaf, d in zip(leaves, dims) if d is not None):
+        return False, None
+    if not _b.try_install():
+        return False, None
+    level = _b.next_level(size)
+    state = _random.get_rng_state() if randomness != "error" else None
+    before = _rng_state() if state is not None else None
+    try:
+        new = [leaf if d is None else _b.make(leaf, d % leaf.dim(), level)
+               for leaf, d in zip(leaves, dims)]
+        with _in_vmap():
+            with _rng_guard(randomness):
+                out = func(*tree_unflatten(new, spec), **kwargs)
+        if state is not None and _rng_state() != before:
+            _random.set_rng_state(state)     # random draws: per sample, as the mode says
+            return False, None
+        return True, _unbatch_outputs(out, out_dims, name, size, level)
+    except _b.Escape:
+        if state is not None:
+            _random.set_rng_state(state)
+        return False, None
+    finally:
+        _b.pop_level()
+        _b.uninstall()
+
+
+def _check_out_dims(out_dims, name, out, spec, n):
     if not (out_dims is None or isinstance(out_dims, (int, tuple, list))) \
             or isinstance(out_dims, bool):
         raise ValueError("vmap(%s, ..., out_dims=%s): `out_dims` must be an int, None or a python "
                          "collection of ints representing where in the outputs the vmapped "
                          "dimension should appear." % (name, out_dims))
     if isinstance(out_dims, (tuple, list)):
-        dims = broadcast_prefix(out_dims, outs[0], lambda d: d is None or isinstance(d, int))
+        dims = broadcast_prefix(out_dims, out, lambda d: d is None or isinstance(d, int))
         if dims is None:
             raise ValueError("vmap(%s, ..., out_dims=%s)(<inputs>): out_dims is not compatible "
                              "with the structure of `outputs`. out_dims has structure %r but "
                              "outputs has structure %r."
                              % (name, out_dims, tree_flatten(out_dims)[1], spec))
-    else:
-        dims = [out_dims] * len(flat0)
+        return dims
+    return [out_dims] * n
+
+
+def _unbatch_outputs(out, out_dims, name, size, level):
+    """The batched run's outputs with the batch moved to ``out_dims``."""
+    flat, spec = tree_flatten(out)
+    dims = _check_out_dims(out_dims, name, out, spec, len(flat))
+    result = []
+    for v, d in zip(flat, dims):
+        if d is None:
+            if _b._is(v, level):
+                raise ValueError("vmap(%s, ...): `%s` can not return a BatchedTensor when out_dim "
+                                 "is None" % (name, name))
+            result.append(v)
+            continue
+        if not isinstance(v, Tensor):
+            raise ValueError("vmap(%s, ...): `%s` must only return Tensors, got type %s. Did you "
+                             "mean to set out_dims= to None for output?" % (name, name, type(v)))
+        if _b._is(v, level):
+            n = v.dim() + 1
+            same = -n <= d < n and d % n == v._bdim
+            result.append(v._phys if same else movedim(v._phys, v._bdim, d))  # (torch's too)
+        else:
+            v = unsqueeze(v, d)
+            shape = list(v.shape)
+            shape[d] = size
+            result.append(expand(v, tuple(shape)))
+    if spec == LEAF_SPEC:
+        return result[0]
+    return tree_unflatten(result, spec)
+
+
+def _stack_outputs(outs, out_dims, name, size):
+    flat0, spec = tree_flatten(outs[0])
+    dims = _check_out_dims(out_dims, name, outs[0], spec, len(flat0))
     per_sample = [tree_flatten(o)[0] for o in outs]
     result = []
     for i, d in enumerate(dims):

@@ -12,13 +12,18 @@ from .. import ops
 from ..backend import same_device
 from ..ops.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
 from ..ops.loss import cross_entropy, ctc_loss, nll_loss, _legacy_reduction
-from ..ops.normalization import batch_norm, group_norm, layer_norm
+from ..ops.normalization import batch_norm, layer_norm
+from ..ops import normalization as _normalization
 from ..ops.pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d,
                            adaptive_max_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d)
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd import _autocast
+from ..autograd.grad_mode import is_grad_enabled, no_grad as _no_grad
+from ..autograd.grad_mode import state as _ac_state
 from ..ops._inplace import inplace as _inplace
 from ..ops.creation import as_tensor, zeros
-from ..ops._util import backend_of, xp_of
+from ..ops._util import backend_of, not_implemented_for, wrap_dim, xp_of
+from .. import dtypes as _dt
+from ..ops import activation as _act
 from ..ops.padding import Pad as _Pad
 from ..ops.sparse import Embedding as _Embedding
 from ..tensor import Tensor
@@ -46,6 +51,8 @@ __all__ = [
 
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` (one fused GEMM, ``addmm``, for 2-D input)."""
+    if _ac_state.autocast:
+        input, weight, bias = _autocast.inputs("lower", (input, weight, bias))
     x = input._array
     if x.ndim >= 1 and bias is not None and bias.dim() == 1 and weight.dim() == 2 and \
             x.dtype == weight._array.dtype == bias._array.dtype and \
@@ -68,12 +75,27 @@ def linear(input, weight, bias=None):
 
 def bilinear(input1, input2, weight, bias=None):
     """``y_k = x1 @ W_k @ x2 + b_k``. Matches ``torch.nn.functional.bilinear``."""
+    if _ac_state.autocast:
+        input1, input2, weight, bias = _autocast.inputs("promote", (input1, input2, weight,
+                                                                    bias))
     # (..., 1, 1, i) @ (o, i, j) -> (..., o, 1, j); then dot with x2.
     t = ops.matmul(input1.unsqueeze(-2).unsqueeze(-2), weight)
     out = ops.matmul(t, input2.unsqueeze(-2).unsqueeze(-1)).squeeze(-1).squeeze(-1)
     if bias is not None:
         out = out + bias
     return out
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    """Normalise over groups of channels (and all spatial dims)."""
+    if input.dim() < 2:
+        raise RuntimeError("Expected at least 2 dimensions for input tensor but received %d"
+                           % input.dim())
+    size = [input.shape[0] * input.shape[1] // num_groups, num_groups] + list(input.shape[2:])
+    if math.prod([size[0]] + size[2:]) == 1:
+        raise ValueError("Expected more than 1 value per channel when training, got input size "
+                         "%s" % size)
+    return _normalization.group_norm(input, num_groups, weight, bias, eps)
 
 
 def relu(input, inplace=False):
@@ -87,6 +109,8 @@ def relu_(input):
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Clamp to ``[min_val, max_val]`` (zero gradient at and beyond the ends)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
     if inplace:
         return _inplace(input, hardtanh, min_val, max_val)
     return Hardtanh.apply(input, min_val, max_val)
@@ -100,24 +124,45 @@ def relu6(input, inplace=False):
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``x`` for ``x > 0``, else ``negative_slope * x``."""
     if inplace:
-        return _inplace(input, leaky_relu, negative_slope)
+        return _inplace(input, _leaky_relu_result, negative_slope)
     return LeakyRelu.apply(input, negative_slope)
+
+
+def _leaky_relu_result(input, negative_slope):
+    return LeakyRelu.apply(input, negative_slope, True)
+
+
+_leaky_relu_result.__name__ = "leaky_relu"
 
 
 def prelu(input, weight):
     """Leaky ReLU with a learned slope per channel (dim 1)."""
+    if input.dtype != weight.dtype:
+        raise RuntimeError("prelu: Type promoting not supported. Got %s and %s"
+                           % (_dt.scalar_type_name(input._array.dtype),
+                              _dt.scalar_type_name(weight._array.dtype)))
+    nd, n = input.dim(), weight.numel()
+    if n != 1:
+        if nd == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if nd > 1 else 1
+        if channels != n:
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                               "parameter numbers = %d and channel size = %d." % (n, channels))
+    if weight.dim() > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           "ndim = %d" % weight.dim())
     w = weight
-    if input.dim() >= 2:
-        w = weight.view((1, weight.numel()) + (1,) * (input.dim() - 2))
+    if nd != weight.dim():
+        w = weight.reshape((1, n) + (1,) * (nd - 2) if nd > 1 else (1,) * nd)
     return PreluKernel.apply(input, w)
 
 
 def elu(input, alpha=1.0, inplace=False):
     """``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``."""
     if inplace:
-        return _inplace(input, elu, alpha)
-    from ..ops.activation import _elu
-    return _elu(input, alpha)
+        return _inplace(input, _act._elu_result, alpha)
+    return _act._elu(input, alpha)
 
 
 def selu(input, inplace=False):
@@ -203,11 +248,8 @@ def hardswish(input, inplace=False):
 def threshold(input, threshold, value, inplace=False):
     """``x`` where ``x > threshold``, else ``value``."""
     if inplace:
-        return _inplace(input, _THRESHOLD, threshold, value)
-    return Pointwise.apply(input, "threshold", (threshold, value))
-
-
-_THRESHOLD = threshold   # the function, for the in-place path (its argument shadows the name)
+        return _act.threshold_(input, threshold, value)
+    return _act.threshold(input, threshold, value)
 
 
 def _softmax_dim(ndim):
@@ -477,6 +519,8 @@ def _check_same(op, input, target):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error."""
+    if _ac_state.autocast:
+        input, target, weight = _autocast.inputs("fp32", (input, target, weight))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_same("mse_loss", input, target)
     if weight is not None:
@@ -488,6 +532,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mean absolute error."""
+    if _ac_state.autocast:
+        input, target = _autocast.inputs("fp32", (input, target))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_same("l1_loss", input, target)
     return _reduce(ops.abs(input - target), reduction)
@@ -495,6 +541,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """Quadratic below ``beta`` (``0.5 d^2 / beta``), linear above (``|d| - 0.5 beta``)."""
+    if _ac_state.autocast:
+        input, target = _autocast.inputs("fp32", (input, target))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_same("smooth_l1_loss", input, target)
     if beta == 0:
@@ -505,6 +553,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """Quadratic below ``delta`` (``0.5 d^2``), linear above (``delta (|d| - 0.5 delta)``)."""
+    if _ac_state.autocast:
+        input, target, weight = _autocast.inputs("fp32", (input, target, weight))
     _check_same("huber_loss", input, target)
     if weight is not None:
         z = input - target
@@ -518,6 +568,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """``-(t log x + (1 - t) log(1 - x))`` with each log clamped at -100, as torch."""
+    if _ac_state.autocast:
+        input, target, weight = _autocast.inputs("fp32", (input, target, weight))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError("Using a target size (%s) that is different to the input size (%s) is "
@@ -535,6 +587,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """Sigmoid + binary cross entropy in one stable formula (finite at any logit)."""
+    if _ac_state.autocast:
+        input, target, weight, pos_weight = _autocast.inputs("fp32", (input, target, weight, pos_weight))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError("Target size (%s) must be the same as input size (%s)"
@@ -550,6 +604,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """``target * (log(target) - input)`` (``input`` holds log-probabilities)."""
+    if _ac_state.autocast:
+        input, target = _autocast.inputs("fp32", (input, target))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if log_target:
         loss = ops.exp(target) * (target - input)
@@ -568,6 +624,12 @@ def _norm(x, p, dim, keepdim=False):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``x1 . x2 / (max(|x1|, eps) * max(|x2|, eps))`` along ``dim``."""
+    common = _dt.result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is %s"
+                           % _dt.scalar_type_name(common.np))
+    x1 = x1 if x1.dtype == common else x1.to(common)
+    x2 = x2 if x2.dtype == common else x2.to(common)
     if tuple(x1.shape) != tuple(x2.shape):
         x1, x2 = ops.broadcast_tensors(x1, x2)
     n1 = ops.clamp(_norm(x1, 2, dim, True), min=eps)
@@ -577,7 +639,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """``||x1 - x2 + eps||_p`` over the last dim."""
-    return _norm(x1 - x2 + eps, p, -1, keepdim)
+    return _norm(ops.arithmetic.AddScalar.apply(x1 - x2, eps), p, -1, keepdim)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -588,35 +650,44 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
     """``1 - cos`` for target 1, ``max(0, cos - margin)`` for target -1."""
+    if _ac_state.autocast:
+        input1, input2, target = _autocast.inputs("fp32", (input1, input2, target))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     eps = 1e-12
     prod = (input1 * input2).sum(-1)
-    m1 = (input1 * input1).sum(-1) + eps
-    m2 = (input2 * input2).sum(-1) + eps
+    m1 = ops.arithmetic.AddScalar.apply((input1 * input1).sum(-1), eps)
+    m2 = ops.arithmetic.AddScalar.apply((input2 * input2).sum(-1), eps)
     cos = prod / ops.sqrt(m1 * m2)
     zeros = ops.zeros_like(cos)
-    pos = ops.where(target == 1, 1 - cos, zeros)
-    neg = ops.where(target == -1, ops.clamp(cos - margin, min=0), zeros)
+    pos = ops.where(target == 1, ops.sub(ops.full_like(cos, 1), cos), zeros)
+    neg = ops.where(target == -1,
+                    ops.clamp_min(ops.arithmetic.SubScalar.apply(cos, margin), 0), zeros)
     return _reduce(pos + neg, reduction)
 
 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
     """``max(0, -target * (input1 - input2) + margin)``."""
+    if _ac_state.autocast:
+        input1, input2, target = _autocast.inputs("fp32", (input1, input2, target))
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _reduce(ops.clamp(-target * (input1 - input2) + margin, min=0), reduction)
+    return _reduce(ops.clamp_min(ops.arithmetic.AddScalar.apply(-target * (input1 - input2),
+                                                                 margin), 0), reduction)
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     """``max(d(a, p) - d(a, n) + margin, 0)`` with ``d`` the pairwise p-norm distance."""
+    if _ac_state.autocast:
+        anchor, positive, negative = _autocast.inputs("fp32", (anchor, positive, negative))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_swap = pairwise_distance(positive, negative, p, eps)
         d_neg = ops.minimum(d_neg, d_swap)   # NOTE: ties split the gradient, as torch
-    return _reduce(ops.clamp(d_pos - d_neg + margin, min=0), reduction)
+    return _reduce(ops.clamp_min(ops.arithmetic.AddScalar.apply(d_pos, margin) - d_neg, 0),
+                   reduction)
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
@@ -667,8 +738,6 @@ def hardshrink(input, lambd=0.5):
 
 def softshrink(input, lambd=0.5):
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
-    if lambd < 0:
-        raise RuntimeError("lambda must be greater or equal to 0, but found to be %s." % lambd)
     return Pointwise.apply(input, "softshrink", (lambd,))
 
 
@@ -681,7 +750,7 @@ def glu(input, dim=-1):
     """``a * sigmoid(b)`` with ``a, b`` the two halves of ``input`` along ``dim``."""
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    d = dim % input.dim()
+    d = wrap_dim(dim, input.dim(), "glu")
     if input.shape[d] % 2:
         raise RuntimeError("Halving dimension must be even, but dimension %d is size %d"
                            % (d, input.shape[d]))
@@ -745,7 +814,7 @@ native_channel_shuffle = channel_shuffle
 
 
 def threshold_(input, threshold, value):
-    return _THRESHOLD(input, threshold, value, True)
+    return _act.threshold_(input, threshold, value)
 
 
 def elu_(input, alpha=1.0):
@@ -765,17 +834,43 @@ def leaky_relu_(input, negative_slope=0.01):
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
-    return hardtanh(input, min_val, max_val, True)
+    # (torch's F.hardtanh_ is the ATen op itself: no min_val > max_val check)
+    return _inplace(input, _hardtanh_nocheck, min_val, max_val)
+
+
+def _hardtanh_nocheck(input, min_val, max_val):
+    return Hardtanh.apply(input, min_val, max_val)
+
+
+_hardtanh_nocheck.__name__ = "hardtanh"
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU with a random slope in ``[lower, upper]`` (training) or their mean."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if inplace:
-        return _inplace(input, rrelu, lower, upper, training)
+        return _inplace(input, _rrelu_result, lower, upper, training)
+    return _rrelu(input, lower, upper, training, False)
+
+
+def _rrelu(input, lower, upper, training, is_result):
+    x = input._array
     if not training:
-        return RreluWithNoise.apply(input, None, (lower + upper) / 2)
+        not_implemented_for(x, "leaky_relu_cpu", "biuc")
+        return RreluWithNoise.apply(input, None, (lower + upper) / 2, is_result)
+    not_implemented_for(x, "rrelu_with_noise_out_cpu", "biuc")
+    if x.dtype == np.float16:
+        raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for 'Half'")
     slope = ops.empty_like(input).uniform_(lower, upper)
-    return RreluWithNoise.apply(input, slope._array, None)
+    return RreluWithNoise.apply(input, slope._array, None, is_result)
+
+
+def _rrelu_result(input, lower, upper, training):
+    return _rrelu(input, lower, upper, training, True)
+
+
+_rrelu_result.__name__ = "rrelu"
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
@@ -858,32 +953,31 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-05):
-    """Normalise each channel of each sample over its spatial dims."""
-    axes = tuple(range(2, input.dim()))
-    shape = (1, input.shape[1]) + (1,) * (input.dim() - 2)
+    """Normalise each channel of each sample over its spatial dims: batch norm of the input
+    seen as ``(1, N * C, ...)``, as torch builds it."""
     if use_input_stats:
         n = math.prod(input.shape[2:])
         if n <= 1:
             raise ValueError("Expected more than 1 spatial element when training, got input "
-                             "size %s" % (list(input.shape),))
-        mean = input.mean(axes, keepdim=True)
-        var = ((input - mean) ** 2).mean(axes, keepdim=True)
-        out = (input - mean) * ops.rsqrt(var + eps)
-        if running_mean is not None or running_var is not None:
-            with_stats = input.detach()
-            m = with_stats.mean(axes)
-            v = with_stats.var(axes, unbiased=True) if n > 1 else with_stats.var(axes) * 0
-            if running_mean is not None:
-                running_mean.mul_(1 - momentum).add_(m.mean(0) * momentum)
-            if running_var is not None:
-                running_var.mul_(1 - momentum).add_(v.mean(0) * momentum)
-    else:
-        out = (input - running_mean.reshape(shape)) * ops.rsqrt(running_var.reshape(shape) + eps)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+                             "size %s" % (input.shape,))
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    b, c = input.shape[0], input.shape[1]
+    shape = (1, b * c) + tuple(input.shape[2:])
+
+    def rep(t):
+        return None if t is None else t.repeat(b)
+
+    rm, rv = rep(running_mean), rep(running_var)
+    out = batch_norm(input.contiguous().view(shape), rm, rv, rep(weight), rep(bias),
+                     use_input_stats, momentum, eps)
+    with _no_grad():
+        if running_mean is not None:
+            running_mean.copy_(rm.view(b, c).mean(0))
+        if running_var is not None:
+            running_var.copy_(rv.view(b, c).mean(0))
+    return out.view(tuple(input.shape))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -896,8 +990,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
                            "got input of size%s" % (list(normalized_shape),
                                                     ", ".join(map(str, normalized_shape)),
                                                     list(input.shape)))
+    not_implemented_for(input._array, "rms_norm", "biu")
     if eps is None:
-        eps = float(np.finfo(input._array.dtype).eps)
+        eps = float(_dt.finfo(input.dtype).eps)
     axes = tuple(range(input.dim() - k, input.dim()))
     out = input * ops.rsqrt((input * input).mean(axes, keepdim=True) + eps)
     return out if weight is None else out * weight
@@ -910,6 +1005,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         raise ValueError("Expected 3D or higher dimensionality input (got %d dimensions)" % dim)
     if input.numel() == 0:
         return input
+    x = input._array
+    if x.dtype.kind in "bc" or (x.dtype.kind in "iu" and x.dtype != np.int64):
+        not_implemented_for(x, "avg_pool2d" if dim == 3 else "avg_pool3d", "biuc")
     div = (input * input).unsqueeze(1)
     if dim == 3:
         div = pad(div, (0, 0, size // 2, (size - 1) // 2))
@@ -1389,6 +1487,8 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean"):
     """``0.5 (log(max(var, eps)) + (input - target)^2 / max(var, eps))`` (+ const)."""
+    if _ac_state.autocast:
+        input, target, var = _autocast.inputs("fp32", (input, target, var))
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError("var has negative entry/entries")
@@ -1416,6 +1516,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-08,
                      reduce=None, reduction="mean"):
     """Negative log likelihood of ``target ~ Poisson(input)``."""
+    if _ac_state.autocast:
+        input, target = _autocast.inputs("fp32", (input, target))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
@@ -1433,9 +1535,11 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """``x`` for target 1, ``max(0, margin - x)`` for target -1."""
+    if _ac_state.autocast:
+        input, target = _autocast.inputs("fp32", (input, target))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     zeros_ = ops.zeros_like(input)
-    margin_clamp = ops.clamp(margin - input, min=0)
+    margin_clamp = ops.clamp_min(ops.sub(ops.full_like(input, margin), input), 0)
     out_margin = ops.where(target != 1, margin_clamp, zeros_)
     out_self = ops.where(target != -1, input, zeros_)
     return _reduce(out_margin + out_self, reduction)
@@ -1443,6 +1547,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-target * input))``."""
+    if _ac_state.autocast:
+        input, target = _autocast.inputs("fp32", (input, target))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if target.requires_grad and is_grad_enabled():
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
@@ -1460,6 +1566,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
                                 reduction="mean"):
     """Per-class binary logistic loss averaged over classes."""
+    if _ac_state.autocast:
+        input, target, weight = _autocast.inputs("fp32", (input, target, weight))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
@@ -1470,6 +1578,8 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``sum_{j in targets, i not} max(0, 1 - (x_j - x_i)) / C`` (targets end at the first -1)."""
+    if _ac_state.autocast:
+        input, target = _autocast.inputs("fp32", (input, target))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     x = input.unsqueeze(0) if input.dim() == 1 else input
     t = target.reshape(tuple(x.shape))
@@ -1494,6 +1604,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
     """``sum_{i != y} max(0, margin - x_y + x_i)^p / C`` (times ``weight[y]``)."""
+    if _ac_state.autocast:
+        input, target, weight = _autocast.inputs("fp32", (input, target, weight))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")

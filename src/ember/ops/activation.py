@@ -8,7 +8,7 @@ from ..backend import errstate, get_array_module
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import inplace
-from ._util import sum_to, wrap_dim, xp_of
+from ._util import checked_scalar, not_implemented_for, sum_to, wrap_dim, xp_of
 from .comparison import where
 from .shape import cat, narrow
 from .unary import erf, exp, sigmoid, tanh
@@ -17,9 +17,14 @@ __all__ = ["softmax", "log_softmax", "selu", "celu", "selu_", "celu_", "hardshri
 
 
 def _kernel_check(name, arr, dim):
-    if arr.dtype.kind not in "fc":
-        raise NotImplementedError("\"%s_lastdim_kernel_impl\" not implemented for '%s'"
-                                  % (name, _dt.scalar_type_name(arr.dtype)))
+    # (torch dispatches on the dtype only when there is something to compute)
+    if arr.size or arr.ndim == 0:
+        not_implemented_for(arr, "%s_lastdim_kernel_impl" % name, "biuc")
+
+
+def _float_kernel(arr, kernel, complex_ok=False):
+    """torch's NotImplementedError for a floating-only activation kernel (``"elu_cpu"``...)."""
+    not_implemented_for(arr, kernel, "biu" if complex_ok else "biuc")
 
 
 class Softmax(Function):
@@ -35,8 +40,11 @@ class Softmax(Function):
         else:
             # NOTE: subtracting the max keeps exp from overflowing; an all -inf row gives nan.
             with errstate(invalid="ignore", over="ignore"):
-                e = xp.exp(arr - arr.max(axis=dim, keepdims=True)) if arr.size else arr.copy()
-                out = e / e.sum(axis=dim, keepdims=True)
+                if arr.size:
+                    e = xp.exp(arr - arr.max(axis=dim, keepdims=True))
+                    out = e / e.sum(axis=dim, keepdims=True)
+                else:
+                    out = arr.copy()
         out = Tensor._wrap(out)
         ctx.dim = dim
         ctx.save_for_backward(out)
@@ -119,36 +127,53 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+_ELU_INPLACE_MSG = ("In-place elu backward calculation is triggered with a negative slope which "
+                    "is not supported. This is caused by calling in-place forward function with "
+                    "a negative slope, please call out-of-place version instead.")
+
+
 class Elu(Function):
     """``scale * x`` for ``x > 0``, else ``scale * alpha * expm1(input_scale * x)``, as torch.
 
-    ``name`` names the node for a variant torch names apart (celu: "CeluBackward0").
+    ``name`` names the node for a variant torch names apart (celu: "CeluBackward0");
+    ``is_result``: the in-place form, whose backward reads the output (torch's ...Backward1).
     """
 
     node_name = "EluBackward0"
 
     @staticmethod
-    def forward(ctx, input, alpha, scale, input_scale, name=None):
+    def forward(ctx, input, alpha, scale, input_scale, name=None, is_result=False):
         x = input._array
+        _float_kernel(x, "elu_cpu")
         t = x.dtype.type
         xp = xp_of(input)
-        with errstate(over="ignore"):
-            neg = xp.expm1(xp.minimum(x, 0) * t(input_scale)) * t(alpha * scale)
-        ctx.save_for_backward(input)
-        ctx.conf = (alpha, scale, input_scale)
+        with errstate(over="ignore", invalid="ignore"):
+            # (where, not minimum: -0.0 gives -0.0, as torch)
+            neg = xp.expm1(xp.where(x < 0, x, x * 0) * t(input_scale)) * t(alpha * scale)
+            out = Tensor._wrap(xp.where(x > 0, x * t(scale), neg).astype(x.dtype, copy=False))
+        ctx.save_for_backward(out if is_result else input)
+        ctx.conf = (alpha, scale, input_scale, is_result)
         if name is not None:
             ctx.set_node_name(name)
-        return Tensor._wrap(xp.where(x > 0, x * t(scale), neg).astype(x.dtype, copy=False))
+        return out
 
     @staticmethod
     def backward(ctx, grad_output):
-        input, = ctx.saved_tensors
-        alpha, scale, input_scale = ctx.conf
-        # NOTE: at x = 0 the slope is the negative side's (alpha * scale * input_scale) but its
-        # derivative is the positive side's (0), as torch's elu_backward and its double backward;
-        # where(x < 0, x, 0) also keeps exp from overflowing for large x.
-        neg = exp(where(input < 0, input, 0.0) * input_scale) * (alpha * scale * input_scale)
-        return grad_output * where(input > 0, scale, neg), None, None, None, None
+        x, = ctx.saved_tensors
+        alpha, scale, input_scale, is_result = ctx.conf
+        if is_result:
+            if alpha < 0:
+                raise RuntimeError(_ELU_INPLACE_MSG)
+            neg = (x + alpha * scale) * input_scale
+        else:
+            # NOTE: at x = 0 the slope is the negative side's (alpha * scale * input_scale) but
+            # its derivative is the positive side's (0), as torch's elu_backward and its double
+            # backward; where(x < 0, x, 0) also keeps exp from overflowing for large x.
+            # (x * 0 keeps a NaN input NaN)
+            neg = exp(where(x < 0, x, x * 0.0) * input_scale) * (alpha * scale * input_scale)
+        # NOTE: a NaN input gives a NaN gradient, as torch's vectorised kernel (the one whole
+        # SIMD blocks take; its scalar tail loop gives the positive side's slope instead).
+        return grad_output * where(x > 0, scale, neg), None, None, None, None, None
 
 
 def _elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
@@ -165,12 +190,27 @@ def selu(input):
     return Elu.apply(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
+def _celu_result(input, alpha=1.0):
+    return Elu.apply(input, alpha, 1.0, 1.0 / alpha, "CeluBackward1", True)
+
+
+def _selu_result(input):
+    return Elu.apply(input, _SELU_ALPHA, _SELU_SCALE, 1.0, "EluBackward1", True)
+
+
+def _elu_result(input, alpha=1.0):
+    return Elu.apply(input, alpha, 1.0, 1.0, "EluBackward1", True)
+
+
+_celu_result.__name__, _selu_result.__name__, _elu_result.__name__ = "celu", "selu", "elu"
+
+
 def celu_(input, alpha=1.0):
-    return inplace(input, celu, alpha)
+    return inplace(input, _celu_result, alpha)
 
 
 def selu_(input):
-    return inplace(input, selu)
+    return inplace(input, _selu_result)
 
 
 def hardshrink(input, lambd=0.5):
@@ -190,6 +230,7 @@ class Softplus(Function):
     @staticmethod
     def forward(ctx, input, beta, threshold):
         x = input._array
+        _float_kernel(x, "softplus_cpu")
         xp = xp_of(input)
         bx = x * beta
         with _quiet():
@@ -215,18 +256,33 @@ class Hardtanh(Function):
 
     @staticmethod
     def forward(ctx, input, min_val, max_val):
+        x = input._array
+        k = x.dtype.kind
+        if k == "b":
+            raise RuntimeError("Bool inputs not supported for hardtanh")
+        if k == "c":
+            raise NotImplementedError("clamp is not supported for complex types")
+        if k == "u" and (min_val < 0 or max_val < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
         ctx.save_for_backward(input)
         ctx.conf = (min_val, max_val)
-        x = input._array
-        t = x.dtype.type
-        return Tensor._wrap(xp_of(input).clip(x, t(min_val), t(max_val)))
+        if k in "iu":      # (the limits cast to the integer type, as C++ truncates them)
+            lo, hi = int(min_val), int(max_val)
+        else:
+            lo, hi = min_val, max_val
+        xp = xp_of(input)
+        lo, hi = x.dtype.type(lo), x.dtype.type(hi)
+        # (where, not clip: -0.0 and NaN stay, as torch's clamp)
+        y = xp.where(x < lo, lo, x)
+        return Tensor._wrap(xp.where(y > hi, hi, y).astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad_output):
         input, = ctx.saved_tensors
         lo, hi = ctx.conf
-        # NOTE: zero gradient at the kinks themselves, as torch's hardtanh_backward.
-        return grad_output * ((input > lo) & (input < hi)), None, None
+        # NOTE: zero gradient at the kinks themselves and beyond, as torch's hardtanh_backward;
+        # 0 at a NaN input too, as its vectorised kernel (its scalar tail loop passes it).
+        return where((input > lo) & (input < hi), grad_output, 0.0), None, None
 
 
 def _leaky(g, x, slope):
@@ -240,19 +296,31 @@ class LeakyRelu(Function):
     node_name = "LeakyReluBackward0"
 
     @staticmethod
-    def forward(ctx, input, negative_slope):
+    def forward(ctx, input, negative_slope, is_result=False):
         x = input._array
-        if x.dtype.kind not in "f":
-            raise NotImplementedError("\"leaky_relu_cpu\" not implemented for '%s'"
-                                      % _dt.from_numpy_dtype(x.dtype)._legacy[:-len("Tensor")])
-        ctx.save_for_backward(input)
+        _float_kernel(x, "leaky_relu_cpu")
+        out = Tensor._wrap(_leaky(x, x, negative_slope))
+        ctx.save_for_backward(out if is_result else input)
         ctx.slope = negative_slope
-        return Tensor._wrap(_leaky(x, x, negative_slope))
+        if is_result:
+            ctx.set_node_name("LeakyReluBackward1")
+            ctx.is_result = True
+        return out
 
     @staticmethod
     def backward(ctx, grad_output):
         input, = ctx.saved_tensors
-        return LeakyReluGrad.apply(grad_output, input, ctx.slope), None
+        if ctx.slope < 0 and getattr(ctx, "is_result", False):
+            raise RuntimeError(_LEAKY_INPLACE_MSG)
+        return LeakyReluGrad.apply(grad_output, input, ctx.slope), None, None
+
+
+_LEAKY_INPLACE_MSG = (
+    "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead. File an issue at "
+    "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu backward "
+    "calculation with negative slope")
 
 
 class LeakyReluGrad(Function):
@@ -281,15 +349,19 @@ class Hardswish(Function):
 
     @staticmethod
     def forward(ctx, input):
-        ctx.save_for_backward(input)
         x = input._array
-        return Tensor._wrap(x * xp_of(input).clip(x + 3, 0, 6) / 6)
+        _float_kernel(x, "hardswish_cpu")
+        ctx.save_for_backward(input)
+        with _quiet():
+            return Tensor._wrap((x * xp_of(input).clip(x + 3, 0, 6) / 6)
+                                .astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad_output):
         input, = ctx.saved_tensors
         mid = grad_output * (input / 3 + 0.5)
-        return where(input < -3, grad_output * 0, where(input <= 3, mid, grad_output))
+        # NOTE: 0 at -3 and the gradient itself at 3, as torch
+        return where(input <= -3, 0.0, where(input < 3, mid, grad_output))
 
 
 _SQRT1_2 = 1 / math.sqrt(2.0)
@@ -305,15 +377,24 @@ class Gelu(Function):
     @staticmethod
     def forward(ctx, input, approximate="none"):
         x = input._array
+        _float_kernel(x, "GeluKernelImpl")
         ctx.approximate = approximate
+        xp = xp_of(input)
         if approximate == "tanh":
-            xp = xp_of(input)
             ctx.save_for_backward(input, None)
-            inner = (x + x * x * x * _GELU_C) * _SQRT_2_PI
-            return Tensor._wrap((x * 0.5 * (xp.tanh(inner) + 1)).astype(x.dtype, copy=False))
+            with _quiet():
+                inner = (x + x * x * x * _GELU_C) * _SQRT_2_PI
+                return Tensor._wrap((x * 0.5 * (xp.tanh(inner) + 1)).astype(x.dtype,
+                                                                              copy=False))
         cdf = Tensor._wrap((erf(Tensor._wrap(x * _SQRT1_2))._array + 1) * 0.5)
         ctx.save_for_backward(input, cdf)    # (the cdf for array_backward)
-        return Tensor._wrap(x * cdf._array)
+        with _quiet():
+            out = (x * cdf._array).astype(x.dtype, copy=False)
+        if x.dtype.itemsize < 8:
+            # NOTE: torch's float32/half kernel gives NaN at +inf (its erf-based formula), its
+            # float64 one +inf; -inf is NaN in both.
+            out = xp.where(x == xp.inf, x.dtype.type(xp.nan), out)
+        return Tensor._wrap(out)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -335,8 +416,9 @@ class Gelu(Function):
         if ctx.approximate == "tanh":
             return Gelu.backward(ctx, grad_output)
         x = input._array
-        pdf = xp_of(input).exp(x * x * -0.5) * _INV_SQRT_2PI
-        return Tensor._wrap(grad_output._array * (cdf._array + x * pdf)), None
+        with _quiet():
+            pdf = xp_of(input).exp(x * x * -0.5) * _INV_SQRT_2PI
+            return Tensor._wrap(grad_output._array * (cdf._array + x * pdf)), None
 
 
 _GELU_C = 0.044715
@@ -351,6 +433,7 @@ class Mish(Function):
     @staticmethod
     def forward(ctx, input):
         x = input._array
+        _float_kernel(x, "mish_cpu")
         xp = xp_of(input)
         ctx.save_for_backward(input)
         with _quiet():
@@ -371,6 +454,7 @@ class Glu(Function):
     @staticmethod
     def forward(ctx, input, dim):
         x = input._array
+        _float_kernel(x, "glu_cpu")
         h = x.shape[dim] // 2
         a = x[(slice(None),) * dim + (slice(0, h),)]
         b = x[(slice(None),) * dim + (slice(h, None),)]
@@ -398,6 +482,7 @@ class PreluKernel(Function):
     @staticmethod
     def forward(ctx, input, weight):
         x, w = input._array, weight._array
+        _float_kernel(x, "prelu_cpu")
         ctx.save_for_backward(input, weight)
         return Tensor._wrap(xp_of(input).where(x > 0, x, w * x).astype(x.dtype, copy=False))
 
@@ -407,7 +492,7 @@ class PreluKernel(Function):
         need = ctx.needs_input_grad
         pos = input > 0
         gi = where(pos, grad_output, weight * grad_output) if need[0] else None
-        gw = sum_to(where(pos, grad_output * 0, input * grad_output), weight._array.shape) \
+        gw = sum_to(where(pos, 0.0, input * grad_output), weight._array.shape) \
             if need[1] else None
         return gi, gw
 
@@ -421,23 +506,29 @@ class RreluWithNoise(Function):
     node_name = "RreluWithNoiseBackward0"
 
     @staticmethod
-    def forward(ctx, input, noise_arr, slope):
+    def forward(ctx, input, noise_arr, slope, is_result=False):
         x = input._array
         xp = xp_of(input)
+        if is_result:
+            ctx.set_node_name("RreluWithNoiseBackward1")
+        ctx.is_result = is_result
         if noise_arr is not None:
             noise_arr = xp.where(x > 0, x.dtype.type(1), noise_arr).astype(x.dtype, copy=False)
             ctx.save_for_backward(input, Tensor._wrap(noise_arr))
             return Tensor._wrap(x * noise_arr)
-        ctx.save_for_backward(input, None)
         ctx.slope = slope
-        return Tensor._wrap(xp.where(x > 0, x, x * x.dtype.type(slope)))
+        out = Tensor._wrap(xp.where(x > 0, x, x * x.dtype.type(slope)))
+        ctx.save_for_backward(out if is_result else input, None)
+        return out
 
     @staticmethod
     def backward(ctx, grad_output):
         input, noise = ctx.saved_tensors
         if noise is not None:
-            return grad_output * noise, None, None
-        return where(input > 0, grad_output, grad_output * ctx.slope), None, None
+            return grad_output * noise, None, None, None
+        if ctx.is_result and ctx.slope < 0:
+            raise RuntimeError(_LEAKY_INPLACE_MSG)
+        return where(input > 0, grad_output, grad_output * ctx.slope), None, None, None
 
 
 def _silu(xp, x, _):
@@ -447,7 +538,8 @@ def _silu(xp, x, _):
 
 def _silu_grad(x, g, _):
     s = sigmoid(x)
-    return g * s * (1 + x * (1 - s))
+    d = s * (1 + x * (1 - s))
+    return g * (d.conj() if d.is_complex() else d)
 
 
 def _logsigmoid(xp, x, _):
@@ -460,37 +552,48 @@ def _hardsigmoid(xp, x, _):
 
 
 def _hardsigmoid_grad(x, g, _):
-    return where((x > -3) & (x < 3), g / 6, g * 0)
+    return where((x > -3) & (x < 3), g / 6, 0.0)
 
 
 def _threshold(xp, x, conf):
-    return xp.where(x <= conf[0], x.dtype.type(conf[1]), x)     # (NaN stays NaN, as torch)
+    return xp.where(x <= conf[0], conf[1], x)     # (NaN stays NaN, as torch)
 
 
 def _hardshrink(xp, x, conf):
-    return xp.where((x >= -conf[0]) & (x <= conf[0]), 0, x)
+    return xp.where((x >= -conf[0]) & (x <= conf[0]), x.dtype.type(0), x)
 
 
 def _softshrink(xp, x, conf):
-    lambd = conf[0]
-    return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, x * 0))
+    lambd = x.dtype.type(conf[0])
+    zero = x.dtype.type(0)
+    return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd,
+                                                   xp.where(x == x, zero, x)))
 
 
 def _pass_where(mask):
     """0 where ``mask(x, conf)`` holds, else the gradient ``g``."""
-    return lambda x, g, conf: where(mask(x, conf), g * 0, g)
+    return lambda x, g, conf: where(mask(x, conf), 0.0, g)
 
 
-# kind -> (torch's node, forward on arrays (xp, x, conf), backward in Tensor ops (x, g, conf))
+def _shrink_grad(x, g, conf):
+    # NOTE: 0 at a NaN input, as torch's vectorised kernel (its scalar tail loop passes it).
+    return where((x < -conf[0]) | (x > conf[0]), g, 0.0)
+
+
+# kind -> (torch's node, forward on arrays (xp, x, conf), backward in Tensor ops (x, g, conf),
+# torch's kernel name for its dtype error, whether complex input is allowed)
 _POINTWISE = {
-    "silu": ("SiluBackward0", _silu, _silu_grad),
-    "logsigmoid": ("LogSigmoidBackward0", _logsigmoid, lambda x, g, _: g * sigmoid(-x)),
-    "hardsigmoid": ("HardsigmoidBackward0", _hardsigmoid, _hardsigmoid_grad),
-    "threshold": ("ThresholdBackward0", _threshold, _pass_where(lambda x, c: x <= c[0])),
-    "hardshrink": ("HardshrinkBackward0", _hardshrink,
-                   _pass_where(lambda x, c: (x >= -c[0]) & (x <= c[0]))),
-    "softshrink": ("SoftshrinkBackward0", _softshrink,
-                   _pass_where(lambda x, c: (x >= -c[0]) & (x <= c[0]))),
+    "silu": ("SiluBackward0", _silu, _silu_grad, "silu_cpu", True),
+    "logsigmoid": ("LogSigmoidBackward0", _logsigmoid, lambda x, g, _: g * sigmoid(-x),
+                   "log_sigmoid_cpu", False),
+    "hardsigmoid": ("HardsigmoidBackward0", _hardsigmoid, _hardsigmoid_grad, "hardsigmoid_cpu",
+                    False),
+    "threshold": ("ThresholdBackward0", _threshold, _pass_where(lambda x, c: x <= c[0]),
+                  "threshold_cpu", False),
+    "threshold_": ("ThresholdBackward1", _threshold, _pass_where(lambda x, c: x <= c[0]),
+                   "threshold_cpu", False),      # (the in-place form's node)
+    "hardshrink": ("HardshrinkBackward0", _hardshrink, _shrink_grad, "hardshrink_cpu", False),
+    "softshrink": ("SoftshrinkBackward0", _softshrink, _shrink_grad, "softshrink_check", False),
 }
 
 
@@ -502,15 +605,61 @@ class Pointwise(Function):
 
     @staticmethod
     def forward(ctx, input, kind, conf=()):
-        name, fwd, _ = _POINTWISE[kind]
+        name, fwd, _, kernel, complex_ok = _POINTWISE[kind]
+        x = input._array
+        if kind[:9] == "threshold":
+            if x.dtype.kind in "bc":
+                not_implemented_for(x, kernel, "bc")
+            conf = _threshold_conf(x, conf)
+        else:
+            _float_kernel(x, kernel, complex_ok)
+            if kind == "softshrink":
+                _check_lambda(x, conf[0])
         if name != "SiluBackward0":
             ctx.set_node_name(name)
         ctx.kind, ctx.conf = kind, conf
         ctx.save_for_backward(input)
-        x = input._array
-        return Tensor._wrap(fwd(xp_of(input), x, conf).astype(x.dtype, copy=False))
+        with _quiet():
+            return Tensor._wrap(fwd(xp_of(input), x, conf).astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad_output):
         input, = ctx.saved_tensors
         return _POINTWISE[ctx.kind][2](input, grad_output, ctx.conf), None, None
+
+
+def _threshold_conf(x, conf):
+    """``(threshold, value)`` as torch's kernel takes them: converted to ``x``'s dtype (an
+    integer type truncates; out-of-range values raise torch's overflow error)."""
+    d = _dt.from_numpy_dtype(x.dtype)
+    out = []
+    for v in conf:
+        v = checked_scalar(v, d)
+        if x.dtype.kind in "iu":
+            v = int(v)
+        out.append(x.dtype.type(v))
+    return tuple(out)
+
+
+def _check_lambda(x, lambd):
+    top = float(_dt.finfo(_dt.from_numpy_dtype(x.dtype)).max)
+    if not 0 <= lambd <= top:
+        raise RuntimeError("lambda must be in range [0, %g] for input dtype %s, but found %g"
+                           % (top, _dt.scalar_type_name(x.dtype), lambd))
+
+
+def threshold(input, threshold, value):
+    """``input`` where it exceeds ``threshold``, else ``value``. Matches ``torch.threshold``."""
+    return Pointwise.apply(input, "threshold", (threshold, value))
+
+
+def _threshold_result(input, threshold, value):
+    return Pointwise.apply(input, "threshold_", (threshold, value))
+
+
+_threshold_result.__name__ = "threshold"
+
+
+def threshold_(input, threshold, value):
+    """In-place ``threshold`` (torch's node ``ThresholdBackward1``)."""
+    return inplace(input, _threshold_result, threshold, value)

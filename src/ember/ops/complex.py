@@ -10,7 +10,8 @@ from ..dtypes import complex32
 from ..tensor import Tensor
 from ._util import check_shapes_broadcast, need_tensors, sum_to, xp_of
 from ._inplace import inplace
-from .shape import _view_of
+from .shape import Clone, _view_of, select
+from .unary import sgn
 
 __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle",
            "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj",
@@ -26,34 +27,6 @@ def _pairs(xp, re, im):
     shape = check_shapes_broadcast("complex", re.shape, im.shape)
     pairs = xp.stack([xp.broadcast_to(re, shape), xp.broadcast_to(im, shape)], axis=-1)
     return pairs.view(_dt.from_numpy_dtype(re.dtype).to_complex().np)[..., 0]
-
-
-class Real(Function):
-    """The real part of a complex tensor, as a view."""
-
-    node_name = "RealBackward0"
-
-    @staticmethod
-    def forward(ctx, a):
-        return _view_of(a, a._array.real, Real)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return Complex.apply(grad_output, _zeros_like(grad_output))
-
-
-class Imag(Function):
-    """The imaginary part of a complex tensor, as a view."""
-
-    node_name = "ImagBackward0"
-
-    @staticmethod
-    def forward(ctx, a):
-        return _view_of(a, a._array.imag, Imag)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return Complex.apply(_zeros_like(grad_output), grad_output)
 
 
 class Complex(Function):
@@ -83,19 +56,19 @@ class Polar(Function):
         xp = xp_of(r)
         ra, ta = r._array, theta._array
         check_shapes_broadcast("polar", ra.shape, ta.shape)
-        ctx.save_for_backward(r, theta)
-        return Tensor._wrap(_pairs(xp, ra * xp.cos(ta), ra * xp.sin(ta)))
+        out = Tensor._wrap(_pairs(xp, ra * xp.cos(ta), ra * xp.sin(ta)))
+        ctx.save_for_backward(out)
+        return out
 
     @staticmethod
     def backward(ctx, grad_output):
-        from .unary import cos, sin
-        r, theta = ctx.saved_tensors
+        out, = ctx.saved_tensors
         need = ctx.needs_input_grad
-        gre, gim = real(grad_output), imag(grad_output)
-        c, s = cos(theta), sin(theta)
-        # NOTE: a real input's gradient is Re(grad * conj(d out / d input)).
-        gr = sum_to(gre * c + gim * s, ctx._input_meta(0)[0]) if need[0] else None
-        gt = sum_to((gim * c - gre * s) * r, ctx._input_meta(1)[0]) if need[1] else None
+        g = conj(grad_output)
+        # NOTE: torch's polar_backward: Re(conj(grad) * sgn(out)) for abs (so a negative abs
+        # flips the sign and a zero one gets 0) and Re(conj(grad) * 1j * out) for angle.
+        gr = sum_to(real(g * sgn(out)), ctx._input_meta(0)[0]) if need[0] else None
+        gt = sum_to(real(g * (out * 1j)), ctx._input_meta(1)[0]) if need[1] else None
         return gr, gt
 
 
@@ -124,6 +97,8 @@ class ViewAsComplex(Function):
     def forward(ctx, a):
         arr = a._array
         cplx = _dt.from_numpy_dtype(arr.dtype).to_complex().np
+        if arr.size == 0:     # (no memory to share; NumPy may give an empty array any strides)
+            return _view_of(a, xp_of(a).empty(arr.shape[:-1], dtype=cplx), ViewAsComplex)
         return _view_of(a, arr.view(cplx)[..., 0], ViewAsComplex)
 
     @staticmethod
@@ -138,9 +113,12 @@ class Conj(Function):
 
     @staticmethod
     def forward(ctx, a, name=None):
+        out = Tensor._wrap(xp_of(a).conj(a._array))
         if name is not None:
             ctx.set_node_name(name)
-        return Tensor._wrap(xp_of(a).conj(a._array))
+        else:   # (torch's lazy conj: the result reports is_conj() until resolved)
+            out._conj_bit = True
+        return out
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -188,14 +166,14 @@ def real(input):
     """
     if input._array.dtype.kind != "c":
         return input
-    return Real.apply(input)
+    return select(view_as_real(input), -1, 0)     # (torch's graph: Select over ViewAsReal)
 
 
 def imag(input):
     """The imaginary part of a complex tensor, as a view."""
     if input._array.dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return Imag.apply(input)
+    return select(view_as_real(input), -1, 1)
 
 
 def view_as_real(input):
@@ -215,9 +193,10 @@ def view_as_complex(input):
     if arr.ndim == 0 or arr.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     item = arr.itemsize
-    if arr.strides[-1] != item:
+    if arr.size and arr.strides[-1] != item:
         raise RuntimeError("Tensor must have a last dimension with stride 1")
-    if any(st % (2 * item) for n, st in zip(arr.shape[:-1], arr.strides[:-1]) if n > 1):
+    if arr.size and any(st % (2 * item) for n, st in zip(arr.shape[:-1], arr.strides[:-1])
+                        if n > 1):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     if arr.dtype.itemsize == 2:
         complex32.np    # raises: NumPy has no complex32
@@ -253,6 +232,9 @@ def complex(real, imag, *, out=None):
 def polar(abs, angle, *, out=None):
     """The complex tensor ``abs * exp(1j * angle)``."""
     need_tensors("polar", abs, angle, ("abs", "angle"))
+    if abs._array.dtype.itemsize == 2 and abs._array.dtype == angle._array.dtype:
+        raise NotImplementedError("\"polar_cpu\" not implemented for '%s'"
+                                  % _dt.scalar_type_name(abs._array.dtype))
     _same_float(abs, angle)
     return Polar.apply(abs, angle)
 
@@ -266,7 +248,10 @@ def conj(input):
     """The complex conjugate; ``input`` itself for a real tensor."""
     if input._array.dtype.kind != "c":
         return input
-    return Conj.apply(input)
+    out = Conj.apply(input)
+    if getattr(input, "_conj_bit", False):     # (conj of a conj view: the bit cancels)
+        del out._conj_bit
+    return out
 
 
 def conj_physical(input, *, out=None):
@@ -284,7 +269,10 @@ def conj_physical_(input):
 
 
 def resolve_conj(input):
-    """``input`` with its conjugation applied (ember conjugates eagerly: ``input`` itself)."""
+    """``input`` with its conjugation applied: a copy for the result of ``conj`` (ember
+    conjugates eagerly, so only the copy and its graph node remain), else ``input`` itself."""
+    if getattr(input, "_conj_bit", False):
+        return Clone.apply(input)
     return input
 
 
@@ -294,8 +282,8 @@ def resolve_neg(input):
 
 
 def is_conj(input):
-    """Whether ``input`` carries a lazy conjugate bit (never in ember: conj copies)."""
-    return False
+    """Whether ``input`` is the unresolved result of ``conj`` (torch's conjugate bit)."""
+    return getattr(input, "_conj_bit", False)
 
 
 def is_neg(input):

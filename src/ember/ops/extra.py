@@ -13,6 +13,7 @@ from ..tensor import Tensor
 from ._inplace import inplace, write
 from ..backend import errstate
 from ._util import backend_for, binary_arrays, need_tensors, needs_float, wrap_dim, xp_of
+from .activation import threshold, threshold_  # noqa: F401 (torch.threshold)
 from .arithmetic import _no_bool_sub, float_power, neg_, sub
 from .comparison import (bitwise_left_shift, bitwise_not, bitwise_right_shift, ge_, gt_,
                          le_, logical_xor, lt_, ne_)
@@ -1477,26 +1478,3 @@ class FillDiagonal(Function):
         mask, = ctx.saved_tensors
         return grad_output.masked_fill(mask, 0), None, None
 
-
-class Threshold(Function):
-    node_name = "ThresholdBackward0"
-
-    @staticmethod
-    def forward(ctx, a, threshold, value):
-        xp = xp_of(a)
-        keep = a._array > threshold
-        ctx.save_for_backward(Tensor._wrap(keep))
-        return Tensor._wrap(xp.where(keep, a._array, xp.asarray(value, dtype=a._array.dtype)))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        keep, = ctx.saved_tensors
-        return grad_output * keep, None, None
-
-
-def threshold(input, threshold, value):
-    """``input`` where it exceeds ``threshold``, else ``value``."""
-    return Threshold.apply(input, threshold, value)
-
-
-threshold_ = _inplace_of(threshold, "threshold")

@@ -5,13 +5,16 @@
 one of them. ``norm`` is numpy's and torch's: "backward" (scale the inverse by ``1/n``),
 "ortho" (both by ``1/sqrt(n)``) or "forward" (scale the forward transform by ``1/n``).
 """
+import numbers
+
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..backend import backend_for
+from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._util import wrap_dim, xp_of
-from .complex import complex as _complex, conj, real
-from .shape import roll
+from .complex import conj, conj_physical, real
+from .shape import narrow, roll
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
            "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq",
@@ -133,35 +136,59 @@ def _prep(x, real_only=None):
     kind = x._array.dtype.kind
     if kind in "iub":
         return Tensor._wrap(x._array.astype(_dt.get_default_dtype().np))
-    if x._array.dtype.itemsize == 2 and kind == "f":
-        raise RuntimeError("Unsupported dtype Half")
+    if x._array.dtype.itemsize == 2 and kind in "fV":
+        raise RuntimeError("Unsupported dtype %s" % _dt.scalar_type_name(x._array.dtype))
     if real_only and kind == "c":
         raise RuntimeError("%s expects a real input tensor, but got %s"
-                           % (real_only, _dt.from_numpy_dtype(x._array.dtype)._legacy[:-6]))
+                           % (real_only, _dt.scalar_type_name(x._array.dtype)))
     return x
 
 
+class ToComplex(Function):
+    """A real tensor promoted to complex (torch's ``to``); the gradient is the real part."""
+
+    node_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        arr = a._array
+        return Tensor._wrap(arr.astype(_dt.from_numpy_dtype(arr.dtype).to_complex().np))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return real(grad_output)
+
+
 def _as_complex(x):
+    """``x`` promoted to complex."""
     if x._array.dtype.kind == "c":
         return x
-    return _complex(x, Tensor._wrap(xp_of(x).zeros_like(x._array)))
+    return ToComplex.apply(x)
 
 
-def _one_dim(x, n, dim):
-    """(dims, sizes) of a one-dimensional transform; sizes None when ``n`` is None."""
+def _one_dim(x, n, dim, check=True):
+    """(dims, sizes) of a one-dimensional transform; sizes None when ``n`` is None
+    (``check``: the number of points must be positive)."""
     if x._array.ndim == 0:
         raise IndexError("Dimension specified as %d but tensor has no dimensions" % dim)
     d = wrap_dim(dim, x._array.ndim)
-    if n is not None and n < 1:
-        raise RuntimeError("Invalid number of data points (%d) specified" % n)
+    size = x._array.shape[d] if n is None else n
+    if check and size < 1:
+        raise RuntimeError("Invalid number of data points (%d) specified" % size)
     return (d,), (None if n is None else (n,))
+
+
+def _int_list(v):
+    return (v,) if isinstance(v, numbers.Integral) else tuple(v)
 
 
 def _many_dims(x, s, dim):
     """(dims, sizes) of an n-dimensional transform as torch resolves ``s`` and ``dim``."""
     ndim = x._array.ndim
+    shape = x._array.shape
+    s = None if s is None else _int_list(s)
     if dim is not None:
-        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        dims = _int_list(dim)
         if ndim == 0 and dims:
             raise IndexError("Dimension specified as %d but tensor has no dimensions" % dims[0])
         dims = tuple(wrap_dim(d, ndim) for d in dims)
@@ -170,42 +197,51 @@ def _many_dims(x, s, dim):
         if s is not None and len(s) != len(dims):
             raise RuntimeError("When given, dim and shape arguments must have the same length")
     elif s is not None:
-        if len(s) > ndim:
-            raise RuntimeError("Got shape with %d values but input tensor only has %d "
-                               "dimensions." % (len(s), ndim))
         dims = tuple(range(ndim - len(s), ndim))
     else:
         dims = tuple(range(ndim))
-    if s is None:
-        return dims, None
-    sizes = []
-    for d, n in zip(dims, s):
-        n = x._array.shape[d] if n == -1 else int(n)
+    if s is not None and len(s) > ndim:
+        raise RuntimeError("Got shape with %d values but input tensor only has %d "
+                           "dimensions." % (len(s), ndim))
+    sizes = tuple(shape[d] if s is None or s[i] == -1 else int(s[i]) for i, d in enumerate(dims))
+    for n in sizes:
         if n < 1:
             raise RuntimeError("Invalid number of data points (%d) specified" % n)
-        sizes.append(n)
-    return dims, tuple(sizes)
+    return dims, (None if s is None else sizes)
 
 
 def _resized(x, dims, sizes):
-    if sizes is None or all(x._array.shape[d] == n for d, n in zip(dims, sizes)):
+    """``x`` cropped (one slice per dim) then zero-padded to ``sizes``, as torch's
+    ``resize_fft_input``."""
+    if sizes is None:
         return x
-    return Resize.apply(x, dims, sizes)
+    pad = False
+    for d, n in zip(dims, sizes):
+        if x._array.shape[d] > n:
+            x = narrow(x, d, 0, n)
+        elif x._array.shape[d] < n:
+            pad = True
+    return Resize.apply(x, dims, sizes) if pad else x
 
 
 def _c2c(x, dims, sizes, norm, forward):
+    """``fftn``/``ifftn``: a real input is promoted to complex first."""
+    norm = _norm(norm)
+    x = _resized(_as_complex(x), dims, sizes)
+    if not dims:
+        return x
+    return FftC2C.apply(x, dims, norm, forward)
+
+
+def _c2c_1d(x, dims, sizes, norm, forward):
+    """``fft``/``ifft``: as torch, a real input takes a full real-to-complex transform (an
+    inverse one is the conjugate of the forward transform with the same scale)."""
     norm = _norm(norm)
     x = _resized(x, dims, sizes)
-    if not dims:
-        return _as_complex(x)
     if x._array.dtype.kind == "c":
         return FftC2C.apply(x, dims, norm, forward)
-    # as torch: a full real-to-complex transform over the last dim (an inverse one is the
-    # conjugate of the forward transform with the same scale), then complex ones
-    y = FftR2C.apply(x, dims[-1:], norm if forward else _DUAL[norm], False)
-    if not forward:
-        y = conj(y)
-    return FftC2C.apply(y, dims[:-1], norm, forward) if len(dims) > 1 else y
+    y = FftR2C.apply(x, dims, norm if forward else _DUAL[norm], False)
+    return y if forward else conj(y)
 
 
 def _r2c(x, dims, sizes, norm):
@@ -213,15 +249,24 @@ def _r2c(x, dims, sizes, norm):
     return FftR2C.apply(_resized(x, dims, sizes), dims, norm, True)
 
 
-def _c2r(x, dims, sizes, norm):
-    norm = _norm(norm)
-    x = _as_complex(x)
-    last = sizes[-1] if sizes is not None else 2 * (x._array.shape[dims[-1]] - 1)
+def _c2r_sizes(x, dims, sizes, s):
+    """The output length of the last dim and the input sizes the spectrum is resized to."""
+    if sizes is not None and (s is None or _int_list(s)[-1] != -1):
+        last = sizes[-1]
+    else:
+        last = 2 * (x._array.shape[dims[-1]] - 1)
     if last < 1:
         raise RuntimeError("Invalid number of data points (%d) specified" % last)
     new = tuple(sizes[:-1]) if sizes is not None else \
         tuple(x._array.shape[d] for d in dims[:-1])
-    x = _resized(x, dims, new + (last // 2 + 1,))
+    return last, new + (last // 2 + 1,)
+
+
+def _c2r(x, dims, sizes, norm, s=None):
+    norm = _norm(norm)
+    x = _as_complex(x)
+    last, new = _c2r_sizes(x, dims, sizes, s)
+    x = _resized(x, dims, new if sizes is not None else None)
     return FftC2R.apply(x, dims, norm, last)
 
 
@@ -235,28 +280,26 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):
     """
     x = _prep(input)
     dims, sizes = _one_dim(x, n, dim)
-    return _c2c(x, dims, sizes, norm, True)
+    return _c2c_1d(x, dims, sizes, norm, True)
 
 
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     """One-dimensional inverse discrete Fourier transform. Matches ``torch.fft.ifft``."""
     x = _prep(input)
     dims, sizes = _one_dim(x, n, dim)
-    return _c2c(x, dims, sizes, norm, False)
+    return _c2c_1d(x, dims, sizes, norm, False)
 
 
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
     """N-dimensional discrete Fourier transform over ``dim`` (all dims by default)."""
-    x = _prep(input)
-    dims, sizes = _many_dims(x, s, dim)
-    return _c2c(x, dims, sizes, norm, True)
+    dims, sizes = _many_dims(input, s, dim)
+    return _c2c(_prep(input), dims, sizes, norm, True)
 
 
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
     """N-dimensional inverse discrete Fourier transform."""
-    x = _prep(input)
-    dims, sizes = _many_dims(x, s, dim)
-    return _c2c(x, dims, sizes, norm, False)
+    dims, sizes = _many_dims(input, s, dim)
+    return _c2c(_prep(input), dims, sizes, norm, False)
 
 
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
@@ -279,22 +322,30 @@ def rfft(input, n=None, dim=-1, norm=None, *, out=None):
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The inverse of ``rfft``: a real signal of ``n`` points (default ``2 * (m - 1)``)."""
     x = _prep(input)
-    dims, sizes = _one_dim(x, n, dim)
+    dims, sizes = _one_dim(x, n, dim, check=False)
     return _c2r(x, dims, sizes, norm)
+
+
+def _at_least_one(name, dims):
+    if not dims:
+        raise RuntimeError("%s must transform at least one axis" % name)
 
 
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     """N-dimensional DFT of a real signal (one-sided over the last of ``dim``)."""
-    x = _prep(input, "rfftn")
-    dims, sizes = _many_dims(x, s, dim)
-    return _r2c(x, dims, sizes, norm)
+    if input._array.dtype.kind == "c":
+        raise RuntimeError("rfftn expects a real-valued input tensor, but got %s"
+                           % _dt.scalar_type_name(input._array.dtype))
+    dims, sizes = _many_dims(input, s, dim)
+    _at_least_one("rfftn", dims)
+    return _r2c(_prep(input), dims, sizes, norm)
 
 
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     """The inverse of ``rfftn``."""
-    x = _prep(input)
-    dims, sizes = _many_dims(x, s, dim)
-    return _c2r(x, dims, sizes, norm)
+    dims, sizes = _many_dims(input, s, dim)
+    _at_least_one("irfftn", dims)
+    return _c2r(_prep(input), dims, sizes, norm, s)
 
 
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
@@ -309,9 +360,11 @@ def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The DFT of a Hermitian-symmetric signal given by its first half: a real tensor."""
-    x = _prep(input)
-    dims, sizes = _one_dim(x, n, dim)
-    return _c2r(conj(x), dims, sizes, _DUAL[_norm(norm)])
+    x = _as_complex(_prep(input))
+    dims, sizes = _one_dim(x, n, dim, check=False)
+    last, new = _c2r_sizes(x, dims, sizes, None)
+    x = conj(_resized(x, dims, new if n is not None else None))
+    return FftC2R.apply(x, dims, _DUAL[_norm(norm)], last)
 
 
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
@@ -323,19 +376,33 @@ def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
 
 def hfftn(input, s=None, dim=None, norm=None, *, out=None):
     """N-dimensional ``hfft`` (the one-sided input is the last of ``dim``)."""
-    x = _prep(input)
-    dims, sizes = _many_dims(x, s, dim)
-    return _c2r(conj(x), dims, sizes, _DUAL[_norm(norm)])
+    dims, sizes = _many_dims(input, s, dim)
+    _at_least_one("hfftn", dims)
+    x = _as_complex(_prep(input))
+    norm = _norm(norm)
+    last, new = _c2r_sizes(x, dims, sizes, s)
+    x = _resized(x, dims, new if sizes is not None else None)
+    # as torch: forward complex transforms over all but the last dim, then a one-sided
+    # inverse of the conjugate over the last
+    if len(dims) > 1:
+        x = FftC2C.apply(x, dims[:-1], norm, True)
+    return FftC2R.apply(conj(x), dims[-1:], _DUAL[norm], last)
 
 
 def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
     """N-dimensional ``ihfft``."""
-    x = _prep(input, "ihfftn")
-    dims, sizes = _many_dims(x, s, dim)
+    dims, sizes = _many_dims(input, s, dim)
+    _at_least_one("ihfftn", dims)
+    if input._array.dtype.kind == "c":
+        raise RuntimeError("Only supports floating-point dtypes, but found: %s"
+                           % _dt.scalar_type_name(input._array.dtype))
+    x = _prep(input)
     norm = _norm(norm)
     # as torch: the one-sided inverse over the last dim, then complex inverses over the others
-    y = conj(_r2c(_resized(x, dims, sizes), dims[-1:], None, _DUAL[norm]))
-    return FftC2C.apply(y, dims[:-1], norm, False) if len(dims) > 1 else y
+    y = _r2c(_resized(x, dims, sizes), dims[-1:], None, _DUAL[norm])
+    if len(dims) == 1:
+        return conj(y)
+    return FftC2C.apply(conj_physical(y), dims[:-1], norm, False)
 
 
 def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
@@ -348,10 +415,15 @@ def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     return ihfftn(input, s, dim, norm)
 
 
-def _freq(values_fn, n, d, dtype, device, requires_grad):
+def _freq(values_fn, n, size, d, dtype, device, requires_grad):
+    """``values_fn(xp, n) / (n * d)``: ``size`` frequencies (torch's error when negative)."""
+    if size < 0:
+        raise RuntimeError("Trying to create tensor with negative dimension %d: [%d]"
+                           % (size, size))
     d_ = _dt.to_dtype(dtype)
     xp = backend_for(device).xp
-    t = Tensor._wrap(xp.asarray(values_fn(xp, n) / (n * d), dtype=d_.np))
+    with _quiet():
+        t = Tensor._wrap(xp.asarray(values_fn(xp, n) / (n * d), dtype=d_.np))
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -362,22 +434,37 @@ def _fft_values(xp, n):
     return xp.where(k < (n + 1) // 2, k, k - n)
 
 
+def _check_n(name, n):
+    """``n`` as an int (a 0-d integer tensor too, as torch's argument parser)."""
+    if isinstance(n, Tensor) and n._array.ndim == 0 and n._array.dtype.kind in "iu":
+        return int(n._array)    # host: a Python int
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+        raise TypeError("%s(): argument 'n' (position 1) must be int, not %s"
+                        % (name, type(n).__name__))
+    return n
+
+
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The sample frequencies of an ``n``-point ``fft`` with sample spacing ``d``."""
-    return _freq(_fft_values, n, d, dtype, device, requires_grad)
+    n = _check_n("fft_fftfreq", n)
+    return _freq(_fft_values, n, n, d, dtype, device, requires_grad)
 
 
 def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The sample frequencies of an ``n``-point ``rfft`` with sample spacing ``d``."""
-    return _freq(lambda xp, m: xp.arange(m // 2 + 1, dtype=float), n, d, dtype, device,
+    n = _check_n("fft_rfftfreq", n)
+    size = int(n / 2) + 1     # (C's division: truncated toward zero)
+    return _freq(lambda xp, m: xp.arange(size, dtype=float), n, size, d, dtype, device,
                  requires_grad)
 
 
 def _shift_dims(x, dim):
     ndim = x._array.ndim
     if dim is None:
-        return tuple(range(ndim))
+        dim = tuple(range(ndim))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if not dims:
+        raise RuntimeError("`shifts` required")
     return tuple(wrap_dim(d, ndim) for d in dims)
 
 

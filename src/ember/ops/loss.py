@@ -5,10 +5,12 @@ The other losses are composed from element-wise ops in ``ember.nn.functional``.
 """
 import math
 
+from ..autograd import _autocast
+from ..autograd.grad_mode import state as _ac_state
 from ..autograd.function import Function, once_differentiable
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
-from ._util import xp_of
+from ._util import not_implemented_for, xp_of
 from .comparison import where
 from .activation import LogSoftmax, Softplus
 from .unary import abs as _abs, clamp, logit, sigmoid, sign
@@ -19,6 +21,8 @@ _REDUCTIONS = ("none", "mean", "sum")
 
 
 def _log_softmax(x):
+    if x.size == 0:
+        return x.copy()
     xp = get_array_module(x)
     z = x - x.max(axis=1, keepdims=True)   # NOTE: a row holding +inf gives NaN, as torch
     with errstate(divide="ignore", over="ignore", under="ignore"):
@@ -40,7 +44,9 @@ def _coefficients(target, shape, dtype, weight, ignore_index, reduction, label_s
             t = t * (1 - label_smoothing) + label_smoothing / c
         a = t * w.reshape(wshape)
         if reduction == "mean":
-            a = a / (a.size // c if c else 1)
+            if not c:       # (torch's mean is then 0 / (0 / 0): NaN)
+                return a, True
+            a = a / (a.size // c)
         return a, False
     valid = target != ignore_index
     safe = xp.where(valid, target, 0)
@@ -113,8 +119,10 @@ class CrossEntropy(Function):
                                      None if weight is None else weight._array, ignore_index,
                                      reduction, label_smoothing)
             prod = xp.where(a != 0, a * logp, 0)
-            # NOTE: 0 - x, not -x: ignored targets and empty sums give +0.0, as torch.
-            loss = 0 - (prod.sum(axis=1) if reduction == "none" else prod.sum())
+            # NOTE: 0 - x, not -x: ignored targets and empty sums give +0.0, as torch; its
+            # probability-target loss is -x (-0.0 there).
+            loss = prod.sum(axis=1) if reduction == "none" else prod.sum()
+            loss = -loss if target._array.dtype.kind == "f" else 0 - loss
             if empty:
                 loss = float("nan")
         ctx.reduction, ctx.smoothing, ctx.logits = reduction, label_smoothing, logits
@@ -143,7 +151,7 @@ class CrossEntropy(Function):
         if ctx.needs_input_grad[1]:
             da = -logp * g * (1 - eps)
             if reduction == "mean":
-                da = da / (logp.size // logp.shape[1])
+                da = da / (logp.size // logp.shape[1] if logp.shape[1] else 1)
             if weight is not None:
                 da = da * weight._array.reshape((1, -1) + (1,) * (logp.ndim - 2))
             grad_target = Tensor._wrap(da.astype(logp.dtype, copy=False))
@@ -154,7 +162,7 @@ class CrossEntropy(Function):
         lp, a, t, weight = ctx.saved_tensors
         reduction, eps, logits = ctx.reduction, ctx.smoothing, ctx.logits
         shape = lp.shape
-        n = lp.numel() // shape[1]
+        n = lp.numel() // shape[1] if shape[1] else 1     # (no classes: empty gradients)
         w = None if weight is None else weight.reshape((1, -1) + (1,) * (len(shape) - 2))
         if ctx.needs_input_grad[1]:    # probabilities: the coefficients depend on them
             a = t * (1 - eps) + eps / shape[1] if eps > 0 else t
@@ -346,7 +354,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     ``label_smoothing``.
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if _ac_state.autocast:
+        input, target, weight = _autocast.inputs("fp32", (input, target, weight))
+    if input.dim() == 0:
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
     _check("cross_entropy", input, target, weight, reduction, True)
+    if input._array.size:
+        not_implemented_for(input._array, "log_softmax_lastdim_kernel_impl", "biuc")
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: %s"
                            % label_smoothing)
@@ -361,6 +375,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check("nll_loss", input, target, weight, reduction, False)
+    not_implemented_for(input._array, "nll_loss_out_frame" if input.dim() <= 2 else
+                        "nll_loss2d_forward_out_frame", "biuc")
     return _apply(input, target, weight, ignore_index, reduction, 0.0, False)
 
 
@@ -407,6 +423,7 @@ class CtcLoss(Function):
     """
 
     node_name = "CtcLossBackward0"
+    edge_args = (0,)        # (targets and lengths are not inputs of torch's node)
 
     @staticmethod
     def forward(ctx, log_probs, targets, in_lens, tgt_lens, blank, zero_infinity):

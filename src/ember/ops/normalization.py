@@ -6,7 +6,8 @@ sqrt(var + eps)``, biased variance) and applies the affine part.
 from ..autograd._sum_to import sum_to_size
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import xp_of
+from .. import dtypes as _dt
+from ._util import not_implemented_for, xp_of
 
 __all__ = ["batch_norm", "layer_norm", "group_norm"]
 
@@ -84,6 +85,27 @@ class Norm(Function):
         return gx, gw, gb, None, None, None, None, None, None
 
 
+def _check_dtypes(kernel, input, *params):
+    """torch's CPU checks of a norm's dtypes: a bfloat16/float16 input may take float32
+    parameters (all of them), any other mix raises; then the kernel's dtype error."""
+    x = input._array
+    not_implemented_for(x, kernel, "biuc")
+    defined = [p for p in params if p is not None]
+    if defined and defined[0]._array.dtype != x.dtype:
+        for p in defined:
+            if p._array.dtype != _dt.float32.np:
+                raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
+                                   "Float")
+        if x.dtype.kind != "V" and x.dtype != _dt.float16.np:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return
+    for p in defined:
+        if p._array.dtype != x.dtype:
+            raise RuntimeError("expected scalar type %s but found %s"
+                               % (_dt.scalar_type_name(x.dtype),
+                                  _dt.scalar_type_name(p._array.dtype)))
+
+
 def _param(t, input):
     """``t``, or a 0-element placeholder for an absent weight or bias (see ``Norm``)."""
     return Tensor._wrap(xp_of(input).empty(0, dtype=input._array.dtype)) if t is None else t
@@ -119,6 +141,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     x = input._array
     c = x.shape[1] if x.ndim > 1 else x.shape[0]
     shape = (1, c) + (1,) * (x.ndim - 2)
+    _check_dtypes("batch_norm", input, weight, bias, running_mean, running_var)
     if training:
         n = x.size // max(c, 1)
         if n <= 1:
@@ -151,6 +174,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
                            "got input of size%s" % (list(normalized_shape),
                                                     ", ".join(map(str, normalized_shape)),
                                                     list(input.shape)))
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and tuple(p.shape) != normalized_shape:
+            raise RuntimeError("Expected %s to be of same shape as normalized_shape, but got %s "
+                               "of shape %s and normalized_shape = %s"
+                               % (name, name, list(p.shape), list(normalized_shape)))
+    _check_dtypes("LayerNormKernelImpl", input, weight, bias)
     axes = tuple(range(input.dim() - k, input.dim()))
     return Norm.apply(input, _param(weight, input), _param(bias, input), axes, eps,
                       "NativeLayerNormBackward0", normalized_shape, None, None)
@@ -158,14 +187,23 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """Normalise over groups of channels (and all spatial dims). Matches torch's group_norm."""
-    if input.dim() < 2:
-        raise RuntimeError("Expected at least 2 dimensions for input tensor but received %d"
-                           % input.dim())
+    nd = input.dim()
+    if nd < 2:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions" if nd == 0 else
+                         "Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     n, c = input.shape[:2]
+    if num_groups <= 0:
+        raise RuntimeError("Expected num groups to be greater than 0, got %d" % num_groups)
     if c % num_groups:
         raise RuntimeError("Expected number of channels in input to be divisible by "
                            "num_groups, but got input of shape %s and num_groups=%d"
                            % (list(input.shape), num_groups))
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and (p.dim() != 1 or p.numel() != c):
+            raise RuntimeError("Expected %s to be a vector of size equal to the number of "
+                               "channels in input, but got %s of shape %s and input of shape %s"
+                               % (name, name, list(p.shape), list(input.shape)))
+    _check_dtypes("GroupNormKernelImpl", input, weight, bias)
     return Norm.apply(input, _param(weight, input), _param(bias, input), (2,), eps,
                       "NativeGroupNormBackward0", (1, c) + (1,) * (input.dim() - 2),
                       (n, num_groups, -1), None)

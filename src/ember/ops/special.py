@@ -2,6 +2,7 @@
 (lgamma, digamma, polygamma, mvlgamma), incomplete gamma (igamma, igammac), Bessel ``i0`` and
 ``sinc``. The rest of ``torch.special`` lives in ``ember.special``."""
 import math
+import numbers
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
@@ -10,6 +11,11 @@ from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import inplace
 from .comparison import where as _where
+from .complex import conj
+from .reduction import sum as _sum
+from .shape import unsqueeze
+from .arithmetic import reciprocal
+from .unary import cos, exp, log
 from ._util import binary_arrays, need_tensors, needs_float, sum_to, xp_of
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "sinc", "igamma", "igammac",
@@ -21,10 +27,23 @@ def _sp(arr):
     return backend_of(arr).scipy("special")
 
 
-def scipy_unary(name, kernel, node, grad):
+def unsupported(arr, kernel, half=False):
+    """torch's NotImplementedError for a kernel with no complex version (``half``: nor a Half
+    or BFloat16 one): ``"kernel" not implemented for 'ComplexFloat'``."""
+    kind = arr.dtype.kind
+    if kernel is None:
+        return
+    if kind == "c" or (half and kind in "fV" and arr.dtype.itemsize == 2):
+        raise NotImplementedError("\"%s\" not implemented for '%s'"
+                                  % (kernel, _dt.scalar_type_name(arr.dtype)))
+
+
+def scipy_unary(name, kernel, node, grad, cpu, half=False):
     """A Function for SciPy's special function ``kernel`` (a name, or ``kernel(sp, x)``) with
-    backward ``grad(grad_output, input, output)`` in Tensor ops (None: not differentiable)."""
+    backward ``grad(grad_output, input, output)`` in Tensor ops; ``cpu`` is torch's kernel name
+    in its error for complex (``half``: also Half/BFloat16) inputs."""
     def forward(ctx, a):
+        unsupported(a._array, cpu, half)
         x = needs_float(a._array)
         with _quiet():
             if isinstance(kernel, str):
@@ -47,6 +66,7 @@ class Polygamma(Function):
 
     @staticmethod
     def forward(ctx, a, n):
+        unsupported(a._array, _POLYGAMMA_CPU.get(n, "polygamma"))
         x = needs_float(a._array)
         with _quiet():
             out = _polygamma_arr(x, n)
@@ -60,21 +80,68 @@ class Polygamma(Function):
         return grad_output * polygamma(ctx.n + 1, a), None
 
 
+_POLYGAMMA_CPU = {0: "digamma", 1: "trigamma"}
+
+
 def _polygamma_arr(x, n):
     sp = _sp(x)
     xp = xp_of(Tensor._wrap(x))
     if n == 0:
         return xp.asarray(sp.psi(x)).astype(x.dtype, copy=False)
-    return xp.asarray(sp.polygamma(n, x)).astype(x.dtype, copy=False)
+    if n == 1:
+        return _trigamma(xp, x)
+    out = xp.asarray(sp.polygamma(n, x)).astype(x.dtype, copy=False)
+    return xp.where(x == math.inf, math.nan, out)     # (torch: nan at +inf)
 
 
-Lgamma = scipy_unary("Lgamma", "gammaln", "LgammaBackward0",
-                     lambda g, a, out: g * digamma(a))
+def _trigamma(xp, x):
+    """torch's ``trigamma`` kernel (reflection below 0.5, six recurrence steps, then the
+    asymptotic series), in float32 for Half/Float inputs and float64 for Double, so the
+    values at poles (huge, finite) and at -inf (nan) are torch's."""
+    dt = x.dtype
+    x = x.astype("float64" if dt.itemsize == 8 else "float32")
+    c = x.dtype.type
+    pi = c(math.pi)
+    small = x < c(0.5)
+    sin_pi_x = xp.sin(pi * x)
+    result = xp.where(small, -(pi * pi) / (sin_pi_x * sin_pi_x), c(0))
+    x = xp.where(small, c(1) - x, x)
+    for _ in range(6):
+        result = result + c(1) / (x * x)
+        x = x + c(1)
+    ixx = c(1) / (x * x)
+    result = result + (c(1) + c(1) / (c(2) * x)
+                       + ixx * (c(1 / 6) - ixx * (c(1 / 30) - ixx * c(1 / 42)))) / x
+    return xp.where(small, -result, result).astype(dt, copy=False)
+
+
+def _lgamma_kernel(sp, x):
+    out = sp.gammaln(x)
+    return xp_of(Tensor._wrap(x)).where(x == -math.inf, math.inf, out)   # (torch: +inf)
+
+
+def _i1_grad(g, a, out):
+    """torch's ``i1_backward``: 0.5 where ``|a|`` is below eps (NaN-free ``where``)."""
+    unsupported_half(a._array, "i1_backward")
+    eps = _dt.finfo(_dt.from_numpy_dtype(a._array.dtype)).eps
+    not_tiny = abs(a) > eps
+    safe = _where(not_tiny, a, eps)
+    return g * _where(not_tiny, i0(safe) - out * reciprocal(safe), 0.5)
+
+
+def unsupported_half(arr, kernel):
+    """torch's NotImplementedError for a kernel with only float32/float64 versions."""
+    if arr.dtype.kind != "f" or arr.dtype.itemsize == 2:
+        raise NotImplementedError("\"%s\" not implemented for '%s'"
+                                  % (kernel, _dt.scalar_type_name(arr.dtype)))
+
+
+Lgamma = scipy_unary("Lgamma", _lgamma_kernel, "LgammaBackward0",
+                     lambda g, a, out: g * digamma(a), "lgamma_vml_cpu")
 Digamma = scipy_unary("Digamma", "psi", "DigammaBackward0",
-                      lambda g, a, out: g * polygamma(1, a))
-I0 = scipy_unary("I0", "i0", "I0Backward0", lambda g, a, out: g * _I1.apply(a))
-_I1 = scipy_unary("SpecialI1", "i1", "SpecialI1Backward0",
-                  lambda g, a, out: g * _where(a == 0, 0.5, i0(a) - out / a))
+                      lambda g, a, out: g * polygamma(1, a), "digamma")
+I0 = scipy_unary("I0", "i0", "I0Backward0", lambda g, a, out: g * _I1.apply(a), "i0_vml_cpu")
+_I1 = scipy_unary("SpecialI1", "i1", "SpecialI1Backward0", _i1_grad, "i1_cpu")
 
 
 def _sinc_kernel(sp, x):
@@ -83,14 +150,37 @@ def _sinc_kernel(sp, x):
 
 
 def _sinc_grad(g, a, out):
-    from .comparison import where
-    from .unary import cos
     pa = a * math.pi
     d = (cos(pa) * pa - out * pa) / (a * pa)
-    return g * where(a == 0, 0.0, d)
+    return g * _where(a == 0, 0.0, conj(d))
 
 
-Sinc = scipy_unary("Sinc", _sinc_kernel, "SincBackward0", _sinc_grad)
+Sinc = scipy_unary("Sinc", _sinc_kernel, "SincBackward0", _sinc_grad, None)
+
+
+def _mvlgamma_args(x, p):
+    """``x[..., None] + [-(p-1)/2, ..., -1/2, 0]`` (torch's order of the terms)."""
+    offs = xp_of(x).arange(-p / 2 + 0.5, 0.5, 0.5, dtype=x._array.dtype)
+    return unsqueeze(x, -1) + Tensor._wrap(offs)
+
+
+class Mvlgamma(Function):
+    """``sum_j lgamma(x - j/2) + p (p - 1) / 4 log(pi)`` over ``j < p``."""
+
+    node_name = "MvlgammaBackward0"
+
+    @staticmethod
+    def forward(ctx, a, p):
+        x = a if a._array.dtype.kind in "fV" else Tensor._wrap(needs_float(a._array))
+        ctx.p = p
+        ctx.save_for_backward(x)
+        out = _sum(lgamma(_mvlgamma_args(x, p)), -1)._array
+        return Tensor._wrap(out + out.dtype.type(p * (p - 1) / 4 * math.log(math.pi)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, = ctx.saved_tensors
+        return grad_output * _sum(digamma(_mvlgamma_args(x, ctx.p)), -1), None
 
 
 class _Igamma(Function):
@@ -99,9 +189,9 @@ class _Igamma(Function):
     @staticmethod
     def forward(ctx, a, x, upper):
         aa, xa = binary_arrays("igamma", a, x)
-        if aa.dtype.kind not in "fc":
-            d = _dt.get_default_dtype().np
-            aa, xa = aa.astype(d), xa.astype(d)
+        if aa.dtype.kind != "f":
+            raise NotImplementedError("\"%s_cpu\" not implemented for '%s'" % (
+                "igammac" if upper else "igamma", _dt.scalar_type_name(aa.dtype)))
         with _quiet():
             out = getattr(_sp(aa), "gammaincc" if upper else "gammainc")(aa, xa)
         ctx.upper = upper
@@ -111,7 +201,6 @@ class _Igamma(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        from .unary import exp, log
         a, x = ctx.saved_tensors
         name = "igammac" if ctx.upper else "igamma"
         if ctx.needs_input_grad[0]:
@@ -140,6 +229,9 @@ def polygamma(n, input, *, out=None):
     """The ``n``-th derivative of ``digamma`` (``tensor.polygamma(n)`` as a method)."""
     if isinstance(n, Tensor) and not isinstance(input, Tensor):
         n, input = input, n
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+        raise TypeError("polygamma(): argument 'n' (position 1) must be int, not %s"
+                        % type(n).__name__)
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     return Polygamma.apply(input, int(n))
@@ -147,17 +239,18 @@ def polygamma(n, input, *, out=None):
 
 def mvlgamma(input, p, *, out=None):
     """The multivariate log-gamma of dimension ``p``."""
-    from .reduction import sum as _sum
-    from .shape import unsqueeze
-    x = input
-    if x._array.dtype.kind not in "fc":
-        from .conversion import to
-        x = to(x, _dt.get_default_dtype())
+    if not isinstance(p, int) or isinstance(p, bool):
+        raise TypeError("mvlgamma(): argument 'p' (position 2) must be int, not %s"
+                        % type(p).__name__)
+    arr = input._array
+    if arr.dtype.kind == "b":
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if arr.dtype.kind == "c":
+        raise NotImplementedError("\"arange_cpu\" not implemented for '%s'"
+                                  % _dt.scalar_type_name(arr.dtype))
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    xp = xp_of(x)
-    offs = Tensor._wrap(xp.arange(p, dtype=x._array.dtype) / -2)
-    return _sum(lgamma(unsqueeze(x, -1) + offs), -1) + p * (p - 1) / 4 * math.log(math.pi)
+    return Mvlgamma.apply(input, p)
 
 
 def i0(input, *, out=None):
@@ -204,9 +297,21 @@ def sinc_(input):
     return inplace(input, sinc)
 
 
+def _check_inplace_cast(input, other):
+    """torch checks that the result type can be written into ``input`` before the kernel."""
+    if isinstance(other, Tensor):
+        res, dst = _dt.result_type(input, other).np, input._array.dtype
+        rank = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
+        if rank[res.kind] > rank[dst.kind]:
+            raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                               % (_dt.scalar_type_name(res), _dt.scalar_type_name(dst)))
+
+
 def igamma_(input, other):
+    _check_inplace_cast(input, other)
     return inplace(input, igamma, other)
 
 
 def igammac_(input, other):
+    _check_inplace_cast(input, other)
     return inplace(input, igammac, other)
