@@ -13,7 +13,8 @@ from .dtypes import (bool, float, float16, float32, float64, double, half, int, 
                      quint2x4, bits8, bits16, bits1x8, bits2x4, bits4x2, layout, memory_format,
                      strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc,
                      jagged, contiguous_format, channels_last, channels_last_3d,
-                     preserve_format, legacy_contiguous_format)
+                     preserve_format, legacy_contiguous_format, int1, int2, int3, int4, int5,
+                     int6, int7, uint1, uint2, uint3, uint4, uint5, uint6, uint7, bit)
 from .tensor import (Tensor, Size, FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
                      ShortTensor, CharTensor, ByteTensor, BoolTensor)
 from .tensor import _bind as _bind_tensor
@@ -34,6 +35,19 @@ for _name in ("special", "fft"):
     if type(globals().get(_name)) is type(dtypes):
         del globals()[_name]
 _bind_tensor(ops, autograd.engine)    # Tensor's methods dispatch into ops (see tensor.py)
+
+
+def _prelu(self, weight):
+    from .nn import functional
+    return functional.prelu(self, weight)
+
+
+def _hash_tensor(self, dim=(), *, keepdim=False, mode=0):
+    from ._torch_ns import hash_tensor as _hash
+    return _hash(self, dim, keepdim=keepdim, mode=mode)
+
+
+Tensor.prelu, Tensor.hash_tensor = _prelu, _hash_tensor     # (their ops live above ops/)
 # ``from .ops import *`` bound ``linalg`` to ``ops.linalg``; load the public ``ember.linalg``.
 linalg = __import__("importlib").import_module(__name__ + ".linalg")
 

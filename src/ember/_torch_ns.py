@@ -557,23 +557,9 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 
 
 def hash_tensor(input, dim=(), *, keepdim=False, mode=0):
-    """The XOR of the elements' bit patterns (as 64-bit words) over ``dim`` (all when
-    empty), as uint64."""
-    import ember
-    if mode != 0:
-        raise RuntimeError("hash_tensor: mode %d is not supported" % mode)
-    wide = input.to(ember.float64) if input.is_floating_point() else input.to(ember.int64)
-    bits = wide.view(ember.uint64)
-    dims = list(range(input.dim())) if dim in ((), [], None) else \
-        ([dim] if isinstance(dim, int) else list(dim))
-    out = bits
-    for d in sorted((d % max(input.dim(), 1) for d in dims), reverse=True):
-        parts = out.unbind(d) if out.dim() else [out]
-        acc = parts[0]
-        for q in parts[1:]:
-            acc = acc.bitwise_xor(q)
-        out = acc.unsqueeze(d) if keepdim else acc
-    return out
+    """torch's result is a uint64 tensor, which ember does not hold: a clear error."""
+    raise TypeError("ember does not support torch.uint64 tensors, the dtype of "
+                    "hash_tensor's result")
 
 
 def detach_(input):

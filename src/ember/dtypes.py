@@ -10,7 +10,8 @@ __all__ = ["dtype", "float16", "half", "float32", "float", "float64", "double", 
            "chalf", "complex64", "cfloat", "complex128", "cdouble", "uint16", "uint32", "uint64",
            "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
            "float4_e2m1fn_x2", "quint8", "qint8", "qint32", "quint4x2", "quint2x4", "bits8",
-           "bits16", "bits1x8", "bits2x4", "bits4x2",
+           "bits16", "bits1x8", "bits2x4", "bits4x2", "int1", "int2", "int3", "int4", "int5",
+           "int6", "int7", "uint1", "uint2", "uint3", "uint4", "uint5", "uint6", "uint7", "bit",
            "set_default_dtype", "get_default_dtype", "promote_types", "result_type", "finfo",
            "iinfo"]
 
@@ -146,7 +147,15 @@ bits16 = _NoArrayDtype("bits16", 2, 1, "Bits16Tensor", is_signed=False)
 bits1x8 = _NoArrayDtype("bits1x8", 1, 1, "Bits1x8Tensor", is_signed=False)
 bits2x4 = _NoArrayDtype("bits2x4", 1, 1, "Bits2x4Tensor", is_signed=False)
 bits4x2 = _NoArrayDtype("bits4x2", 1, 1, "Bits4x2Tensor", is_signed=False)
-_NO_ARRAY = (complex32, uint16, uint32, uint64, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
+# the sub-byte integers (torch names them for packed kernels; no tensor op runs on them)
+int1, int2, int3, int4, int5, int6, int7 = (
+    _NoArrayDtype("int%d" % _k, 1, 1, "Int%dTensor" % _k) for _k in range(1, 8))
+uint1, uint2, uint3, uint4, uint5, uint6, uint7 = (
+    _NoArrayDtype("uint%d" % _k, 1, 1, "UInt%dTensor" % _k, is_signed=False)
+    for _k in range(1, 8))
+bit = uint1
+_NO_ARRAY = (int1, int2, int3, int4, int5, int6, int7, uint1, uint2, uint3, uint4, uint5,
+             uint6, uint7, complex32, uint16, uint32, uint64, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
              float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn_x2, quint8, qint8, qint32, quint4x2,
              quint2x4, bits8, bits16, bits1x8, bits2x4, bits4x2)
 

@@ -317,6 +317,45 @@ class Tensor:
     def resize_as_(self, the_template: Tensor, memory_format: Any = None) -> Tensor:
         return self.resize_(tuple(the_template.shape))
 
+    def resize(self, *sizes: Any) -> Tensor:
+        """Deprecated out-of-place ``resize_``: this tensor's elements in shape ``sizes``."""
+        warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+            sizes = tuple(sizes[0])
+        n = 1
+        for d in sizes:
+            n *= d
+        if n == self._array.size:
+            return _ops.reshape(self, sizes)
+        return self.detach().clone().resize_(*sizes)
+
+    def resize_as(self, tensor: Tensor) -> Tensor:
+        warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return self.resize(tuple(tensor.shape))
+
+    def as_strided_(self, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
+        """Make this tensor the view ``as_strided(size, stride, storage_offset)`` of its own
+        memory, in place."""
+        view = _ops.as_strided(self.detach(), size, stride, storage_offset)
+        self._array = view._array
+        self._bump()
+        return self
+
+    name = None     # (torch's named-tensor name; ember tensors have none)
+
+    def reinforce(self, reward: Any) -> Any:
+        raise RuntimeError(
+            "reinforce() was removed.\nUse torch.distributions instead.\nSee "
+            "https://pytorch.org/docs/main/distributions.html\n\nInstead of:\n\nprobs = "
+            "policy_network(state)\naction = probs.multinomial()\nnext_state, reward = "
+            "env.step(action)\naction.reinforce(reward)\naction.backward()\n\nUse:\n\n"
+            "probs = policy_network(state)\n# NOTE: categorical is equivalent to what used to "
+            "be called multinomial\nm = torch.distributions.Categorical(probs)\naction = "
+            "m.sample()\nnext_state, reward = env.step(action)\nloss = -m.log_prob(action) * "
+            "reward\nloss.backward()\n")
+
     def set_(self, source: Any = None, storage_offset: builtins.int = 0, size: Any = None,
              stride: Any = None) -> Tensor:
         """Make this tensor use ``source``'s memory (``set_()``: empty), as torch."""

@@ -72,12 +72,51 @@ RANDOM = {"rand", "rand_like", "randn", "randn_like", "randint", "randint_like",
           "empty_like", "empty_strided", "uniform_", "exponential_", "geometric_", "cauchy_",
           "log_normal_", "random_", "new_empty", "new_empty_strided", "resize_", "resize_as_"}
 
-# ember's orthogonal polynomials loop in C (scipy eval_*) for an infinite degree: an
-# uninterruptible hang, so those ops get no NaN/inf values (listed in MISMATCHES.md).
+# Cases where torch itself is not a usable oracle; the fuzzer skips them (``_torch_quirk``):
+# - NaN inputs to these activations: torch's CPU kernels handle whole SIMD blocks (16 float32
+#   / 8 float64 elements) in a vectorised loop and the rest element by element, and the two
+#   loops disagree at NaN (the gradient is 0 in one and passes through in the other; for
+#   softshrink the sign of a zero output too), so torch's answer depends on where the NaN sits.
+_SIMD_NAN = {"hardshrink", "softshrink", "hardtanh", "hardtanh_", "elu", "elu_", "selu",
+             "selu_", "celu", "celu_", "gelu"}
+# - 2-D FFTs of an empty batch raise "MKL FFT error" in torch (a backend defect; the transform
+#   of nothing is empty), and which outputs of an FFT of inf/NaN come out NaN depends on the
+#   FFT library's internal order of operations.
+_FFT2 = {"fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2", "fftn", "ifftn", "rfftn",
+         "irfftn", "hfftn", "ihfftn"}
+# - bessel_j0/j1/y0/y1 near their zeros: torch's float64 results are off by up to ~1e-7
+#   (Cephes' polynomial fits); SciPy's are the accurate ones, so values get atol 1e-6 there.
+_LOOSE = {"bessel_j0": 1e-6, "bessel_j1": 1e-6, "bessel_y0": 1e-6, "bessel_y1": 1e-6,
+          "special_bessel_j0": 1e-6, "special_bessel_j1": 1e-6, "special_bessel_y0": 1e-6,
+          "special_bessel_y1": 1e-6}
+# - torch's own internal assertion failures (e.g. lstsq on inf/NaN: oneMKL reports illegal
+#   parameters and torch ends in "INTERNAL ASSERT FAILED"): torch has no answer to compare.
+_TORCH_BUG = "INTERNAL ASSERT FAILED"
+# ember's refusal of complex32 (NumPy has no complex32; issue 18: "chalf where NumPy can hold
+# it, or a clear error"): a case torch runs in ComplexHalf is not compared.
+_NO_CHALF = "ember does not support torch.complex32 tensors"
+
+
+def _torch_quirk(case):
+    ns, name = case[0], case[1]
+    base = name.split(".")[-1]
+    specs = []
+    if ns != "opdb":
+        _collect_specs((case[2], case[3]), specs)
+    special = case[2][2] if ns == "opdb" else any(s[3] == "x" for s in specs)
+    if special and base in _SIMD_NAN:
+        return True
+    fft = base[4:] if base.startswith("fft_") else base if ns == "fft" else None
+    if fft is not None:
+        if special:
+            return True
+        if fft in _FFT2 and any(0 in tuple(s[1]) for s in specs):
+            return True
+    return False
+
+
 _NS = {"torch": lambda L: L, "Tensor": None, "F": lambda L: L.nn.functional,
        "linalg": lambda L: L.linalg, "special": lambda L: L.special, "fft": lambda L: L.fft}
-
-
 def universe():
     """Every public op: ``[(namespace, name)]`` with a torch counterpart, less ``NON_OPS``."""
     import inspect
@@ -760,7 +799,6 @@ def gen_case(op, seed):
     """A random case for ``op`` (``(ns, name)``; ``("opdb", entry)`` for op database ones)."""
     g = Gen(seed)
     ns, name = op
-    g.tame = "polynomial" in name                           # HANGS: see MISMATCHES.md
     if ns == "opdb":
         entry = opdb_entries()[name]
         dt = g.pick(["float32", "float64", "float64", "float16", "complex128", "int64", "bool"])
@@ -1017,7 +1055,7 @@ def _tol(dt):
     return 1e-6, 1e-9
 
 
-def _compare(e, t, where, values=True, scale=1.0):
+def _compare(e, t, where, values=True, scale=1.0, atol_min=0.0):
     """None if equal, else (kind, detail)."""
     if e[0] != t[0]:
         return ("structure", "%s: ember %s, torch %s" % (where, _short(e), _short(t)))
@@ -1025,7 +1063,7 @@ def _compare(e, t, where, values=True, scale=1.0):
         if len(e[1]) != len(t[1]):
             return ("structure", "%s: %d vs %d items" % (where, len(e[1]), len(t[1])))
         for k, (a, b) in enumerate(zip(e[1], t[1])):
-            r = _compare(a, b, "%s[%d]" % (where, k), values, scale)
+            r = _compare(a, b, "%s[%d]" % (where, k), values, scale, atol_min)
             if r:
                 return r
         return None
@@ -1053,7 +1091,8 @@ def _compare(e, t, where, values=True, scale=1.0):
         if (np.isinf(a64) != np.isinf(b64)).any() or \
                 (a64[~fin & ~na] != b64[~fin & ~na]).any():
             return ("inf_vs_number", "%s: ember %s, torch %s" % (where, _arr(a), _arr(b)))
-        if not np.allclose(a64[fin], b64[fin], rtol=rtol * scale, atol=atol * scale):
+        if not np.allclose(a64[fin], b64[fin], rtol=rtol * scale,
+                           atol=max(atol * scale, atol_min)):
             return ("values", "%s: ember %s, torch %s" % (where, _arr(a), _arr(b)))
         return None
     if e[0] == "V" and e[1] != t[1]:
@@ -1085,6 +1124,9 @@ def check_case(case, torch=None, timeout=None):
     torch = torch or _torch()
     name = case[1]
     values = name not in RANDOM
+    if _torch_quirk(case):
+        return None
+    atol_min = _LOOSE.get(name.split(".")[-1], 0.0)
     if timeout and hasattr(signal, "SIGALRM"):
         signal.signal(signal.SIGALRM, _alarm)
         signal.alarm(timeout)
@@ -1101,6 +1143,10 @@ def check_case(case, torch=None, timeout=None):
     finally:
         if timeout and hasattr(signal, "SIGALRM"):
             signal.alarm(0)
+    if e[0] == "raise" and _NO_CHALF in e[3]:
+        return None
+    if t[0] == "raise" and _TORCH_BUG in t[3]:
+        return None
     if t[0] == "raise" or e[0] == "raise":
         if t[0] == "raise" and e[0] == "raise":
             if t[1] != e[1] or t[2] != e[2]:
@@ -1111,7 +1157,7 @@ def check_case(case, torch=None, timeout=None):
         if e[0] == "raise":
             return Mismatch("ember_raises_" + e[1], "%s" % e[3][:240])
         return Mismatch("torch_raises_" + t[1], "ember returns; torch %s" % t[3][:240])
-    r = _compare(e[1], t[1], "output", values)
+    r = _compare(e[1], t[1], "output", values, atol_min=atol_min)
     if r:
         return Mismatch(r[0], r[1])
     if (e[2] is None) != (t[2] is None):

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..backend import errstate
 from ..tensor import Tensor
@@ -17,15 +18,52 @@ __all__ = ["det", "inverse", "cholesky", "cholesky_solve", "cholesky_inverse", "
            "lu", "lu_solve", "lu_unpack", "geqrf", "orgqr", "ormqr", "cross", "vander"]
 
 
-def _square_check(op, arr):
+# kernels torch does not reach (so whose dtype error does not come) for an empty input
+_EMPTY_SKIPS = frozenset(("lu_cpu", "cholesky_cpu", "linalg_svd_cpu", "linalg_eigh_cpu"))
+
+
+def _lapack_dtype(arr, op, kernel=None):
+    """torch's dtype checks of a LAPACK-backed op. Integer and bool inputs get ``op``'s
+    "Expected a floating point or complex tensor" RuntimeError (``op`` None: they reach the
+    kernel, as every dtype LAPACK lacks does); float16 and bfloat16 get ``kernel``'s
+    NotImplementedError, or ``op``'s "Low precision dtypes" RuntimeError when ``kernel`` is
+    None."""
+    if arr.dtype.char in "fdFD":
+        return
+    name = _tname(arr.dtype)
+    if op is not None:
+        _float_or_complex(op, arr)
+    if kernel is None:
+        raise RuntimeError("%s: Low precision dtypes not supported. Got %s" % (op, name))
+    if arr.size == 0 and kernel in _EMPTY_SKIPS:
+        return
+    raise NotImplementedError("\"%s\" not implemented for '%s'" % (kernel, name))
+
+
+def _float_or_complex(op, arr):
+    if _dt.kind(arr.dtype) not in "fc":
+        raise RuntimeError("%s: Expected a floating point or complex tensor as input. Got %s"
+                           % (op, _tname(arr.dtype)))
+
+
+def _square_check(op, arr, kernel=None, dtype_op=True):
+    """torch's checks of a square-matrix op: at least 2-D, square, then :func:`_lapack_dtype`
+    (``dtype_op`` False: no "Expected a floating point" check of its own)."""
+    _square_shape(op, arr)
+    _lapack_dtype(arr, op if dtype_op else None, kernel)
+
+
+def _square_shape(op, arr):
     if arr.ndim < 2:
         raise RuntimeError("%s: The input tensor A must have at least 2 dimensions." % op)
     if arr.shape[-1] != arr.shape[-2]:
         raise RuntimeError("%s: A must be batches of square matrices, but they are %d by %d "
                            "matrices" % (op, arr.shape[-2], arr.shape[-1]))
-    if arr.dtype.kind != "f":
-        raise RuntimeError("%s: Expected a floating point or complex tensor as input. Got %s"
-                           % (op, _tname(arr.dtype)))
+
+
+def _real_dtype(arr):
+    """The real dtype of ``arr``'s values (float64 for complex128, ...)."""
+    return arr.real.dtype if arr.dtype.kind == "c" else arr.dtype
 
 
 class LinalgInv(Function):
@@ -39,19 +77,27 @@ class LinalgInv(Function):
             out = xp_of(a).linalg.inv(arr)
         except np.linalg.LinAlgError:
             _raise_info("linalg.inv", _lu_arrays(arr)[2], _singular_msg)
-        nan_in = xp_of(a).isnan(arr).any(axis=(-2, -1))
-        if bool(nan_in.any()):
-            # NOTE: LAPACK's inverse is nan throughout a matrix holding a nan (torch)
-            out = xp_of(a).where(nan_in[..., None, None], arr.dtype.type(np.nan), out)
-        out = Tensor._wrap(out.astype(arr.dtype, copy=False))
+        out = Tensor._wrap(_nan_matrices(arr, out).astype(arr.dtype, copy=False))
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, grad_output):
         inv_t, = ctx.saved_tensors
-        inv_h = inv_t.mT
+        inv_h = inv_t.mH
         return -matmul(matmul(inv_h, grad_output), inv_h)
+
+
+def _nan_matrices(arr, out):
+    """``out`` with every matrix whose ``arr`` holds a nan made all nan (LAPACK's LU spreads a
+    nan over the whole factorisation, as torch's results show)."""
+    xp = get_array_module(arr)
+    if not arr.size or not out.size:
+        return out
+    nan_in = xp.isnan(arr).any(axis=(-2, -1))
+    if bool(nan_in.any()):
+        out = xp.where(nan_in[..., None, None], out.dtype.type(np.nan), out)
+    return out
 
 
 def _singular_msg(i):
@@ -69,17 +115,23 @@ class LinalgDet(Function):
     @staticmethod
     def forward(ctx, a):
         arr = a._array
-        _square_check("linalg.det", arr)
+        _square_check("linalg.det", arr, "lu_cpu")
         ctx.save_for_backward(a)
         xp = xp_of(a)
+        if arr.size == 0:
+            return Tensor._wrap(xp.ones(arr.shape[:-2], dtype=arr.dtype))
         return Tensor._wrap(xp.asarray(xp.linalg.det(arr)).astype(arr.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad_output):
         from .shape import unsqueeze
         a, = ctx.saved_tensors
-        # NOTE: d det(A) / dA = det(A) * A^{-T}. For an exactly singular A torch's LU solve
-        # scales by det = 0 and returns zeros; swapping in I keeps the inverse finite.
+        if a._array.size == 0:
+            from .creation import zeros_like
+            return zeros_like(a)
+        # NOTE: d det(A) / dA = det(A) * A^{-T} (conjugated for complex A). For an exactly
+        # singular A torch's LU solve scales by det = 0 and returns zeros; swapping in I keeps
+        # the inverse finite.
         d = det(a)
         xp = xp_of(a)
         singular = xp.asarray(d._array == 0)
@@ -87,8 +139,8 @@ class LinalgDet(Function):
             from .comparison import where
             eye = Tensor._wrap(xp.eye(a._array.shape[-1], dtype=a._array.dtype))
             a = where(Tensor._wrap(singular[..., None, None]), eye, a)
-        scale = unsqueeze(unsqueeze(grad_output * d, -1), -1)
-        return scale * _inv(a).mT
+        scale = unsqueeze(unsqueeze(grad_output * d.conj(), -1), -1)
+        return scale * _inv(a).mH
 
 
 def inverse(input, *, out=None):
@@ -105,26 +157,38 @@ class LinalgSolve(Function):
     node_name = "LinalgSolveExBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, left, vector):
         aa, ba = a._array, b._array
-        _square_check("linalg.solve", aa)
+        _square_check("linalg.solve", aa, "lu_cpu")
+        if vector:
+            ba = ba[..., None]
         if aa.dtype != ba.dtype:
             raise RuntimeError("linalg.solve: Expected A and B to have the same dtype, but found "
                                "A of type %s and B of type %s instead"
                                % (_tname(aa.dtype), _tname(ba.dtype)))
+        if not left:
+            aa, ba = aa.mT, ba.mT
         if ba.shape[-2] != aa.shape[-1]:
             raise RuntimeError("linalg.solve: Incompatible shapes of A and B for the equation "
-                               "AX = B (%s and %s)" % (_shape_str(aa.shape[-2:]),
-                                                       _shape_str(ba.shape[-2:])))
+                               "%s (%s and %s)" % ("AX = B" if left else "XA = B",
+                                                   _shape_str(a._array.shape[-2:]),
+                                                   _shape_str(b._array.shape[-2:])))
         batch = np.broadcast_shapes(aa.shape[:-2], ba.shape[:-2])
         xp = xp_of(a)
         aa = xp.broadcast_to(aa, batch + aa.shape[-2:])
         ba = xp.broadcast_to(ba, batch + ba.shape[-2:])
         try:
-            x = xp.linalg.solve(aa, ba)
+            x = xp.linalg.solve(aa, ba) if aa.size and ba.size else \
+                xp.zeros(ba.shape, dtype=ba.dtype)
         except np.linalg.LinAlgError:
             raise _LinAlgError("torch.linalg.solve: The solver failed because the input matrix "
                                "is singular.") from None
+        x = _nan_matrices(aa, x)
+        if not left:
+            x = x.mT
+        if vector:
+            x = x[..., 0]
+        ctx.left, ctx.vector = left, vector
         out = Tensor._wrap(x.astype(aa.dtype, copy=False))
         ctx.save_for_backward(a, out)
         return out
@@ -132,15 +196,19 @@ class LinalgSolve(Function):
     @staticmethod
     def backward(ctx, grad_output):
         a, x = ctx.saved_tensors
-        gb = _solve(a.mT, grad_output)
+        left, vector = ctx.left, ctx.vector
+        gb = LinalgSolve.apply(a.mH, grad_output, left, vector)
         ga = None
         if ctx.needs_input_grad[0]:
-            ga = sum_to(-matmul(gb, x.mT), ctx._input_meta(0)[0])
-        return ga, sum_to(gb, ctx._input_meta(1)[0]) if ctx.needs_input_grad[1] else None
+            gm, xm = (gb.unsqueeze(-1), x.unsqueeze(-1)) if vector else (gb, x)
+            ga = -matmul(gm, xm.mH) if left else -matmul(xm.mH, gm)
+            ga = sum_to(ga, ctx._input_meta(0)[0])
+        gb = sum_to(gb, ctx._input_meta(1)[0]) if ctx.needs_input_grad[1] else None
+        return ga, gb, None, None
 
 
-def _solve(a, b):
-    return LinalgSolve.apply(a, b)
+def _solve(a, b, left=True, vector=False):
+    return LinalgSolve.apply(a, b, left, vector)
 
 
 class LinalgVectorNorm(Function):
@@ -166,7 +234,7 @@ class LinalgVectorNorm(Function):
             else:
                 out = (a ** ord).sum(axis=dims, keepdims=keepdim) ** (1.0 / ord)
         ctx.ord, ctx.dims, ctx.keepdim = ord, dims, keepdim
-        out = Tensor._wrap(xp.asarray(out, dtype=arr.dtype))
+        out = Tensor._wrap(xp.asarray(out, dtype=_real_dtype(arr)))
         ctx.save_for_backward(x, out)
         return out
 
@@ -185,19 +253,19 @@ class LinalgVectorNorm(Function):
         if p == 0:
             return None, None, None, None
         if p == 1:
-            return x.sign() * grad_output, None, None, None
+            return x.sgn() * grad_output, None, None, None
         if p == 2:
             return x * where(norm == 0, 0.0, grad_output / norm), None, None, None
         if p in (float("inf"), float("-inf")):
             ax = x.abs()
             mask = ((ax == norm) | isnan(ax)).to(x.dtype)
             # NOTE: ties share the gradient evenly, as torch's amax backward does.
-            return x.sign() * ((grad_output / _sum(mask, dims, True)) * mask), None, None, None
+            return x.sgn() * ((grad_output / _sum(mask, dims, True)) * mask), None, None, None
         if p < 1:
-            scaled = where(x == 0, 0.0, x.sign() * x.abs() ** (p - 1))
+            scaled = where(x == 0, 0.0, x.sgn() * x.abs() ** (p - 1))
             return scaled * grad_output * norm ** (1 - p), None, None, None
         if p < 2:
-            scaled = x.sign() * x.abs() ** (p - 1)
+            scaled = x.sgn() * x.abs() ** (p - 1)
         else:
             scaled = x * x.abs() ** (p - 2)
         scale = where(norm == 0, 0.0, grad_output / norm ** (p - 1))
@@ -221,6 +289,8 @@ class Amax(Function):
         out = arr.max(axis=dims, keepdims=keepdim) if largest else \
             arr.min(axis=dims, keepdims=keepdim)
         ctx.dims, ctx.keepdim = dims, keepdim
+        if not largest:
+            ctx.set_node_name("AminBackward0")
         out = Tensor._wrap(xp_of(x).asarray(out))
         ctx.save_for_backward(x, out)
         return out
@@ -247,9 +317,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     from .conversion import to
     if dtype is not None:
         x = to(x, dtype)
-    if x._array.dtype.kind != "f":
-        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
-                           "input. Got %s" % _tname(x._array.dtype))
+    _float_or_complex("linalg.vector_norm", x._array)
     n = x._array.ndim
     if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         dims = tuple(range(n))      # (an empty dim list reduces every dim, as torch)
@@ -279,10 +347,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if n < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
+    _float_or_complex("linalg.matrix_norm", A._array)
     d0, d1 = (wrap_dim(d, n, "linalg.matrix_norm") for d in dim)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
     if ord in ("nuc", 2, -2):
+        _lapack_dtype(A._array, "linalg.matrix_norm")
         m = movedim(A, (d0, d1), (-2, -1))
         s = _svdvals(m)
         if ord == "nuc":
@@ -294,12 +364,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         return res
     if ord in (1, -1, float("inf"), float("-inf")):
         sum_dim, max_dim = (d0, d1) if abs(ord) == 1 else (d1, d0)
-        s = _sum(A.abs(), sum_dim, True)
-        res = Amax.apply(s, (max_dim,), True, ord > 0)
-        if not keepdim:
-            from .shape import squeeze
-            res = squeeze(res, (d0, d1))
-        return res
+        if not keepdim and sum_dim < max_dim:
+            max_dim -= 1
+        s = vector_norm(A, 1, sum_dim, keepdim)
+        return Amax.apply(s, (max_dim,), keepdim, ord > 0)
     raise RuntimeError("linalg.matrix_norm: Order %s not supported." % (ord,))
 
 
@@ -326,14 +394,13 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
 
 def solve(A, B, *, left=True, out=None):
     """Solve ``A X = B`` (or ``X A = B`` when ``left=False``); ``B`` may be a batch of vectors."""
-    from .shape import unsqueeze, squeeze
-    if not left:
-        return solve(A.mT, B.mT).mT
+    return _solve(A, B, left, _solve_is_vector(A, B))
+
+
+def _solve_is_vector(A, B):
+    """torch's rule: ``B`` is a (batch of) vector(s) when 1-D or of ``A``'s batch shape."""
     na, nb = A._array.ndim, B._array.ndim
-    vector = nb == 1 or (nb == na - 1 and B._array.shape == A._array.shape[:-1])
-    if vector:
-        return squeeze(_solve(A, unsqueeze(B, -1)), -1)
-    return _solve(A, B)
+    return nb == 1 or (nb == na - 1 and B._array.shape == A._array.shape[:-1])
 
 
 class _LinAlgError(RuntimeError):
@@ -345,15 +412,11 @@ LinAlgError = _LinAlgError
 _w = Tensor._wrap
 
 
-def _matrix_check(op, arr, square=False):
-    """torch's checks: at least 2-D, floating, and square when ``square``."""
-    if square:
-        return _square_check(op, arr)
+def _matrix_check(op, arr, kernel=None, dtype_op=True):
+    """torch's checks: at least 2-D, then :func:`_lapack_dtype`."""
     if arr.ndim < 2:
         raise RuntimeError("%s: The input tensor A must have at least 2 dimensions." % op)
-    if arr.dtype.kind not in "fc":
-        raise RuntimeError("%s: Expected a floating point or complex tensor as input. Got %s"
-                           % (op, _tname(arr.dtype)))
+    _lapack_dtype(arr, op if dtype_op else None, kernel)
 
 
 def _raise_info(op, info_arr, message, error=None):
@@ -414,22 +477,24 @@ class LinalgCholeskyEx(Function):
     @staticmethod
     def forward(ctx, a, upper, check_errors, op):
         arr = a._array
-        _square_check(op, arr)
+        _square_check(op, arr, "cholesky_cpu", op != "cholesky")
         low, info = _potrf(arr)
         if check_errors:
             _raise_info(op, info, _not_pd)
+        if op == "cholesky":
+            ctx.set_node_name("CholeskyBackward0")
         ctx.upper = upper
-        out = _w(low.mT.copy() if upper else low)
+        out = _w(low.mT.conj() if upper else low)
         ctx.save_for_backward(out)
         return out, _w(info)
 
     @staticmethod
     def backward(ctx, grad_output, grad_info):
         out, = ctx.saved_tensors
-        low, g = (out.mT, grad_output.mT) if ctx.upper else (out, grad_output)
-        ga = matmul(low.mT, g).tril()
-        ga = 0.5 * (ga + ga.tril(-1).mT)
-        ga = _solve_tri(low.mT, ga, True, True, False)
+        low, g = (out.mH, grad_output.mH) if ctx.upper else (out, grad_output)
+        ga = matmul(low.mH, g).tril()
+        ga = 0.5 * (ga + ga.tril(-1).mH)
+        ga = _solve_tri(low.mH, ga, True, True, False)
         return _solve_tri(low, ga, False, False, False), None, None, None
 
 
@@ -444,28 +509,36 @@ def _tri_mask(t, upper, unit):
     return t.tril(-1 if unit else 0)
 
 
+def _broadcast_batch(aa, ba):
+    """``aa`` and ``ba`` broadcast to their common batch shape."""
+    xp = get_array_module(aa)
+    batch = np.broadcast_shapes(aa.shape[:-2], ba.shape[:-2])
+    return xp.broadcast_to(aa, batch + aa.shape[-2:]), xp.broadcast_to(ba, batch + ba.shape[-2:])
+
+
+def _tri_args(op, aa, ba, left=True, kernel="triangular_solve_cpu"):
+    """torch's checks of a triangular solve's ``A`` and ``B``; the two broadcast."""
+    _square_check(op, aa, kernel, False)
+    if ba.ndim < 2:
+        raise RuntimeError("%s: The input tensor B must have at least 2 dimensions." % op)
+    _lapack_dtype(ba, None, kernel)
+    if aa.dtype != ba.dtype:
+        d = np.promote_types(aa.dtype, ba.dtype)
+        aa, ba = aa.astype(d), ba.astype(d)
+    n = aa.shape[-1]
+    if (ba.shape[-2] if left else ba.shape[-1]) != n:
+        raise RuntimeError("%s: Incompatible shapes of A and B for the equation %s (%s and %s)"
+                           % (op, "AX = B" if left else "XA = B",
+                              _shape_str(aa.shape[-2:]), _shape_str(ba.shape[-2:])))
+    return _broadcast_batch(aa, ba)
+
+
 class LinalgSolveTriangular(Function):
     node_name = "LinalgSolveTriangularBackward0"
 
     @staticmethod
     def forward(ctx, a, b, upper, left, unitriangular):
-        aa, ba = a._array, b._array
-        op = "linalg.solve_triangular"
-        _matrix_check(op, aa, True)
-        if ba.ndim < 2:
-            raise RuntimeError("%s: The input tensor B must have at least 2 dimensions." % op)
-        if aa.dtype != ba.dtype:
-            d = np.promote_types(aa.dtype, ba.dtype)
-            aa, ba = aa.astype(d), ba.astype(d)
-        n = aa.shape[-1]
-        if (ba.shape[-2] if left else ba.shape[-1]) != n:
-            raise RuntimeError("%s: Incompatible shapes of A and B for the equation %s (%s and %s)"
-                               % (op, "AX = B" if left else "XA = B",
-                                  _shape_str(aa.shape[-2:]), _shape_str(ba.shape[-2:])))
-        xp = xp_of(a)
-        batch = np.broadcast_shapes(aa.shape[:-2], ba.shape[:-2])
-        aa = xp.broadcast_to(aa, batch + aa.shape[-2:])
-        ba = xp.broadcast_to(ba, batch + ba.shape[-2:])
+        aa, ba = _tri_args("linalg.solve_triangular", a._array, b._array, left)
         out = _tri_solve(aa, ba, upper, left, unitriangular)
         ctx.upper, ctx.left, ctx.unit = upper, left, unitriangular
         out = _w(out)
@@ -476,13 +549,50 @@ class LinalgSolveTriangular(Function):
     def backward(ctx, grad_output):
         a, x = ctx.saved_tensors
         upper, left, unit = ctx.upper, ctx.left, ctx.unit
-        gb = _solve_tri(a.mT, grad_output, not upper, left, unit)
+        gb = _solve_tri(a.mH, grad_output, not upper, left, unit)
         ga = None
         if ctx.needs_input_grad[0]:
-            ga = -matmul(gb, x.mT) if left else -matmul(x.mT, gb)
+            ga = -matmul(gb, x.mH) if left else -matmul(x.mH, gb)
             ga = sum_to(_tri_mask(ga, upper, unit), ctx._input_meta(0)[0])
         gb = sum_to(gb, ctx._input_meta(1)[0]) if ctx.needs_input_grad[1] else None
         return ga, gb, None, None, None
+
+
+class TriangularSolve(Function):
+    """``torch.triangular_solve``: ``(X, A.clone())`` with ``op(A) X = b``."""
+
+    node_name = "TriangularSolveBackward0"
+
+    @staticmethod
+    def forward(ctx, b, a, upper, transpose, unitriangular):
+        aa, ba = _tri_args("torch.triangular_solve", a._array, b._array)
+        if transpose:
+            aa = aa.mT
+        x = _w(_tri_solve(aa, ba, upper != transpose, True, unitriangular))
+        ctx.flags = upper, transpose, unitriangular
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(a, x)
+        return x, _w(a._array.copy())
+
+    @staticmethod
+    def backward(ctx, gx, gm):
+        from .creation import zeros_like
+        a, x = ctx.saved_tensors
+        upper, transpose, unit = ctx.flags
+        gb = ga = None
+        if gx is not None:
+            gb = TriangularSolve.apply(gx, a.conj(), upper, not transpose, unit)[0]
+            if ctx.needs_input_grad[1]:
+                ga = -matmul(x.conj(), gb.mT) if transpose else -matmul(gb, x.mH)
+                ga = _tri_mask(ga, upper, unit)
+        if ctx.needs_input_grad[1] and gm is not None:
+            ga = gm if ga is None else ga + gm
+        if ctx.needs_input_grad[0] and gb is None and gm is not None:
+            gb = zeros_like(x)
+        need_b = ctx.needs_input_grad[0] and gb is not None
+        gb = sum_to(gb, ctx._input_meta(0)[0]) if need_b else None
+        ga = sum_to(ga, ctx._input_meta(1)[0]) if ga is not None else None
+        return gb, ga, None, None, None
 
 
 def _tri_solve(aa, ba, upper, left, unit):
@@ -493,22 +603,26 @@ def _tri_solve(aa, ba, upper, left, unit):
     if not left:
         return _tri_solve(aa.mT, ba.mT, not upper, True, unit).mT.copy()
     n = aa.shape[-1]
+    eye = xp.eye(n, dtype=bool)
     t = xp.triu(aa) if upper else xp.tril(aa)
-    if unit:
-        t = t * (1 - xp.eye(n, dtype=aa.dtype)) + xp.eye(n, dtype=aa.dtype)
     with errstate(divide="ignore", invalid="ignore", over="ignore"):
-        x = xp.zeros(ba.shape, dtype=ba.dtype)
-        rows = range(n - 1, -1, -1) if upper else range(n)
         if n > 16:
+            if unit:
+                t = xp.where(eye, aa.dtype.type(1), t)
             try:
                 sl = backend_of(aa).scipy("linalg")
                 return xp.asarray(sl.solve_triangular(t, ba, lower=not upper,
                                                       check_finite=False)).astype(ba.dtype)
             except np.linalg.LinAlgError:
                 pass
+        # (the diagonal kept apart, so an inf pivot meets no 0 * inf)
+        diag = xp.ones(aa.shape[:-1], dtype=aa.dtype) if unit else xp.diagonal(t, 0, -2, -1)
+        off = xp.where(eye, aa.dtype.type(0), t)
+        x = xp.zeros(ba.shape, dtype=ba.dtype)
+        rows = range(n - 1, -1, -1) if upper else range(n)
         for i in rows:
-            acc = ba[..., i, :] - (t[..., i:i + 1, :] @ x)[..., 0, :]
-            x[..., i, :] = acc / t[..., i, i][..., None]
+            acc = ba[..., i, :] - (off[..., i:i + 1, :] @ x)[..., 0, :]
+            x[..., i, :] = acc / diag[..., i][..., None]
     return x
 
 
@@ -571,7 +685,7 @@ class LinalgSvd(Function):
     @staticmethod
     def forward(ctx, a, full_matrices):
         arr = a._array
-        _matrix_check("linalg.svd", arr)
+        _matrix_check("linalg.svd", arr, "linalg_svd_cpu")
         _check_finite("linalg.svd", arr)
         xp = xp_of(a)
         m, n = arr.shape[-2:]
@@ -582,12 +696,13 @@ class LinalgSvd(Function):
                                 b + (m, m if full_matrices else k)).copy()
             vh = xp.broadcast_to(xp.eye(n if full_matrices else k, n, dtype=arr.dtype),
                                  b + (n if full_matrices else k, n)).copy()
-            s = xp.zeros(b + (k,), dtype=arr.dtype)
+            s = xp.zeros(b + (k,), dtype=_real_dtype(arr))
         else:
             u, s, vh = (xp.asarray(r) for r in xp.linalg.svd(arr, full_matrices=full_matrices))
         ctx.set_materialize_grads(False)
         ctx.full = full_matrices
-        outs = _w(u.astype(arr.dtype)), _w(s.astype(arr.dtype)), _w(vh.astype(arr.dtype))
+        outs = (_w(u.astype(arr.dtype)), _w(s.astype(_real_dtype(arr))),
+                _w(vh.astype(arr.dtype)))
         ctx.save_for_backward(*outs)
         return outs
 
@@ -599,6 +714,13 @@ class LinalgSvd(Function):
             U, Vh = U[..., :k], Vh[..., :k, :]
             gU = gU[..., :k] if gU is not None else None
             gVh = gVh[..., :k, :] if gVh is not None else None
+        if U._array.dtype.kind == "c":
+            if gU is not None or gVh is not None:
+                raise NotImplementedError("ember: the gradient of linalg.svd through U or Vh "
+                                          "of a complex matrix is not implemented")
+            if gS is None:
+                return None, None
+            return matmul(U * gS.unsqueeze(-2).to(U.dtype), Vh), None
         return _svd_backward(gU, gS, gVh, U, S, Vh), None
 
 
@@ -608,16 +730,16 @@ class LinalgEigh(Function):
     @staticmethod
     def forward(ctx, a, uplo, op):
         arr = a._array
-        _square_check(op, arr)
+        _square_check(op, arr, "linalg_eigh_cpu", False)
         if uplo not in ("L", "U", "l", "u"):
             raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % uplo)
         xp = xp_of(a)
         if arr.size == 0:
-            w, v = xp.zeros(arr.shape[:-1], dtype=arr.dtype), arr.copy()
+            w, v = xp.zeros(arr.shape[:-1], dtype=_real_dtype(arr)), arr.copy()
         else:
             w, v = (xp.asarray(r) for r in xp.linalg.eigh(arr, UPLO=uplo.upper()))
         ctx.set_materialize_grads(False)
-        L, V = _w(w.astype(arr.dtype)), _w(v.astype(arr.dtype))
+        L, V = _w(w.astype(_real_dtype(arr))), _w(v.astype(arr.dtype))
         ctx.save_for_backward(L, V)
         return L, V
 
@@ -628,7 +750,10 @@ class LinalgEigh(Function):
         if gV is None:
             if gL is None:
                 return None, None, None
-            return matmul(V * gL.unsqueeze(-2), V.mT), None, None
+            return matmul(V * gL.unsqueeze(-2).to(V.dtype), V.mH), None, None
+        if V._array.dtype.kind == "c":
+            raise NotImplementedError("ember: the gradient of linalg.eigh through the "
+                                      "eigenvectors of a complex matrix is not implemented")
         VhgV = matmul(V.mT, gV)
         VhgV = 0.5 * (VhgV - VhgV.mT)
         E = L.unsqueeze(-2) - L.unsqueeze(-1) + _eye_like(L._array, L.shape[-1])
@@ -639,14 +764,18 @@ class LinalgEigh(Function):
 
 
 def _copyltu(M):
-    return M.tril() + M.tril(-1).mT
+    # NOTE: the diagonal keeps only its real part doubled over for complex M (torch's rule:
+    # the phase of R's diagonal is fixed, so its imaginary part carries no gradient).
+    if M._array.dtype.kind == "c":
+        return M.tril(-1) + M.tril(-1).mH + M.diagonal(0, -2, -1).real.diag_embed().to(M.dtype)
+    return M.tril() + M.tril(-1).mH
 
 
 def _qr_square_backward(gQ, gR, Q, R):
     """gA for ``A = QR`` with m >= n (reduced)."""
-    M = matmul(R, gR.mT) - matmul(gQ.mT, Q)
+    M = matmul(R, gR.mH) - matmul(gQ.mH, Q)
     X = gQ + matmul(Q, _copyltu(M))
-    return _solve_tri(R.mT, X, False, False, False)
+    return _solve_tri(R.mH, X, False, False, False)
 
 
 class LinalgQr(Function):
@@ -655,7 +784,7 @@ class LinalgQr(Function):
     @staticmethod
     def forward(ctx, a, mode):
         arr = a._array
-        _matrix_check("linalg.qr", arr)
+        _matrix_check("linalg.qr", arr, "geqrf_cpu")
         if mode not in ("reduced", "complete", "r"):
             raise RuntimeError("qr received unrecognized mode '%s' but expected one of "
                                "'reduced' (default), 'r', or 'complete'" % mode)
@@ -697,7 +826,7 @@ class LinalgQr(Function):
             return _qr_square_backward(gQ, gR, Q, R), None
         gY = matmul(Q, gR[..., m:])
         Y = matmul(Q, R[..., m:])
-        gX = _qr_square_backward(gQ + matmul(Y, gR[..., m:].mT), gR[..., :m], Q, R[..., :m])
+        gX = _qr_square_backward(gQ + matmul(Y, gR[..., m:].mH), gR[..., :m], Q, R[..., :m])
         return cat([gX, gY], -1), None
 
 
@@ -718,7 +847,7 @@ def _perm_arrays(piv, m):
     """Permutation matrices ``P`` with ``A = P L U`` from LAPACK's 1-based pivots."""
     xp = get_array_module(piv)
     batch, k = piv.shape[:-1], piv.shape[-1]
-    p = piv.reshape(-1, k).astype(np.int64) - 1
+    p = piv.reshape((int(math.prod(batch)), k)).astype(np.int64) - 1
     nb = p.shape[0]
     perm = xp.broadcast_to(xp.arange(m), (nb, m)).copy()
     bidx = xp.arange(nb)
@@ -749,7 +878,7 @@ def _lu_unpack_t(LU, P_arr):
 
 
 def _lu_backward(gL, gU, P, L, U):
-    """torch's ``linalg_lu_backward`` for real inputs (any of gL, gU may be None)."""
+    """torch's ``linalg_lu_backward`` (any of gL, gU may be None)."""
     from .creation import zeros_like
     from .shape import cat
     m, n = L.shape[-2], U.shape[-1]
@@ -757,19 +886,19 @@ def _lu_backward(gL, gU, P, L, U):
     gL = zeros_like(L) if gL is None else gL
     gU = zeros_like(U) if gU is None else gU
     if m == n:
-        phi = matmul(L.mT, gL).tril(-1) + matmul(gU, U.mT).triu()
-        ga = _solve_tri(L.mT, phi, True, True, True)
-        return matmul(P, _solve_tri(U.mT, ga, False, False, False))
+        phi = matmul(L.mH, gL).tril(-1) + matmul(gU, U.mH).triu()
+        ga = _solve_tri(L.mH, phi, True, True, True)
+        return matmul(P, _solve_tri(U.mH, ga, False, False, False))
     if m < n:
         U1, U2, gU1, gU2 = U[..., :k], U[..., k:], gU[..., :k], gU[..., k:]
-        phi = (matmul(L.mT, gL) - matmul(gU2, U2.mT)).tril(-1) + matmul(gU1, U1.mT).triu()
-        ga1 = _solve_tri(U1.mT, _solve_tri(L.mT, phi, True, True, True), False, False, False)
-        ga2 = _solve_tri(L.mT, gU2, True, True, True)
+        phi = (matmul(L.mH, gL) - matmul(gU2, U2.mH)).tril(-1) + matmul(gU1, U1.mH).triu()
+        ga1 = _solve_tri(U1.mH, _solve_tri(L.mH, phi, True, True, True), False, False, False)
+        ga2 = _solve_tri(L.mH, gU2, True, True, True)
         return matmul(P, cat([ga1, ga2], -1))
     L1, L2, gL1, gL2 = L[..., :k, :], L[..., k:, :], gL[..., :k, :], gL[..., k:, :]
-    phi = matmul(L1.mT, gL1).tril(-1) + (matmul(gU, U.mT) - matmul(L2.mT, gL2)).triu()
-    ga1 = _solve_tri(U.mT, _solve_tri(L1.mT, phi, True, True, True), False, False, False)
-    ga2 = _solve_tri(U.mT, gL2, False, False, False)
+    phi = matmul(L1.mH, gL1).tril(-1) + (matmul(gU, U.mH) - matmul(L2.mH, gL2)).triu()
+    ga1 = _solve_tri(U.mH, _solve_tri(L1.mH, phi, True, True, True), False, False, False)
+    ga2 = _solve_tri(U.mH, gL2, False, False, False)
     return matmul(P, cat([ga1, ga2], -2))
 
 
@@ -779,7 +908,7 @@ class LinalgLuFactorEx(Function):
     @staticmethod
     def forward(ctx, a, pivot, check_errors, op):
         arr = a._array
-        _matrix_check(op, arr)
+        _matrix_check(op, arr, "lu_cpu", False)
         if not pivot:
             raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
                                "CPU")
@@ -810,7 +939,7 @@ class LinalgLu(Function):
     @staticmethod
     def forward(ctx, a, pivot):
         arr = a._array
-        _matrix_check("linalg.lu", arr)
+        _matrix_check("linalg.lu", arr, "lu_cpu", False)
         if not pivot:
             raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
                                "CPU")
@@ -818,6 +947,7 @@ class LinalgLu(Function):
         P, L, U = _lu_unpack_t(_w(lu), _perm_arrays(piv, arr.shape[-2]))
         ctx.set_materialize_grads(False)
         ctx.save_for_backward(P, L, U)
+        ctx.mark_non_differentiable(P)
         return P, L, U
 
     @staticmethod
@@ -836,17 +966,26 @@ class LinalgSlogdet(Function):
         xp = xp_of(a)
         sign, logabs = (xp.asarray(r) for r in xp.linalg.slogdet(arr))
         ctx.set_materialize_grads(False)
-        ctx.save_for_backward(a)
         sign_t = _w(sign.astype(arr.dtype))
-        ctx.mark_non_differentiable(sign_t)
-        return sign_t, _w(logabs.astype(arr.dtype))
+        ctx.save_for_backward(a, sign_t)
+        return sign_t, _w(logabs.astype(_real_dtype(arr)))
 
     @staticmethod
     def backward(ctx, gsign, glogabs):
-        a, = ctx.saved_tensors
-        if glogabs is None:
+        a, sign = ctx.saved_tensors
+        g = glogabs
+        if gsign is not None and a._array.dtype.kind == "c":
+            # NOTE: the phase of det(A) moves with the imaginary part of d log det(A).
+            dphase = (gsign * sign.conj()).imag * 1j
+            g = dphase if g is None else g + dphase
+        if g is None:
             return None, None
-        return glogabs.unsqueeze(-1).unsqueeze(-1) * _inv(a).mT, None
+        return g.unsqueeze(-1).unsqueeze(-1) * _inv(a).mH, None
+
+
+def _float_double(arr):
+    if arr.dtype.char not in "fdFD":
+        raise RuntimeError("This function doesn't handle types other than float and double")
 
 
 def _pinv_backward(grad, pinvA, A):
@@ -891,7 +1030,10 @@ class LinalgPinv(Function):
     @staticmethod
     def forward(ctx, a, atol, rtol, hermitian):
         arr = a._array
-        _matrix_check("linalg.pinv", arr)
+        if arr.ndim < 2 or arr.dtype.char not in "fdFD":
+            raise RuntimeError("linalg.pinv(%s{[%s]}): expected a tensor with 2 or more "
+                               "dimensions of float, double, cfloat or cdouble types"
+                               % (_tname(arr.dtype), ", ".join(str(d) for d in arr.shape)))
         xp = xp_of(a)
         m, n = arr.shape[-2:]
         if arr.size == 0:
@@ -924,7 +1066,8 @@ class LinalgMatrixExp(Function):
     @staticmethod
     def forward(ctx, a):
         arr = a._array
-        _square_check("linalg.matrix_exp", arr)
+        _square_shape("linalg.matrix_exp", arr)
+        _float_or_complex("linalg.matrix_exp", arr)
         if arr.size == 0:
             out = arr.copy()
         else:
@@ -959,9 +1102,9 @@ class LinalgCross(Function):
         a, b = ctx.saved_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:
-            ga = sum_to(LinalgCross.apply(b, grad_output, ctx.dim), ctx._input_meta(0)[0])
+            ga = sum_to(LinalgCross.apply(b.conj(), grad_output, ctx.dim), ctx._input_meta(0)[0])
         if ctx.needs_input_grad[1]:
-            gb = sum_to(LinalgCross.apply(grad_output, a, ctx.dim), ctx._input_meta(1)[0])
+            gb = sum_to(LinalgCross.apply(grad_output, a.conj(), ctx.dim), ctx._input_meta(1)[0])
         return ga, gb, None
 
 
@@ -1046,21 +1189,70 @@ def linalg_cholesky(A, *, upper=False, out=None):
 
 def cholesky(input, upper=False, *, out=None):
     """``torch.cholesky``: the Cholesky factor (lower unless ``upper``)."""
-    return LinalgCholeskyEx.apply(input, upper, True, "linalg.cholesky")[0]
+    return LinalgCholeskyEx.apply(input, upper, True, "cholesky")[0]
+
+
+def _cho_solve(ba, la, upper):
+    """``A^{-1} B`` on arrays from the Cholesky factor of ``A``."""
+    if upper:
+        return _tri_solve(la, _tri_solve(la.mT.conj(), ba, False, True, False), True, True, False)
+    return _tri_solve(la.mT.conj(), _tri_solve(la, ba, False, True, False), True, True, False)
+
+
+class CholeskySolve(Function):
+    node_name = "CholeskySolveBackward0"
+
+    @staticmethod
+    def forward(ctx, b, L, upper):
+        la, ba = _tri_args("cholesky_solve", L._array, b._array, kernel="cholesky_solve_cpu")
+        x = _w(_cho_solve(ba, la, upper))
+        ctx.upper = upper
+        ctx.save_for_backward(L, x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        L, x = ctx.saved_tensors
+        gb = CholeskySolve.apply(grad_output, L, ctx.upper)
+        gL = None
+        if ctx.needs_input_grad[1]:
+            common = matmul(gb, x.mH)
+            common = common + common.mH
+            gL = -matmul(L, common) if ctx.upper else -matmul(common, L)
+            gL = sum_to(gL, ctx._input_meta(1)[0])
+        gb = sum_to(gb, ctx._input_meta(0)[0]) if ctx.needs_input_grad[0] else None
+        return gb, gL, None
 
 
 def cholesky_solve(B, L, upper=False, *, out=None):
     """Solve ``A X = B`` given the Cholesky factor ``L`` of ``A``."""
-    if upper:
-        return _solve_tri(L, _solve_tri(L.mT, B, False, True, False), True, True, False)
-    return _solve_tri(L.mT, _solve_tri(L, B, False, True, False), True, True, False)
+    return CholeskySolve.apply(B, L, upper)
+
+
+class CholeskyInverse(Function):
+    node_name = "CholeskyInverseBackward0"
+
+    @staticmethod
+    def forward(ctx, L, upper):
+        la = L._array
+        _square_check("cholesky_inverse", la, "cholesky_inverse_out_cpu", False)
+        xp = xp_of(L)
+        eye = xp.broadcast_to(xp.eye(la.shape[-1], dtype=la.dtype), la.shape)
+        out = _w(_cho_solve(eye, la, upper))
+        ctx.upper = upper
+        ctx.save_for_backward(L, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        L, inv = ctx.saved_tensors
+        common = matmul(inv, matmul(grad_output + grad_output.mH, inv))
+        return (-matmul(L, common) if ctx.upper else -matmul(common, L)), None
 
 
 def cholesky_inverse(L, upper=False, *, out=None):
     """The inverse of ``A`` from its Cholesky factor ``L``."""
-    from .shape import broadcast_to
-    eye = broadcast_to(_square_eye(L), L.shape)
-    return cholesky_solve(eye, L, upper)
+    return CholeskyInverse.apply(L, upper)
 
 
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
@@ -1093,7 +1285,9 @@ def linalg_eigvalsh(A, UPLO="L", *, out=None):
 
 def _eig_arrays(A, op):
     arr = A._array
-    _square_check(op, arr)
+    if _dt.kind(arr.dtype) not in "fc":
+        raise RuntimeError("Unknown Complex ScalarType for %s" % _tname(arr.dtype))
+    _square_check(op, arr, "linalg_eig_out_cpu", False)
     _check_finite(op, arr)
     xp = xp_of(A)
     cd = np.result_type(arr.dtype, np.complex64)
@@ -1152,39 +1346,140 @@ def lu(A, pivot=True, get_infos=False, out=None):
     return (LU, piv, info) if get_infos else (LU, piv)
 
 
+class LuUnpack(Function):
+    node_name = "LuUnpackBackward0"
+
+    @staticmethod
+    def forward(ctx, LU, pivots, unpack_data, unpack_pivots):
+        lu = LU._array
+        xp = xp_of(LU)
+        m, n = lu.shape[-2:]
+        k = min(m, n)
+        empty = xp.zeros((0,), dtype=lu.dtype)
+        L = U = P = empty
+        if unpack_data:
+            L = xp.tril(lu[..., :, :k], -1) + xp.eye(m, k, dtype=lu.dtype)
+            U = xp.triu(lu[..., :k, :])
+        if unpack_pivots:
+            P = _perm_matrix(_perm_arrays(pivots._array, m), lu.dtype)
+        ctx.set_materialize_grads(False)
+        ctx.mark_edges(0)
+        ctx.shape = (m, n)
+        P = _w(P)
+        ctx.mark_non_differentiable(P)
+        return P, _w(L), _w(U)
+
+    @staticmethod
+    def backward(ctx, gP, gL, gU):
+        from .creation import zeros
+        from .shape import cat
+        m, n = ctx.shape
+        k = min(m, n)
+        g = None
+        if gL is not None and gL.shape[-1] == k:
+            g = gL.tril(-1)
+            if n > k:
+                g = cat([g, zeros(tuple(g.shape[:-1]) + (n - k,), dtype=g.dtype,
+                                  device=g.device)], -1)
+        if gU is not None and gU.shape[-2] == k:
+            gu = gU.triu()
+            if m > k:
+                gu = cat([gu, zeros(tuple(gu.shape[:-2]) + (m - k, n), dtype=gu.dtype,
+                                    device=gu.device)], -2)
+            g = gu if g is None else g + gu
+        return g, None, None, None
+
+
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """``(P, L, U)`` from a packed LU factorisation and its pivots."""
-    from .creation import zeros
-    m, n = LU_data.shape[-2:]
-    k = min(m, n)
-    empty = zeros((0,), dtype=LU_data.dtype, device=LU_data.device)
-    if unpack_data:
-        L = LU_data[..., :, :k].tril(-1) + _eye_like(LU_data._array, m, k)
-        U = LU_data[..., :k, :].triu()
-    else:
-        L = U = empty
-    P = empty
-    if unpack_pivots:
-        perm = _perm_arrays(LU_pivots._array, m)
-        P = _w(_perm_matrix(perm, LU_data._array.dtype))
-    return _rt.lu_unpack(P, L, U)
+    return _rt.lu_unpack(*LuUnpack.apply(LU_data, LU_pivots, unpack_data, unpack_pivots))
+
+
+def _lu_solve_arrays(lu, piv, b, left, adjoint):
+    """``op(A)^{-1} B`` (``B op(A)^{-1}`` when not ``left``) on arrays, ``A = P L U``."""
+    xp = get_array_module(lu)
+    m = lu.shape[-1]
+    P = _perm_matrix(_perm_arrays(piv, m), lu.dtype)
+    L = xp.tril(lu, -1) + xp.eye(m, dtype=lu.dtype)
+    U = xp.triu(lu)
+    if left and not adjoint:
+        return _tri_solve(U, _tri_solve(L, P.mT @ b, False, True, True), True, True, False)
+    if left:
+        y = _tri_solve(U.mT.conj(), b, False, True, False)
+        return P @ _tri_solve(L.mT.conj(), y, True, True, True)
+    if not adjoint:
+        y = _tri_solve(U, b, True, False, False)
+        return _tri_solve(L, y, False, False, True) @ P.mT
+    y = _tri_solve(L.mT.conj(), b @ P, True, False, True)
+    return _tri_solve(U.mT.conj(), y, False, False, False)
+
+
+class LinalgLuSolve(Function):
+    node_name = "LinalgLuSolveBackward0"
+
+    @staticmethod
+    def forward(ctx, LU, pivots, B, left, adjoint):
+        op = "torch.linalg.lu_solve"
+        lu, pv, b = LU._array, pivots._array, B._array
+        _square_check(op, lu, "linalg.lu_solve_cpu")
+        if b.ndim < 2:
+            raise RuntimeError("%s: The input tensor B must have at least 2 dimensions." % op)
+        _lapack_dtype(b, op, "linalg.lu_solve_cpu")
+        if pv.dtype != np.int32:
+            raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type "
+                               "torch.int32")
+        if pv.shape[-1] != lu.shape[-1]:
+            raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as "
+                               "the dimension of the matrix")
+        if (b.shape[-2] if left else b.shape[-1]) != lu.shape[-1]:
+            raise RuntimeError("linalg.lu_solve: Incompatible shapes of A and B for the equation "
+                               "%s (%s and %s)" % ("AX = B" if left else "XA = B",
+                                                   _shape_str(lu.shape[-2:]),
+                                                   _shape_str(b.shape[-2:])))
+        xp = xp_of(LU)
+        batch = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2], pv.shape[:-1])
+        lu = xp.broadcast_to(lu, batch + lu.shape[-2:])
+        pv = xp.broadcast_to(pv, batch + pv.shape[-1:])
+        b = xp.broadcast_to(b, batch + b.shape[-2:])
+        if lu.size == 0 or b.size == 0:
+            x = xp.zeros(b.shape, dtype=b.dtype)
+        else:
+            x = _lu_solve_arrays(lu, pv, b, left, adjoint).astype(b.dtype, copy=False)
+        ctx.left, ctx.adjoint = left, adjoint
+        ctx.mark_edges(0, 2)
+        X = _w(x)
+        ctx.save_for_backward(LU, pivots, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, gX):
+        LU, pivots, X = ctx.saved_tensors
+        left, adjoint = ctx.left, ctx.adjoint
+        gLU = gB = None
+        if ctx.needs_input_grad[2]:
+            gB = sum_to(LinalgLuSolve.apply(LU, pivots, gX, left, not adjoint),
+                        ctx._input_meta(2)[0])
+        if ctx.needs_input_grad[0]:
+            P, L, U = lu_unpack(LU, pivots)
+            if left != adjoint:
+                gR = -matmul(gX if left else gX.mH, X.mH if left else X)
+                gR = _solve_tri(U.mH, gR, False, True, False)
+                gL = _solve_tri(L.mH, matmul(gR, U.mH), True, True, True).tril(-1)
+                gLU = gL + gR.triu()
+            else:
+                gR = -matmul(matmul(matmul(P.mT, X if left else X.mH),
+                                    gX.mH if left else gX), P)
+                gR = _solve_tri(L.mH, gR, True, False, True)
+                gU = _solve_tri(U.mH, matmul(L.mH, gR), False, False, False).triu()
+                gLU = gR.tril(-1) + gU
+            gLU = sum_to(gLU, ctx._input_meta(0)[0])
+        return gLU, None, gB, None, None
 
 
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
-    """Solve ``A X = B`` (``X A = B`` when not ``left``; ``A^T`` when ``adjoint``) from
+    """Solve ``A X = B`` (``X A = B`` when not ``left``; ``A^H`` when ``adjoint``) from
     ``lu_factor``'s output."""
-    P, L, U = lu_unpack(LU, pivots)
-    if left and not adjoint:
-        y = _solve_tri(L, matmul(P.mT, B), False, True, True)
-        return _solve_tri(U, y, True, True, False)
-    if left:
-        y = _solve_tri(L.mT, _solve_tri(U.mT, B, False, True, False), True, True, True)
-        return matmul(P, y)
-    if not adjoint:
-        y = _solve_tri(L, _solve_tri(U, B, True, False, False), False, False, True)
-        return matmul(y, P.mT)
-    y = _solve_tri(L.mT, matmul(B, P), True, False, True)
-    return _solve_tri(U.mT, y, False, False, False)
+    return LinalgLuSolve.apply(LU, pivots, B, left, adjoint)
 
 
 def lu_solve(b, LU_data, LU_pivots, *, out=None):
@@ -1194,10 +1489,7 @@ def lu_solve(b, LU_data, LU_pivots, *, out=None):
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """``torch.triangular_solve``: ``(solution, cloned_coefficient)`` of ``op(A) X = b``."""
-    from .conversion import clone
-    a = A.mT if transpose else A
-    x = _solve_tri(a, b, upper != transpose, True, unitriangular)
-    return _rt.triangular_solve(x, clone(A))
+    return _rt.triangular_solve(*TriangularSolve.apply(b, A, upper, transpose, unitriangular))
 
 
 def linalg_slogdet(A, *, out=None):
@@ -1214,6 +1506,8 @@ def logdet(input):
     """The log of the determinant (nan when it is negative)."""
     from .comparison import where
     sign, logabs = LinalgSlogdet.apply(input, "logdet")
+    if input._array.dtype.kind == "c":
+        return sign.log() + logabs
     return where(sign == -1, float("nan"), logabs)
 
 
@@ -1233,7 +1527,11 @@ def pinverse(input, rcond=1e-15):
 def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """The number of singular values above ``max(atol, rtol * s_max)`` (int64)."""
     arr = A._array
-    _matrix_check("linalg.matrix_rank", arr)
+    if arr.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at "
+                           "least 2 dimensions.")
+    if arr.size:
+        _float_double(arr)
     if tol is not None:
         atol, rtol = tol, 0.0
     xp = xp_of(A)
@@ -1321,7 +1619,8 @@ def vecdot(x, y, *, dim=-1, out=None):
         raise RuntimeError("linalg.vecdot: Expected x and y to have the same dtype, but found x "
                            "of type %s and y of type %s instead" % (_tname(x._array.dtype),
                                                                     _tname(y._array.dtype)))
-    return _sum(x * y, dim)
+    _float_or_complex("linalg.vecdot", x._array)
+    return _sum(x.conj() * y, dim)
 
 
 def householder_product(A, tau, *, out=None):
@@ -1337,11 +1636,12 @@ def householder_product(A, tau, *, out=None):
     if n < k:
         raise RuntimeError("%s: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]" % op)
+    _lapack_dtype(A._array, None, "orgqr_cpu")
     V = A[..., :, :k].tril(-1) + _eye_like(A._array, m, k)
     Q = _eye_like(A._array, m, n)
     for i in range(k - 1, -1, -1):
         v = V[..., :, i:i + 1]
-        Q = Q - tau[..., i:i + 1].unsqueeze(-1) * matmul(v, matmul(v.mT, Q))
+        Q = Q - tau[..., i:i + 1].unsqueeze(-1) * matmul(v, matmul(v.mH, Q))
     return Q
 
 
@@ -1351,7 +1651,7 @@ orgqr = householder_product
 def geqrf(input, *, out=None):
     """``(a, tau)``: LAPACK's packed QR factorisation (not differentiable, as torch's)."""
     arr = input._array
-    _matrix_check("geqrf", arr)
+    _matrix_check("geqrf", arr, "geqrf_cpu", False)
     xp = xp_of(input)
 
     def run():
@@ -1521,7 +1821,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     from .creation import zeros
     from .. import int32
     info = _lu_arrays(A._array)[2] if A._array.ndim >= 2 and \
-        A._array.shape[-1] == A._array.shape[-2] and A._array.dtype.kind == "f" else None
+        A._array.shape[-1] == A._array.shape[-2] and A._array.dtype.char in "fdFD" else None
     if info is not None and bool((info != 0).any()):
         if check_errors:
             raise _LinAlgError("torch.linalg.solve_ex: The solver failed because the input "
@@ -1567,6 +1867,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError("%s: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
                            % op)
     aa, ba = A._array, B._array
+    _float_double(aa)
     if aa.ndim < 2:
         raise RuntimeError("%s: input must have at least 2 dimensions." % op)
     vec = ba.ndim == aa.ndim - 1
