@@ -46,6 +46,15 @@ OUT_OF_SCOPE = [
     # SyncBatchNorm's and the RNN modules' internal kernels
     r"^batch_norm_(backward|elemt|gather|stats|update)", r"^(gru|lstm|rnn_relu|rnn_tanh)$",
     r"^embedding_bag$", r"^resize_as_sparse_$", r"^nested", r"^segment_reduce$",
+    # quantized storage and creation, sparse matmul
+    r"^empty_quantized$", r"^dsmm$",
+    # the documentation helpers and typing names sub-modules import (not API)
+    r"_notes$", r"common_args$", r"^multi_dim_common$", r"^Tensor$", r"^Callable$",
+    r"^Optional$", r"^BroadcastingList\d$", r"torch_function", r"^boolean_dispatch$",
+    r"^assert_int_or_pair$", r"^GRID_SAMPLE_",
+    # GPU-only kernels (float8 scaled and grouped GEMMs)
+    r"^scaled_mm$", r"^scaled_grouped_mm$", r"^grouped_mm$",
+    # sub-byte dtypes torch names for packed kernels (ember names them and refuses them)
 ]
 
 _OUT = [re.compile(p) for p in OUT_OF_SCOPE]

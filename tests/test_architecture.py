@@ -17,7 +17,7 @@ LAYERS = [
     ("dtypes", "_tensor_str", "return_types"),
     ("tensor", "random"),
     ("autograd",),
-    ("ops", "linalg", "cuda", "fft", "special", "backends"),
+    ("ops", "linalg", "cuda", "fft", "special", "backends", "_lowrank"),
     ("nn", "optim", "utils", "serialization", "datasets", "distributions", "func", "distributed",
      "compiler", "_dynamo", "testing", "signal", "amp"),
     ("viz", "_check", "_demo", "__main__", "__init__", "_torch_ns", "jit", "version", "cpu",

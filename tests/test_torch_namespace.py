@@ -152,3 +152,53 @@ def test_helpers():
     assert issubclass(ember.OutOfMemoryError, RuntimeError)
     v = ember.vmap(lambda x: x * 2)(ember.ones(3, 2))
     np.testing.assert_array_equal(v.numpy(), np.full((3, 2), 2.0))
+
+
+def test_data_parallel_cpu():
+    for L in (ember, torch):
+        L.manual_seed(0)
+        inner = L.nn.Linear(3, 2)
+        dp = L.nn.DataParallel(inner)
+        x = L.ones(4, 3)
+        np.testing.assert_array_equal(dp(x).detach().numpy(), inner(x).detach().numpy())
+        assert sorted(dp.state_dict()) == ["module.bias", "module.weight"]
+        assert dp.module is inner
+
+
+@pytest.mark.parametrize("fn,kw", [("svd_lowrank", {"q": 4}), ("svd_lowrank", {"q": 3}),
+                                   ("pca_lowrank", {"q": 3}),
+                                   ("pca_lowrank", {"q": 2, "center": False})])
+def test_lowrank(fn, kw):
+    # same Gaussian draws as torch; singular vectors agree up to sign (LAPACK's choice)
+    a = np.random.RandomState(0).randn(8, 5) @ np.random.RandomState(1).randn(5, 6)
+    outs = []
+    for L in (ember, torch):
+        L.manual_seed(0)
+        outs.append([o.numpy() for o in getattr(L, fn)(L.tensor(a), **kw)])
+    (ue, se, ve), (ut, st, vt) = outs
+    np.testing.assert_allclose(se, st, rtol=1e-10)
+    np.testing.assert_allclose(np.abs(ue), np.abs(ut), atol=1e-10)
+    np.testing.assert_allclose(np.abs(ve), np.abs(vt), atol=1e-10)
+    np.testing.assert_allclose(ue * se @ ve.T, ut * st @ vt.T, atol=1e-10)
+
+
+def test_lowrank_gradient():
+    a = np.random.RandomState(0).randn(6, 8)
+    grads = []
+    for L in (ember, torch):
+        L.manual_seed(0)
+        t = L.tensor(a, requires_grad=True)
+        L.svd_lowrank(t, q=4)[1].sum().backward()
+        grads.append(t.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], atol=1e-10)
+
+
+def test_device_helpers(tmp_path):
+    path = tmp_path / "x.bin"
+    np.arange(5, dtype=np.float32).tofile(path)
+    for shared in (False, True):
+        e = ember.from_file(str(path), shared=shared, size=5, dtype=ember.float32)
+        t = torch.from_file(str(path), shared=shared, size=5, dtype=torch.float32)
+        np.testing.assert_array_equal(e.numpy(), t.numpy())
+    assert ember.get_device_module("cpu") is ember.cpu
+    assert repr(ember.Stream()) == repr(torch.Stream())

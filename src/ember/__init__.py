@@ -50,6 +50,7 @@ def _hash_tensor(self, dim=(), *, keepdim=False, mode=0):
 Tensor.prelu, Tensor.hash_tensor = _prelu, _hash_tensor     # (their ops live above ops/)
 # ``from .ops import *`` bound ``linalg`` to ``ops.linalg``; load the public ``ember.linalg``.
 linalg = __import__("importlib").import_module(__name__ + ".linalg")
+from ._lowrank import svd_lowrank, pca_lowrank  # noqa: E402
 
 __version__ = "0.1.0"
 from math import inf, nan, pi, e  # noqa: E402

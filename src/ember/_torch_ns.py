@@ -574,6 +574,129 @@ def resize_as_(input, the_template, *, memory_format=None):
     return input.resize_as_(the_template)
 
 
+def get_device_module(device=None):
+    """The module for ``device``'s type (``ember.cpu``, ``ember.cuda``); the current
+    accelerator's, else the CPU's, when omitted."""
+    import importlib
+
+    import ember
+    if device is None:
+        kind = "cuda" if ember.cuda.is_available() else "cpu"
+    elif isinstance(device, str):
+        kind = device.split(":")[0]
+    else:
+        kind = device.type
+    if kind not in ("cpu", "cuda"):
+        raise RuntimeError("Device '%s' does not have a corresponding module registered as "
+                           "'torch.%s'." % (kind, kind))
+    return importlib.import_module("ember." + kind)
+
+
+_NESTING = [0]
+
+
+def autocast_increment_nesting():
+    _NESTING[0] += 1
+    return _NESTING[0]
+
+
+def autocast_decrement_nesting():
+    _NESTING[0] -= 1
+    return _NESTING[0]
+
+
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
+              pin_memory=False, requires_grad=False):
+    """A 1-D tensor of ``size`` elements of ``dtype`` read from the start of ``filename``
+    (``shared=True``: the file is mapped, and writes to the tensor reach it)."""
+    import numpy as np
+
+    import ember
+    from . import dtypes
+    d = dtype or dtypes.get_default_dtype()
+    if shared:
+        arr = np.memmap(filename, dtype=d.np, mode="r+", shape=(size,))
+    else:
+        arr = np.fromfile(filename, dtype=d.np, count=size)
+        if arr.size < size:
+            raise RuntimeError("Trying to read %d bytes from %s but the file holds %d"
+                               % (size * arr.itemsize, filename, arr.nbytes))
+    t = ember.from_numpy(np.asarray(arr) if not shared else arr)
+    if device is not None:
+        t = t.to(device)
+    return t.requires_grad_(requires_grad)
+
+
+def to_dlpack(tensor):
+    """A DLPack capsule sharing ``tensor``'s memory (``from_dlpack`` reads it back)."""
+    return tensor.detach()._array.__dlpack__()
+
+
+class Stream:
+    """``torch.Stream``: a device's stream of work (the CPU's runs work at once)."""
+
+    def __init__(self, device=None, *, priority=0):
+        import ember
+        self.device = ember.device(device or "cpu")
+        self.device_type = self.device.type
+        self.device_index = -1 if self.device.index is None else self.device.index
+        self.stream_id = 0
+        self.priority = priority
+
+    def query(self):
+        return True
+
+    def synchronize(self):
+        pass
+
+    def wait_stream(self, stream):
+        pass
+
+    def wait_event(self, event):
+        pass
+
+    def record_event(self, event=None):
+        event = event or Event(self.device)
+        event.record(self)
+        return event
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __repr__(self):
+        return "torch.Stream device_type=%s, device_index=%d, stream_id=%d" % (
+            self.device_type, self.device_index, self.stream_id)
+
+
+class Event:
+    """``torch.Event``: a point in a stream's work (always reached on the CPU)."""
+
+    def __init__(self, device=None, *, enable_timing=False, blocking=False,
+                 interprocess=False):
+        import time
+        self._clock = time.perf_counter
+        self.device = device
+        self._t = None
+
+    def record(self, stream=None):
+        self._t = self._clock()
+
+    def query(self):
+        return True
+
+    def synchronize(self):
+        pass
+
+    def wait(self, stream=None):
+        pass
+
+    def elapsed_time(self, end_event):
+        return (end_event._t - self._t) * 1000.0
+
+
 class OutOfMemoryError(RuntimeError):
     """Raised when the device runs out of memory (CuPy's allocator on the GPU)."""
 
@@ -585,3 +708,13 @@ class AcceleratorError(RuntimeError):
 NAMES = frozenset(n for n, v in list(globals().items())
                   if not n.startswith("_") and callable(v)
                   and n not in ("F", "NAMES", "REMOVED", "linalg", "anomaly_mode", "no_grad"))
+
+
+def _with_out_forms():
+    """``out=`` for the functions here that take it in torch (as ``ops`` gives its own)."""
+    from .ops._out import OUT_NAMES, with_out
+    for n in NAMES & OUT_NAMES:
+        globals()[n] = with_out(globals()[n], n)
+
+
+_with_out_forms()

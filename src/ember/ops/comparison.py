@@ -5,11 +5,11 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..backend import quiet as _quiet
-from ..dtypes import check_scalar, from_numpy_dtype, scalar_type_name
+from ..dtypes import check_scalar, from_numpy_dtype, result_type, scalar_type_name
 from ..tensor import Tensor
 from ._inplace import inplace
-from ._util import (SCALAR_TYPES, binary_arrays, check_shapes_broadcast, need_tensors, sum_to,
-                    xp_of)
+from ._util import (SCALAR_TYPES, binary_arrays, check_shapes_broadcast, need_tensors,
+                    not_implemented_for, sum_to, xp_of)
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
            "not_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and",
@@ -54,13 +54,17 @@ logical_or = _cmp("logical_or", "logical_or", tensors_only=True)
 logical_xor = _cmp("logical_xor", "logical_xor", tensors_only=True)
 
 
-def _bitwise(op, kernel):
-    """The bitwise ``op`` computed by the array module's function ``kernel``."""
+def _bitwise(op, kernel, torch_kernel=None, refused="fcV"):
+    """The bitwise ``op`` computed by the array module's function ``kernel`` (torch's CPU kernel
+    ``torch_kernel`` has no version for the result dtype kinds ``refused``)."""
+    name = "%s_cpu" % (torch_kernel or op)
+
     def fn(input, other, *, out=None):
         a, b = binary_arrays(op, input, other)
-        if a.dtype.kind == "f" or (isinstance(other, Tensor) and b.dtype.kind == "f") or \
-                isinstance(b, float):
-            raise RuntimeError("\"%s_cpu\" not implemented for 'Float'" % op)
+        res = result_type(input, other).np
+        if res.kind in refused:
+            raise NotImplementedError("\"%s\" not implemented for '%s'"
+                                      % (name, scalar_type_name(res)))
         xp = xp_of(input)
         return Tensor._wrap(xp.asarray(getattr(xp, kernel)(a, b)))
     fn.__name__ = op
@@ -71,14 +75,13 @@ def _bitwise(op, kernel):
 bitwise_and = _bitwise("bitwise_and", "bitwise_and")
 bitwise_or = _bitwise("bitwise_or", "bitwise_or")
 bitwise_xor = _bitwise("bitwise_xor", "bitwise_xor")
-bitwise_left_shift = _bitwise("bitwise_left_shift", "left_shift")
-bitwise_right_shift = _bitwise("bitwise_right_shift", "right_shift")
+bitwise_left_shift = _bitwise("bitwise_left_shift", "left_shift", "lshift", "bfcV")
+bitwise_right_shift = _bitwise("bitwise_right_shift", "right_shift", "rshift", "bfcV")
 
 
 def bitwise_not(input, *, out=None):
     """``~input`` for integer or bool tensors."""
-    if input._array.dtype.kind == "f":
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+    not_implemented_for(input._array, "bitwise_not_cpu", "fcV")
     return Tensor._wrap(xp_of(input).invert(input._array))
 
 
@@ -97,11 +100,20 @@ def isinf(input):
     return Tensor._wrap(xp_of(input).isinf(input._array))
 
 
+def _no_complex(op, input):
+    if input._array.dtype.kind == "c":
+        raise RuntimeError("%s does not support complex inputs." % op)
+
+
 def isposinf(input, *, out=None):
+    """True where ``input`` is +inf."""
+    _no_complex("isposinf", input)
     return Tensor._wrap(xp_of(input).isposinf(input._array))
 
 
 def isneginf(input, *, out=None):
+    """True where ``input`` is -inf."""
+    _no_complex("isneginf", input)
     return Tensor._wrap(xp_of(input).isneginf(input._array))
 
 
@@ -111,16 +123,34 @@ def isfinite(input):
 
 
 def isreal(input):
-    return Tensor._wrap(xp_of(input).ones(input._array.shape, dtype=bool))
+    """True where ``input``'s imaginary part is zero (everywhere for a real tensor)."""
+    arr = input._array
+    xp = xp_of(input)
+    if arr.dtype.kind == "c":
+        return Tensor._wrap(xp.asarray(arr.imag == 0))
+    return Tensor._wrap(xp.ones(arr.shape, dtype=bool))
 
 
 def signbit(input, *, out=None):
-    return Tensor._wrap(xp_of(input).signbit(input._array))
+    """True where ``input``'s sign bit is set (-0.0 included)."""
+    arr = input._array
+    if arr.dtype.kind == "c":
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
+    if arr.dtype.kind == "V":   # (bfloat16)
+        arr = arr.astype(np.float32)
+    return Tensor._wrap(xp_of(input).signbit(arr))
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``|input - other| <= atol + rtol * |other|`` element-wise."""
     need_tensors("isclose", input, other)
+    if input._array.dtype != other._array.dtype:
+        raise RuntimeError("%s did not match %s" % (scalar_type_name(input._array.dtype),
+                                                    scalar_type_name(other._array.dtype)))
+    if not rtol >= 0:
+        raise RuntimeError("rtol must be greater than or equal to zero, but got %s" % rtol)
+    if not atol >= 0:
+        raise RuntimeError("atol must be greater than or equal to zero, but got %s" % atol)
     a, b = binary_arrays("isclose", input, other)
     return Tensor._wrap(xp_of(input).isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
@@ -199,19 +229,52 @@ def where(condition, input=None, other=None, *, out=None):
     return Where.apply(condition, input, other)
 
 
-def _inplace_cmp(fn):
+class _CmpInplace(Function):
+    """``input.eq_(other)`` and its kin: the comparison written in ``input``'s dtype. Its
+    gradient is zero for both arguments (torch's EqBackward0 for a number, EqBackward1 for a
+    tensor)."""
+
+    node_name = "EqBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, fn, name):
+        ctx.set_node_name("%sBackward%d" % (name, isinstance(b, Tensor)))
+        return Tensor._wrap(fn(a, b)._array.astype(a._array.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        need = ctx.needs_input_grad
+        xp = xp_of(grad_output)
+        grads = [Tensor._wrap(xp.zeros(*ctx._input_meta(i))) if need[i] else None
+                 for i in (0, 1)]
+        return grads[0], grads[1], None, None
+
+
+def _inplace_cmp(fn, name):
+    def cmp(input, other):
+        return _CmpInplace.apply(input, other, fn, name)
+    cmp.__name__ = fn.__name__
+
     def op_(input, other):
-        res = fn(input, other)
-        from ._inplace import write
-        write(input, res._array.astype(input._array.dtype), fn.__name__ + "_")
-        return input
+        return inplace(input, cmp, other)
     op_.__name__ = fn.__name__ + "_"
     return op_
 
 
-eq_, ne_, lt_, le_, gt_, ge_ = (_inplace_cmp(f) for f in (eq, ne, lt, le, gt, ge))
-logical_and_ = _inplace_cmp(logical_and)
-logical_or_ = _inplace_cmp(logical_or)
+eq_, ne_, lt_, le_, gt_, ge_ = (_inplace_cmp(f, n) for f, n in (
+    (eq, "Eq"), (ne, "Ne"), (lt, "Lt"), (le, "Le"), (gt, "Gt"), (ge, "Ge")))
+
+
+def logical_and_(input, other):
+    from ._inplace import write
+    write(input, logical_and(input, other)._array.astype(input._array.dtype), "logical_and_")
+    return input
+
+
+def logical_or_(input, other):
+    from ._inplace import write
+    write(input, logical_or(input, other)._array.astype(input._array.dtype), "logical_or_")
+    return input
 
 
 def logical_not_(input):
@@ -221,13 +284,28 @@ def logical_not_(input):
     return input
 
 
+def _castable_into(input, other):
+    """torch's in-place check, made before the kernel's: the result dtype may not go down a
+    kind (float -> integer, ...) to fit ``input``."""
+    res, dst = result_type(input, other).np, input._array.dtype
+    if _KIND_RANK[res.kind] > _KIND_RANK[dst.kind]:
+        raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                           % (scalar_type_name(res), scalar_type_name(dst)))
+
+
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
+
+
 def bitwise_and_(input, other):
+    _castable_into(input, other)
     return inplace(input, bitwise_and, other)
 
 
 def bitwise_or_(input, other):
+    _castable_into(input, other)
     return inplace(input, bitwise_or, other)
 
 
 def bitwise_xor_(input, other):
+    _castable_into(input, other)
     return inplace(input, bitwise_xor, other)

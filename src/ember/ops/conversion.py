@@ -93,7 +93,7 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
         if np_dtype == input._array.dtype:
             np_dtype = None
     if np_dtype is None and target is None:
-        return clone(input) if copy else input
+        return ToCopy.apply(input, None, None) if copy else input
     return ToCopy.apply(input, np_dtype, target)
 
 

@@ -8,7 +8,7 @@ from ..autograd._sum_to import sum_to_array
 from ..autograd.function import Function
 from ..backend import same_device
 from ..tensor import Tensor
-from ._util import binary_arrays, mm2d, sum_to, wrap_dim, xp_of
+from ._util import binary_arrays, mm2d, not_implemented_for, sum_to, wrap_dim, xp_of
 from ..dtypes import int64 as _int64, scalar_type_name as _tname
 from .shape import Clone, Expand, Reshape, Squeeze, T, Transpose, Unsqueeze, reshape
 
@@ -18,6 +18,23 @@ __all__ = ["mm", "matmul", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", 
 
 def _shape_str(shape):
     return "x".join(str(d) for d in shape)
+
+
+# the C++ type names torch's mm and baddbmm print for a dtype mismatch
+_CPP_NAMES = {"Float": "float", "Double": "double", "Long": "long int", "Int": "int",
+              "Short": "short int", "Char": "signed char", "Byte": "unsigned char",
+              "Bool": "bool", "Half": "c10::Half", "BFloat16": "c10::BFloat16",
+              "ComplexFloat": "c10::complex<float>", "ComplexDouble": "c10::complex<double>"}
+
+
+def _cpp_name(dtype):
+    name = _tname(dtype)
+    return _CPP_NAMES.get(name, name)
+
+
+def _no_bool(arr, kernel):
+    """torch's error for a product kernel, which has no bool version."""
+    not_implemented_for(arr, kernel, "b")
 
 
 class Mm(Function):
@@ -37,7 +54,8 @@ class Mm(Function):
                                % (_shape_str(aa.shape), _shape_str(bb.shape)))
         if aa.dtype is not bb.dtype and aa.dtype != bb.dtype:
             raise RuntimeError("expected m1 and m2 to have the same dtype, but got: %s != %s"
-                               % (_tname(aa.dtype).lower(), _tname(bb.dtype).lower()))
+                               % (_cpp_name(aa.dtype), _cpp_name(bb.dtype)))
+        _no_bool(aa, "addmm_impl_cpu_")
         need = ctx.needs_input_grad
         ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         # (a C-contiguous input, the common case, needs no second look at its flags)
@@ -111,6 +129,7 @@ class Bmm(Function):
         if aa.dtype != bb.dtype:
             raise RuntimeError("expected scalar type %s but found %s"
                                % (_tname(aa.dtype), _tname(bb.dtype)))
+        _no_bool(aa, "bmm")
         need = ctx.needs_input_grad
         ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         # (bfloat16 products come back float32: rounded once to bfloat16, as torch)
@@ -138,8 +157,9 @@ class Mv(Function):
             raise RuntimeError("size mismatch, got input (%d), mat (%s), vec (%d)"
                                % (ma.shape[0], _shape_str(ma.shape), va.shape[0]))
         if ma.dtype != va.dtype:
-            raise RuntimeError("expected scalar type %s but found %s"
-                               % (_tname(ma.dtype), _tname(va.dtype)))
+            raise RuntimeError("addmv input tensors must have the same dtype, but got %s, %s, "
+                               "and %s" % (_tname(va.dtype), _tname(ma.dtype), _tname(va.dtype)))
+        _no_bool(ma, "addmv_impl_cpu")
         need = ctx.needs_input_grad
         ctx.save_for_backward(m if need[1] else None, v if need[0] else None)
         return Tensor._wrap((ma @ va).astype(ma.dtype, copy=False))    # (bfloat16: see Bmm)
@@ -148,7 +168,7 @@ class Mv(Function):
     def backward(ctx, grad_output):
         m, v = ctx.saved_tensors
         need = ctx.needs_input_grad
-        gm = outer(grad_output, v) if need[0] else None
+        gm = outer(grad_output, _conj(v)) if need[0] else None
         gv = mv(_adj(m), grad_output) if need[1] else None
         return gm, gv
 
@@ -171,6 +191,7 @@ class Dot(Function):
         if aa.dtype != bb.dtype:
             raise RuntimeError("dot : expected both vectors to have same dtype, but found %s "
                                "and %s" % (_tname(aa.dtype), _tname(bb.dtype)))
+        _no_bool(aa, "dot")
         need = ctx.needs_input_grad
         ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         xp = xp_of(a)
@@ -253,6 +274,9 @@ class _AddProduct(Function):
         ia, a1, a2 = inp._array, m1._array, m2._array
         if not type(ia) is type(a1) is type(a2):
             same_device(ia, a1, a2)     # (torch's mixed-device message)
+        cls._check_dtypes(ia, a1, a2)
+        if ia.dtype.kind in "iu":   # (torch casts the scalars to the integer type)
+            beta, alpha = int(beta), int(alpha)
         ctx.layouts = (_transposed(a1), _transposed(a2))
         if cls is Addmm and a1.ndim == 2 and a2.ndim == 2 and a1.shape[1] == a2.shape[0] \
                 and a1.dtype == a2.dtype:
@@ -297,8 +321,20 @@ class _AddProduct(Function):
         return gi, g1, g2, None, None
 
 
+def _addmm_dtypes(ia, a1, a2):
+    """torch's dtype checks of addmm and addbmm."""
+    if a1.dtype != a2.dtype:
+        raise RuntimeError("mat1 and mat2 must have the same dtype, but got %s and %s"
+                           % (_tname(a1.dtype), _tname(a2.dtype)))
+    if ia.dtype != a2.dtype:
+        raise RuntimeError("self and mat2 must have the same dtype, but got %s and %s"
+                           % (_tname(ia.dtype), _tname(a2.dtype)))
+    _no_bool(a1, "addmm_impl_cpu_")
+
+
 class Addmm(_AddProduct):
     node_name = "AddmmBackward0"
+    _check_dtypes = staticmethod(_addmm_dtypes)
 
     @staticmethod
     def forward(ctx, inp, m1, m2, beta, alpha):
@@ -336,9 +372,24 @@ class Addmm(_AddProduct):
                             lambda a, g: mm(_adj(a), g))
 
 
+def _addmv_dtypes(ia, a1, a2):
+    if not ia.dtype == a1.dtype == a2.dtype:
+        raise RuntimeError("addmv input tensors must have the same dtype, but got %s, %s, and %s"
+                           % (_tname(ia.dtype), _tname(a1.dtype), _tname(a2.dtype)))
+    _no_bool(a1, "addmv_impl_cpu")
+
+
+def _baddbmm_dtypes(ia, a1, a2):
+    if not ia.dtype == a1.dtype == a2.dtype:
+        raise RuntimeError("Input dtypes must be the same, got: input %s, batch1: %s, batch2: %s"
+                           % (_cpp_name(ia.dtype), _cpp_name(a1.dtype), _cpp_name(a2.dtype)))
+    _no_bool(a1, "baddbmm")
+
+
 class Addmv(_AddProduct):
     node_name = "AddmvBackward0"
     prod = staticmethod(lambda m, v: mv(m, v))
+    _check_dtypes = staticmethod(_addmv_dtypes)
 
     @staticmethod
     def forward(ctx, inp, m1, m2, beta, alpha):
@@ -353,6 +404,7 @@ class Addmv(_AddProduct):
 class Baddbmm(_AddProduct):
     node_name = "BaddbmmBackward0"
     prod = staticmethod(lambda a, b: bmm(a, b))
+    _check_dtypes = staticmethod(_baddbmm_dtypes)
 
     @staticmethod
     def forward(ctx, inp, m1, m2, beta, alpha):
@@ -387,7 +439,31 @@ def dot(input, tensor, *, out=None):
     return Dot.apply(input, tensor)
 
 
-vdot = dot
+class Vdot(Function):
+    node_name = "VdotBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = Dot.forward(ctx, a, b)
+        if a._array.dtype.kind == "c":
+            xp = xp_of(a)
+            return Tensor._wrap(xp.asarray(xp.vdot(a._array, b._array)))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        return (_conj(grad_output) * b if need[0] else None), \
+            (grad_output * a if need[1] else None)
+
+
+def vdot(input, other, *, out=None):
+    """``sum(conj(input) * other)`` of two 1-D tensors of equal length and dtype."""
+    if input._array.ndim != 1 or other._array.ndim != 1:
+        raise RuntimeError("1D tensors expected, but got %dD and %dD tensors"
+                           % (input._array.ndim, other._array.ndim))
+    return Vdot.apply(input, other)
 
 
 def outer(input, vec2, *, out=None):
@@ -419,8 +495,6 @@ def matmul(input, other, *, out=None):
     if na == 0 or nb == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are %dD "
                            "and %dD" % (na, nb))
-    if input._array.dtype != other._array.dtype:
-        return Matmul.apply(input, other)
     if na == 2 and nb == 2:
         return Mm.apply(input, other)
     if na == 1 and nb == 1:
@@ -540,7 +614,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * bmm(batch1, batch2).sum(0)``."""
     from .reduction import sum as _sum
-    prod = _sum(bmm(batch1, batch2), 0)
+    ia = input._array
+    _addmm_dtypes(ia, batch1._array, batch2._array)
+    if ia.dtype.kind in "iu":   # (torch casts the scalars to the integer type)
+        beta, alpha = int(_scalar(beta)), int(_scalar(alpha))
+    prod = _sum(bmm(batch1, batch2), 0, dtype=input.dtype if ia.dtype.kind in "iu" else None)
     prod = prod * alpha if alpha != 1 else prod
     return prod + (input * beta if beta != 1 else input)
 
@@ -549,6 +627,13 @@ def chain_matmul(*matrices, out=None):
     """``matrices[0] @ matrices[1] @ ...`` (deprecated in torch in favour of linalg.multi_dot)."""
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
         matrices = tuple(matrices[0])
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for m in matrices:
+        if m._array.ndim != 2:
+            raise RuntimeError("Tensor dimension is %d, expected 2 instead." % m._array.ndim)
+    if len(matrices) == 1:
+        return Clone.apply(matrices[0])
     out = matrices[0]
     for m in matrices[1:]:
         out = mm(out, m)
@@ -727,9 +812,19 @@ def _einsum_int_operands(subs, out_sub, ops_):
 
 
 def _sublist_equation(args):
-    """``einsum(a, [0, 1], b, [1, 2], [0, 2])`` as an equation string and its operands."""
+    """``einsum(a, [0, 1], b, [1, 2], [0, 2])`` as an equation string and its operands (the
+    subscripts in use become a, b, ... in their order)."""
+    sublists = list(args[1::2])
+    for sub in sublists:
+        for s in sub:
+            if s is not Ellipsis and not 0 <= s < 52:
+                raise ValueError("einsum(): subscript in subscript list is not within the valid "
+                                 "range [0, 52)")
+    used = sorted({s for sub in sublists for s in sub if s is not Ellipsis})
+    letter = {s: "abcdefghijklmnopqrstuvwxyz"[i] for i, s in enumerate(used)}
+
     def letters(sub):
-        return "".join("..." if s is Ellipsis else "abcdefghijklmnopqrstuvwxyz"[s] for s in sub)
+        return "".join("..." if s is Ellipsis else letter[s] for s in sub)
     operands = args[0::2][:len(args) // 2]
     subs = [letters(s) for s in args[1::2][:len(args) // 2]]
     eq = ",".join(subs)
@@ -740,6 +835,7 @@ def _sublist_equation(args):
 
 def tensordot(a, b, dims=2, out=None):
     """Contract ``a``'s last ``dims`` dims with ``b``'s first (or the given pairs of dims)."""
+    from .reduction import sum as _sum
     from .shape import permute, reshape
     na, nb = a._array.ndim, b._array.ndim
     if isinstance(dims, Tensor):
@@ -747,26 +843,42 @@ def tensordot(a, b, dims=2, out=None):
     if isinstance(dims, (int, np.integer)):
         if dims < 0:
             raise RuntimeError("tensordot expects dims >= 0, but got dims=%d" % dims)
-        da, db = list(range(na - dims, na)), list(range(dims))
+        if dims > min(na, nb):
+            raise RuntimeError("tensordot expects dims < ndim_a or ndim_b, but got dims=%d"
+                               % dims)
+        given_a, given_b = list(range(-dims, 0)), list(range(dims))
     else:
-        da, db = dims
-        da = [da] if isinstance(da, int) else list(da)
-        db = [db] if isinstance(db, int) else list(db)
-    if len(da) != len(db):
+        given_a, given_b = dims
+        given_a = [given_a] if isinstance(given_a, int) else list(given_a)
+        given_b = [given_b] if isinstance(given_b, int) else list(given_b)
+    if len(given_a) != len(given_b):
         raise RuntimeError("both dimension lists should have same length")
-    da = [wrap_dim(d, na, "tensordot") for d in da]
-    db = [wrap_dim(d, nb, "tensordot") for d in db]
-    for x, y in zip(da, db):
+    if a._array.dtype != b._array.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    da = [wrap_dim(d, na, "tensordot") for d in given_a]
+    db = [wrap_dim(d, nb, "tensordot") for d in given_b]
+    k = 1
+    t1, t2 = a, b
+    for x, y, gx, gy in zip(da, db, given_a, given_b):
         sa, sb = a._array.shape[x], b._array.shape[y]
-        if sa != sb:
+        # (torch sums a dim that meets a broadcast size-1 dim right away)
+        if sb == 1:
+            t1 = _sum(t1, x, True, dtype=t1.dtype)
+        elif sa == 1:
+            t2 = _sum(t2, y, True, dtype=t2.dtype)
+        elif sa != sb:
             raise RuntimeError("contracted dimensions need to match, but first has size %d in "
-                               "dim %d and second has size %d in dim %d"
-                               % (sa, x - na if x == na - 1 else x, sb, y))
+                               "dim %d and second has size %d in dim %d" % (sa, gx, sb, gy))
+        else:
+            k *= sa
     fa = [d for d in range(na) if d not in da]
     fb = [d for d in range(nb) if d not in db]
-    k = math.prod(a._array.shape[d] for d in da)
-    pa = reshape(permute(a, fa + da), (-1, k))
-    pb = reshape(permute(b, db + fb), (k, -1))
+    if not fa and not fb:
+        _no_bool(a._array, "dot")
+    size_a = math.prod(a._array.shape[d] for d in fa)
+    size_b = math.prod(b._array.shape[d] for d in fb)
+    pa = reshape(permute(t1, fa + da), (size_a, k))
+    pb = reshape(permute(t2, db + fb), (k, size_b))
     shape = tuple(a._array.shape[d] for d in fa) + tuple(b._array.shape[d] for d in fb)
     return reshape(mm(pa, pb), shape)
 
@@ -775,6 +887,10 @@ def inner(input, other, *, out=None):
     """Sum-product over the last dims (``dot`` for 1-D inputs)."""
     if input._array.ndim == 0 or other._array.ndim == 0:
         return input * other
+    sa, sb = input._array.shape, other._array.shape
+    if sa[-1] != sb[-1]:
+        raise RuntimeError("inner() the last dimension must match on both input tensors but got "
+                           "shapes %s and %s" % (list(sa), list(sb)))
     return tensordot(input, other, ([-1], [-1]))
 
 

@@ -8,13 +8,12 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import return_types as _rt
-from ..autograd._sum_to import sum_to_size as _sum_to_size
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
 from ..backend import errstate
 from ..tensor import Tensor
 from ._util import get_array_module, not_implemented_for, wrap_dim, wrap_dims, xp_of
-from .shape import Expand, _broadcast_scalar, expand, reshape
+from .shape import Expand, _broadcast_scalar, expand, reshape, view
 from .sorting import _along, _ranks, _ScatterDim, _std_sort
 
 __all__ = ["sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax",
@@ -44,6 +43,12 @@ def _accumulation_array(a, dtype):
     return arr
 
 
+def _conj(t):
+    """``t.conj()`` for a complex tensor (a complex gradient's conjugate derivative), else
+    ``t``."""
+    return t.conj() if t._array.dtype.kind == "c" else t
+
+
 def _low(arr):
     """True for bfloat16 and float16, which torch accumulates in float32 and rounds back."""
     return arr.dtype.itemsize == 2 and arr.dtype.kind in "fV"
@@ -61,7 +66,7 @@ class Sum(Function):
                 xp = xp_of(a)
                 return Tensor._wrap(xp.asarray(arr.astype(np.float32).sum()).astype(arr.dtype))
         # (``arr.sum()`` without the Python wrapper around ``add.reduce``)
-        return Tensor._wrap(xp_of(a).add.reduce(arr, axis=None))
+        return Tensor._wrap(xp_of(a).add.reduce(arr, axis=None, dtype=arr.dtype))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -88,7 +93,7 @@ class SumDim(Function):
         if arr.dtype.kind == "V":   # (bfloat16: accumulated in float32, rounded back)
             out = arr.astype(np.float32).sum(axis=dims, keepdims=keepdim)
             return Tensor._wrap(xp_of(a).asarray(out).astype(arr.dtype))
-        return Tensor._wrap(arr.sum(axis=dims, keepdims=keepdim))
+        return Tensor._wrap(arr.sum(axis=dims, keepdims=keepdim, dtype=arr.dtype))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -156,7 +161,16 @@ class MeanDim(Function):
 def sum_to_size(input, *size):
     """Sum ``input`` down to ``size`` (which must broadcast to ``input.shape``)."""
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
-    return _sum_to_size(input, shape)
+    have = input._array.shape
+    lead = len(have) - len(shape)
+    if lead < 0 or _b.any(s != h and s != 1 for s, h in zip(shape, have[lead:])):
+        raise RuntimeError("size {%s} is not expandable to size {%s}."
+                           % (list(shape), list(have)))
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
+                                      if s == 1 and have[lead + i] != 1)
+    out = SumDim.apply(input, dims, True, None) if dims else input
+    # (torch's at::sum_to: a sum keeping the dims, then a view dropping the leading ones)
+    return view(out, shape) if lead else out
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -179,6 +193,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Mean of all elements, or over ``dim`` (int or tuple); floating inputs only."""
     d = None if dtype is None else _dt.to_dtype(dtype)
+    if d is None and input._array.dtype.kind not in "fcV":
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
+                           "a floating point or complex dtype. Got: %s"
+                           % _dt.scalar_type_name(input._array.dtype))
     if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         if keepdim:
             return MeanDim.apply(input, tuple(range(input._array.ndim)), True, d)
@@ -385,7 +403,7 @@ def _min_all(arr, axis, keepdims):
 def _lower_median(arr, axis, keepdims):
     xp = get_array_module(arr)
     flat = arr.reshape(-1)
-    if flat.dtype.kind == "f" and xp.isnan(flat).any():
+    if flat.size == 0 or flat.dtype.kind == "f" and xp.isnan(flat).any():
         return xp.full((), np.nan, dtype=arr.dtype)
     return xp.sort(flat)[(flat.size - 1) // 2]
 
@@ -434,12 +452,15 @@ class _ExtremeAll(Function):
 
 def _select_reduce(op, rtype, input, dim, keepdim):
     arr = input._array
+    if dim is not None:
+        wrap_dim(dim, arr.ndim, op)
     if arr.dtype.kind == "c":
         if dim is None or op not in ("max", "min"):
             not_implemented_for(arr, _COMPLEX_KERNELS[op] if dim is None else "median_out", "c")
         raise RuntimeError("%s(): does not support complex input" % op)
     if dim is None:
-        _nonempty(op, arr)
+        if op not in ("median", "nanmedian"):     # (those give nan for an empty tensor)
+            _nonempty(op, arr)
         return _ExtremeAll.apply(input, tuple(range(arr.ndim)), False, op)
     d = wrap_dim(dim, arr.ndim, op)
     _nonempty(op, arr, d)
@@ -473,9 +494,6 @@ def median(input, dim=None, keepdim=False, *, out=None):
     if input._array.dtype == np.bool_:
         raise NotImplementedError("\"median_%s\" not implemented for 'Bool'"
                                   % ("cpu" if dim is None else "out"))
-    if dim is None:
-        if input._array.size == 0:
-            return Tensor._wrap(xp_of(input).full((), np.nan, dtype=input._array.dtype))
     return _select_reduce("median", _median_t, input, dim, keepdim)
 
 
@@ -484,9 +502,6 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
     if input._array.dtype == np.bool_:
         raise NotImplementedError("\"median_%s\" not implemented for 'Bool'"
                                   % ("cpu" if dim is None else "out"))
-    not_implemented_for(input._array, "median_cpu" if dim is None else "median_out", "c")
-    if dim is None and input._array.size == 0:
-        return Tensor._wrap(xp_of(input).full((), np.nan, dtype=input._array.dtype))
     return _select_reduce("nanmedian", _nanmedian_t, input, dim, keepdim)
 
 
@@ -501,8 +516,8 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
 
 def _amax_amin(op, input, dim, keepdim):
     arr = input._array
-    not_implemented_for(arr, _COMPLEX_KERNELS[op], "c")
     dims = _dims_or_all(dim, arr.ndim, op)
+    not_implemented_for(arr, _COMPLEX_KERNELS[op], "c")
     if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         _nonempty(op, arr)
     for d in dims:
@@ -523,18 +538,49 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return _amax_amin("amin", input, dim, keepdim)
 
 
+class Aminmax(Function):
+    """``(min, max)`` over ``dims`` in one node; ties share each gradient evenly."""
+
+    node_name = "AminmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim):
+        arr = a._array
+        xp = xp_of(a)
+        lo = Tensor._wrap(xp.asarray(_min_all(arr, dims, keepdim), dtype=arr.dtype))
+        hi = Tensor._wrap(xp.asarray(_max_all(arr, dims, keepdim), dtype=arr.dtype))
+        ctx.dims, ctx.keepdim = dims, keepdim
+        ctx.save_for_backward(a, lo, hi)
+        return lo, hi
+
+    @staticmethod
+    def backward(ctx, grad_min, grad_max):
+        a, lo, hi = ctx.saved_tensors
+        g = None
+        if grad_min is not None:
+            g = _evenly(grad_min, a, lo, ctx.dims, ctx.keepdim, nan_ties=False)
+        if grad_max is not None:
+            gmax = _evenly(grad_max, a, hi, ctx.dims, ctx.keepdim, nan_ties=False)
+            g = gmax if g is None else g + gmax
+        return g, None, None
+
+
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """``(min, max)`` over ``dim`` or the whole tensor, as ``torch.return_types.aminmax``."""
     arr = input._array
-    not_implemented_for(arr, "aminmax_cpu", "c")
     if dim is None:
         if arr.size == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
                                "the operation has no identity.")
+        not_implemented_for(arr, "aminmax_cpu", "c")
         dims = tuple(range(arr.ndim))
-        return _aminmax_t(_ExtremeAll.apply(input, dims, keepdim, "amin"),
-                          _ExtremeAll.apply(input, dims, keepdim, "amax"))
-    return _aminmax_t(amin(input, dim, keepdim), amax(input, dim, keepdim))
+    else:
+        d = wrap_dim(dim, arr.ndim, "aminmax")
+        if arr.ndim and arr.shape[d] == 0:
+            raise IndexError("aminmax: Expected reduction dim %d to have non-zero size." % d)
+        not_implemented_for(arr, "aminmax_cpu", "c")
+        dims = (d,) if arr.ndim else ()
+    return _aminmax_t(*Aminmax.apply(input, dims, keepdim))
 
 
 def _arg(op, kernel, input, dim, keepdim):
@@ -596,7 +642,7 @@ class Prod(Function):
         dims = tuple(range(len(shape))) if ctx.dim is None or not shape else (ctx.dim,)
         g = _expand_back(grad_output, shape, dims, ctx.keepdim)
         if not (a._array == 0).any():
-            return g * _expand_back(out, shape, dims, ctx.keepdim) / a, None, None, None
+            return g * _conj(_expand_back(out, shape, dims, ctx.keepdim) / a), None, None, None
         # NOTE: with zeros, the product of the other elements (exclusive products both ways).
         arr = a._array.reshape(-1) if ctx.dim is None else a._array
         d = 0 if ctx.dim is None else ctx.dim
@@ -604,7 +650,7 @@ class Prod(Function):
         left = _exclusive_cumprod(arr, d)
         right = flip(_exclusive_cumprod(flip(arr, axis=d), d), axis=d)
         others = Tensor._wrap((left * right).reshape(shape).astype(grad_output._array.dtype))
-        return g * others, None, None, None
+        return g * _conj(others), None, None, None
 
 
 def _exclusive_cumprod(arr, d):
@@ -688,26 +734,31 @@ class Std(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        from .comparison import where
         a, out = ctx.saved_tensors
-        # NOTE: zero where the std is 0 (torch masks the 1 / (2 * std) singularity).
-        g = where(out == 0, 0.0, grad_output / (out * 2))
-        return _var_backward(ctx, g, a), None, None, None
+        return _var_backward(ctx, _std_to_var_grad(grad_output, out), a), None, None, None
 
 
-def _dof_warning(input, dims, correction):
+def _std_to_var_grad(grad_output, out):
+    """The gradient of the variance from that of its square root ``out``."""
+    from .comparison import where
+    # NOTE: zero where the std is 0 (torch masks the 1 / (2 * std) singularity).
+    return where(out == 0, 0.0, grad_output / (out * 2))
+
+
+def _dof_warning(input, dims, correction, op="var", stacklevel=3):
     n = 1
     for d in dims:
         n *= input._array.shape[d]
     if n - correction <= 0:
-        warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less "
-                      "than the reduction factor (input numel divided by output numel).",
-                      UserWarning, stacklevel=3)
+        warnings.warn("%s(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel)." % op,
+                      UserWarning, stacklevel=stacklevel)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """Variance over ``dim`` with ``correction`` (1 by default: Bessel's, as ``unbiased``)."""
     dim, c = _correction("var", dim, unbiased, correction)
+    _float_or_complex("std and var", input)
     dims = _dims_or_all(dim, input._array.ndim, "var")
     _dof_warning(input, dims, c)
     return Var.apply(input, dims, c, keepdim)
@@ -716,8 +767,9 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """Standard deviation over ``dim`` with ``correction`` (1 by default)."""
     dim, c = _correction("std", dim, unbiased, correction)
+    _float_or_complex("std and var", input)
     dims = _dims_or_all(dim, input._array.ndim, "std")
-    _dof_warning(input, dims, c)
+    _dof_warning(input, dims, c, "std")
     return Std.apply(input, dims, c, keepdim)
 
 
@@ -726,18 +778,53 @@ def _float_or_complex(op, input):
         raise RuntimeError("%s only support floating point and complex dtypes" % op)
 
 
+class VarMean(Function):
+    """``(var, mean)`` (``std``: ``(std, mean)``) over ``dims`` in one node, as torch's
+    VarMeanBackward0 / StdMeanBackward0."""
+
+    node_name = "VarMeanBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim, std):
+        if std:
+            ctx.set_node_name("StdMeanBackward0")
+        ctx.std = std
+        v = (Std if std else Var).forward(ctx, a, dims, correction, keepdim)
+        return v, MeanDim.forward(ctx, a, dims, keepdim, None)
+
+    @staticmethod
+    def backward(ctx, grad_var, grad_mean):
+        saved = ctx.saved_tensors
+        a = saved[0]
+        g = None
+        if grad_var is not None:
+            if ctx.std:
+                grad_var = _std_to_var_grad(grad_var, saved[1])
+            g = _var_backward(ctx, grad_var, a)
+        if grad_mean is not None:
+            shape = a._array.shape
+            n = _prod(shape[d] for d in ctx.dims)
+            gm = _expand_back(grad_mean / n if n else grad_mean, shape, ctx.dims, ctx.keepdim)
+            g = gm if g is None else g + gm
+        return g, None, None, None, None
+
+
+def _var_mean(op, input, dim, unbiased, keepdim, correction):
+    dim, c = _correction(op, dim, unbiased, correction)
+    _float_or_complex(op, input)
+    dims = _dims_or_all(dim, input._array.ndim, op)
+    _dof_warning(input, dims, c, op, 4)
+    return VarMean.apply(input, dims, c, keepdim, op == "std_mean")
+
+
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(var, mean)`` over ``dim``."""
-    dim, c = _correction("var_mean", dim, unbiased, correction)
-    _float_or_complex("var_mean", input)
-    return var(input, dim, keepdim=keepdim, correction=c), mean(input, dim, keepdim)
+    return _var_mean("var_mean", input, dim, unbiased, keepdim, correction)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(std, mean)`` over ``dim``."""
-    dim, c = _correction("std_mean", dim, unbiased, correction)
-    _float_or_complex("std_mean", input)
-    return std(input, dim, keepdim=keepdim, correction=c), mean(input, dim, keepdim)
+    return _var_mean("std_mean", input, dim, unbiased, keepdim, correction)
 
 
 class Logsumexp(Function):
@@ -754,7 +841,8 @@ class Logsumexp(Function):
         xp = xp_of(a)
         with errstate(invalid="ignore", over="ignore", divide="ignore"):
             if arr.size:
-                m = arr.max(axis=dims, keepdims=True)
+                # (a complex input shifts by the largest real part, as torch)
+                m = (arr.real if arr.dtype.kind == "c" else arr).max(axis=dims, keepdims=True)
                 m = xp.where(xp.isinf(m), 0, m).astype(arr.dtype)
             else:
                 m = xp.zeros(_keep_shape(arr.shape, dims), dtype=arr.dtype)
@@ -772,7 +860,7 @@ class Logsumexp(Function):
         a, out = ctx.saved_tensors
         shape = a._array.shape
         g = _expand_back(grad_output, shape, ctx.dims, ctx.keepdim)
-        return g * exp(a - _expand_back(out, shape, ctx.dims, ctx.keepdim)), None, None
+        return g * _conj(exp(a - _expand_back(out, shape, ctx.dims, ctx.keepdim))), None, None
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
@@ -804,7 +892,7 @@ class VectorNorm(Function):
             elif p == 0:
                 out = (x != 0).sum(axis=dims, keepdims=keepdim)
             elif isinf(p):
-                if x.size == 0 or _b.any(arr.shape[d] == 0 for d in dims):
+                if _b.any(arr.shape[d] == 0 for d in dims):
                     raise RuntimeError("linalg.vector_norm cannot compute the %s norm on an "
                                        "empty tensor because the operation does not have an "
                                        "identity" % p)
@@ -858,7 +946,17 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     elif isinstance(p, str):
         raise RuntimeError("norm(): p=%r is not supported by ember (only numbers and 'fro')" % p)
     dims = _dims_or_all(dim, input._array.ndim, "norm")
-    return VectorNorm.apply(input, float(p), dims, keepdim)
+    p = float(p)
+    if input._array.size == 0 and (p < 0 or p == np.inf):
+        if dim is None or (isinstance(dim, (tuple, list)) and not dim):
+            raise RuntimeError("linalg.vector_norm cannot compute the %g norm on an empty tensor "
+                               "because the operation does not have an identity" % p)
+        for d in dims:
+            if input._array.shape[d] == 0:
+                raise RuntimeError("linalg.vector_norm cannot compute the %g norm on the "
+                                   "dimension %dbecause this dimension is empty and the "
+                                   "operation does not have an identity" % (p, d))
+    return VectorNorm.apply(input, p, dims, keepdim)
 
 
 def _bool_reduce(op, input, dim, keepdim):
@@ -888,14 +986,35 @@ def count_nonzero(input, dim=None):
     return Tensor._wrap(xp.asarray(xp.count_nonzero(arr, axis=dims), dtype=np.int64))
 
 
+class Nansum(Function):
+    """``sum`` over ``dims`` treating nan as zero; nan elements get no gradient."""
+
+    node_name = "NansumBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim, dtype):
+        arr = a._array
+        xp = xp_of(a)
+        clean = Tensor._wrap(xp.where(xp.isnan(arr), arr.dtype.type(0), arr))
+        ctx.save_for_backward(a)
+        return SumDim.forward(ctx, clean, dims, keepdim, dtype)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from .comparison import isnan
+        a, = ctx.saved_tensors
+        g = _expand_back(grad_output, a._array.shape, ctx.dims, ctx.keepdim)
+        return g * isnan(a).logical_not(), None, None, None
+
+
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """``sum`` treating nan as zero."""
-    from .comparison import isnan, where
+    dims = _dims_or_all(dim, input._array.ndim, "nansum")
     if input._array.dtype.kind == "c":
         raise RuntimeError("nansum on CPU does not support complex inputs")
     if input._array.dtype.kind not in "fV":    # (no nan: integers sum as int64)
         return sum(input, dim, keepdim, dtype=dtype)
-    return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
+    return Nansum.apply(input, dims, keepdim, _grad_dtype(input, dtype))
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -980,8 +1099,9 @@ class Cumprod(Function):
         if a._array.ndim == 0:
             return grad_output, None, None
         if not (a._array == 0).any():
-            return _ReverseCumsum.apply(grad_output * out, ctx.dim) / a, None, None
-        return _cumprod_grad_zeros(a._array, grad_output._array, ctx.dim), None, None
+            return _ReverseCumsum.apply(grad_output * _conj(out), ctx.dim) / _conj(a), None, None
+        arr = a._array.conj() if a._array.dtype.kind == "c" else a._array
+        return _cumprod_grad_zeros(arr, grad_output._array, ctx.dim), None, None
 
 
 def _cumprod_grad_zeros(arr, grad, dim):

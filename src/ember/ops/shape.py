@@ -529,7 +529,8 @@ def squeeze(input, dim=None):
             if d in dims[:i]:
                 raise RuntimeError("dim %d appears multiple times in the list of dims" % d)
         return Squeeze.apply(input, dims if n else (), "SqueezeBackward2")
-    return Squeeze.apply(input, (wrap_dim(dim, n, "squeeze"),) if n else (), "SqueezeBackward1")
+    d = wrap_dim(dim, n, "squeeze")
+    return Squeeze.apply(input, (d,) if n else (), "SqueezeBackward1")
 
 
 def expand(input, *sizes):
@@ -569,10 +570,10 @@ def expand_as(input, other):
 def flatten(input, start_dim=0, end_dim=-1):
     """Merge dims ``start_dim..end_dim`` into one."""
     n = input._array.ndim
-    if n == 0:
-        return reshape(input, (1,))
     s = wrap_dim(start_dim, n, "flatten")
     e = wrap_dim(end_dim, n, "flatten")
+    if n == 0:
+        return reshape(input, (1,))
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -610,7 +611,10 @@ def _check_leaf(input):
 
 
 def t_(input):
-    return transpose_(input, 0, 1) if input._array.ndim == 2 else input
+    n = input._array.ndim
+    if n > 2:
+        raise RuntimeError("t_() expects a tensor with <= 2 dimensions, but self is %dD" % n)
+    return transpose_(input, 0, 1) if n == 2 else input
 
 
 def transpose_(input, dim0, dim1):
@@ -850,7 +854,7 @@ def atleast_2d(*tensors):
     res = []
     for t in _dims_arg(tensors):
         n = t._array.ndim
-        res.append(reshape(t, (1,) * (2 - n) + t._array.shape) if n < 2 else t)
+        res.append(reshape(t, (1, 1)) if n == 0 else unsqueeze(t, 0) if n == 1 else t)
     return res[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else tuple(res)
 
 
@@ -902,14 +906,14 @@ def split(tensor, split_size_or_sections, dim=0):
     n_dim = tensor._array.ndim
     if n_dim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if not isinstance(split_size_or_sections, (list, tuple)) and split_size_or_sections < 0:
+        raise RuntimeError("split expects split_size be non-negative, but got split_size=%d"
+                           % split_size_or_sections)
     d = wrap_dim(dim, n_dim, "split")
     n = tensor._array.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
         return split_with_sizes(tensor, split_size_or_sections, d)
     size = int(split_size_or_sections)
-    if size < 0:
-        raise RuntimeError("split expects split_size be non-negative, but got split_size=%d"
-                           % size)
     if size == 0:
         if n:
             raise RuntimeError("split_size can only be 0 if dimension size is 0, but got "
@@ -948,6 +952,9 @@ def chunk(input, chunks, dim=0):
 
 def tensor_split(input, indices_or_sections, dim=0):
     """Split into ``sections`` nearly equal parts, or at the given ``indices``."""
+    if input._array.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
     d = wrap_dim(dim, input._array.ndim, "tensor_split")
     n = input._array.shape[d]
     if isinstance(indices_or_sections, Tensor):
@@ -957,27 +964,44 @@ def tensor_split(input, indices_or_sections, dim=0):
         if k <= 0:
             raise RuntimeError("number of sections must be larger than 0, got %d" % k)
         sizes = [n // k + 1] * (n % k) + [n // k] * (k - n % k)
-    else:
-        bounds = [min(max(int(i) if i >= 0 else n + int(i), 0), n) for i in indices_or_sections]
-        sizes, prev = [], 0
-        for b in bounds + [n]:
-            b = max(b, prev)
-            sizes.append(b - prev)
-            prev = b
-    starts = [sum(sizes[:i]) for i in range(len(sizes))]
-    return tuple(Narrow.apply(input, d, s, n) for s, n in zip(starts, sizes))
+        starts = [sum(sizes[:i]) for i in range(len(sizes))]
+        return tuple(Narrow.apply(input, d, s, n) for s, n in zip(starts, sizes))
+    # (each piece is the slice between consecutive indices, as Python clamps a slice)
+    bounds = [min(max(int(i) if i >= 0 else n + int(i), 0), n) for i in indices_or_sections]
+    starts, ends = [0] + bounds, bounds + [n]
+    return tuple(Narrow.apply(input, d, s, max(e - s, 0)) for s, e in zip(starts, ends))
+
+
+def _split_dims(op, input, indices_or_sections, least, dim):
+    """hsplit / vsplit / dsplit: torch's checks, then ``tensor_split`` along ``dim``."""
+    n = input._array.ndim
+    if n < least:
+        raise RuntimeError("torch.%s requires a tensor with at least %d dimension, but got a "
+                           "tensor with %d dimensions!" % (op, least, n))
+    if isinstance(indices_or_sections, (int, np.integer)):
+        size = input._array.shape[dim]
+        k = int(indices_or_sections)
+        if k != 0 and size % k:
+            raise RuntimeError("torch.%s attempted to split along dimension %d, but the size of "
+                               "the dimension %d is not divisible by the split_size %d!"
+                               % (op, dim, size, k))
+    return tensor_split(input, indices_or_sections, dim)
 
 
 def hsplit(input, indices_or_sections):
-    return tensor_split(input, indices_or_sections, 1 if input._array.ndim > 1 else 0)
+    """Split along dim 1 (dim 0 for a 1-D tensor)."""
+    return _split_dims("hsplit", input, indices_or_sections, 1,
+                       1 if input._array.ndim > 1 else 0)
 
 
 def vsplit(input, indices_or_sections):
-    return tensor_split(input, indices_or_sections, 0)
+    """Split along dim 0 of a tensor of at least 2 dims."""
+    return _split_dims("vsplit", input, indices_or_sections, 2, 0)
 
 
 def dsplit(input, indices_or_sections):
-    return tensor_split(input, indices_or_sections, 2)
+    """Split along dim 2 of a tensor of at least 3 dims."""
+    return _split_dims("dsplit", input, indices_or_sections, 3, 2)
 
 
 class Narrow(Function):
@@ -1079,10 +1103,12 @@ def flip(input, *dims, **kwargs):
     dims = _dims_arg(dims) if dims else _dims_arg((kwargs.pop("dims"),))
     if isinstance(dims, (int, np.integer)):
         dims = (dims,)
-    wd = tuple(wrap_dim(d, input._array.ndim, "flip") for d in dims)
-    for k, d in enumerate(wd):
-        if d in wd[:k]:
-            raise RuntimeError("dim %d appears multiple times in the list of dims" % d)
+    wd = ()
+    for d in dims:
+        w = wrap_dim(d, input._array.ndim, "flip")
+        if w in wd:
+            raise RuntimeError("dim %d appears multiple times in the list of dims" % w)
+        wd += (w,)
     return Flip.apply(input, tuple(sorted(wd)) if input._array.ndim else ())
 
 
@@ -1127,6 +1153,8 @@ def roll(input, shifts, dims=None):
     if len(shifts) != len(dims):
         raise RuntimeError("shifts and dimensions must align. shifts: %d, dims:%d"
                            % (len(shifts), len(dims)))
+    if input._array.ndim == 0:
+        raise IndexError("Dimension specified as %d but tensor has no dimensions" % dims[0])
     dims = tuple(wrap_dim(d, input._array.ndim, "roll") for d in dims)
     return Roll.apply(input, tuple(int(s) for s in shifts), dims)
 
@@ -1245,6 +1273,19 @@ class DiagonalScatter(Function):
         return Diagonal.apply(grad_output, offset, d1, d2), None, None, None, None
 
 
+class DiagonalCopy(Function):
+    """A copy of a diagonal (``diag`` of a matrix: torch's ``diagonal_copy``)."""
+
+    node_name = "DiagonalBackward0_copy"
+
+    @staticmethod
+    def forward(ctx, a, offset, d1, d2):
+        ctx.args = (offset, d1, d2)
+        return Tensor._wrap(_diag_view(a._array, offset, d1, d2).copy())
+
+    backward = staticmethod(Diagonal.backward)
+
+
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """A view of the diagonal of the ``dim1``/``dim2`` planes, appended as the last dim."""
     n = input._array.ndim
@@ -1275,7 +1316,7 @@ def diag(input, diagonal=0, *, out=None):
     if n == 1:
         return diag_embed(input, diagonal, 0, 1)
     if n == 2:
-        return globals()["diagonal"](input, diagonal, 0, 1).clone()
+        return DiagonalCopy.apply(input, int(diagonal), 0, 1)
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got %dD" % n)
 
 
@@ -1354,6 +1395,8 @@ class Repeat(Function):
 
 def repeat(input, *sizes):
     """Tile ``input`` ``sizes[i]`` times along each dim (a copy; may add leading dims)."""
+    if not sizes:
+        raise TypeError("repeat() missing 1 required positional arguments: \"repeats\"")
     sizes = _shape_arg(sizes)
     if len(sizes) < input._array.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
@@ -1413,13 +1456,19 @@ def meshgrid(*tensors, indexing=None):
         if t._array.ndim > 1:
             raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
                                "got: %s" % t)
-    tensors = [reshape(t, (-1,)) for t in tensors]
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for t in tensors[1:]:
+        if t._array.dtype != tensors[0]._array.dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if type(t._array) is not type(tensors[0]._array):
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
     swap = indexing == "xy" and len(tensors) >= 2
     if swap:
         tensors[0], tensors[1] = tensors[1], tensors[0]
-    shape = tuple(t._array.shape[0] for t in tensors)
+    shape = tuple(t._array.size for t in tensors)
     n = len(tensors)
-    out = [expand(reshape(t, tuple(-1 if i == k else 1 for i in range(n))), shape)
+    out = [expand(view(t, tuple(-1 if i == k else 1 for i in range(n))), shape)
            for k, t in enumerate(tensors)]
     if swap:
         out[0], out[1] = out[1], out[0]

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad_state
 from ..backend import get_array_module, same_device
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
@@ -508,7 +509,16 @@ def clamp(input, min=None, max=None, *, out=None):
     """Limit values to ``[min, max]`` (either may be None, a number or a tensor)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return ClampTensors.apply(input, min, max, "clamp")
     return Clamp.apply(input, min, max, "clamp")
+
+
+class ClampTensors(Clamp):
+    """``clamp`` by tensor bounds: torch's node keeps an edge for each bound, None for an
+    absent one."""
+
+    edge_args = (0, 1, 2)
 
 
 clip = clamp
@@ -554,12 +564,32 @@ def ceil(input, *, out=None):
 def round(input, *, decimals=0, out=None):
     """Round half to even, as torch (gradient zero)."""
     if input._array.dtype.kind in "iubc":
+        if decimals:
+            not_implemented_for(input._array, "round_cpu", "iubc")
         not_implemented_for(input._array, "round_vml_cpu", "c")
         return _integral_copy(input, "round_vml_cpu")
     if decimals:
-        scale = 10.0 ** decimals
-        return Round.apply(input * scale) / scale
+        return RoundDecimals.apply(input, decimals)
     return Round.apply(input)
+
+
+class RoundDecimals(_ZeroGrad):
+    """``round(x * 10**decimals) / 10**decimals`` (for negative ``decimals``, ``round(x /
+    10**-decimals) * 10**-decimals``), in float32 for the 16-bit floats, as torch's kernel."""
+
+    node_name = "RoundBackward1"
+
+    @staticmethod
+    def forward(ctx, a, decimals):
+        arr = a._array
+        work = arr.astype(np.float32) if arr.dtype.itemsize == 2 else arr
+        d = -decimals if decimals < 0 else decimals
+        xp = xp_of(a)
+        with _quiet():
+            scale = work.dtype.type(10.0 ** d if d < 309 else math.inf)
+            out = xp.round(work / scale) * scale if decimals < 0 else \
+                xp.round(work * scale) / scale
+        return Tensor._wrap(out.astype(arr.dtype, copy=False))
 
 
 def trunc(input, *, out=None):
@@ -606,6 +636,8 @@ def rsqrt_(input):
 
 
 def abs_(input):
+    if input._array.dtype.kind == "c":
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
     return inplace(input, abs)
 
 
@@ -782,7 +814,7 @@ Atan = _unary("Atan", "arctan", "AtanBackward0", lambda g, a: g / (a * a + 1))
 Sinh = _unary("Sinh", "sinh", "SinhBackward0", lambda g, a: g * cosh(a))
 Cosh = _unary("Cosh", "cosh", "CoshBackward0", lambda g, a: g * sinh(a))
 Asinh = _unary("Asinh", "arcsinh", "AsinhBackward0", lambda g, a: g * rsqrt(a * a + 1))
-Acosh = _unary("Acosh", "arccosh", "AcoshBackward0", lambda g, a: g * rsqrt(a * a - 1))
+Acosh = _unary("Acosh", "arccosh", "AcoshBackward0", lambda g, a: _acosh_grad(g, a))
 Atanh = _unary("Atanh", "arctanh", "AtanhBackward0", lambda g, a: g / (1 - a * a))
 Frac = _unary("Frac", lambda xp, x: x - xp.trunc(x), "FracBackward0", lambda g, a: g)
 Erf = _unary("Erf", _float_fn(_erf_f64), "ErfBackward0",
@@ -846,6 +878,13 @@ def cosh(input, *, out=None):
 def asinh(input, *, out=None):
     """Inverse hyperbolic sine."""
     return Asinh.apply(input)
+
+
+def _acosh_grad(g, a):
+    if a._array.dtype.kind == "c":
+        # NOTE: 1 / (sqrt(z - 1) sqrt(z + 1)), the branch torch's complex gradient takes
+        return g * rsqrt(a - 1) * rsqrt(a + 1)
+    return g * rsqrt(a * a - 1)
 
 
 def acosh(input, *, out=None):
@@ -929,7 +968,11 @@ class Logit(Function):
         if eps is not None and eps < 0:
             eps = None      # torch treats a negative eps as none
         if eps is not None:
-            x = xp.clip(x, eps, 1 - eps)
+            # NOTE: torch's ``x < lo ? lo : (x > hi ? hi : x)``: with eps > 0.5 (lo > hi) a small
+            # x becomes lo, and a nan eps clamps nothing.
+            lo = x.dtype.type(eps)
+            hi = x.dtype.type(1) - lo
+            x = xp.where(x < lo, lo, xp.where(x > hi, hi, x))
         ctx.save_for_backward(a)
         ctx.eps = eps
         with _quiet():
@@ -962,6 +1005,11 @@ class NanToNum(Function):
         ctx.save_for_backward(a)
         if arr.dtype.kind not in "fcV":
             return Tensor._wrap(arr.copy())
+        if arr.dtype.kind == "c":   # (the real and imaginary parts apart)
+            re = NanToNum.forward(ctx, Tensor._wrap(arr.real.copy()), nan, posinf, neginf)
+            im = NanToNum.forward(ctx, Tensor._wrap(arr.imag.copy()), nan, posinf, neginf)
+            ctx.save_for_backward(a)
+            return Tensor._wrap(re._array + im._array * arr.dtype.type(1j))
         info = _dt.finfo(_dt.from_numpy_dtype(arr.dtype))
         xp = xp_of(a)
         out = xp.where(xp.isnan(arr), arr.dtype.type(nan), arr)
@@ -979,7 +1027,11 @@ class NanToNum(Function):
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
-    """Replace nan, +inf and -inf (default: 0, the dtype's largest and smallest value)."""
+    """Replace nan, +inf and -inf (default: 0, the dtype's largest and smallest value); a
+    complex tensor has its real and imaginary parts replaced apart."""
+    if input._array.dtype.kind == "c" and input._requires_grad and _grad_state.enabled:
+        raise RuntimeError("nan_to_num does not support automatic differentiation for "
+                           "outputs with complex dtype.")
     return NanToNum.apply(input, nan, posinf, neginf)
 
 
@@ -1022,16 +1074,38 @@ def cosh_(input):
     return inplace(input, cosh)
 
 
-def asinh_(input):
-    return inplace(input, asinh)
+class _NoInplaceDerivative(Function):
+    """The in-place ``asinh_``, ``acosh_`` and ``atanh_``: torch records a node
+    (``AcoshBackward1``, ...) whose backward raises."""
+
+    node_name = "AcoshBackward1"
+
+    @staticmethod
+    def forward(ctx, a, fn):
+        ctx.set_node_name("%sBackward1" % fn.__name__.capitalize())
+        ctx.op = fn.__name__
+        return fn(a)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise NotImplementedError("the derivative for 'inplace version of %s' is not "
+                                  "implemented." % ctx.op)
 
 
-def acosh_(input):
-    return inplace(input, acosh)
+def _no_derivative_inplace(fn):
+    def op(input):
+        return _NoInplaceDerivative.apply(input, fn)
+    op.__name__ = fn.__name__
+
+    def op_(input):
+        return inplace(input, op)
+    op_.__name__ = fn.__name__ + "_"
+    return op_
 
 
-def atanh_(input):
-    return inplace(input, atanh)
+asinh_ = _no_derivative_inplace(asinh)
+acosh_ = _no_derivative_inplace(acosh)
+atanh_ = _no_derivative_inplace(atanh)
 
 
 def frac_(input):
@@ -1058,8 +1132,16 @@ def logit_(input, eps=None):
     return inplace(input, logit, eps)
 
 
+def _nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    return NanToNum.apply(input, nan, posinf, neginf)
+
+
+_nan_to_num.__name__ = "nan_to_num"
+
+
 def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
-    return inplace(input, nan_to_num, nan, posinf, neginf)
+    # (in place, torch records a complex tensor's node too)
+    return inplace(input, _nan_to_num, nan, posinf, neginf)
 
 
 fix_ = trunc_

@@ -1,4 +1,6 @@
-"""ember.nn.parallel: DistributedDataParallel (data parallelism over ember.distributed)."""
+"""ember.nn.parallel: DistributedDataParallel (data parallelism over ember.distributed) and
+DataParallel."""
+from .data_parallel import DataParallel
 from .distributed import DistributedDataParallel
 
-__all__ = ["DistributedDataParallel"]
+__all__ = ["DistributedDataParallel", "DataParallel"]
