@@ -615,13 +615,13 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
     from . import dtypes
     d = dtype or dtypes.get_default_dtype()
     if shared:
-        arr = np.memmap(filename, dtype=d.np, mode="r+", shape=(size,))
+        arr = np.memmap(filename, dtype=d.np, mode="r+", shape=(size,))  # host: a file
     else:
-        arr = np.fromfile(filename, dtype=d.np, count=size)
+        arr = np.fromfile(filename, dtype=d.np, count=size)  # host: a file
         if arr.size < size:
             raise RuntimeError("Trying to read %d bytes from %s but the file holds %d"
                                % (size * arr.itemsize, filename, arr.nbytes))
-    t = ember.from_numpy(np.asarray(arr) if not shared else arr)
+    t = ember.from_numpy(arr)
     if device is not None:
         t = t.to(device)
     return t.requires_grad_(requires_grad)

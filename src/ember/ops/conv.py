@@ -1,17 +1,23 @@
-"""Convolutions: conv1d, conv2d, conv_transpose1d, conv_transpose2d.
+"""Convolutions: conv1d/2d/3d, conv_transpose1d/2d/3d (3-d: strided windows and einsum).
 
 Each is one GEMM over an im2col view of the padded input (``as_strided``, no copy until the
 GEMM), run over the batch in cache-sized chunks; backward rebuilds the columns chunk by chunk
 instead of keeping them (they are kh * kw times the input). The input gradient adds one GEMM
 per kernel position into the padded input (col2im), with a loop over kernel positions only.
 """
+import itertools
+
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..backend import backend_of, get_array_module
 from ..tensor import Tensor
+from ._util import not_implemented_for
 
-__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d", "conv_tbc"]
 
 
 def _pair(v, n, name="value"):
@@ -115,7 +121,7 @@ def _col2im(gy, w, groups, padded_hw, s, d):
             else:
                 h0, w0 = i * d[0], j * d[1]
                 dx[:, :, h0:h0 + s[0] * (ho - 1) + 1:s[0], w0:w0 + s[1] * (wo - 1) + 1:s[1]] += \
-                    part.reshape(n, -1, ho, wo)
+                    part.reshape(n, cg * groups, ho, wo)
     return dx[:size].reshape(n, cg * groups, hp, wp) if wide else dx
 
 
@@ -138,7 +144,7 @@ class Convolution(Function):
         out_hw = (_out_size(h, k[0], stride[0], pt + pb, dilation[0]),
                   _out_size(wd, k[1], stride[1], pl + pr, dilation[1]))
         out = get_array_module(x).empty((n, w.shape[0], out_hw[0] * out_hw[1]),
-                                        dtype=np.result_type(x.dtype, w.dtype))
+                                        dtype=x.dtype)
         for sl in _batches(n, c * k[0] * k[1] * out.shape[2] * x.itemsize):
             cols = _im2col(_pad(x[sl], padding), k, stride, dilation, out_hw)
             _gemm(cols, w, groups, out[sl])
@@ -231,6 +237,8 @@ def _saved_arrays(ctx, grad_output):
     gy, x, w = grad_output._array, input._array, weight._array
     if ctx.conf[-1]:    # squeeze: a 1-d convolution run as 2-d
         gy, x, w = gy[:, :, None, :], x[:, :, None, :], w[:, :, None, :]
+    if x.dtype.kind == "c":    # (the gradients of a complex product take the conjugates)
+        x, w = x.conj(), w.conj()
     return gy.astype(x.dtype, copy=False), x, w
 
 
@@ -252,7 +260,7 @@ def _graph_grads(ctx, gy, transposed):
     and transposed convolutions, so that they can be differentiated again."""
     input, weight = ctx.saved_tensors
     stride, padding, dilation, groups, squeeze = ctx.conf
-    x, w = input, weight
+    x, w = (input.conj(), weight.conj()) if input.is_complex() else (input, weight)
     if squeeze:
         x, w, gy = x.unsqueeze(2), w.unsqueeze(2), gy.unsqueeze(2)
     need = ctx.needs_input_grad
@@ -275,6 +283,152 @@ def _graph_grads(ctx, gy, transposed):
         gx = None if gx is None else gx.squeeze(2)
         gw = None if gw is None else gw.squeeze(2)
     return (gx, gw, gb) + (None,) * (6 if transposed else 5)
+
+
+def _conv_nd_arr(x, w, stride, pads, dilation, groups):
+    """N-d cross-correlation of ``x`` (N, C, *spatial) with ``w`` (O, C / groups, *k) over
+    strided windows; ``pads``: (before, after) per spatial dim, negative ones crop."""
+    xp = get_array_module(x)
+    nd = w.ndim - 2
+    x = x[(slice(None),) * 2 + tuple(slice(-lo if lo < 0 else None, hi if hi < 0 else None)
+                                     for lo, hi in pads)]
+    widths = ((0, 0),) * 2 + tuple((max(lo, 0), max(hi, 0)) for lo, hi in pads)
+    if any(v for pair in widths for v in pair):
+        x = xp.pad(x, widths)
+    k = w.shape[2:]
+    n, c = x.shape[:2]
+    outs = tuple((x.shape[2 + a] - dilation[a] * (k[a] - 1) - 1) // stride[a] + 1
+                 for a in range(nd))
+    st = x.strides
+    win = backend_of(x).as_strided(x, (n, c) + outs + k, st[:2]
+                                   + tuple(st[2 + a] * stride[a] for a in range(nd))
+                                   + tuple(st[2 + a] * dilation[a] for a in range(nd)))
+    o, g = w.shape[0], groups
+    win = win.reshape((n, g, c // g) + outs + k)
+    sp, ks = "defhij"[:nd], "stuvxy"[:nd]
+    out = xp.einsum("ngc%s%s,goc%s->ngo%s" % (sp, ks, ks, sp), win,
+                    w.reshape((g, o // g, c // g) + k), optimize=True)
+    return out.reshape((n, o) + outs).astype(x.dtype, copy=False)
+
+
+def _conv_t_nd_arr(x, w, stride, padding, output_padding, dilation, groups):
+    """The adjoint of ``_conv_nd_arr`` (``w``: (C_in, C_out / groups, *k)): each kernel
+    position's products added into the output windows it reaches (col2im), so a non-finite
+    weight reaches only the outputs it touches, as in torch."""
+    xp = get_array_module(x)
+    nd = w.ndim - 2
+    n, c = x.shape[:2]
+    k, sizes = w.shape[2:], x.shape[2:]
+    g, og = groups, w.shape[1]
+    full = tuple((sizes[a] - 1) * stride[a] + dilation[a] * (k[a] - 1) + 1 + output_padding[a]
+                 for a in range(nd))
+    out = xp.zeros((n, g, og) + full, dtype=x.dtype)
+    xg = x.reshape((n, g, c // g) + sizes)
+    wg = w.reshape((g, c // g, og) + k)
+    sp = "defhij"[:nd]
+    for pos in itertools.product(*(range(v) for v in k)):
+        part = xp.einsum("ngc%s,gco->ngo%s" % (sp, sp), xg, wg[(Ellipsis,) + pos])
+        win = tuple(slice(pos[a] * dilation[a], pos[a] * dilation[a]
+                          + stride[a] * (sizes[a] - 1) + 1, stride[a]) for a in range(nd))
+        out[(Ellipsis,) + win] += part
+    crop = tuple(slice(padding[a], full[a] - padding[a]) for a in range(nd))
+    return xp.ascontiguousarray(out[(Ellipsis,) + crop]).reshape((n, g * og) + tuple(
+        full[a] - 2 * padding[a] for a in range(nd)))
+
+
+def _wgrad_nd(inp, gout, k, stride, pads, dilation, groups):
+    """dw[o, c, *k] of an N-d convolution of ``inp`` giving ``gout``, as one differentiable
+    convolution (batch and channels swap; stride and dilation swap)."""
+    n, c = inp.shape[:2]
+    o = gout.shape[1]
+    nd, g = len(k), groups
+    rest = tuple(range(3, 3 + nd))
+    x = inp.reshape((n, g, c // g) + tuple(inp.shape[2:])).permute(2, 1, 0, *rest)
+    x = x.reshape((c // g, g * n) + tuple(inp.shape[2:]))
+    w = gout.reshape((n, g, o // g) + tuple(gout.shape[2:])).permute(1, 2, 0, *rest)
+    w = w.reshape((o, n) + tuple(gout.shape[2:]))
+    out = ConvolutionNd.apply(x, w, None, dilation, pads, stride, g)
+    out = out[(slice(None),) * 2 + tuple(slice(0, k_) for k_ in k)]
+    return out.transpose(0, 1)
+
+
+class ConvolutionNd(Function):
+    """An N-d (3-d) convolution; ``pads``: (before, after) per spatial dim."""
+
+    node_name = "ConvolutionBackward0"
+    edge_args = (0, 1, 2)
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, stride, pads, dilation, groups):
+        out = _conv_nd_arr(input._array, weight._array, stride, pads, dilation, groups)
+        if bias is not None:
+            out += bias._array.reshape((1, -1) + (1,) * (out.ndim - 2))
+        ctx.save_for_backward(input, weight)
+        ctx.conf = (stride, pads, dilation, groups)
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight = ctx.saved_tensors
+        return _conv_nd_grads(input, weight, grad_output, ctx.conf, ctx.needs_input_grad) + \
+            (None,) * 4
+
+
+def _conv_nd_grads(input, weight, gy, conf, need):
+    """The gradients (input, weight, bias) of an N-d convolution as differentiable convolutions
+    and transposed convolutions."""
+    stride, pads, dilation, groups = conf
+    x, w = (input.conj(), weight.conj()) if input.is_complex() else (input, weight)
+    nd = len(stride)
+    k, sizes = tuple(w.shape[2:]), tuple(x.shape[2:])
+    gx = gw = gb = None
+    if need[0]:
+        # the padded input's rows past the last window (stride remainder) get no gradient
+        rest = tuple(sizes[a] + sum(pads[a]) - (gy.shape[2 + a] - 1) * stride[a]
+                     - dilation[a] * (k[a] - 1) - 1 for a in range(nd))
+        full = ConvTransposeNd.apply(gy, w, None, stride, (0,) * nd, rest, dilation, groups)
+        gx = full[(slice(None),) * 2 + tuple(slice(pads[a][0], pads[a][0] + sizes[a])
+                                             for a in range(nd))]
+    if need[1]:
+        gw = _wgrad_nd(x, gy, k, stride, pads, dilation, groups)
+    if need[2]:
+        gb = gy.sum((0,) + tuple(range(2, 2 + nd)))
+    return gx, gw, gb
+
+
+class ConvTransposeNd(Function):
+    """An N-d (3-d) transposed convolution."""
+
+    node_name = "ConvolutionBackward0"
+    edge_args = (0, 1, 2)
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, stride, padding, output_padding, dilation, groups):
+        out = _conv_t_nd_arr(input._array, weight._array, stride, padding, output_padding,
+                             dilation, groups)
+        if bias is not None:
+            out += bias._array.reshape((1, -1) + (1,) * (out.ndim - 2))
+        ctx.save_for_backward(input, weight)
+        ctx.conf = (stride, padding, dilation, groups)
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight = ctx.saved_tensors
+        stride, padding, dilation, groups = ctx.conf
+        x, w = (input.conj(), weight.conj()) if input.is_complex() else (input, weight)
+        gy = grad_output
+        nd = len(stride)
+        pads = tuple((p_, p_) for p_ in padding)
+        gx = gw = gb = None
+        if ctx.needs_input_grad[0]:
+            gx = ConvolutionNd.apply(gy, w, None, stride, pads, dilation, groups)
+            gx = gx[(slice(None),) * 2 + tuple(slice(0, n_) for n_ in x.shape[2:])]
+        if ctx.needs_input_grad[1]:
+            gw = _wgrad_nd(gy, x, tuple(w.shape[2:]), stride, pads, dilation, groups)
+        if ctx.needs_input_grad[2]:
+            gb = gy.sum((0,) + tuple(range(2, 2 + nd)))
+        return gx, gw, gb, None, None, None, None, None
 
 
 def _check_input(op, input, weight, nd, transposed=False, groups=1):
@@ -300,8 +454,50 @@ def _check_input(op, input, weight, nd, transposed=False, groups=1):
     return input.dim() == nd + 1
 
 
+_CXX = {"float32": "float", "float64": "double", "float16": "c10::Half",
+        "bfloat16": "c10::BFloat16", "int32": "int", "int64": "long int", "int16": "short int",
+        "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+        "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _type_string(arr, legacy=False):
+    """torch's ``Tensor.toString()`` (complex: ``CPUComplexFloatType``) in conv's messages."""
+    if arr.dtype.kind == "c" and not legacy:
+        return "CPU%sType" % _dt.scalar_type_name(arr.dtype)
+    return "torch." + _dt.from_numpy_dtype(arr.dtype)._legacy
+
+
+def _check_dtypes(input, weight, bias, transposed, nd):
+    """torch's dtype errors of a convolution: one dtype for input, weight (and bias); kernels
+    for bool (and, transposed, integers other than int64) do not exist. An empty batch only
+    checks complex weights and the bias."""
+    x, w = input._array, weight._array
+    if x.dtype.kind == "c" and w.dtype != x.dtype:
+        raise RuntimeError("Input type (%s) and weight type (%s) should be the same"
+                           % (_type_string(x), _type_string(w, w.dtype.kind != "c")))
+    if bias is not None and not transposed and bias._array.dtype != x.dtype:
+        raise RuntimeError("Input type (%s) and bias type (%s) should be the same"
+                           % (_CXX.get(x.dtype.name, x.dtype.name),
+                              _CXX.get(bias._array.dtype.name, bias._array.dtype.name)))
+    if x.ndim == nd + 2 and x.shape[0] == 0:
+        return
+    if transposed:
+        bad = "b" if x.dtype == np.int64 else "biu"
+        not_implemented_for(x, "slow_conv_transpose%dd_out_cpu" % max(nd, 2), bad)
+    elif nd == 3 and w.dtype.kind == "b" and max(w.shape[2:]) > 1:
+        not_implemented_for(x, "compute_columns3d", "b")
+    else:
+        not_implemented_for(x, "slow_conv%dd_cpu" % max(nd, 2), "b")
+    for other in (w, bias._array) if bias is not None and transposed and nd == 3 else (w,):
+        if other.dtype != x.dtype:
+            raise RuntimeError("expected scalar type %s but found %s"
+                               % (_dt.scalar_type_name(x.dtype),
+                                  _dt.scalar_type_name(other.dtype)))
+
+
 def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups):
     unbatched = _check_input(op, input, weight, nd, groups=groups)
+    _check_dtypes(input, weight, bias, False, nd)
     if unbatched:
         input = input.unsqueeze(0)
     stride = _pair(stride, nd, "stride")
@@ -328,6 +524,9 @@ def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups):
         raise RuntimeError("Calculated padded input size per channel: (%s). Kernel size: (%s). "
                            "Kernel size can't be greater than actual input size"
                            % (" x ".join(map(str, padded)), " x ".join(map(str, eff))))
+    if nd == 3:
+        out = ConvolutionNd.apply(input, weight, bias, stride, tuple(pads), dilation, groups)
+        return out.squeeze(0) if unbatched else out
     if nd == 1:
         stride, dilation = (1,) + stride, (1,) + dilation
         pads = [(0, 0)] + pads
@@ -338,6 +537,7 @@ def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups):
 
 def _conv_t(op, nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
     unbatched = _check_input(op, input, weight, nd, transposed=True, groups=groups)
+    _check_dtypes(input, weight, bias, True, nd)
     if unbatched:
         input = input.unsqueeze(0)
     stride = _pair(stride, nd, "stride")
@@ -345,6 +545,13 @@ def _conv_t(op, nd, input, weight, bias, stride, padding, output_padding, groups
     output_padding = _pair(output_padding, nd, "output_padding")
     dilation = _pair(dilation, nd, "dilation")
     for a in range(nd):
+        if output_padding[a] >= stride[a] and output_padding[a] >= dilation[a] and nd == 3:
+            raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                               "but got " + " ".join(
+                                   "%s_%s: %d" % (what, dim, v[i]) for what, v in
+                                   (("output_padding", output_padding), ("stride", stride),
+                                    ("dilation", dilation))
+                                   for i, dim in enumerate(("depth", "height", "width"))))
         if output_padding[a] >= stride[a] and output_padding[a] >= dilation[a]:
             raise RuntimeError("output padding must be smaller than either stride or dilation, "
                                "but got output_padding_height: %d output_padding_width: %d "
@@ -352,6 +559,10 @@ def _conv_t(op, nd, input, weight, bias, stride, padding, output_padding, groups
                                "dilation_width: %d" % (output_padding[0], output_padding[-1],
                                                        stride[0], stride[-1], dilation[0],
                                                        dilation[-1]))
+    if nd == 3:
+        out = ConvTransposeNd.apply(input, weight, bias, stride, padding, output_padding,
+                                    dilation, groups)
+        return out.squeeze(0) if unbatched else out
     if nd == 1:
         stride, padding, dilation = (1,) + stride, (0,) + padding, (1,) + dilation
         output_padding = (0,) + output_padding
@@ -374,6 +585,11 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution over ``(N, C_in, D, H, W)``. Matches ``torch.nn.functional.conv3d``."""
+    return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """1-D transposed convolution. Matches ``torch.nn.functional.conv_transpose1d``."""
@@ -386,3 +602,54 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """2-D transposed convolution (the gradient of conv2d). Matches torch's."""
     return _conv_t("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding,
                    groups, dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """3-D transposed convolution. Matches ``torch.nn.functional.conv_transpose3d``."""
+    return _conv_t("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding,
+                   groups, dilation)
+
+
+class ConvTbc(Function):
+    """1-d convolution in time-batch-channel layout (torch's ``conv_tbc``)."""
+
+    node_name = "ConvTbcBackward0"
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, pad):
+        x = input._array.transpose(1, 2, 0)
+        w = weight._array.transpose(2, 1, 0)
+        out = _conv_nd_arr(x, w, (1,), ((pad, pad),), (1,), 1) + bias._array.reshape(1, -1, 1)
+        ctx.pad = pad
+        ctx.save_for_backward(input, weight)
+        return Tensor._wrap(get_array_module(out).ascontiguousarray(out.transpose(2, 0, 1)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight = ctx.saved_tensors
+        gx, gw, gb = _conv_nd_grads(input.permute(1, 2, 0), weight.permute(2, 1, 0),
+                                    grad_output.permute(1, 2, 0),
+                                    ((1,), ((ctx.pad, ctx.pad),), (1,), 1), ctx.needs_input_grad)
+        return (None if gx is None else gx.permute(2, 0, 1),
+                None if gw is None else gw.permute(2, 1, 0), gb, None)
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """1-D convolution of ``input`` (T, B, C_in) with ``weight`` (k, C_in, C_out) and ``bias``
+    (C_out,). Matches ``torch.conv_tbc``."""
+    for name, t, n in (("Input", input, 3), ("Weight", weight, 3), ("Bias", bias, 1)):
+        if t.dim() != n:
+            raise RuntimeError("%s must have %d dims: time, batch, in_channel" % (name, n)
+                               if name == "Input" else
+                               "%s must have %d dims: kw, in_channels, out_channels" % (name, n)
+                               if name == "Weight" else "Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if bias.shape[0] != weight.shape[2]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    if input.is_complex() and is_grad_enabled() and any(
+            t.requires_grad for t in (input, weight, bias)):
+        raise RuntimeError("conv_tbc does not support automatic differentiation for outputs "
+                           "with complex dtype.")
+    return ConvTbc.apply(input, weight, bias, int(pad))

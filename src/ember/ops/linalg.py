@@ -635,40 +635,62 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     return _solve_tri(A, B, upper, left, unitriangular)
 
 
+def _phase_check(a, b, msg):
+    """torch's gauge check: ``allclose(a, b)`` (lax tolerances) or a RuntimeError."""
+    xp = get_array_module(a)
+    if not bool(xp.allclose(a, b, rtol=1e-2, atol=1e-2)):
+        raise RuntimeError(msg)
+
+
+_SVD_PHASE = ("svd_backward: The singular vectors in the complex case are specified up to "
+              "multiplication by e^{i phi}. The specified loss function depends on this phase "
+              "term, making it ill-defined.")
+
+
 def _svd_backward(gU, gS, gVh, U, S, Vh):
-    """torch's ``svd_backward`` for real inputs (reduced U, Vh)."""
+    """torch's ``svd_backward`` (reduced U, Vh)."""
     from .shape import diag_embed
     m, n = U.shape[-2], Vh.shape[-1]
     if gU is None and gVh is None:
         if gS is None:
             return None
+        gS = gS.to(U.dtype)
         return matmul(U, gS.unsqueeze(-1) * Vh) if m >= n else matmul(U * gS.unsqueeze(-2), Vh)
     k = S.shape[-1]
-    V = Vh.mT
-    gV = gVh.mT if gVh is not None else None
-    UhgU = matmul(U.mT, gU) if gU is not None else None
-    UhgU = UhgU - UhgU.mT if UhgU is not None else None
-    VhgV = matmul(Vh, gV) if gV is not None else None
-    VhgV = VhgV - VhgV.mT if VhgV is not None else None
+    cplx = U._array.dtype.kind == "c"
+    UhgU = matmul(U.mH, gU) if gU is not None else None
+    UhgU = UhgU - UhgU.mH if UhgU is not None else None
+    VhgV = matmul(Vh, gVh.mH) if gVh is not None else None
+    VhgV = VhgV - VhgV.mH if VhgV is not None else None
+    if cplx:
+        xp = get_array_module(U._array)
+        zero = xp.zeros(S._array.shape, dtype=S._array.dtype)
+        im_u = UhgU._array.diagonal(0, -2, -1).imag if UhgU is not None else zero
+        im_v = VhgV._array.diagonal(0, -2, -1).imag if VhgV is not None else zero
+        _phase_check(im_u, -im_v, _SVD_PHASE)
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + _eye_like(S._array, k)
+    Sc = S.to(U.dtype) if cplx else S
     if UhgU is not None and VhgV is not None:
-        gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+        gA = (UhgU * Sc.unsqueeze(-2) + Sc.unsqueeze(-1) * VhgV) / E
     elif UhgU is not None:
-        gA = UhgU * (S.unsqueeze(-2) / E)
+        gA = (UhgU / E) * Sc.unsqueeze(-2)
     else:
-        gA = S.unsqueeze(-1) * VhgV / E
+        gA = Sc.unsqueeze(-1) * (VhgV / E)
     if gS is not None:
-        gA = gA + diag_embed(gS)
+        gA = gA + diag_embed(gS.to(U.dtype))
+    if cplx and UhgU is not None:
+        # NOTE: the imaginary diagonal carries the relative phase of u_i and v_i.
+        gA = gA + diag_embed(UhgU.diagonal(0, -2, -1) / (2. * Sc))
     if m > k and gU is not None:
         gA = matmul(U, gA)
-        gUSinv = gU / S.unsqueeze(-2)
-        gA = gA + gUSinv - matmul(U, matmul(U.mT, gUSinv))
+        gUSinv = gU / Sc.unsqueeze(-2)
+        gA = gA + gUSinv - matmul(U, matmul(U.mH, gUSinv))
         return matmul(gA, Vh)
-    if n > k and gV is not None:
+    if n > k and gVh is not None:
         gA = matmul(gA, Vh)
-        SinvgVh = gV.mT / S.unsqueeze(-1)
-        gA = gA + SinvgVh - matmul(matmul(SinvgVh, V), Vh)
+        SinvgVh = gVh / Sc.unsqueeze(-1)
+        gA = gA + SinvgVh - matmul(matmul(SinvgVh, Vh.mH), Vh)
         return matmul(U, gA)
     return matmul(U, matmul(gA, Vh)) if m >= n else matmul(matmul(U, gA), Vh)
 
@@ -714,13 +736,6 @@ class LinalgSvd(Function):
             U, Vh = U[..., :k], Vh[..., :k, :]
             gU = gU[..., :k] if gU is not None else None
             gVh = gVh[..., :k, :] if gVh is not None else None
-        if U._array.dtype.kind == "c":
-            if gU is not None or gVh is not None:
-                raise NotImplementedError("ember: the gradient of linalg.svd through U or Vh "
-                                          "of a complex matrix is not implemented")
-            if gS is None:
-                return None, None
-            return matmul(U * gS.unsqueeze(-2).to(U.dtype), Vh), None
         return _svd_backward(gU, gS, gVh, U, S, Vh), None
 
 
@@ -745,22 +760,42 @@ class LinalgEigh(Function):
 
     @staticmethod
     def backward(ctx, gL, gV):
-        from .shape import diag_embed
         L, V = ctx.saved_tensors
-        if gV is None:
-            if gL is None:
-                return None, None, None
-            return matmul(V * gL.unsqueeze(-2).to(V.dtype), V.mH), None, None
-        if V._array.dtype.kind == "c":
-            raise NotImplementedError("ember: the gradient of linalg.eigh through the "
-                                      "eigenvectors of a complex matrix is not implemented")
-        VhgV = matmul(V.mT, gV)
-        VhgV = 0.5 * (VhgV - VhgV.mT)
-        E = L.unsqueeze(-2) - L.unsqueeze(-1) + _eye_like(L._array, L.shape[-1])
-        gA = VhgV / E
-        if gL is not None:
-            gA = gA + diag_embed(gL)
-        return matmul(V, matmul(gA, V.mT)), None, None
+        return _eig_backward(gL, gV, L, V, True), None, None
+
+
+def _eig_backward(gL, gV, L, V, hermitian):
+    """torch's ``linalg_eig_backward``: ``gA`` for ``A V = V diag(L)``."""
+    from .shape import diag_embed
+    if gV is None:
+        if gL is None:
+            return None
+        gL = gL.to(V.dtype)
+        if hermitian:
+            return matmul(V * gL.unsqueeze(-2), V.mH)
+        return _solve(V.mH, gL.unsqueeze(-1) * V.mH)
+    VhgV = matmul(V.mH, gV)
+    diag = VhgV.diagonal(0, -2, -1)
+    if V._array.dtype.kind == "c":
+        im = diag._array.imag
+        _phase_check(im, get_array_module(im).zeros_like(im),
+                     "%s: The eigenvectors in the complex case are specified up to "
+                     "multiplication by e^{i phi}. The specified loss function depends on this "
+                     "quantity, so it is ill-defined."
+                     % ("linalg_eigh_backward" if hermitian else "linalg_eig_backward"))
+    if hermitian:
+        VhgV = 0.5 * (VhgV - VhgV.mH)
+    else:
+        VhgV = VhgV - matmul(V.mH, V * diag.real.to(V.dtype).unsqueeze(-2))
+    Lc = L.conj()
+    E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + _eye_like(L._array, L.shape[-1])
+    gA = VhgV / E
+    if gL is not None:
+        # NOTE: torch overwrites the diagonal with gL (it holds only rounding error).
+        gA = gA - diag_embed(gA.diagonal(0, -2, -1)) + diag_embed(gL.to(gA.dtype))
+    if hermitian:
+        return matmul(V, matmul(gA, V.mH))
+    return _solve(V.mH, matmul(gA, V.mH))
 
 
 def _copyltu(M):
@@ -1297,20 +1332,33 @@ def _eig_arrays(A, op):
     return w.astype(cd), v.astype(cd)
 
 
+class LinalgEig(Function):
+    node_name = "LinalgEigBackward0"
+
+    @staticmethod
+    def forward(ctx, a, op):
+        w, v = _eig_arrays(a, op)
+        ctx.set_materialize_grads(False)
+        ctx.real = a._array.dtype.kind != "c"
+        L, V = _w(w), _w(v)
+        ctx.save_for_backward(L, V)
+        return L, V
+
+    @staticmethod
+    def backward(ctx, gL, gV):
+        L, V = ctx.saved_tensors
+        gA = _eig_backward(gL, gV, L, V, False)
+        return (gA.real if ctx.real and gA is not None else gA), None
+
+
 def linalg_eig(A, *, out=None):
-    """Eigenvalues and eigenvectors of a general square matrix (complex results; ember does
-    not differentiate them yet)."""
-    def run():
-        w, v = _eig_arrays(A, "linalg.eig")
-        return _w(w), _w(v)
-    return _rt.linalg_eig(*_NoGrad.apply(A, run, "linalg_eig in ember (complex gradients)"))
+    """Eigenvalues and eigenvectors of a general square matrix (complex results)."""
+    return _rt.linalg_eig(*LinalgEig.apply(A, "linalg.eig"))
 
 
 def linalg_eigvals(A, *, out=None):
-    """Eigenvalues of a general square matrix (complex results; not differentiable in ember)."""
-    def run():
-        return _w(_eig_arrays(A, "linalg.eigvals")[0])
-    return _NoGrad.apply(A, run, "linalg_eigvals in ember (complex gradients)")
+    """Eigenvalues of a general square matrix (complex results)."""
+    return LinalgEig.apply(A, "linalg.eigvals")[0]
 
 
 def linalg_qr(A, mode="reduced", *, out=None):

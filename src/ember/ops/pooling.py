@@ -1,17 +1,24 @@
-"""Pooling: max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d, adaptive_max_pool1d/2d.
+"""Pooling: max_pool1d/2d/3d, avg_pool1d/2d/3d, adaptive_avg_pool1d/2d/3d,
+adaptive_max_pool1d/2d/3d.
 
 Windows are strided views; backward loops over kernel positions only, never over pixels.
 """
+import itertools
+import math
+
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..backend import backend_of, get_array_module
 from ..tensor import Tensor
-from ._util import keep_where, xp_of
-from .matmul import matmul
+from ._util import keep_where, not_implemented_for, xp_of
+from .creation import rand
 
-__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
+__all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d",
+           "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
+           "adaptive_max_pool2d"]
 
 
 def _tuple(v, n):
@@ -307,9 +314,73 @@ class AvgPoolGrad(Function):
 
 def _check(op, input, nd):
     if input.dim() not in (nd + 1, nd + 2) or 0 in tuple(input.shape)[-nd:]:
-        raise RuntimeError("%s: Expected %dD or %dD (batch mode) tensor with optional 0 dim "
-                           "batch size for input, but got: %s"
-                           % (op, nd + 1, nd + 2, list(input.shape)))
+        if op.startswith("avg_pool") and input.dim() < nd + 1:
+            if nd == 1:
+                raise RuntimeError("Expected 2 to 3 dimensions, but got %d-dimensional tensor "
+                                   "for argument #1 'self' (while checking arguments for "
+                                   "avg_pool1d)" % input.dim())
+            raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but "
+                             "got -3)" % (-max(input.dim(), 1), max(input.dim(), 1) - 1))
+        if op == "max_pool2d" and input.dim() not in (nd + 1, nd + 2):
+            raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+        raise RuntimeError("%sExpected %dD or %dD (batch mode) tensor with optional 0 dim "
+                           "batch size for input, but got:%s"
+                           % ("max_pool1d: " if op == "max_pool1d" else "", nd + 1, nd + 2,
+                              list(input.shape)))
+
+
+def _check_args(op, input, k, s, p, d, ceil_mode, nd):
+    """torch's argument checks of max_pool1d/2d, avg_pool1d/2d (1-d runs as 2-d but for
+    max_pool1d), in torch's order; returns the output sizes."""
+    if op == "max_pool1d":
+        for name, v, lo in (("kernel_size", k, 1), ("stride", s, 1), ("padding", p, 0),
+                            ("dilation", d, 1)):
+            if v[0] < lo:
+                raise RuntimeError("max_pool1d() %s must be %s, but got %d"
+                                   % (name, "non-negative" if lo == 0 else
+                                      "greater than zero", v[0]))
+        if p[0] > k[0] // 2:
+            raise RuntimeError("max_pool1d() padding should be at most half of kernel size, but "
+                               "got padding=%d and kernel_size=%d" % (p[0], k[0]))
+        out = _out(input.shape[-1], k[0], s[0], p[0], d[0], ceil_mode)
+        if out < 1:
+            raise RuntimeError("max_pool1d() Invalid computed output size: %d" % out)
+        return
+    k2, s2, p2, d2 = ((((0,) if t is p else (1,)) + t) if nd == 1 else t for t in (k, s, p, d))
+    if 0 in s2:
+        raise RuntimeError("stride should not be zero")
+    for a in range(2):
+        if p2[a] < 0:
+            raise RuntimeError("pad must be non-negative, but got pad: %d" % p2[a])
+        if p2[a] > (d2[a] * (k2[a] - 1) + 1) // 2:
+            raise RuntimeError("pad should be at most half of effective kernel size, but got "
+                               "pad=%d, kernel_size=%d and dilation=%d" % (p2[a], k2[a], d2[a]))
+    if min(k2) <= 0:
+        raise RuntimeError("kernel size should be greater than zero, but got kH: %d kW: %d" % k2)
+    if min(s2) <= 0:
+        raise RuntimeError("stride should be greater than zero, but got dH: %d dW: %d" % s2)
+    if min(d2) <= 0:
+        raise RuntimeError("dilation should be greater than zero, but got dilationH: %d "
+                           "dilationW: %d" % d2)
+    size = (1,) * (nd == 1) + tuple(input.shape[-nd:])
+    out = tuple(_out(size[a], k2[a], s2[a], p2[a], d2[a], ceil_mode) for a in range(2))
+    if min(out) < 1:
+        c = input.shape[-nd - 1]
+        raise RuntimeError("Given input size: (%dx%dx%d). Calculated output size: (%dx%dx%d). "
+                           "Output size is too small" % ((c,) + size + (c,) + out))
+
+
+def _check_dtype(op, input):
+    """torch's NotImplementedError for the dtypes a pooling kernel has no version for."""
+    x = input._array
+    if op == "max_pool1d":
+        not_implemented_for(x, "max_pool1d_impl", "biuc")
+    elif op == "max_pool2d":
+        not_implemented_for(x, "max_pool2d", "bc")
+    elif x.dtype != np.int64:
+        not_implemented_for(x, "avg_pool2d", "biuc")
+    else:
+        not_implemented_for(x, "avg_pool2d", "bc")
 
 
 def _lift(input, nd):
@@ -332,10 +403,8 @@ def _max_pool(op, nd, input, kernel_size, stride, padding, dilation, ceil_mode, 
     s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
         else _tuple(stride, nd)
     p, d = _tuple(padding, nd), _tuple(dilation, nd)
-    for a in range(nd):
-        if p[a] > (d[a] * (k[a] - 1) + 1) // 2:
-            raise RuntimeError("pad should be at most half of effective kernel size, but got "
-                               "pad=%d, kernel_size=%d and dilation=%d" % (p[a], k[a], d[a]))
+    _check_args(op, input, k, s, p, d, ceil_mode, nd)
+    _check_dtype("max_pool2d" if return_indices else op, input)
     if nd == 1:
         k, s, p, d = (1,) + k, (1,) + s, (0,) + p, (1,) + d
     x, back = _lift(input, nd)
@@ -366,10 +435,10 @@ def _avg_pool(op, nd, input, kernel_size, stride, padding, ceil_mode, count_incl
     s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
         else _tuple(stride, nd)
     p = _tuple(padding, nd)
-    for a in range(nd):
-        if p[a] > k[a] // 2:
-            raise RuntimeError("pad should be at most half of effective kernel size, but got "
-                               "pad=%d, kernel_size=%d and dilation=1" % (p[a], k[a]))
+    _check_args(op, input, k, s, p, (1,) * nd, ceil_mode, nd)
+    if divisor_override is not None and not divisor_override:
+        raise RuntimeError("divisor must be not zero")
+    _check_dtype(op, input)
     if nd == 1:
         k, s, p = (1,) + k, (1,) + s, (0,) + p
     x, back = _lift(input, nd)
@@ -396,13 +465,6 @@ def _bins(n_in, n_out):
     return start, end
 
 
-def _avg_matrix(n_in, n_out, dtype, xp):
-    m = xp.zeros((n_out, n_in), dtype=dtype)
-    for i, (a, b) in enumerate(zip(*_bins(n_in, n_out))):
-        m[i, a:b] = 1.0 / (b - a)
-    return m
-
-
 def _out_size(output_size, shape, nd):
     sizes = _tuple(output_size, nd) if output_size is not None else shape
     if isinstance(output_size, (list, tuple)):
@@ -411,103 +473,673 @@ def _out_size(output_size, shape, nd):
     return sizes
 
 
-def adaptive_avg_pool2d(input, output_size):
-    """Average over ``output_size`` near-equal bins per spatial dim (separable: two matmuls)."""
-    _check("adaptive_avg_pool2d", input, 2)
-    ho, wo = _out_size(output_size, tuple(input.shape[-2:]), 2)
-    h, w = input.shape[-2:]
-    dt = input._array.dtype
-    if (ho, wo) == (1, 1):
-        return input.mean(dim=(-2, -1), keepdim=True)
-    xp = xp_of(input)
-    mh = Tensor._wrap(_avg_matrix(h, ho, dt, xp))
-    mw = Tensor._wrap(_avg_matrix(w, wo, dt, xp).T)
-    return matmul(matmul(mh, input), mw)
+def _bin_index(xp, n_in, n_out):
+    """Adaptive pooling's bins along one dim: (n_out, kmax) input positions, which of them
+    belong to the bin (bins differ in size by one at most), and each bin's size."""
+    o = xp.arange(n_out)
+    start = (o * n_in) // n_out
+    size = -((-(o + 1) * n_in) // n_out) - start
+    kmax = -(-n_in // n_out) + 1 if n_out else 0
+    idx = start[:, None] + xp.arange(kmax)
+    valid = idx < (start + size)[:, None]
+    return xp.minimum(idx, max(n_in - 1, 0)), valid, size
 
 
-def adaptive_avg_pool1d(input, output_size):
-    """1-D adaptive average pooling over ``(N, C, L)``."""
-    _check("adaptive_avg_pool1d", input, 1)
-    lo, = _tuple(output_size, 1)
-    m = _avg_matrix(input.shape[-1], lo, input._array.dtype, xp_of(input))
-    return matmul(input, Tensor._wrap(m.T))
+def _covering_bins(xp, n_in, n_out):
+    """The transpose of ``_bin_index``: (n_in, jmax) the bins each input position is in."""
+    i = xp.arange(n_in)
+    first = (i * n_out) // n_in
+    last = ((i + 1) * n_out - 1) // n_in
+    jmax = -(-n_out // n_in) + 1 if n_in else 0
+    idx = first[:, None] + xp.arange(jmax)
+    return xp.minimum(idx, max(n_out - 1, 0)), idx <= last[:, None]
 
 
-class AdaptiveMaxPool2d(Function):
-    node_name = "AdaptiveMaxPool2DBackward0"
-
-    @staticmethod
-    def forward(ctx, input, out_hw):
-        x = input._array
-        xp = xp_of(input)
-        h, w = x.shape[2:]
-        hb, wb = _bins(h, out_hw[0]), _bins(w, out_hw[1])
-        out = xp.empty(x.shape[:2] + tuple(out_hw), dtype=x.dtype)
-        idx = xp.empty(out.shape, dtype=np.int64)
-        for i, (h0, h1) in enumerate(zip(*hb)):
-            for j, (w0, w1) in enumerate(zip(*wb)):
-                cell = x[:, :, h0:h1, w0:w1].reshape(x.shape[:2] + (-1,))
-                a = xp.argmax(cell, axis=-1)
-                out[:, :, i, j] = xp.take_along_axis(cell, a[..., None], -1)[..., 0]
-                ah, aw = xp.divmod(a, w1 - w0)
-                idx[:, :, i, j] = (h0 + ah) * w + w0 + aw
-        indices = Tensor._wrap(idx)
-        # NOTE: the indices output is saved (as torch): changing it in place is an error.
-        ctx.save_for_backward(input, indices)    # (input: as torch, for double backward)
-        return Tensor._wrap(out), indices
-
-    @staticmethod
-    def array_backward(ctx, grad_output, grad_indices=None):
-        input, idx = ctx.saved_tensors
-        return Tensor._wrap(_scatter_planes(grad_output._array, idx._array,
-                                            input._array.shape)), None
-
-    @staticmethod
-    def backward(ctx, grad_output, grad_indices=None):
-        input, idx = ctx.saved_tensors
-        return AdaptiveMaxPoolGrad.apply(grad_output, input, idx.detach()), None
+def _gather_sum(arr, axis, idx, valid):
+    """``out[..., i, ...] = sum_j arr[..., idx[i, j], ...]`` over ``valid[i, j]`` (no
+    arithmetic on the left-out values, so inf and nan stay where torch has them)."""
+    xp = get_array_module(arr)
+    m, j = idx.shape
+    t = xp.take(arr, idx.reshape(-1), axis=axis)
+    t = t.reshape(arr.shape[:axis] + (m, j) + arr.shape[axis + 1:])
+    mask = valid.reshape((m, j) + (1,) * (arr.ndim - axis - 1))
+    return xp.where(mask, t, 0).sum(axis=axis + 1)
 
 
-def _scatter_planes(g, idx, shape):
-    """Zeros of ``shape`` (N, C, H, W) with ``g`` added at the flat plane indices ``idx``."""
-    n, c = shape[:2]
-    xp = get_array_module(g)
-    gx = xp.zeros((n * c, shape[2] * shape[3]), dtype=g.dtype)
-    backend_of(gx).scatter_add(gx, (xp.arange(n * c)[:, None], idx.reshape(n * c, -1)),
-                               g.reshape(n * c, -1))
-    return gx.reshape(shape)
+def _adaptive_avg(x, outs, transpose=False, in_shape=None):
+    """Adaptive average pooling of ``x`` (..., *spatial) to ``outs``; ``transpose``: its
+    adjoint, from ``x`` pooled back to ``in_shape``."""
+    xp = get_array_module(x)
+    out = x
+    lead = x.ndim - len(outs)
+    for a in range(len(outs)):
+        n_in = in_shape[lead + a] if transpose else x.shape[lead + a]
+        idx, valid, size = _bin_index(xp, n_in, outs[a])
+        shape = (-1,) + (1,) * (len(outs) - a - 1)
+        if transpose:
+            out = out / size.reshape(shape).astype(out.dtype)
+            cov, cvalid = _covering_bins(xp, n_in, outs[a])
+            out = _gather_sum(out, lead + a, cov, cvalid)
+        else:
+            out = _gather_sum(out, lead + a, idx, valid) / size.reshape(shape).astype(out.dtype)
+    return out.astype(x.dtype, copy=False)
 
 
-class AdaptiveMaxPoolGrad(Function):
-    """Adaptive max-pool's backward, differentiable (as MaxPoolGrad)."""
+class AdaptiveAvgPool(Function):
+    """Adaptive average pooling over the trailing 2 or 3 dims of (N, C, ...)."""
 
-    node_name = "AdaptiveMaxPool2DBackwardBackward0"
+    node_name = "AdaptiveAvgPool2DBackward0"
+    edge_args = (0,)
 
     @staticmethod
-    def forward(ctx, grad_output, input, idx):
-        ctx.shape = input._array.shape
-        ctx.save_for_backward(idx)
-        return Tensor._wrap(_scatter_planes(grad_output._array, idx._array, ctx.shape))
+    def forward(ctx, input, outs):
+        if len(outs) == 3:
+            ctx.set_node_name("AdaptiveAvgPool3DBackward0")
+        ctx.outs = tuple(outs)
+        ctx.save_for_backward(input)    # (as torch: for the shape, and double backward)
+        return Tensor._wrap(_adaptive_avg(input._array, ctx.outs))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        _empty_grad_check("adaptive_avg_pool%dd" % len(ctx.outs), grad_output,
+                          input.dim() == len(ctx.outs) + 2)
+        return AdaptiveAvgPoolGrad.apply(grad_output, input, ctx.outs), None
+
+
+class AdaptiveAvgPoolGrad(Function):
+    """Adaptive average pooling's backward (its adjoint), differentiable; zero in the input."""
+
+    node_name = "AdaptiveAvgPool2DBackwardBackward0"
+    edge_args = (0, 1)
+
+    @staticmethod
+    def forward(ctx, grad_output, input, outs):
+        if len(outs) == 3:
+            ctx.set_node_name("AdaptiveAvgPool3DBackwardBackward0")
+        ctx.outs, ctx.shape = outs, tuple(input.shape)
+        return Tensor._wrap(_adaptive_avg(grad_output._array, outs, True, ctx.shape))
 
     @staticmethod
     def backward(ctx, grad):
-        idx, = ctx.saved_tensors
-        return _gather_back(ctx, grad, idx._array, ctx.shape) + (None,)
+        zero = Tensor._wrap(xp_of(grad).zeros(ctx.shape, grad._array.dtype)) \
+            if ctx.needs_input_grad[1] else None
+        return AdaptiveAvgPool.apply(grad, ctx.outs), zero, None
+
+
+def _adaptive_size_arg(op, output_size, nd):
+    if isinstance(output_size, float) or (isinstance(output_size, (list, tuple)) and any(
+            isinstance(v, float) for v in output_size)):
+        raise TypeError("%s(): argument 'output_size' (position 2) must be tuple of ints, not "
+                        "float" % op)
+
+
+def _adaptive_avg_pool(op, input, output_size, nd):
+    """adaptive_avg_pool1d/2d/3d: 1-d runs as 2-d (as torch), an all-ones output is a mean."""
+    _adaptive_size_arg(op, output_size, nd)
+    if nd == 1 and input.dim() not in (2, 3):
+        raise RuntimeError("Expected 2 to 3 dimensions, but got %d-dimensional tensor for "
+                           "argument #1 'self' (while checking arguments for adaptive_avg_pool1d)"
+                           % input.dim())
+    shape = tuple(input.shape)
+    outs = _out_size(output_size, shape[-nd:], nd)
+    k = max(nd, 2)
+    if nd == 1:
+        input, outs = input.unsqueeze(-2), (1,) + tuple(outs)
+    if any(o < 0 for o in outs):
+        raise RuntimeError("adaptive_avg_pool%dd: elements of output_size must be greater than "
+                           "or equal to 0 but received {%s}"
+                           % (k, ("%d, %d" if k == 2 else "%d, %d,%d") % tuple(outs)))
+    if all(o == 1 for o in outs) and input.dim() >= k:
+        if not (input.is_floating_point() or input.is_complex()):
+            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
+                               "a floating point or complex dtype. Got: %s"
+                               % _dt.scalar_type_name(input._array.dtype))
+        out = input.mean(dim=tuple(range(-k, 0)), keepdim=True)
+        return out.squeeze(-2) if nd == 1 else out
+    if input.dim() not in (k + 1, k + 2):
+        raise RuntimeError("adaptive_avg_pool%dd(): Expected %dD or %dD tensor, but got %s"
+                           % (k, k + 1, k + 2, list(input.shape)))
+    for a in range(1, input.dim()):
+        if input.shape[a] == 0:
+            raise RuntimeError("adaptive_avg_pool%dd(): Expected input to have non-zero size for "
+                               "non-batch dimensions, but input has sizes %s with dimension %d "
+                               "being empty" % (k, list(input.shape), a))
+    kernel = "adaptive_avg_pool2d" if k == 2 else "adaptive_avg_pool3d_cpu"
+    if k == 3:
+        not_implemented_for(input._array, kernel, "biuc")
+    if input.is_complex() and input.requires_grad and is_grad_enabled():
+        raise RuntimeError("_%s does not support automatic differentiation for outputs with "
+                           "complex dtype." % kernel.replace("_cpu", ""))
+    not_implemented_for(input._array, kernel, "biuc")
+    out = AdaptiveAvgPool.apply(input, tuple(outs))
+    return out.squeeze(-2) if nd == 1 else out
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """1-D adaptive average pooling over ``(N, C, L)``: the mean of ``output_size`` near-equal
+    bins. Matches ``torch.nn.functional.adaptive_avg_pool1d``."""
+    return _adaptive_avg_pool("adaptive_avg_pool1d", input, output_size, 1)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """2-D adaptive average pooling over ``(N, C, H, W)``. Matches torch's."""
+    return _adaptive_avg_pool("adaptive_avg_pool2d", input, output_size, 2)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """3-D adaptive average pooling over ``(N, C, D, H, W)``. Matches torch's."""
+    return _adaptive_avg_pool("adaptive_avg_pool3d", input, output_size, 3)
+
+
+def _empty_grad_check(op, grad, batched):
+    """torch's error for a backward through an empty adaptive pooling output."""
+    for a in range(1 if batched else 0, grad.dim()):
+        if grad.shape[a] == 0:
+            raise RuntimeError("%s_backward(): Expected grad_output to have non-zero size for "
+                               "non-batch dimensions, but grad_output has sizes %s with "
+                               "dimension %d being empty" % (op, list(grad.shape), a))
+
+
+def _adaptive_max_pool(op, input, output_size, nd):
+    """adaptive_max_pool1d/2d (1-d runs as 2-d, as torch): (output, indices)."""
+    _adaptive_size_arg(op, output_size, nd)
+    if input.dim() not in (nd + 1, nd + 2):
+        if nd == 1:
+            raise RuntimeError("Expected 2 to 3 dimensions, but got %d-dimensional tensor for "
+                               "argument #1 'self' (while checking arguments for "
+                               "adaptive_max_pool1d)" % input.dim())
+        raise RuntimeError("adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: %s"
+                           % list(input.shape))
+    outs = tuple(_out_size(output_size, tuple(input.shape[-nd:]), nd))
+    x = input.unsqueeze(-2) if nd == 1 else input
+    outs = (1,) + outs if nd == 1 else outs
+    for o in outs:
+        if o < 0:
+            raise RuntimeError("Trying to create tensor with negative dimension %d: %s"
+                               % (o, list(x.shape[:-2]) + list(outs)))
+    for a in range(1, input.dim()):
+        if input.shape[a] == 0:
+            raise RuntimeError("%s(): Expected input to have non-zero size for non-batch "
+                               "dimensions, but input has sizes %s with dimension %d being "
+                               "empty" % (op, list(input.shape), a))
+    not_implemented_for(input._array, "adaptive_max_pool2d", "biuc")
+    out, idx = MaxPoolIndexed.apply(x, _adaptive_max_find(outs), 2,
+                                    ("AdaptiveMaxPool2DBackward0",
+                                     "AdaptiveMaxPool2DBackwardBackward0"))
+    return (out.squeeze(-2), idx.squeeze(-2)) if nd == 1 else (out, idx)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Maximum over ``output_size`` near-equal bins per spatial dim."""
-    _check("adaptive_max_pool2d", input, 2)
-    x, back = _lift(input, 2)
-    out, idx = AdaptiveMaxPool2d.apply(x, _out_size(output_size, tuple(input.shape[-2:]), 2))
-    return (back(out), back(idx)) if return_indices else back(out)
+    out, idx = _adaptive_max_pool("adaptive_max_pool2d", input, output_size, 2)
+    return (out, idx) if return_indices else out
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """1-D adaptive max pooling over ``(N, C, L)``."""
-    _check("adaptive_max_pool1d", input, 1)
-    x, back = _lift(input, 1)
-    out, idx = AdaptiveMaxPool2d.apply(x, (1,) + _tuple(output_size, 1))
-    return (back(out), back(idx)) if return_indices else back(out)
+    out, idx = _adaptive_max_pool("adaptive_max_pool1d", input, output_size, 1)
+    return (out, idx) if return_indices else out
 
 
+def _plane_scatter(g, idx, shape, nd):
+    """Zeros of ``shape`` with ``g`` added at ``idx``, flat indices into the last ``nd`` dims."""
+    xp = get_array_module(g)
+    planes = math.prod(shape[:-nd])
+    gx = xp.zeros((planes, math.prod(shape[-nd:])), dtype=g.dtype)
+    backend_of(gx).scatter_add(gx, (xp.arange(planes)[:, None], idx.reshape(planes, -1)),
+                               g.reshape(planes, -1))
+    return gx.reshape(shape)
+
+
+def _plane_take(x, idx, nd):
+    """``x`` at ``idx``, flat indices into its last ``nd`` dims (one set per plane)."""
+    xp = get_array_module(x)
+    planes = math.prod(x.shape[:-nd])
+    flat = x.reshape(planes, -1)
+    return xp.take_along_axis(flat, idx.reshape(planes, -1), axis=1).reshape(idx.shape)
+
+
+class MaxPoolIndexed(Function):
+    """A max pooling whose windows are found on the arrays (``find``: the flat index of each
+    window's maximum per plane of the last ``nd`` dims): the output is the input there."""
+
+    node_name = "MaxPool3DWithIndicesBackward0"
+    edge_args = (0,)
+
+    @staticmethod
+    def forward(ctx, input, find, nd, names):
+        ctx.set_node_name(names[0])
+        ctx.nd, ctx.grad_name = nd, names[1]
+        idx = find(input._array)
+        indices = Tensor._wrap(idx)
+        # NOTE: the indices output is saved (as torch): changing it in place is an error.
+        ctx.save_for_backward(input, indices)
+        return Tensor._wrap(_plane_take(input._array, idx, nd)), indices
+
+    @staticmethod
+    def backward(ctx, grad_output, grad_indices=None):
+        input, idx = ctx.saved_tensors
+        if ctx.grad_name.startswith("Adaptive"):
+            _empty_grad_check("adaptive_max_pool%dd" % ctx.nd, grad_output,
+                              input.dim() == ctx.nd + 2)
+        return PlaneScatter.apply(grad_output, input, idx.detach(), ctx.nd, ctx.grad_name), \
+            None, None, None
+
+
+class PlaneScatter(Function):
+    """The backward of ``MaxPoolIndexed``: each gradient added at its window's maximum;
+    differentiable (a gather at the same places; zero in the input)."""
+
+    node_name = "MaxPool3DWithIndicesBackwardBackward0"
+    edge_args = (0, 1)
+
+    @staticmethod
+    def forward(ctx, grad_output, input, idx, nd, name):
+        ctx.set_node_name(name)
+        ctx.shape, ctx.nd = tuple(input.shape), nd
+        ctx.save_for_backward(idx)
+        return Tensor._wrap(_plane_scatter(grad_output._array, idx._array, ctx.shape, nd))
+
+    @staticmethod
+    def backward(ctx, grad):
+        idx, = ctx.saved_tensors
+        nd, shape = ctx.nd, ctx.shape
+        planes = math.prod(shape[:-nd])
+        flat = grad.reshape(planes, math.prod(shape[-nd:]))
+        gg = flat.gather(1, idx.reshape(planes, -1)).reshape(tuple(idx.shape))
+        zero = Tensor._wrap(xp_of(grad).zeros(shape, grad._array.dtype)) \
+            if ctx.needs_input_grad[1] else None
+        return gg, zero, None, None, None
+
+
+def _first_max(vals, valid):
+    """torch's pick per window (last axis): the last nan, else the first maximum among the
+    ``valid`` entries (a window of -inf picks its first valid entry)."""
+    xp = get_array_module(vals)
+    if vals.shape[-1] == 0:
+        return xp.zeros(vals.shape[:-1], dtype=np.int64)
+    floating = vals.dtype.kind == "f"
+    low = -np.inf if floating else np.iinfo(vals.dtype).min
+    vv = xp.where(valid, vals, low)
+    isn = xp.isnan(vv) if floating else None
+    m = (xp.where(isn, low, vv) if floating else vv).max(axis=-1, keepdims=True)
+    arg = xp.argmax((vv == m) & valid, axis=-1)
+    if floating:
+        last = vals.shape[-1] - 1 - xp.argmax(isn[..., ::-1], axis=-1)
+        arg = xp.where(isn.any(axis=-1), last, arg)
+    return arg
+
+
+def _combine(pos, valid, sizes):
+    """Per-dim window positions (out_a, k_a) and masks -> flat (*outs, *k) indices, mask."""
+    nd = len(pos)
+    flat, ok = 0, True
+    mult = 1
+    for a in reversed(range(nd)):
+        shape = [1] * (2 * nd)
+        shape[a], shape[nd + a] = pos[a].shape
+        flat = flat + pos[a].reshape(shape) * mult
+        ok = ok & valid[a].reshape(shape)
+        mult *= sizes[a]
+    return flat, ok
+
+
+def _windowed_argmax(x, flat, ok, nd):
+    """The flat index (per plane) of each window's maximum; ``flat``/``ok``: (*outs, *k)."""
+    xp = get_array_module(x)
+    outs = flat.shape[:nd]
+    m, kk = math.prod(outs), math.prod(flat.shape[nd:])
+    planes = x.reshape(-1, math.prod(x.shape[-nd:]))
+    vals = xp.take(planes, flat.reshape(-1), axis=1).reshape((planes.shape[0], m, kk))
+    fl = xp.broadcast_to(flat.reshape(1, m, kk), vals.shape)
+    arg = _first_max(vals, xp.broadcast_to(ok, flat.shape).reshape(1, m, kk))
+    idx = xp.take_along_axis(fl, arg[..., None], axis=-1)[..., 0]
+    return idx.reshape(x.shape[:-nd] + tuple(outs)).astype(np.int64)
+
+
+def _max_pool3d_find(k, s, p, d, outs):
+    def find(x):
+        xp = get_array_module(x)
+        sizes = x.shape[-3:]
+        pos, valid = [], []
+        for a in range(3):
+            q = xp.arange(outs[a])[:, None] * s[a] - p[a] + xp.arange(k[a]) * d[a]
+            valid.append((q >= 0) & (q < sizes[a]))
+            pos.append(xp.clip(q, 0, sizes[a] - 1))
+        flat, ok = _combine(pos, valid, sizes)
+        return _windowed_argmax(x, flat, ok, 3)
+    return find
+
+
+def _pool3d_args(op, input, kernel_size, stride, padding, dilation, ceil_mode):
+    """torch's checks of max_pool3d/avg_pool3d; (k, s, p, d, output sizes)."""
+    if input.dim() not in (4, 5) or 0 in tuple(input.shape)[-4:]:
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    k = _tuple(kernel_size, 3)
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
+        else _tuple(stride, 3)
+    p, d = _tuple(padding, 3), _tuple(dilation, 3)
+    if 0 in s:
+        raise RuntimeError("stride should not be zero")
+    for a in range(3):
+        if p[a] < 0:
+            raise RuntimeError("pad must be non-negative, but got pad: %d" % p[a])
+        if p[a] > (d[a] * (k[a] - 1) + 1) // 2:
+            raise RuntimeError("pad should be at most half of effective kernel size, but got "
+                               "pad=%d, kernel_size=%d and dilation=%d" % (p[a], k[a], d[a]))
+    if min(k) <= 0:
+        raise RuntimeError("kernel size should be greater than zero, but got kT: %d kH: %d "
+                           "kW: %d" % k)
+    if min(s) <= 0:
+        raise RuntimeError("stride should be greater than zero, but got dT: %d dH: %d dW: %d"
+                           % s)
+    if min(d) <= 0:
+        raise RuntimeError("dilation should be greater than zero, but got dilationT: %d "
+                           "dilationH: %d dilationW: %d" % d)
+    size = tuple(input.shape[-3:])
+    outs = tuple(_out(size[a], k[a], s[a], p[a], d[a], ceil_mode) for a in range(3))
+    if op == "avg_pool3d" and any(size[a] + 2 * p[a] < k[a] for a in range(3)):
+        raise RuntimeError("input image (T: %d H: %d W: %d) smaller than kernel size (kT: %d "
+                           "kH: %d kW: %d)" % (size + k))
+    if min(outs) < 1:
+        c = input.shape[-4]
+        raise RuntimeError("Given input size: (%dx%dx%dx%d). Calculated output size: "
+                           "(%dx%dx%dx%d). Output size is too small" % ((c,) + size + (c,) + outs))
+    return k, s, p, d, outs
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """3-D max pooling over ``(N, C, D, H, W)``; ties go to the first maximum, as torch.
+
+    Matches ``torch.nn.functional.max_pool3d``.
+    """
+    k, s, p, d, outs = _pool3d_args("max_pool3d", input, kernel_size, stride, padding, dilation,
+                                    ceil_mode)
+    not_implemented_for(input._array, "max_pool3d", "bc")
+    out, idx = MaxPoolIndexed.apply(input, _max_pool3d_find(k, s, p, d, outs), 3,
+                                    ("MaxPool3DWithIndicesBackward0",
+                                     "MaxPool3DWithIndicesBackwardBackward0"))
+    return (out, idx) if return_indices else out
+
+
+def _adaptive_max_find(outs):
+    def find(x):
+        xp = get_array_module(x)
+        nd = len(outs)
+        sizes = x.shape[-nd:]
+        pos, valid = [], []
+        for a in range(nd):
+            idx, ok, _ = _bin_index(xp, sizes[a], outs[a])
+            pos.append(idx)
+            valid.append(ok)
+        flat, ok = _combine(pos, valid, sizes)
+        return _windowed_argmax(x, flat, ok, nd)
+    return find
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """3-D adaptive max pooling over ``(N, C, D, H, W)``. Matches torch's."""
+    _adaptive_size_arg("adaptive_max_pool3d", output_size, 3)
+    if input.dim() not in (4, 5):
+        raise RuntimeError("adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: %s"
+                           % list(input.shape))
+    outs = _out_size(output_size, tuple(input.shape[-3:]), 3)
+    for o in outs:
+        if o < 0:
+            raise RuntimeError("Trying to create tensor with negative dimension %d: %s"
+                               % (o, list(input.shape[:-3]) + list(outs)))
+    for a in range(1, input.dim()):
+        if input.shape[a] == 0:
+            raise RuntimeError("adaptive_max_pool3d(): Expected input to have non-zero size for "
+                               "non-batch dimensions, but input has sizes %s with dimension %d "
+                               "being empty" % (list(input.shape), a))
+    not_implemented_for(input._array, "adaptive_max_pool3d_cpu", "biuc")
+    out, idx = MaxPoolIndexed.apply(input, _adaptive_max_find(outs), 3,
+                                    ("AdaptiveMaxPool3DBackward0",
+                                     "AdaptiveMaxPool3DBackwardBackward0"))
+    return (out, idx) if return_indices else out
+
+
+def _avg_divisor_nd(xp, outs, sizes, k, s, p, count_include_pad, divisor_override, dtype):
+    """Each output's divisor (*outs): the window's size, less padding unless counted."""
+    if divisor_override:
+        return xp.full(outs, divisor_override, dtype=dtype)
+    div = xp.ones(outs, dtype=dtype)
+    for a, n in enumerate(sizes):
+        start = xp.arange(outs[a]) * s[a] - p[a]
+        end = xp.minimum(start + k[a], n + p[a])
+        if not count_include_pad:
+            start, end = xp.maximum(start, 0), xp.minimum(end, n)
+        div = div * (end - start).reshape((-1,) + (1,) * (len(outs) - a - 1)).astype(dtype)
+    return div
+
+
+def _kernel_slices(offset, s, outs):
+    """The slices of the last dims that kernel position ``offset`` sees in every window."""
+    return (Ellipsis,) + tuple(slice(i, i + s[a] * (outs[a] - 1) + 1, s[a])
+                               for a, i in enumerate(offset))
+
+
+class AvgPool3d(Function):
+    node_name = "AvgPool3DBackward0"
+    edge_args = (0,)
+
+    @staticmethod
+    def forward(ctx, input, k, s, p, outs, count_include_pad, divisor_override):
+        x = input._array
+        xp = xp_of(input)
+        sizes = x.shape[-3:]
+        extra = [max(0, (outs[a] - 1) * s[a] + k[a] - sizes[a] - p[a]) for a in range(3)]
+        widths = ((0, 0),) * (x.ndim - 3) + tuple((p[a], extra[a]) for a in range(3))
+        xpad = xp.pad(x, widths) if any(p) or any(extra) else x
+        st = xpad.strides
+        lead = x.ndim - 3
+        win = backend_of(xpad).as_strided(
+            xpad, xpad.shape[:lead] + tuple(outs) + tuple(k),
+            st[:lead] + tuple(st[lead + a] * s[a] for a in range(3)) + st[lead:])
+        acc = np.float64 if x.dtype.kind in "iu" else x.dtype
+        div = _avg_divisor_nd(xp, outs, sizes, k, s, p, count_include_pad, divisor_override,
+                              acc)
+        out = win.sum(axis=(-3, -2, -1), dtype=acc) / div
+        if x.dtype.kind in "iu":
+            out = xp.trunc(out)
+        ctx.conf = (k, s, p, outs, xpad.shape, x.shape)
+        ctx.args = (k, s, p, outs, count_include_pad, divisor_override)
+        ctx.save_for_backward(input, Tensor._wrap(div))
+        return Tensor._wrap(out.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, div = ctx.saved_tensors
+        return (AvgPool3dGrad.apply(grad_output, input, div, ctx.conf, ctx.args),) + (None,) * 6
+
+
+class AvgPool3dGrad(Function):
+    """3-D average pooling's backward, differentiable: its adjoint is the pooling itself; in
+    the input its derivative is zero."""
+
+    node_name = "AvgPool3DBackwardBackward0"
+    edge_args = (0, 1)
+
+    @staticmethod
+    def forward(ctx, grad_output, input, div, conf, args):
+        k, s, p, outs, pshape, shape = conf
+        ctx.args, ctx.shape = args, shape
+        g = grad_output._array / div._array
+        gx = xp_of(grad_output).zeros(pshape, dtype=g.dtype)
+        for offset in itertools.product(*(range(n) for n in k)):
+            gx[_kernel_slices(offset, s, outs)] += g
+        crop = (Ellipsis,) + tuple(slice(p[a], p[a] + shape[-3 + a]) for a in range(3))
+        return Tensor._wrap(xp_of(grad_output).ascontiguousarray(gx[crop]))
+
+    @staticmethod
+    def backward(ctx, grad):
+        zero = Tensor._wrap(xp_of(grad).zeros(ctx.shape, grad._array.dtype)) \
+            if ctx.needs_input_grad[1] else None
+        return AvgPool3d.apply(grad, *ctx.args), zero, None, None, None
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """3-D average pooling over ``(N, C, D, H, W)``. Matches ``torch.nn.functional.avg_pool3d``.
+    """
+    k, s, p, _, outs = _pool3d_args("avg_pool3d", input, kernel_size, stride, padding, 1,
+                                    ceil_mode)
+    if divisor_override is not None and not divisor_override:
+        raise RuntimeError("divisor must be not zero")
+    if input._array.dtype == np.float16:
+        raise NotImplementedError("\"avg_pool3d_out_frame\" not implemented for 'Half'")
+    if input._array.dtype != np.int64:
+        not_implemented_for(input._array, "avg_pool3d_out_frame", "biuc")
+    not_implemented_for(input._array, "avg_pool3d_out_frame", "bc")
+    return AvgPool3d.apply(input, k, s, p, outs, count_include_pad, divisor_override)
+
+
+def _fractional_starts(xp, sample, n_in, n_out, pool):
+    """torch's window starts: ``int((i + u) * alpha) - int(u * alpha)`` in the input's dtype,
+    the last window flush with the end. ``sample``: (P,) uniforms; returns (P, n_out)."""
+    seq = xp.zeros(sample.shape + (n_out,), dtype=np.int64)
+    if n_out > 1:
+        alpha = sample.dtype.type(n_in - pool) / sample.dtype.type(n_out - 1)
+        i = xp.arange(n_out - 1).astype(sample.dtype)
+        start = ((i + sample[..., None]) * alpha).astype(np.int64)
+        seq[..., :-1] = start - (sample * alpha).astype(np.int64)[..., None]
+    if n_out > 0:
+        seq[..., -1] = n_in - pool
+    return seq
+
+
+def _fractional_find(samples, k, outs):
+    """Each plane's windows from its samples (torch's order: 2-d (w, h); 3-d (t, h, w))."""
+    def find(x):
+        xp = get_array_module(x)
+        nd = len(k)
+        sizes = x.shape[-nd:]
+        u = samples.reshape(-1, nd)
+        order = (1, 0) if nd == 2 else (0, 1, 2)
+        flat, mult = 0, 1
+        for a in reversed(range(nd)):
+            st = _fractional_starts(xp, u[:, order[a]], sizes[a], outs[a], k[a])
+            shape = [u.shape[0]] + [1] * (2 * nd)
+            shape[1 + a] = outs[a]
+            kshape = [1] * (1 + 2 * nd)
+            kshape[1 + nd + a] = k[a]
+            flat = flat + (st.reshape(shape) + xp.arange(k[a]).reshape(kshape)) * mult
+            mult *= sizes[a]
+        planes = x.reshape(-1, math.prod(sizes))
+        flat = xp.broadcast_to(flat.reshape(u.shape[0], 1, -1),
+                               (u.shape[0], planes.shape[0] // u.shape[0], flat[0].size))
+        flat = flat.reshape(planes.shape[0], math.prod(outs), -1)
+        vals = xp.take_along_axis(planes, flat.reshape(planes.shape[0], -1), axis=1)
+        arg = _first_max(vals.reshape(flat.shape), xp.ones((1,) * 3, dtype=bool))
+        idx = xp.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+        return idx.reshape(x.shape[:-nd] + tuple(outs))
+    return find
+
+
+_FRAC_DIM_NAMES = {2: ("height", "width"), 3: ("time", "height", "width")}
+
+
+def fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                        _random_samples, nd):
+    """2-d/3-d max pooling over pseudo-random overlapping windows (Graham, 2014), as torch's
+    ``fractional_max_pool2d``/``3d`` (``_random_samples``: (N, C, nd) uniforms)."""
+    name = "fractional_max_pool%dd" % nd
+    if output_size is None and output_ratio is None:
+        raise ValueError("%s requires specifying either an output_size or an output_ratio"
+                         % name)
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError("%s(): Expected %dD or %dD tensor, but got: %s"
+                           % (name, nd + 1, nd + 2, list(input.shape)))
+    sizes = tuple(input.shape[-nd:])
+    k = _tuple(kernel_size, nd)
+    if output_size is None:
+        ratio = tuple(float(v) for v in output_ratio) if isinstance(
+            output_ratio, (list, tuple)) else (float(output_ratio),) * nd
+        outs = tuple(int(sizes[a] * ratio[a]) for a in range(nd))
+    else:
+        outs = _tuple(output_size, nd)
+    for a in range(nd):
+        if outs[a] + k[a] - 1 > sizes[a]:
+            what = _FRAC_DIM_NAMES[nd][a]
+            raise RuntimeError("%s(): pool %s %d too large relative to input %s %d"
+                               % (name, what, k[a], what, sizes[a]))
+    not_implemented_for(input._array, name, "biuc")
+    if _random_samples is None:
+        n = 1 if input.dim() == nd + 1 else input.shape[0]
+        _random_samples = rand(n, input.shape[-nd - 1], nd, dtype=input.dtype,
+                               device=input.device)
+    names = ("FractionalMaxPool%dDBackward0" % nd, "FractionalMaxPool%dDBackwardBackward0" % nd)
+    out, idx = MaxPoolIndexed.apply(input, _fractional_find(_random_samples._array, k, outs),
+                                    nd, names)
+    return (out, idx) if return_indices else out
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """2-D fractional max pooling. Matches ``torch.nn.functional.fractional_max_pool2d``."""
+    return fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                               _random_samples, 2)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """3-D fractional max pooling. Matches ``torch.nn.functional.fractional_max_pool3d``."""
+    return fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                               _random_samples, 3)
+
+
+class MaxUnpool(Function):
+    """Each value placed at its flat index (per plane of the last ``nd`` dims) in zeros."""
+
+    node_name = "MaxUnpool2DBackward0"
+    edge_args = (0,)
+
+    @staticmethod
+    def forward(ctx, input, indices, outs):
+        nd = len(outs)
+        ctx.set_node_name("MaxUnpool%dDBackward0" % nd)
+        x, idx = input._array, indices._array
+        xp = xp_of(input)
+        planes = math.prod(x.shape[:-nd])
+        out = xp.zeros((planes, math.prod(outs)), dtype=x.dtype)
+        out[xp.arange(planes)[:, None], idx.reshape(planes, -1)] = x.reshape(planes, -1)
+        ctx.nd = nd
+        ctx.save_for_backward(indices)
+        return Tensor._wrap(out.reshape(x.shape[:-nd] + tuple(outs)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        idx, = ctx.saved_tensors
+        nd = ctx.nd
+        planes = math.prod(idx.shape[:-nd])
+        flat = grad_output.reshape(planes, -1)
+        return flat.gather(1, idx.reshape(planes, -1)).reshape(tuple(idx.shape)), None, None
+
+
+def max_unpool(input, indices, kernel_size, stride, padding, output_size, nd):
+    """The partial inverse of ``max_pool{nd}d``: values at their indices in zeros (1-d runs
+    as 2-d, as torch)."""
+    k = _tuple(kernel_size, nd)
+    s = _tuple(stride, nd) if stride is not None else k
+    p = _tuple(padding, nd)
+    sizes = tuple(input.shape[-nd:])
+    default = tuple((sizes[a] - 1) * s[a] - 2 * p[a] + k[a] for a in range(nd))
+    if output_size is None:
+        outs = default
+    else:
+        outs = tuple(output_size)[-nd:]
+        if len(outs) != nd:
+            raise ValueError("output_size should be a sequence containing %d or %d elements, "
+                             "but it has a length of '%d'" % (nd, nd + 2, len(output_size)))
+        for a in range(nd):
+            lo, hi = default[a] - s[a], default[a] + s[a]
+            if not lo < outs[a] < hi:
+                raise ValueError("invalid output_size \"%s\" (dim %d must be between %d and %d)"
+                                 % (list(outs), a, lo, hi))
+    if nd == 1:
+        out = MaxUnpool.apply(input.unsqueeze(-1), indices.unsqueeze(-1), tuple(outs) + (1,))
+        return out.squeeze(-1)
+    return MaxUnpool.apply(input, indices, tuple(outs))

@@ -1,66 +1,44 @@
-"""Fused LSTM primitives behind ``nn.LSTM`` and ``nn.LSTMCell``: one step (``LSTMCell``) and
-one layer and direction over a whole sequence (``LSTMLayer``), each one graph node.
+"""Primitives behind the recurrent layers: ``UnsafeSplit`` (the gate split of torch's
+composite cells) and the fused float32 LSTM layer (``LSTMLayer``, torch's mkldnn node).
 
-Both are written on raw arrays of the inputs' device (``xp``) for speed, with a backward
-behind ``once_differentiable``; they keep everything backward reads in ``save_for_backward``,
-the inputs as their Tensors, so an in-place change of a weight or state between forward and
-backward raises torch's version error.
+``LSTMLayer`` is written on raw arrays of the inputs' device (``xp``) for speed, with a
+backward behind ``once_differentiable``; it keeps everything backward reads in
+``save_for_backward``, the inputs as their Tensors, so an in-place change of a weight or state
+between forward and backward raises torch's version error.
 """
 import threading
-
-import numpy as np
 
 from ..autograd.function import Function, once_differentiable
 from ..tensor import Tensor
 from ._util import xp_of
+from .shape import cat
 from ..backend import quiet as _quiet
 
 __all__ = []
 
 
-def _sig(xp, x):
-    with _quiet():
-        return 1 / (1 + xp.exp(-x))
+class UnsafeSplit(Function):
+    """``unsafe_chunk``: ``chunks`` equal pieces along ``dim``, not tracked as views."""
 
-
-class LSTMCell(Function):
-    """One LSTM step from the precomputed input projection ``gi`` (gates i, f, g, o)."""
-
-    node_name = "LSTMCellBackward0"
+    node_name = "UnsafeSplitBackward0"
 
     @staticmethod
-    def forward(ctx, gi, h, c, w_hh, b_hh):
-        xp = xp_of(gi)
-        gates = gi._array + h._array @ w_hh._array.T
-        if b_hh is not None:
-            gates += b_hh._array
-        i, f, g, o = xp.split(gates, 4, axis=-1)
-        i, f, g, o = _sig(xp, i), _sig(xp, f), xp.tanh(g), _sig(xp, o)
-        c_new = f * c._array + i * g
-        tc = xp.tanh(c_new)
-        # NOTE: h, c and W_hh as their Tensors (version-checked, as torch's); the bias is not
-        # read by backward.
-        ctx.save_for_backward(h, c, w_hh, Tensor._wrap(i), Tensor._wrap(f), Tensor._wrap(g),
-                              Tensor._wrap(o), Tensor._wrap(tc))
-        return Tensor._wrap(o * tc), Tensor._wrap(c_new)
+    def forward(ctx, a, chunks, dim):
+        ctx.dim = dim
+        arr = a._array
+        size = arr.shape[dim] // chunks
+        pre = (slice(None),) * dim
+        return tuple(Tensor._wrap(arr[pre + (slice(k * size, (k + 1) * size),)])
+                     for k in range(chunks))
 
     @staticmethod
-    @once_differentiable
-    def backward(ctx, grad_h, grad_c):
-        h, c, w, i, f, g, o, tc = [t._array for t in ctx.saved_tensors]
-        xp = xp_of(ctx.saved_tensors[0])
-        gh = 0 if grad_h is None else grad_h._array
-        dc = (0 if grad_c is None else grad_c._array) + gh * o * (1 - tc * tc)
-        dgates = xp.concatenate([dc * g * i * (1 - i), dc * c * f * (1 - f),
-                                 dc * i * (1 - g * g), gh * tc * o * (1 - o)],
-                                axis=-1).astype(h.dtype, copy=False)
-        needs = ctx.needs_input_grad
-        grad_gi = Tensor._wrap(dgates) if needs[0] else None
-        grad_hx = Tensor._wrap(dgates @ w) if needs[1] else None
-        grad_cx = Tensor._wrap((dc * f).astype(h.dtype, copy=False)) if needs[2] else None
-        grad_w = Tensor._wrap(dgates.T @ h) if needs[3] else None
-        grad_b = Tensor._wrap(dgates.sum(0)) if needs[4] else None
-        return grad_gi, grad_hx, grad_cx, grad_w, grad_b
+    def backward(ctx, *grads):
+        return cat(grads, ctx.dim), None, None
+
+    @staticmethod
+    def array_backward(ctx, *grads):
+        xp = xp_of(grads[0])
+        return Tensor._wrap(xp.concatenate([g._array for g in grads], axis=ctx.dim)), None, None
 
 
 # LSTMLayer works on transposed states (H, N) so that each step's gates come out of one GEMM
@@ -119,7 +97,7 @@ _pool = _ScratchPool()
 
 class LSTMLayer(Function):
     """One LSTM layer and direction over a whole sequence, input projection included: one graph
-    node, not one per step.
+    node, not one per step (torch's float32 ``mkldnn_rnn_layer``; its argument order).
 
     The input projection of all steps (bias included) is one batched GEMM; the time loop holds
     one GEMM (``W_hh @ h``) and in-place element-wise work on contiguous per-gate blocks. While
@@ -131,7 +109,7 @@ class LSTMLayer(Function):
     node_name = "MkldnnRnnLayerBackward0"
 
     @staticmethod
-    def forward(ctx, input, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse, recording=True):
+    def forward(ctx, input, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, recording=True):
         xp = xp_of(input)
         x = input._array
         seq, n, n_in = x.shape
@@ -211,17 +189,16 @@ class LSTMLayer(Function):
                     a *= o
                     a_f[t, 1] = f
                 c = c_new
-        # the output's storage: fresh, as the caller keeps it
-        hbuf = xp.ascontiguousarray(hbuf_t.transpose(0, 2, 1))
+        # the output's storage: fresh, as the caller keeps it (a copy even where the transpose
+        # is already contiguous, as with one batch row: hbuf_t goes back to the pool)
+        hbuf = hbuf_t.transpose(0, 2, 1).copy()
         hs, h_prev = (hbuf[:seq], hbuf[1:]) if reverse else (hbuf[1:], hbuf[:seq])
         out = Tensor._wrap(hs)
         if grad:
             ctx.reverse = reverse
-            # NOTE: the inputs and the output as Tensors, version-checked as torch's: its
-            # float32 (mkldnn) LSTM saves every input, its float64 one all but the biases.
-            keep_b = dt == np.float32
-            ctx.save_for_backward(input, out, h0, c0, w_ih, w_hh, b_ih if keep_b else None,
-                                  b_hh if keep_b else None, Tensor._wrap(gates),
+            # NOTE: the inputs and the output as Tensors, version-checked as torch's mkldnn
+            # layer saves them.
+            ctx.save_for_backward(input, out, w_ih, w_hh, b_ih, b_hh, h0, c0, Tensor._wrap(gates),
                                   Tensor._wrap(a_f), Tensor._wrap(x_in), Tensor._wrap(h_prev))
         h_n = hs[order[-1]] if seq else h0._array
         results = out, Tensor._wrap(h_n.copy()), Tensor._wrap(c.T.copy())
@@ -232,7 +209,7 @@ class LSTMLayer(Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_out, grad_hn, grad_cn):
-        input, _, _, _, w_ih, w_hh, _, _, gates, a_f, x_in, h_prev = ctx.saved_tensors
+        input, _, w_ih, w_hh, _, _, _, _, gates, a_f, x_in, h_prev = ctx.saved_tensors
         gates, a_f, x_in, h_prev = gates._array, a_f._array, x_in._array, h_prev._array
         reverse = ctx.reverse
         xp = xp_of(input)
@@ -284,29 +261,29 @@ class LSTMLayer(Function):
             w_in = _gate_rows(xp, w_ih._array, hid, _QUARTER)
             grad_x = Tensor._wrap((d2.T @ w_in).reshape(input.shape))
         rows = [slice(r * hid, (r + 1) * hid) for r in _ORDER]
-        if needs[3] or needs[5] or needs[6]:
+        if needs[1] or needs[3] or needs[4]:
             grad_in = _pool.take("grad_in", xp, (4 * hid, x_in.shape[1]), dt)    # [W_ih | b]
             scratch.append(("grad_in", grad_in))
             for k, r in enumerate(rows):
                 xp.matmul(d2[k * hid:(k + 1) * hid], x_in, out=grad_in[r])
                 grad_in[r] *= _QUARTER[k]
-            if needs[3]:
+            if needs[1]:
                 # (a copy: grad_in goes back to the pool)
                 grad_wih = Tensor._wrap(grad_in[:, :n_in].copy())
-            if needs[5]:
+            if needs[3]:
                 grad_bih = Tensor._wrap(grad_in[:, n_in].copy())
-            if needs[6]:
+            if needs[4]:
                 grad_bhh = Tensor._wrap(grad_in[:, n_in].copy())
-        if needs[4]:
+        if needs[2]:
             grad_whh = xp.empty(w_hh.shape, dtype=dt)
             hp = h_prev.reshape(seq * n, hid)
             for k, r in enumerate(rows):
                 xp.matmul(d2[k * hid:(k + 1) * hid], hp, out=grad_whh[r])
                 grad_whh[r] *= _QUARTER[k]
             grad_whh = Tensor._wrap(grad_whh)
-        results = (grad_x, Tensor._wrap(dh_next.T.copy()) if needs[1] else None,
-                   Tensor._wrap(dc_next.T.copy()) if needs[2] else None, grad_wih, grad_whh,
-                   grad_bih, grad_bhh, None, None)
+        results = (grad_x, grad_wih, grad_whh, grad_bih, grad_bhh,
+                   Tensor._wrap(dh_next.T.copy()) if needs[5] else None,
+                   Tensor._wrap(dc_next.T.copy()) if needs[6] else None, None, None)
         for name, arr in scratch:
             _pool.give(name, xp, arr)
         return results

@@ -7,9 +7,10 @@ Parameter names, shapes, gate order (LSTM: i, f, g, o; GRU: r, z, n), LSTM proje
 import math
 
 from ... import ops
+from ...dtypes import float32
 from ...autograd.grad_mode import is_grad_enabled
 from ...ops.creation import empty, zeros
-from ...ops.rnn import LSTMCell as _LSTMCell, LSTMLayer as _LSTMLayer
+from ...ops.rnn import LSTMLayer as _LSTMLayer, UnsafeSplit as _UnsafeSplit
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -20,37 +21,33 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
+# The steps are torch's CPU cells (aten/src/ATen/native/RNN.cpp), op for op, so the graph is
+# torch's node for node; ``gi`` is the step's input projection (bias included).
 def _rnn_step(mode, gi, h, w_hh, b_hh):
-    gh = F.linear(h, w_hh, b_hh)
-    if mode == "RNN_TANH":
-        return ops.tanh(gi + gh)
-    return ops.relu(gi + gh)
+    gates = F.linear(h, w_hh, b_hh) + gi
+    return ops.tanh(gates) if mode == "RNN_TANH" else ops.relu(gates)
 
 
 def _lstm_step(gi, state, w_hh, b_hh):
     h, c = state
-    if gi.dim() == 2 and gi._array.dtype == h._array.dtype == w_hh._array.dtype:
-        return _LSTMCell.apply(gi, h, c, w_hh, b_hh)   # fused: 1 node per step, not ~12
-    gates = gi + F.linear(h, w_hh, b_hh)
-    i, f, g, o = ops.chunk(gates, 4, -1)
+    i, f, g, o = _UnsafeSplit.apply(F.linear(h, w_hh, b_hh) + gi, 4, 1)
     c = ops.sigmoid(f) * c + ops.sigmoid(i) * ops.tanh(g)
     return ops.sigmoid(o) * ops.tanh(c), c
 
 
-def _fusable(*tensors):
-    """Whether the whole-sequence LSTM Function applies: one float dtype throughout."""
-    dt = tensors[0]._array.dtype
-    return dt.kind == "f" and all(t is None or t._array.dtype == dt for t in tensors)
+def _fusable(input, *tensors):
+    """Whether torch takes its fused (mkldnn) LSTM: float32 throughout, a non-empty input."""
+    return input.dtype == float32 and input.numel() != 0 and \
+        all(t is None or t.dtype == float32 for t in tensors)
 
 
 def _gru_step(gi, h, w_hh, b_hh):
-    gh = F.linear(h, w_hh, b_hh)
-    i_r, i_z, i_n = ops.chunk(gi, 3, -1)
-    h_r, h_z, h_n = ops.chunk(gh, 3, -1)
-    r = ops.sigmoid(i_r + h_r)
-    z = ops.sigmoid(i_z + h_z)
-    n = ops.tanh(i_n + r * h_n)
-    return (1 - z) * n + z * h
+    i_r, i_z, i_n = _UnsafeSplit.apply(gi, 3, 1)
+    h_r, h_z, h_n = _UnsafeSplit.apply(F.linear(h, w_hh, b_hh), 3, 1)
+    r = ops.sigmoid(h_r + i_r)
+    z = ops.sigmoid(h_z + i_z)
+    n = ops.tanh(i_n + h_n * r)
+    return (h - n) * z + n
 
 
 def _step(mode, gi, state, w_hh, b_hh):
@@ -263,10 +260,19 @@ class RNNBase(Module):
             h0 = zeros(expected, dtype=input.dtype, device=input.device)
             hx = (h0, zeros(cell, dtype=input.dtype, device=input.device) if self.proj_size
                   else h0) if lstm else h0
+        # NOTE: as torch on the CPU: float32 LSTMs without projections run one fused node per
+        # layer and direction (its mkldnn layer, reading hx by select); everything else runs
+        # its cells step by step (reading hx by unbind).
+        fused = lstm and not self.proj_size and _fusable(
+            input, hx[0], hx[1], *[getattr(self, w) for w in self._flat_weights_names])
         if lstm:
             self._check_hidden(hx[0], expected, "hidden[0]")
             self._check_hidden(hx[1], cell, "hidden[1]")
-            h_list, c_list = ops.unbind(hx[0], 0), ops.unbind(hx[1], 0)
+            if fused:
+                h_list = [hx[0].select(0, k) for k in range(hx[0].shape[0])]
+                c_list = [hx[1].select(0, k) for k in range(hx[1].shape[0])]
+            else:
+                h_list, c_list = ops.unbind(hx[0], 0), ops.unbind(hx[1], 0)
         else:
             self._check_hidden(hx, expected)
             h_list = ops.unbind(hx, 0)
@@ -277,19 +283,20 @@ class RNNBase(Module):
             for d in range(dirs):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, d)
                 k = layer * dirs + d
-                # NOTE: projections take the per-step path; LSTMLayer knows nothing of W_hr.
-                fused = lstm and w_hr is None
-                if fused and _fusable(layer_in, h_list[k], c_list[k], w_ih, w_hh, b_ih, b_hh):
+                if fused:
+                    if b_ih is None:    # (torch passes zeros, which take no gradient)
+                        b_ih = b_hh = zeros(w_ih.shape[0], dtype=w_ih.dtype, device=w_ih.device)
                     out, h_last, c_last = _LSTMLayer.apply(
-                        layer_in, h_list[k], c_list[k], w_ih, w_hh, b_ih, b_hh, d == 1,
+                        layer_in, w_ih, w_hh, b_ih, b_hh, h_list[k], c_list[k], d == 1,
                         is_grad_enabled())
                     outs.append(out)
                     h_out.append(h_last)
                     c_out.append(c_last)
                     continue
-                seq = layer_in.shape[0]
-                gi_all = F.linear(layer_in.reshape(seq * n, -1), w_ih, b_ih).reshape(seq, n, -1)
-                gi_all = ops.unbind(gi_all, 0)
+                gi_all = ops.unbind(F.linear(layer_in, w_ih, b_ih), 0)
+                seq = len(gi_all)
+                if seq == 0:
+                    raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
                 state = (h_list[k], c_list[k]) if lstm else h_list[k]
                 steps = [None] * seq
                 order = range(seq - 1, -1, -1) if d == 1 else range(seq)
