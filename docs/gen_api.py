@@ -183,6 +183,9 @@ def _module_table(module, option=None):
 
 # --- selections -------------------------------------------------------------------------------
 
+_MISSING = object()
+
+
 def _tensor():
     """Every public attribute of ``Tensor`` and every op callable as ``tensor.NAME(...)``."""
     ember = _ember()
@@ -190,8 +193,8 @@ def _tensor():
     names = {n for n in dir(cls) if not n.startswith("_")} | set(ember.ops._TENSOR_METHODS)
     rows = []
     for name in sorted(names):
-        static = inspect.getattr_static(cls, name, None)
-        if static is None:      # an op reached through ``Tensor.__getattr__``
+        static = inspect.getattr_static(cls, name, _MISSING)
+        if static is _MISSING:      # an op reached through ``Tensor.__getattr__``
             rows.append(("Tensor." + name, getattr(ember.ops, name), True))
         elif isinstance(static, property):
             rows.append(("Tensor." + name, static, False))

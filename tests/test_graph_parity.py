@@ -274,248 +274,27 @@ KNOWN = {
     'layer-Bilinear':
         'node 1: ember SqueezeBackward1 where torch has ViewBackward0 (ember has 9 nodes,'
         ' torch 5)',
-    'layer-Conv3d':
-        'node 0: ember AddBackward0 where torch has ConvolutionBackward0 (ember has 9 '
-        'nodes, torch 1)',
-    'layer-ConvTranspose3d':
-        'node 0: ember AddBackward0 where torch has ConvolutionBackward0 (ember has 14 '
-        'nodes, torch 1)',
-    'layer-MaxPool3d':
-        'node 0: ember MaxBackward0 where torch has MaxPool3DWithIndicesBackward0 (ember '
-        'has 6 nodes, torch 1)',
-    'layer-AvgPool3d':
-        'node 0: ember DivBackward0 where torch has AvgPool3DBackward0 (ember has 7 '
-        'nodes, torch 1)',
-    'layer-AdaptiveAvgPool1d':
-        'node 0: ember UnsafeViewBackward0 where torch has SqueezeBackward1 (ember has 1 '
-        'nodes, torch 3)',
-    'layer-AdaptiveAvgPool2d':
-        'node 0: ember UnsafeViewBackward0 where torch has AdaptiveAvgPool2DBackward0 '
-        '(ember has 2 nodes, torch 1)',
-    'layer-AdaptiveAvgPool3d':
-        'node 0: ember TransposeBackward0 where torch has AdaptiveAvgPool3DBackward0 '
-        '(ember has 9 nodes, torch 1)',
-    'layer-AdaptiveMaxPool3d':
-        'node 0: ember ViewBackward0 where torch has AdaptiveMaxPool3DBackward0 (ember '
-        'has 26 nodes, torch 1)',
-    'layer-FractionalMaxPool2d':
-        'node 0: ember MaxBackward0 where torch has FractionalMaxPool2DBackward0 (ember '
-        'has 4 nodes, torch 1)',
-    'layer-MaxUnpool2d':
-        'node 0: ember ViewBackward0 where torch has MaxUnpool2DBackward0 (ember has 3 '
-        'nodes, torch 1)',
-    'layer-InstanceNorm1d':
-        'node 0: ember MulBackward0 where torch has ViewBackward0 (ember has 8 nodes, '
-        'torch 3)',
-    'layer-InstanceNorm2d_affine':
-        'node 0: ember AddBackward0 where torch has ViewBackward0 (ember has 12 nodes, '
-        'torch 5)',
-    'layer-RMSNorm':
-        'node 3: ember AddBackward0 where torch has AddBackward1 (ember has 6 nodes, '
-        'torch 6)',
-    'layer-LocalResponseNorm':
-        'node 5: ember DivBackward0 where torch has AvgPool2DBackward0 (ember has 14 '
-        'nodes, torch 9)',
     'layer-EmbeddingBag':
         'node 0: ember StackBackward0 where torch has EmbeddingBagBackward0 (ember has 6 '
         'nodes, torch 1)',
-    'layer-CosineSimilarity':
-        'node 4: ember ClampBackward1 where torch has CloneBackward0 (ember has 8 nodes, '
-        'torch 8)',
     'layer-PairwiseDistance':
         'node 0: ember LinalgVectorNormBackward0 where torch has NormBackward1 (ember has'
         ' 3 nodes, torch 3)',
-    'layer-PixelShuffle':
-        'node 0: ember UnsafeViewBackward0 where torch has PixelShuffleBackward0 (ember '
-        'has 3 nodes, torch 1)',
-    'layer-PixelUnshuffle':
-        'node 0: ember UnsafeViewBackward0 where torch has PixelUnshuffleBackward0 (ember'
-        ' has 3 nodes, torch 1)',
-    'layer-ChannelShuffle':
-        'node 0: ember UnsafeViewBackward0 where torch has ChannelShuffleBackward0 (ember'
-        ' has 3 nodes, torch 1)',
-    'layer-Upsample_nearest':
-        'node 0: ember TransposeBackward0 where torch has UpsampleNearest2DBackward0 '
-        '(ember has 6 nodes, torch 1)',
-    'layer-Upsample_bilinear':
-        'node 0: ember TransposeBackward0 where torch has UpsampleBilinear2DBackward0 '
-        '(ember has 6 nodes, torch 1)',
-    'layer-Unfold':
-        'node 0: ember UnsafeViewBackward0 where torch has Im2ColBackward0 (ember has 4 '
-        'nodes, torch 1)',
-    'layer-Fold':
-        'node 0: ember SliceBackward0 where torch has Col2ImBackward0 (ember has 4 nodes,'
-        ' torch 1)',
     'layer-CircularPad1d':
         'node 0: ember ConstantPadNdBackward0 where torch has CopySlices (ember has 1 '
         'nodes, torch 6)',
-    'layer-RNN':
-        'node 5 AddBackward0: edges [6, 8], torch [8, 7] (ember has 15 nodes, torch 15)',
-    'layer-LSTM':
-        'node 0: ember MkldnnRnnLayerBackward0 where torch has StackBackward0 (ember has '
-        '3 nodes, torch 34)',
-    'layer-GRU':
-        'node 5: ember MulBackward0 where torch has TanhBackward0 (ember has 37 nodes, '
-        'torch 35)',
-    'layer-RNNCell':
-        "node 2 AddmmBackward0: edges ['Acc', 'Acc', 4], torch ['Acc', None, 4] (ember "
-        'has 6 nodes, torch 6)',
-    'layer-LSTMCell':
-        'node 0: ember LSTMCellBackward0 where torch has MulBackward0 (ember has 3 nodes,'
-        ' torch 15)',
-    'layer-GRUCell':
-        'node 2: ember MulBackward0 where torch has TanhBackward0 (ember has 17 nodes, '
-        'torch 16)',
     'layer-MultiheadAttention':
         'node 3: ember SoftmaxBackward0 where torch has ViewBackward0 (ember has 31 '
         'nodes, torch 33)',
     'layer-TransformerEncoderLayer':
         'node 11: ember UnsafeViewBackward0 where torch has ViewBackward0 (ember has 43 '
         'nodes, torch 40)',
-    'loss-CrossEntropyLoss_probs':
-        'node 0: ember NllLossBackward0 where torch has DivBackward1 (ember has 1 nodes, '
-        'torch 5)',
-    'loss-CrossEntropyLoss_smoothing':
-        'node 0: ember NllLossBackward0 where torch has AddBackward0 (ember has 1 nodes, '
-        'torch 10)',
-    'loss-HingeEmbeddingLoss':
-        'node 2 WhereBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 6 nodes, torch 6)',
-    'loss-MultiMarginLoss':
-        'node 0: ember MeanBackward0 where torch has MultiMarginLossBackward0 (ember has '
-        '8 nodes, torch 1)',
-    'loss-MultiLabelMarginLoss':
-        'node 0: ember MeanBackward0 where torch has MultilabelMarginLossBackward0 (ember'
-        ' has 11 nodes, torch 1)',
-    'loss-MarginRankingLoss':
-        'node 1: ember ClampBackward1 where torch has ClampMinBackward0 (ember has 5 '
-        'nodes, torch 5)',
-    'loss-CosineEmbeddingLoss':
-        'node 2 WhereBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 18 nodes, torch 18)',
     'loss-TripletMarginLoss':
         'node 1: ember ClampBackward1 where torch has ClampMinBackward0 (ember has 10 '
         'nodes, torch 10)',
     'loss-TripletMarginWithDistanceLoss':
         'node 1: ember ClampBackward1 where torch has ClampMinBackward0 (ember has 10 '
         'nodes, torch 10)',
-    'op-complex_real-0':
-        'node 1: ember RealBackward0 where torch has SelectBackward0 (ember has 3 nodes, '
-        'torch 4)',
-    'op-complex_real-1':
-        'node 1: ember RealBackward0 where torch has SelectBackward0 (ember has 3 nodes, '
-        'torch 4)',
-    'op-complex_imag-0':
-        'node 1: ember ImagBackward0 where torch has SelectBackward0 (ember has 3 nodes, '
-        'torch 4)',
-    'op-complex_imag-1':
-        'node 1: ember ImagBackward0 where torch has SelectBackward0 (ember has 3 nodes, '
-        'torch 4)',
-    'op-complex_abs_squared-0':
-        'node 0: ember RealBackward0 where torch has SelectBackward0 (ember has 4 nodes, '
-        'torch 5)',
-    'op-complex_abs_squared-1':
-        'node 0: ember RealBackward0 where torch has SelectBackward0 (ember has 4 nodes, '
-        'torch 5)',
-    'op-fft_ifft2_s-0':
-        'node 3: ember ViewBackward0 where torch has SliceBackward0 (ember has 5 nodes, '
-        'torch 6)',
-    'op-fft_hfftn-0':
-        'node 2: ember ComplexBackward0 where torch has FftC2CBackward0 (ember has 3 '
-        'nodes, torch 4)',
-    'op-fft_ifftn_real-0':
-        'node 1: ember ConjBackward0 where torch has FftC2CBackward0 (ember has 3 nodes, '
-        'torch 3)',
-    'op-fft_ifftn_real-1':
-        'node 2: ember ConjBackward0 where torch has ToCopyBackward0 (ember has 4 nodes, '
-        'torch 3)',
-    'op-fft_rfft2_s-1':
-        'node 3: ember ViewBackward0 where torch has SliceBackward0 (ember has 4 nodes, '
-        'torch 5)',
-    'op-fft_ihfft-0':
-        'node 1: ember ConjBackward0 where torch has CloneBackward0 (ember has 3 nodes, '
-        'torch 4)',
-    'op-fft_ihfft-1':
-        'node 1: ember ConjBackward0 where torch has CloneBackward0 (ember has 3 nodes, '
-        'torch 4)',
-    'op-fft_ihfftn-0':
-        'node 1: ember ConjBackward0 where torch has CloneBackward0 (ember has 3 nodes, '
-        'torch 4)',
-    'op-fft_ihfftn-1':
-        'node 2: ember ConjBackward0 where torch has ConjPhysicalBackward0 (ember has 4 '
-        'nodes, torch 4)',
-    'op-round_decimals-0':
-        'node 0: ember DivBackward0 where torch has RoundBackward1 (ember has 3 nodes, '
-        'torch 1)',
-    'op-round_decimals-1':
-        'node 0: ember DivBackward0 where torch has RoundBackward1 (ember has 3 nodes, '
-        'torch 1)',
-    'op-round_decimals-2':
-        'node 0: ember DivBackward0 where torch has RoundBackward1 (ember has 3 nodes, '
-        'torch 1)',
-    'op-round_decimals-3':
-        'node 0: ember DivBackward0 where torch has RoundBackward1 (ember has 3 nodes, '
-        'torch 1)',
-    'op-clamp_tensor_min-0':
-        "node 0 ClampBackward0: edges ['Acc', 'Acc'], torch ['Acc', 'Acc', None] (ember "
-        'has 1 nodes, torch 1)',
-    'op-add_alpha-0':
-        "node 0 AddBackward0: edges ['Acc', 1], torch ['Acc', 'Acc'] (ember has 2 nodes, "
-        'torch 1)',
-    'op-add_alpha-1':
-        "node 0 AddBackward0: edges ['Acc', 1], torch ['Acc', 'Acc'] (ember has 2 nodes, "
-        'torch 1)',
-    'op-add_alpha-2':
-        "node 0 AddBackward0: edges ['Acc', 1], torch ['Acc', 'Acc'] (ember has 2 nodes, "
-        'torch 1)',
-    'op-add_alpha-3':
-        "node 0 AddBackward0: edges ['Acc', 1], torch ['Acc', 'Acc'] (ember has 2 nodes, "
-        'torch 1)',
-    'op-add_alpha-4':
-        "node 0 AddBackward0: edges ['Acc', 1], torch ['Acc', 'Acc'] (ember has 2 nodes, "
-        'torch 1)',
-    'op-sub_alpha-0':
-        "node 0 SubBackward0: edges ['Acc', 1], torch ['Acc', 'Acc'] (ember has 2 nodes, "
-        'torch 1)',
-    'op-sub_alpha-1':
-        "node 0 SubBackward0: edges ['Acc', 1], torch ['Acc', 'Acc'] (ember has 2 nodes, "
-        'torch 1)',
-    'op-sub_alpha-2':
-        "node 0 SubBackward0: edges ['Acc', 1], torch ['Acc', 'Acc'] (ember has 2 nodes, "
-        'torch 1)',
-    'op-sub_alpha-3':
-        "node 0 SubBackward0: edges ['Acc', 1], torch ['Acc', 'Acc'] (ember has 2 nodes, "
-        'torch 1)',
-    'op-sub_alpha-4':
-        "node 0 SubBackward0: edges ['Acc', 1], torch ['Acc', 'Acc'] (ember has 2 nodes, "
-        'torch 1)',
-    'op-xlogy_scalar_first-0':
-        'node 0: ember XlogyBackward0 where torch has XlogyBackward1 (ember has 1 nodes, '
-        'torch 1)',
-    'op-xlogy_scalar_first-1':
-        'node 0: ember XlogyBackward0 where torch has XlogyBackward1 (ember has 1 nodes, '
-        'torch 1)',
-    'op-xlogy_scalar_first-2':
-        'node 0: ember XlogyBackward0 where torch has XlogyBackward1 (ember has 1 nodes, '
-        'torch 1)',
-    'op-xlogy_scalar_first-3':
-        'node 0: ember XlogyBackward0 where torch has XlogyBackward1 (ember has 1 nodes, '
-        'torch 1)',
-    'op-add_-0':
-        "node 0 AddBackward0: edges [1, 2], torch [1, 'Acc'] (ember has 3 nodes, torch 2)",
-    'op-add_-1':
-        "node 0 AddBackward0: edges [1, 2], torch [1, 'Acc'] (ember has 3 nodes, torch 2)",
-    'op-add_-2':
-        "node 0 AddBackward0: edges [1, 2], torch [1, 'Acc'] (ember has 3 nodes, torch 2)",
-    'op-dist-0':
-        'node 0: ember LinalgVectorNormBackward0 where torch has DistBackward0 (ember has'
-        ' 2 nodes, torch 1)',
-    'op-dist_p1-0':
-        'node 0: ember LinalgVectorNormBackward0 where torch has DistBackward0 (ember has'
-        ' 2 nodes, torch 1)',
-    'op-dist_p3-0':
-        'node 0: ember LinalgVectorNormBackward0 where torch has DistBackward0 (ember has'
-        ' 2 nodes, torch 1)',
     'op-frexp_mantissa-0':
         'node 0: ember MulBackward0 where torch has FrexpBackward0 (ember has 2 nodes, '
         'torch 2)',
@@ -540,127 +319,17 @@ KNOWN = {
     'op-cumulative_trapezoid_x-0':
         'node 0: ember CumsumBackward0 where torch has DivBackward1 (ember has 10 nodes, '
         'torch 10)',
-    'op-renorm-0':
-        'node 0: ember MulBackward0 where torch has RenormBackward0 (ember has 6 nodes, '
-        'torch 1)',
-    'op-renorm_p1-0':
-        'node 0: ember MulBackward0 where torch has RenormBackward0 (ember has 6 nodes, '
-        'torch 1)',
-    'op-quantile-0':
-        'node 0: ember SqueezeBackward1 where torch has SqueezeBackward4 (ember has 10 '
-        'nodes, torch 7)',
-    'op-quantile_dim-0':
-        'node 0: ember SqueezeBackward1 where torch has SqueezeBackward4 (ember has 10 '
-        'nodes, torch 6)',
-    'op-nanquantile-0':
-        'node 0: ember SqueezeBackward1 where torch has SqueezeBackward4 (ember has 10 '
-        'nodes, torch 8)',
-    'op-cov-0':
-        'node 6: ember MeanBackward1 where torch has DivBackward0 (ember has 7 nodes, '
-        'torch 8)',
-    'op-cov_correction-0':
-        'node 6: ember MeanBackward1 where torch has DivBackward0 (ember has 7 nodes, '
-        'torch 8)',
-    'op-corrcoef-0':
-        'node 3: ember UnsqueezeBackward0 where torch has ViewBackward0 (ember has 14 '
-        'nodes, torch 15)',
-    'op-logcumsumexp-0':
-        'node 0: ember AddBackward0 where torch has LogcumsumexpBackward0 (ember has 5 '
-        'nodes, torch 1)',
-    'op-addr-0':
-        'node 0: ember AddBackward0 where torch has AddrBackward0 (ember has 5 nodes, '
-        'torch 1)',
-    'op-cdist-0':
-        "node 0 CdistBackward0: edges [1], torch ['Acc', 'Acc'] (ember has 4 nodes, torch"
-        ' 1)',
-    'op-cdist_p1-0':
-        "node 0 CdistBackward0: edges [1], torch ['Acc', 'Acc'] (ember has 4 nodes, torch"
-        ' 1)',
-    'op-cdist_p3-0':
-        "node 0 CdistBackward0: edges [1], torch ['Acc', 'Acc'] (ember has 4 nodes, torch"
-        ' 1)',
-    'op-block_diag-0':
-        'node 0: ember CatBackward0 where torch has BlockDiagBackward0 (ember has 4 '
-        'nodes, torch 1)',
-    'op-combinations-0':
-        'node 1: ember IndexBackward0 where torch has MaskedSelectBackward0 (ember has 3 '
-        'nodes, torch 7)',
-    'op-fill_diagonal_-0':
-        'node 0: ember MaskedFillBackward0 where torch has CopySlices (ember has 2 nodes,'
-        ' torch 2)',
-    'op-getitem_basic-0':
-        "node 0 SliceBackward0: edges ['Acc'], torch [1] (ember has 1 nodes, torch 3)",
-    'op-getitem_basic-1':
-        "node 0 SliceBackward0: edges ['Acc'], torch [1] (ember has 1 nodes, torch 3)",
-    'op-getitem_int_neg-0':
-        "node 0 SliceBackward0: edges ['Acc'], torch [1] (ember has 1 nodes, torch 2)",
-    'op-getitem_int_neg-1':
-        "node 0 SliceBackward0: edges ['Acc'], torch [1] (ember has 1 nodes, torch 2)",
     'op-put-0':
         'node 0: ember ViewBackward0 where torch has PutBackward0 (ember has 4 nodes, '
         'torch 1)',
-    'op-sort-0':
-        'node 0 SortBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-topk-0':
-        'node 0 TopkBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-kthvalue-0':
-        'node 0 KthvalueBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
-    'op-msort-0':
-        'node 0 SortBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 1 nodes, torch 1)',
     'op-einsum_bmm-0':
         'node 0: ember EinsumBackward0 where torch has ViewBackward0 (ember has 1 nodes, '
         'torch 12)',
     'op-einsum_trace_ellipsis-0':
         'node 0: ember EinsumBackward0 where torch has ViewBackward0 (ember has 1 nodes, '
         'torch 13)',
-    'op-matrix_norm_1-0':
-        'node 0: ember SqueezeBackward2 where torch has AmaxBackward0 (ember has 4 nodes,'
-        ' torch 2)',
     'op-svd_reduced-0':
         'node 1 UnsafeViewBackward0: edges [2, 3], torch [2] (ember has 4 nodes, torch 9)',
-    'op-svd_wide_full-0':
-        'node 2: ember SliceBackward0 where torch has AliasBackward0 (ember has 4 nodes, '
-        'torch 4)',
-    'op-cholesky_torch-0':
-        'node 0: ember LinalgCholeskyExBackward0 where torch has CholeskyBackward0 (ember'
-        ' has 4 nodes, torch 4)',
-    'op-cholesky_solve-0':
-        'node 0: ember LinalgSolveTriangularBackward0 where torch has '
-        'CholeskySolveBackward0 (ember has 7 nodes, torch 5)',
-    'op-cholesky_solve_upper-0':
-        'node 0: ember LinalgSolveTriangularBackward0 where torch has '
-        'CholeskySolveBackward0 (ember has 7 nodes, torch 5)',
-    'op-cholesky_inverse-0':
-        'node 0: ember LinalgSolveTriangularBackward0 where torch has '
-        'CholeskyInverseBackward0 (ember has 7 nodes, torch 5)',
-    'op-lu_torch_unpack-0':
-        'node 0: ember AddBackward0 where torch has LuUnpackBackward0 (ember has 6 nodes,'
-        ' torch 2)',
-    'op-lu_solve-0':
-        'node 0: ember LinalgSolveTriangularBackward0 where torch has '
-        'LinalgLuSolveBackward0 (ember has 9 nodes, torch 2)',
-    'op-lu_solve_adjoint-0':
-        'node 0: ember MmBackward0 where torch has LinalgLuSolveBackward0 (ember has 11 '
-        'nodes, torch 2)',
-    'op-lu_solve_right-0':
-        'node 0: ember MmBackward0 where torch has LinalgLuSolveBackward0 (ember has 9 '
-        'nodes, torch 2)',
-    'op-lu_solve_right_adjoint-0':
-        'node 0: ember LinalgSolveTriangularBackward0 where torch has '
-        'LinalgLuSolveBackward0 (ember has 11 nodes, torch 2)',
-    'op-lu_solve_torch-0':
-        'node 0: ember LinalgSolveTriangularBackward0 where torch has '
-        'LinalgLuSolveBackward0 (ember has 9 nodes, torch 2)',
-    'op-triangular_solve-0':
-        'node 0: ember LinalgSolveTriangularBackward0 where torch has '
-        'TriangularSolveBackward0 (ember has 3 nodes, torch 1)',
-    'op-matrix_power_0-0':
-        'node 0: ember WhereBackward0 where torch has CopyBackwards (ember has 1 nodes, '
-        'torch 2)',
     'op-householder_product-0':
         'node 0: ember SubBackward0 where torch has LinalgHouseholderProductBackward0 '
         '(ember has 19 nodes, torch 1)',
@@ -677,122 +346,9 @@ KNOWN = {
     'op-tensorinv-0':
         'node 0: ember ViewBackward0 where torch has ReshapeAliasBackward0 (ember has 3 '
         'nodes, torch 3)',
-    'op-tensorsolve-0':
-        'node 1: ember SqueezeBackward1 where torch has LinalgSolveExBackward0 (ember has'
-        ' 7 nodes, torch 5)',
-    'op-linalg_vander-0':
-        'node 0: ember StackBackward0 where torch has CatBackward0 (ember has 4 nodes, '
-        'torch 4)',
-    'op-cond-0':
-        'node 0: ember DivBackward0 where torch has SqueezeBackward1 (ember has 4 nodes, '
-        'torch 5)',
-    'op-solve_ex-0':
-        'node 0: ember SqueezeBackward1 where torch has LinalgSolveExBackward0 (ember has'
-        ' 3 nodes, torch 1)',
-    'op-solve_left_false-0':
-        'node 0: ember TransposeBackward0 where torch has LinalgSolveExBackward0 (ember '
-        'has 4 nodes, torch 1)',
     'op-pad_circular-0':
         'node 0: ember ConstantPadNdBackward0 where torch has CopySlices (ember has 1 '
         'nodes, torch 9)',
-    'op-pixel_shuffle-0':
-        'node 0: ember UnsafeViewBackward0 where torch has PixelShuffleBackward0 (ember '
-        'has 3 nodes, torch 1)',
-    'op-pixel_unshuffle-0':
-        'node 0: ember UnsafeViewBackward0 where torch has PixelUnshuffleBackward0 (ember'
-        ' has 3 nodes, torch 1)',
-    'op-channel_shuffle-0':
-        'node 0: ember UnsafeViewBackward0 where torch has ChannelShuffleBackward0 (ember'
-        ' has 3 nodes, torch 1)',
-    'op-conv3d-0':
-        'node 0: ember AddBackward0 where torch has ConvolutionBackward0 (ember has 10 '
-        'nodes, torch 1)',
-    'op-conv_transpose3d-0':
-        'node 0: ember ViewBackward0 where torch has ConvolutionBackward0 (ember has 24 '
-        'nodes, torch 1)',
-    'op-max_pool3d-0':
-        'node 0: ember MaxBackward0 where torch has MaxPool3DWithIndicesBackward0 (ember '
-        'has 7 nodes, torch 1)',
-    'op-avg_pool3d-0':
-        'node 0: ember DivBackward0 where torch has AvgPool3DBackward0 (ember has 8 '
-        'nodes, torch 1)',
-    'op-adaptive_avg_pool3d-0':
-        'node 0: ember TransposeBackward0 where torch has AdaptiveAvgPool3DBackward0 '
-        '(ember has 9 nodes, torch 1)',
-    'op-adaptive_max_pool3d-0':
-        'node 0: ember ViewBackward0 where torch has AdaptiveMaxPool3DBackward0 (ember '
-        'has 26 nodes, torch 1)',
-    'op-F.unfold-0':
-        'node 0: ember UnsafeViewBackward0 where torch has Im2ColBackward0 (ember has 6 '
-        'nodes, torch 1)',
-    'op-fold-0':
-        'node 0: ember SliceBackward0 where torch has Col2ImBackward0 (ember has 4 nodes,'
-        ' torch 1)',
-    'op-instance_norm-0':
-        'node 0: ember AddBackward0 where torch has ViewBackward0 (ember has 12 nodes, '
-        'torch 5)',
-    'op-rms_norm-0':
-        'node 3: ember AddBackward0 where torch has AddBackward1 (ember has 6 nodes, '
-        'torch 6)',
-    'op-local_response_norm-0':
-        'node 5: ember DivBackward0 where torch has AvgPool2DBackward0 (ember has 14 '
-        'nodes, torch 9)',
-    'op-grid_sample-0':
-        'node 0: ember AddBackward0 where torch has GridSampler2DBackward0 (ember has 20 '
-        'nodes, torch 1)',
-    'op-gaussian_nll_loss-0':
-        'node 5: ember AddBackward0 where torch has CloneBackward0 (ember has 11 nodes, '
-        'torch 10)',
-    'op-conv_tbc-0':
-        'node 0: ember PermuteBackward0 where torch has ConvTbcBackward0 (ember has 4 '
-        'nodes, torch 1)',
-    'op-ctc_loss-0':
-        'node 2 CtcLossBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 3 nodes, torch 3)',
-    'op-nansum-0':
-        'node 0: ember SumBackward1 where torch has NansumBackward0 (ember has 2 nodes, '
-        'torch 1)',
-    'op-nansum-1':
-        'node 0: ember SumBackward1 where torch has NansumBackward0 (ember has 2 nodes, '
-        'torch 1)',
-    'op-nanmean-0':
-        'node 1: ember SumBackward1 where torch has NansumBackward0 (ember has 3 nodes, '
-        'torch 2)',
-    'op-nanmean-1':
-        'node 1: ember SumBackward1 where torch has NansumBackward0 (ember has 3 nodes, '
-        'torch 2)',
-    'op-aminmax-0':
-        'node 0: ember AminBackward0 where torch has AminmaxBackward0 (ember has 2 nodes,'
-        ' torch 1)',
-    'op-aminmax-1':
-        'node 0: ember AminBackward0 where torch has AminmaxBackward0 (ember has 2 nodes,'
-        ' torch 1)',
-    'op-aminmax-2':
-        'node 0: ember AminBackward0 where torch has AminmaxBackward0 (ember has 2 nodes,'
-        ' torch 1)',
-    'op-aminmax_dim-0':
-        'node 0: ember AminBackward0 where torch has AminmaxBackward0 (ember has 2 nodes,'
-        ' torch 1)',
-    'op-aminmax_dim-1':
-        'node 0: ember AminBackward0 where torch has AminmaxBackward0 (ember has 2 nodes,'
-        ' torch 1)',
-    'op-var_mean-0':
-        'node 0: ember VarBackward0 where torch has VarMeanBackward0 (ember has 2 nodes, '
-        'torch 1)',
-    'op-var_mean-1':
-        'node 0: ember VarBackward0 where torch has VarMeanBackward0 (ember has 2 nodes, '
-        'torch 1)',
-    'op-std_mean-0':
-        'node 0: ember StdBackward0 where torch has StdMeanBackward0 (ember has 2 nodes, '
-        'torch 1)',
-    'op-std_mean-1':
-        'node 0: ember StdBackward0 where torch has StdMeanBackward0 (ember has 2 nodes, '
-        'torch 1)',
-    'op-sort_long_ties-0':
-        'node 0 SortBackward0: an extra None edge (ember lists a non-differentiable '
-        'tensor argument; torch omits it) (ember has 3 nodes, torch 3)',
-    'op-sum_to_size-0':
-        "node 2 ViewBackward0: edges ['Acc'], torch [3] (ember has 3 nodes, torch 4)",
     'op-repeat_interleave-0':
         'node 0: ember IndexSelectBackward0 where torch has ViewBackward0 (ember has 1 '
         'nodes, torch 4)',
@@ -802,47 +358,6 @@ KNOWN = {
     'op-repeat_interleave-2':
         'node 0: ember IndexSelectBackward0 where torch has ViewBackward0 (ember has 1 '
         'nodes, torch 4)',
-    'op-vstack-0':
-        'node 1: ember ViewBackward0 where torch has UnsqueezeBackward0 (ember has 2 '
-        'nodes, torch 2)',
-    'op-diag-0':
-        'node 0: ember CloneBackward0 where torch has DiagonalBackward0_copy (ember has 2'
-        ' nodes, torch 1)',
-    'op-diag-1':
-        'node 0: ember CloneBackward0 where torch has DiagonalBackward0_copy (ember has 2'
-        ' nodes, torch 1)',
-    'op-diag-2':
-        'node 0: ember CloneBackward0 where torch has DiagonalBackward0_copy (ember has 2'
-        ' nodes, torch 1)',
-    'op-meshgrid-0':
-        "node 2 ViewBackward0: edges [4], torch ['Acc'] (ember has 6 nodes, torch 4)",
-    'op-to_float64-0':
-        'node 1: ember CloneBackward0 where torch has ToCopyBackward0 (ember has 2 nodes,'
-        ' torch 2)',
-    'op-to_float64-1':
-        'node 1: ember CloneBackward0 where torch has ToCopyBackward0 (ember has 2 nodes,'
-        ' torch 2)',
-    'op-to_float64-2':
-        'node 1: ember CloneBackward0 where torch has ToCopyBackward0 (ember has 2 nodes,'
-        ' torch 2)',
-    'op-to_same_device-0':
-        'node 0: ember CloneBackward0 where torch has ToCopyBackward0 (ember has 1 nodes,'
-        ' torch 1)',
-    'op-to_same_device-1':
-        'node 0: ember CloneBackward0 where torch has ToCopyBackward0 (ember has 1 nodes,'
-        ' torch 1)',
-    'op-to_same_device-2':
-        'node 0: ember CloneBackward0 where torch has ToCopyBackward0 (ember has 1 nodes,'
-        ' torch 1)',
-    'op-special_ndtr-0':
-        'node 0: ember MulBackward0 where torch has MulBackward1 (ember has 4 nodes, '
-        'torch 4)',
-    'op-special_multigammaln-0':
-        'node 0: ember AddBackward0 where torch has MvlgammaBackward0 (ember has 5 nodes,'
-        ' torch 1)',
-    'op-mvlgamma-0':
-        'node 0: ember AddBackward0 where torch has MvlgammaBackward0 (ember has 5 nodes,'
-        ' torch 1)',
 }
 
 

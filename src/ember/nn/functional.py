@@ -3,7 +3,6 @@
 The N-d convolutions and poolings beyond the fused 1-D/2-D ops are composed from sliding
 windows (``Tensor.unfold``) and one einsum or reduction, so their gradients follow.
 """
-import itertools
 import math
 
 import numpy as np
@@ -11,9 +10,18 @@ import numpy as np
 from .. import ops
 from ..backend import same_device
 from ..ops.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
+from ..ops.conv import conv3d, conv_tbc, conv_transpose3d
+from ..ops.pooling import (adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d,
+                           fractional_max_pool2d, fractional_max_pool3d, max_pool3d)
+from ..ops import pooling as _pooling
+from ..ops.vision import (channel_shuffle, fold, grid_sample, native_channel_shuffle,
+                          pixel_shuffle, pixel_unshuffle, unfold)
+from ..ops.vision import resample as _resample
 from ..ops.loss import cross_entropy, ctc_loss, nll_loss, _legacy_reduction
+from ..ops import loss as _loss
 from ..ops.normalization import batch_norm, layer_norm
 from ..ops import normalization as _normalization
+from ..ops import pooling as _pooling
 from ..ops.pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d,
                            adaptive_max_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d)
 from ..autograd import _autocast
@@ -21,11 +29,12 @@ from ..autograd.grad_mode import is_grad_enabled, no_grad as _no_grad
 from ..autograd.grad_mode import state as _ac_state
 from ..ops._inplace import inplace as _inplace
 from ..ops.creation import as_tensor, zeros
-from ..ops._util import backend_of, not_implemented_for, wrap_dim, xp_of
+from ..ops._util import not_implemented_for, wrap_dim, xp_of
 from .. import dtypes as _dt
 from ..ops import activation as _act
 from ..ops.padding import Pad as _Pad
 from ..ops.sparse import Embedding as _Embedding
+from ..ops import sparse as _sparse
 from ..tensor import Tensor
 from ..ops.activation import (Gelu, Glu, Hardswish, Hardtanh, LeakyRelu, Mish, Pointwise,
                               PreluKernel, RreluWithNoise, Softplus)
@@ -382,54 +391,6 @@ def pad(input, pad, mode="constant", value=None):
     return _Pad.apply(input, pads, mode, 0 if value is None else value, k)
 
 
-def _cubic_weights(t):
-    """torch's cubic-convolution weights (A = -0.75) of the 4 taps around offset ``t``."""
-    a = -0.75
-
-    def near(x):
-        return ((a + 2) * x - (a + 3)) * x * x + 1
-
-    def far(x):
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-    return far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)
-
-
-def _interp_matrix(backend, n_in, n_out, mode, align_corners, scale, dtype):
-    """The (n_out, n_in) resampling matrix of one spatial dim, on ``backend``'s device."""
-    xp = backend.xp
-    m = xp.zeros((n_out, n_in), dtype=np.float64)
-    dst = xp.arange(n_out, dtype=np.float64)
-    rows = xp.arange(n_out)
-    if mode == "nearest":
-        src = xp.minimum(xp.floor(dst * scale).astype(np.int64), n_in - 1)
-        m[rows, src] = 1
-        return m.astype(dtype)
-    if mode == "nearest-exact":
-        src = xp.minimum(xp.floor((dst + 0.5) * scale).astype(np.int64), n_in - 1)
-        m[rows, src] = 1
-        return m.astype(dtype)
-    if align_corners:
-        src = dst * ((n_in - 1) / (n_out - 1)) if n_out > 1 else dst * 0
-    elif mode == "cubic":
-        src = (dst + 0.5) * scale - 0.5
-    else:
-        src = xp.maximum((dst + 0.5) * scale - 0.5, 0)
-    if mode == "cubic":
-        i0 = xp.floor(src)
-        t = src - i0
-        i0 = i0.astype(np.int64)
-        for k, w in enumerate(_cubic_weights(t)):
-            idx = xp.clip(i0 - 1 + k, 0, n_in - 1)
-            backend.scatter_add(m, (rows, idx), w)
-        return m.astype(dtype)
-    i0 = xp.minimum(xp.floor(src).astype(np.int64), n_in - 1)
-    i1 = xp.minimum(i0 + 1, n_in - 1)
-    lam = src - i0
-    backend.scatter_add(m, (rows, i0), 1 - lam)
-    backend.scatter_add(m, (rows, i1), lam)
-    return m.astype(dtype)
-
-
 _INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 
 
@@ -471,17 +432,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         pool = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}[nd]
         return pool(input, out_sizes)
     kind = "cubic" if mode == "bicubic" else ("linear" if mode in _INTERP_DIMS else mode)
-    out = input
-    dt = input._array.dtype
-    backend = backend_of(input._array)
-    for a in range(nd):
-        m = _interp_matrix(backend, in_sizes[a], out_sizes[a], kind, bool(align_corners),
-                           scales[a], dt)
-        axis = 2 + a
-        moved = ops.transpose(out, axis, -1)
-        moved = ops.matmul(moved, Tensor._wrap(m.T))
-        out = ops.transpose(moved, axis, -1)
-    return out.contiguous()
+    return _resample(input, out_sizes, scales, kind, align_corners, mode)
 
 
 def _reduce(loss, reduction):
@@ -588,7 +539,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduction="mean", pos_weight=None):
     """Sigmoid + binary cross entropy in one stable formula (finite at any logit)."""
     if _ac_state.autocast:
-        input, target, weight, pos_weight = _autocast.inputs("fp32", (input, target, weight, pos_weight))
+        input, target, weight, pos_weight = _autocast.inputs(
+            "fp32", (input, target, weight, pos_weight))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError("Target size (%s) must be the same as input size (%s)"
@@ -628,12 +580,21 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     if not common.is_floating_point:
         raise RuntimeError("expected common dtype to be floating point, yet common dtype is %s"
                            % _dt.scalar_type_name(common.np))
-    x1 = x1 if x1.dtype == common else x1.to(common)
-    x2 = x2 if x2.dtype == common else x2.to(common)
+    # NOTE: as torch, only integer (and bool) inputs are converted; floats promote in the
+    # division below.
+    if not x1.is_floating_point() and not x1.is_complex():
+        x1 = x1.to(common)
+    if not x2.is_floating_point() and not x2.is_complex():
+        x2 = x2.to(common)
     if tuple(x1.shape) != tuple(x2.shape):
         x1, x2 = ops.broadcast_tensors(x1, x2)
-    n1 = ops.clamp(_norm(x1, 2, dim, True), min=eps)
-    n2 = ops.clamp(_norm(x2, 2, dim, True), min=eps)
+    # NOTE: the norms are clamped in place without grad (torch's graph: Clone <- VectorNorm),
+    # so the gradient flows as if unclamped.
+    n1 = _norm(x1, 2, dim, True).clone()
+    n2 = _norm(x2, 2, dim, True).clone()
+    with _no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
@@ -755,62 +716,6 @@ def glu(input, dim=-1):
         raise RuntimeError("Halving dimension must be even, but dimension %d is size %d"
                            % (d, input.shape[d]))
     return Glu.apply(input, d)
-
-
-def pixel_shuffle(input, upscale_factor):
-    """``(*, C r^2, H, W) -> (*, C, H r, W r)``."""
-    r = int(upscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got "
-                           "input with %d dimension(s)" % input.dim())
-    c, h, w = input.shape[-3:]
-    if c % (r * r):
-        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
-                           "divisible by the square of upscale_factor, but input.size(-3)=%d is "
-                           "not divisible by %d" % (c, r * r))
-    lead = tuple(input.shape[:-3])
-    n = len(lead)
-    x = input.reshape(lead + (c // (r * r), r, r, h, w))
-    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
-    return x.reshape(lead + (c // (r * r), h * r, w * r))
-
-
-def pixel_unshuffle(input, downscale_factor):
-    """``(*, C, H r, W r) -> (*, C r^2, H, W)``."""
-    r = int(downscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but "
-                           "got input with %d dimension(s)" % input.dim())
-    c, h, w = input.shape[-3:]
-    if h % r:
-        raise RuntimeError("pixel_unshuffle expects height to be divisible by downscale_factor, "
-                           "but input.size(-2)=%d is not divisible by %d" % (h, r))
-    if w % r:
-        raise RuntimeError("pixel_unshuffle expects width to be divisible by downscale_factor, "
-                           "but input.size(-1)=%d is not divisible by %d" % (w, r))
-    lead = tuple(input.shape[:-3])
-    n = len(lead)
-    x = input.reshape(lead + (c, h // r, r, w // r, r))
-    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
-    return x.reshape(lead + (c * r * r, h // r, w // r))
-
-
-def channel_shuffle(input, groups):
-    """Interleave the ``groups`` channel groups of dim 1."""
-    c = input.shape[1]
-    if groups <= 0:
-        raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
-                           "groups:%d" % groups)
-    if c % groups:
-        raise RuntimeError("Number of channels must be divisible by groups. Got %d channels and "
-                           "%d groups." % (c, groups))
-    n = input.shape[0]
-    rest = tuple(input.shape[2:])
-    x = input.reshape((n, groups, c // groups) + rest).transpose(1, 2)
-    return x.reshape((n, c) + rest)
-
-
-native_channel_shuffle = channel_shuffle
 
 
 def threshold_(input, threshold, value):
@@ -994,7 +899,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = float(_dt.finfo(input.dtype).eps)
     axes = tuple(range(input.dim() - k, input.dim()))
-    out = input * ops.rsqrt((input * input).mean(axes, keepdim=True) + eps)
+    rms = ops.pow(input, 2).mean(axes, keepdim=True)
+    out = input * ops.rsqrt(ops.arithmetic.AddScalar.apply(rms, eps))
     return out if weight is None else out * weight
 
 
@@ -1011,14 +917,13 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     div = (input * input).unsqueeze(1)
     if dim == 3:
         div = pad(div, (0, 0, size // 2, (size - 1) // 2))
-        div = avg_pool_nd(div, (size, 1), (1, 1), (0, 0), False, True, None, 2).squeeze(1)
+        div = _pooling.avg_pool2d(div, (size, 1), stride=1).squeeze(1)
     else:
         sizes = tuple(input.shape)
-        div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
         div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
-        div = avg_pool_nd(div, (size, 1, 1), (1, 1, 1), (0, 0, 0), False, True, None,
-                          3).squeeze(1)
-        div = div.reshape(sizes)
+        div = _pooling.avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
     div = (div * alpha + k) ** beta
     return input / div
 
@@ -1059,101 +964,6 @@ def _same_pads(k, d):
     return pads
 
 
-def conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, op="conv3d"):
-    """N-d cross-correlation from sliding windows and one einsum."""
-    x, unbatched = _lift(input, nd, op)
-    k = tuple(weight.shape[2:])
-    s, d = _tuple(stride, nd), _tuple(dilation, nd)
-    if isinstance(padding, str):
-        if padding == "valid":
-            pads = [(0, 0)] * nd
-        elif padding == "same":
-            if any(v != 1 for v in s):
-                raise RuntimeError("padding='same' is not supported for strided convolutions")
-            pads = _same_pads(k, d)
-        else:
-            raise RuntimeError("Invalid padding string: '%s'" % padding)
-    else:
-        pads = [(p, p) for p in _tuple(padding, nd)]
-    c = x.shape[1]
-    if c != weight.shape[1] * groups:
-        raise RuntimeError("Given groups=%d, weight of size %s, expected input%s to have %d "
-                           "channels, but got %d channels instead"
-                           % (groups, list(weight.shape), list(x.shape), weight.shape[1] * groups,
-                              c))
-    flat = [v for lo_hi in reversed(pads) for v in lo_hi]
-    if any(flat):
-        x = pad(x, flat)
-    win = _windows(x, k, s, d, nd)          # (N, C, out..., k...)
-    n = x.shape[0]
-    outs = tuple(win.shape[2:2 + nd])
-    win = win.reshape((n, groups, c // groups) + outs + k)
-    o = weight.shape[0]
-    w = weight.reshape((groups, o // groups, c // groups) + k)
-    letters = "defhij"[:nd]
-    kl = "xyzuvw"[:nd]
-    out = ops.einsum("ngc%s%s,goc%s->ngo%s" % (letters, kl, kl, letters), win, w)
-    out = out.reshape((n, o) + outs)
-    if bias is not None:
-        out = out + bias.reshape((1, o) + (1,) * nd)
-    return out.squeeze(0) if unbatched else out
-
-
-def _dilate(x, s, nd):
-    """Insert ``s - 1`` zeros between the elements of the last ``nd`` dims."""
-    for i in range(nd):
-        if s[i] == 1:
-            continue
-        ax = 2 + i
-        z = ops.zeros_like(x.unsqueeze(ax + 1)).expand(
-            *x.shape[:ax + 1], s[i] - 1, *x.shape[ax + 1:])
-        y = ops.cat([x.unsqueeze(ax + 1), z], ax + 1)
-        shape = list(x.shape)
-        shape[ax] = x.shape[ax] * s[i]
-        y = y.reshape(shape)
-        x = y.narrow(ax, 0, (x.shape[ax] - 1) * s[i] + 1)
-    return x
-
-
-def conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation,
-                      nd, op="conv_transpose3d"):
-    """The adjoint of ``conv_nd``: dilate by the stride, pad, correlate with the flipped
-    kernel."""
-    x, unbatched = _lift(input, nd, op)
-    s, d = _tuple(stride, nd), _tuple(dilation, nd)
-    p, op_ = _tuple(padding, nd), _tuple(output_padding, nd)
-    k = tuple(weight.shape[2:])
-    for i in range(nd):
-        if op_[i] >= s[i] and op_[i] >= d[i]:
-            raise RuntimeError("output padding must be smaller than either stride or dilation, "
-                               "but got output_padding_%s: %d, stride_%s: %d, dilation_%s: %d"
-                               % ("dhw"[i], op_[i], "dhw"[i], s[i], "dhw"[i], d[i]))
-    x = _dilate(x, s, nd)
-    flat = []
-    for i in reversed(range(nd)):
-        e = d[i] * (k[i] - 1) - p[i]
-        flat += [e, e + op_[i]]
-    x = pad(x, flat)
-    cin = weight.shape[0]
-    cout_g = weight.shape[1]
-    w = weight.reshape((groups, cin // groups, cout_g) + k).transpose(1, 2)
-    w = w.reshape((groups * cout_g, cin // groups) + k).flip(tuple(range(2, 2 + nd)))
-    out = conv_nd(x, w, bias, 1, 0, d, groups, nd, op)
-    return out.squeeze(0) if unbatched else out
-
-
-def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """3-D cross-correlation over ``(N, C, D, H, W)``. Matches ``torch.nn.functional.conv3d``."""
-    return conv_nd(input, weight, bias, stride, padding, dilation, groups, 3)
-
-
-def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1):
-    """3-D transposed convolution. Matches ``torch.nn.functional.conv_transpose3d``."""
-    return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups,
-                             dilation, 3)
-
-
 def _pool_out(n, k, s, p, d, ceil_mode):
     out = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
     if ceil_mode and (out - 1) * s >= n + p:
@@ -1176,44 +986,6 @@ def _pool_setup(input, kernel_size, stride, padding, dilation, ceil_mode, nd, op
     extra = [max((outs[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 - insz[i] - p[i], 0)
              for i in range(nd)]
     return x, unbatched, k, s, p, d, insz, outs, extra
-
-
-def max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nd,
-                op="max_pool3d"):
-    """N-d max pooling; indices are flat positions in each input plane."""
-    x, unbatched, k, s, p, d, insz, outs, extra = _pool_setup(
-        input, kernel_size, stride, padding, dilation, ceil_mode, nd, op)
-    flat = []
-    for i in reversed(range(nd)):
-        flat += [p[i], extra[i]]
-    xp_ = pad(x, flat, value=-math.inf) if any(flat) else x
-    win = _windows(xp_, k, s, d, nd)
-    win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in outs)]
-    vals, arg = win.reshape(tuple(win.shape[:2 + nd]) + (-1,)).max(-1)
-    out = vals
-    idx = None
-    if return_indices:
-        xp = xp_of(x)
-        a = arg._array
-        flat_idx = xp.zeros(a.shape, dtype=np.int64)
-        rem = a
-        mult = 1
-        coords = []
-        for i in reversed(range(nd)):
-            coords.append(rem % k[i])
-            rem = rem // k[i]
-        coords = coords[::-1]
-        for i in reversed(range(nd)):
-            o = xp.arange(outs[i]).reshape((-1,) + (1,) * (nd - 1 - i))
-            pos = o * s[i] - p[i] + coords[i] * d[i]
-            flat_idx = flat_idx + pos * mult
-            mult *= insz[i]
-        idx = Tensor._wrap(flat_idx)
-        if unbatched:
-            idx = idx.squeeze(0)
-    if unbatched:
-        out = out.squeeze(0)
-    return (out, idx) if return_indices else out
 
 
 def avg_pool_nd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -1245,20 +1017,6 @@ def avg_pool_nd(input, kernel_size, stride, padding, ceil_mode, count_include_pa
     return out.squeeze(0) if unbatched else out
 
 
-def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
-    """3-D max pooling. Matches ``torch.nn.functional.max_pool3d``."""
-    return max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices,
-                       3)
-
-
-def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True, divisor_override=None):
-    """3-D average pooling. Matches ``torch.nn.functional.avg_pool3d``."""
-    return avg_pool_nd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                       divisor_override, 3)
-
-
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
@@ -1283,63 +1041,6 @@ def _adaptive_sizes(output_size, insz):
     if not isinstance(output_size, (list, tuple)):
         output_size = (output_size,) * nd
     return tuple(insz[i] if o is None else int(o) for i, o in enumerate(output_size))
-
-
-def adaptive_avg_pool3d(input, output_size):
-    """3-D adaptive average pooling. Matches ``torch.nn.functional.adaptive_avg_pool3d``."""
-    x, unbatched = _lift(input, 3, "adaptive_avg_pool3d")
-    insz = tuple(x.shape[2:])
-    outs = _adaptive_sizes(output_size, insz)
-    xp = xp_of(x)
-    out = x
-    for i in range(3):
-        m = np.zeros((insz[i], outs[i]))  # host: index arithmetic
-        for j, (a, b) in enumerate(_adaptive_bins(insz[i], outs[i])):
-            m[a:b, j] = 1.0 / (b - a)
-        mt = Tensor._wrap(xp.asarray(m.astype(x._array.dtype)))   # host: a tiny constant
-        out = ops.matmul(out.transpose(2 + i, -1), mt).transpose(2 + i, -1)
-    out = out.contiguous()
-    return out.squeeze(0) if unbatched else out
-
-
-def _adaptive_max(input, output_size, return_indices, nd, op):
-    x, unbatched = _lift(input, nd, op)
-    insz = tuple(x.shape[2:])
-    outs = _adaptive_sizes(output_size, insz)
-    bins = [_adaptive_bins(insz[i], outs[i]) for i in range(nd)]
-    vals, idxs = [], []
-    for cell in itertools.product(*(range(o) for o in outs)):
-        sl = tuple(slice(*bins[i][c]) for i, c in enumerate(cell))
-        region = x[(slice(None), slice(None)) + sl]
-        v, a = region.reshape(tuple(x.shape[:2]) + (-1,)).max(-1)
-        vals.append(v)
-        if return_indices:
-            ext = [b - a_ for a_, b in (bins[i][c] for i, c in enumerate(cell))]
-            rem = a._array
-            pos = 0
-            coords = []
-            for i in reversed(range(nd)):
-                coords.append(rem % ext[i])
-                rem = rem // ext[i]
-            coords = coords[::-1]
-            mult = 1
-            for i in reversed(range(nd)):
-                pos = pos + (coords[i] + bins[i][cell[i]][0]) * mult
-                mult *= insz[i]
-            idxs.append(pos)
-    out = ops.stack(vals, -1).reshape(tuple(x.shape[:2]) + outs)
-    if unbatched:
-        out = out.squeeze(0)
-    if not return_indices:
-        return out
-    xp = xp_of(x)
-    idx = Tensor._wrap(xp.stack(idxs, -1).reshape(tuple(x.shape[:2]) + outs).astype(np.int64))
-    return out, (idx.squeeze(0) if unbatched else idx)
-
-
-def adaptive_max_pool3d(input, output_size, return_indices=False):
-    """3-D adaptive max pooling. Matches ``torch.nn.functional.adaptive_max_pool3d``."""
-    return _adaptive_max(input, output_size, return_indices, 3, "adaptive_max_pool3d")
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
@@ -1377,27 +1078,7 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def _max_unpool(input, indices, kernel_size, stride, padding, output_size, nd):
-    k = _tuple(kernel_size, nd)
-    s = _tuple(stride, nd) if stride is not None else k
-    p = _tuple(padding, nd)
-    unbatched = input.dim() == nd + 1
-    x = input.unsqueeze(0) if unbatched else input
-    idx = indices.unsqueeze(0) if unbatched else indices
-    insz = tuple(x.shape[2:])
-    default = tuple((insz[i] - 1) * s[i] - 2 * p[i] + k[i] for i in range(nd))
-    if output_size is None:
-        outs = default
-    else:
-        outs = tuple(output_size)[-nd:]
-        for i in range(nd):
-            lo, hi = default[i] - s[i], default[i] + s[i]
-            if not lo < outs[i] < hi:
-                raise ValueError("invalid output_size \"%s\" (dim %d must be between %d and %d)"
-                                 % (list(outs), i, lo, hi))
-    n, c = x.shape[:2]
-    flat = zeros((n, c, math.prod(outs)), dtype=x.dtype, device=x.device)
-    out = flat.scatter(2, idx.reshape(n, c, -1), x.reshape(n, c, -1)).reshape((n, c) + outs)
-    return out.squeeze(0) if unbatched else out
+    return _pooling.max_unpool(input, indices, kernel_size, stride, padding, output_size, nd)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -1415,61 +1096,6 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
 
 
-def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    """im2col: ``(N, C, H, W) -> (N, C * kh * kw, L)``."""
-    if input.dim() not in (3, 4):
-        raise NotImplementedError("Input Error: Only 3D or 4D input Tensors are supported "
-                                  "(got %dD)" % input.dim())
-    unbatched = input.dim() == 3
-    x = input.unsqueeze(0) if unbatched else input
-    k, d = _tuple(kernel_size, 2), _tuple(dilation, 2)
-    p, s = _tuple(padding, 2), _tuple(stride, 2)
-    if any(p):
-        x = pad(x, (p[1], p[1], p[0], p[0]))
-    win = _windows(x, k, s, d, 2)          # (N, C, oh, ow, kh, kw)
-    n, c, oh, ow = win.shape[:4]
-    out = win.permute(0, 1, 4, 5, 2, 3).reshape(n, c * k[0] * k[1], oh * ow)
-    return out.squeeze(0) if unbatched else out
-
-
-def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    """col2im: sum the columns of ``unfold`` back into ``(N, C, H, W)``."""
-    if input.dim() not in (2, 3):
-        raise NotImplementedError("Input Error: Only unbatched (2D) or batched (3D) input "
-                                  "Tensors are supported (got %dD)" % input.dim())
-    unbatched = input.dim() == 2
-    cols = input.unsqueeze(0) if unbatched else input
-    osz, k = _tuple(output_size, 2), _tuple(kernel_size, 2)
-    d, p, s = _tuple(dilation, 2), _tuple(padding, 2), _tuple(stride, 2)
-    n, ck, length = cols.shape
-    kk = k[0] * k[1]
-    if ck % kk:
-        raise RuntimeError("Expected size of input's dimension 1 to be divisible by the product "
-                           "of kernel_size, but got input.size(1)=%d and kernel_size=%s"
-                           % (ck, tuple(k)))
-    hp, wp = osz[0] + 2 * p[0], osz[1] + 2 * p[1]
-    oh = (hp - d[0] * (k[0] - 1) - 1) // s[0] + 1
-    ow = (wp - d[1] * (k[1] - 1) - 1) // s[1] + 1
-    if oh * ow != length:
-        raise RuntimeError("Given output_size=(%d, %d), kernel_size=(%d, %d), dilation=(%d, %d), "
-                           "padding=(%d, %d), stride=(%d, %d), expected size of input's "
-                           "dimension 2 to match the calculated number of sliding blocks %d * %d "
-                           "= %d, but got input.size(2)=%d." % (osz + k + d + p + s
-                                                                + (oh, ow, oh * ow, length)))
-    c = ck // kk
-    ki = np.arange(k[0]).reshape(-1, 1, 1, 1) * d[0]  # host: index arithmetic
-    kj = np.arange(k[1]).reshape(1, -1, 1, 1) * d[1]  # host: index arithmetic
-    oi = np.arange(oh).reshape(1, 1, -1, 1) * s[0]  # host: index arithmetic
-    oj = np.arange(ow).reshape(1, 1, 1, -1) * s[1]  # host: index arithmetic
-    pos = ((ki + oi) * wp + (kj + oj)).reshape(-1)           # host: index arithmetic
-    xp = xp_of(cols)
-    idx = Tensor._wrap(xp.asarray(pos))
-    base = zeros((n, c, hp * wp), dtype=cols.dtype, device=cols.device)
-    out = base.index_add(2, idx, cols.reshape(n, c, -1)).reshape(n, c, hp, wp)
-    out = out[:, :, p[0]:p[0] + osz[0], p[1]:p[1] + osz[1]]
-    return out.squeeze(0) if unbatched else out
-
-
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of ``interpolate``."""
     return interpolate(input, size, scale_factor, mode, align_corners)
@@ -1485,14 +1111,24 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
+_ANY_BOOL_MSG = ("any() received an invalid combination of arguments - got (bool), but expected one "
+                 "of:\n * (Tensor input, *, Tensor out = None)\n * (Tensor input, tuple of ints dim "
+                 "= None, bool keepdim = False, *, Tensor out = None)\n * (Tensor input, int dim, "
+                 "bool keepdim = False, *, Tensor out = None)\n")
+
+
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean"):
     """``0.5 (log(max(var, eps)) + (input - target)^2 / max(var, eps))`` (+ const)."""
     if _ac_state.autocast:
         input, target, var = _autocast.inputs("fp32", (input, target, var))
-    if isinstance(var, (int, float)):
+    if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
-        var = ops.full_like(input, float(var))
+        var = var * ops.ones_like(input)
+    elif not isinstance(var, Tensor):
+        raise TypeError(_ANY_BOOL_MSG)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
     if var.shape != input.shape:
         if tuple(input.shape[:-1]) == tuple(var.shape):
             var = var.unsqueeze(-1)
@@ -1501,15 +1137,13 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean
         else:
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
-        raise ValueError(reduction + " is not a valid value for reduction")
-    if bool((var < 0).any()):
-        raise ValueError("var has negative entry/entries")
+        raise ValueError(reduction + " is not valid")
     var = var.clone()
-    with_eps = ops.clamp(var, min=eps)
-    var = var + (with_eps - var).detach()
+    with _no_grad():
+        var.clamp_(min=eps)
     loss = 0.5 * (ops.log(var) + (input - target) ** 2 / var)
     if full:
-        loss = loss + 0.5 * math.log(2 * math.pi)
+        loss = ops.arithmetic.AddScalar.apply(loss, 0.5 * math.log(2 * math.pi))
     return _reduce(loss, reduction)
 
 
@@ -1576,29 +1210,53 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduce(loss, reduction)
 
 
+def _margin_frames(input, target, what):
+    """torch's shape checks of the margin losses: ``(nframe, dim)``."""
+    nd = input.dim()
+    if not ((nd == 2 and input.shape[1] != 0) or (nd == 1 and input.shape[0] != 0) or nd == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           "but got: %s" % list(input.shape))
+    nframe, dim = (1, 1 if nd == 0 else input.shape[0]) if nd <= 1 else tuple(input.shape)
+    if what == "multilabel":
+        ok = target.dim() <= 1 and target.numel() == dim if nd <= 1 else \
+            target.dim() == 2 and tuple(target.shape) == (nframe, dim)
+        if not ok:
+            raise RuntimeError("inconsistent target size: %s for input of size: %s"
+                               % (list(target.shape), list(input.shape)))
+    elif not (target.dim() <= 1 and target.numel() == nframe):
+        raise RuntimeError("inconsistent target size, expected %d but got %s"
+                           % (nframe, list(target.shape)))
+    return nframe, dim
+
+
+def _long_target(target, what="Long"):
+    if target._array.dtype != np.int64:
+        raise RuntimeError("expected scalar type %s but found %s"
+                           % (what, _dt.scalar_type_name(target._array.dtype)))
+
+
+def _empty_margin_loss(input, target, reduction, frames):
+    # NOTE: torch returns its uninitialised output for an empty mean/sum; ember gives 0.
+    shape = (input.shape[0],) if reduction == "none" and frames else ()
+    return zeros(shape, dtype=input.dtype, device=input.device)
+
+
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``sum_{j in targets, i not} max(0, 1 - (x_j - x_i)) / C`` (targets end at the first -1)."""
     if _ac_state.autocast:
         input, target = _autocast.inputs("fp32", (input, target))
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    x = input.unsqueeze(0) if input.dim() == 1 else input
-    t = target.reshape(tuple(x.shape))
-    c = x.shape[-1]
-    tn = t._array
-    xp = xp_of(t)
-    valid = xp.cumprod(tn >= 0, axis=-1).astype(bool)
-    onehot = xp.zeros(tn.shape, dtype=bool)
-    rows = xp.nonzero(valid)
-    onehot[rows[0], tn[rows]] = True                 # is-target mask per class
-    tmask = Tensor._wrap(valid.astype(x._array.dtype))
-    tidx = Tensor._wrap(xp.where(valid, tn, 0))
-    xj = x.gather(1, tidx)                           # (N, C) target scores
-    notarget = Tensor._wrap((~onehot).astype(x._array.dtype))
-    hinge = ops.clamp(1 - (xj.unsqueeze(2) - x.unsqueeze(1)), min=0)   # (N, j, i)
-    loss = (hinge * tmask.unsqueeze(2) * notarget.unsqueeze(1)).sum((1, 2)) / c
-    if input.dim() == 1:
-        loss = loss.squeeze(0)
-    return _reduce(loss, reduction)
+    _check_reduction(reduction)
+    _, dim = _margin_frames(input, target, "multilabel")
+    if input.numel() == 0:
+        _loss._complex_autograd_check(input, "multilabel_margin_loss")
+        return _empty_margin_loss(input, target, reduction, target.dim() > 1)
+    t = target._array
+    if t.size and (float(t.min()) < -1 or float(t.max()) >= dim):
+        raise RuntimeError("argument #2 'target' is out of range")
+    not_implemented_for(input._array, "multilabel_margin_loss_forward_out_frame", "biuc")
+    _long_target(target)
+    return _loss.MultilabelMarginLoss.apply(input, target, reduction)
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
@@ -1607,23 +1265,26 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if _ac_state.autocast:
         input, target, weight = _autocast.inputs("fp32", (input, target, weight))
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
-    x = input.unsqueeze(0) if input.dim() == 1 else input
-    t = target.reshape(-1)
-    c = x.shape[-1]
-    xy = x.gather(1, t.unsqueeze(1))
-    z = ops.clamp(margin - xy + x, min=0)
-    if p == 2:
-        z = z * z
-    if weight is not None:
-        z = z * weight[t].unsqueeze(1)
-    keep = Tensor._wrap((xp_of(t).arange(c)[None, :] != t._array[:, None]).astype(
-        x._array.dtype))
-    loss = (z * keep).sum(1) / c
-    if input.dim() == 1:
-        loss = loss.squeeze(0)
-    return _reduce(loss, reduction)
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    _, dim = _margin_frames(input, target, "multi")
+    if weight is not None and not (weight.dim() <= 1 and weight.numel() == dim):
+        raise RuntimeError("inconsistent weight size, expected %d but got %s"
+                           % (dim, list(weight.shape)))
+    if input.numel() == 0:
+        _loss._complex_autograd_check(input, "multi_margin_loss")
+        return _empty_margin_loss(input, target, reduction, target.dim() > 0)
+    not_implemented_for(input._array, "multi_margin_loss_cpu_kernel", "biuc")
+    _long_target(target)
+    if weight is not None and weight._array.dtype != input._array.dtype:
+        _long_target(weight, _dt.scalar_type_name(input._array.dtype))
+    t = target._array
+    if t.size and (int(t.min()) < 0 or int(t.max()) >= dim):
+        raise RuntimeError("target out of range")
+    return _loss.MultiMarginLoss.apply(input, target, p, margin, weight, reduction)
 
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
@@ -1677,14 +1338,22 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                                   "per_sample_weights is only supported for mode='sum' (got "
                                   "mode='%s'). Please open a feature request on the Pytorch "
                                   "GitHub." % mode)
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError("embedding_bag: If per_sample_weights (%s) is not None, then it must "
+                         "have the same shape as the input (%s)"
+                         % (_size_str(per_sample_weights.shape), _size_str(input.shape)))
+    if weight.dim() != 2:
+        raise ValueError("weight has to be a 2D Tensor, but got Tensor of dimension %d"
+                         % weight.dim())
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
                              "is a mini-batch of fixed length sequences. However, found "
-                             "offsets of type %s" % type(offsets).__name__)
+                             "offsets of type %s" % ("<class 'torch.Tensor'>"
+                                                     if isinstance(offsets, Tensor)
+                                                     else str(type(offsets))))
         b, length = input.shape
-        starts = [i * length for i in range(b)]
-        ends = [(i + 1) * length for i in range(b)]
+        offs = list(range(0, b * length, length)) if length else [0] * b
         flat = input.reshape(-1)
         psw = per_sample_weights.reshape(-1) if per_sample_weights is not None else None
     elif input.dim() == 1:
@@ -1693,38 +1362,77 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         if offsets.dim() != 1:
             raise ValueError("offsets has to be a 1D Tensor")
         offs = [int(v) for v in offsets.tolist()]
-        total = input.shape[0]
-        if include_last_offset:
-            starts, ends = offs[:-1], offs[1:]
-        else:
-            starts, ends = offs, offs[1:] + [total]
         flat = input
         psw = per_sample_weights
     else:
         raise ValueError("input has to be 1D or 2D Tensor, but got Tensor of dimension %d"
                          % input.dim())
-    rows = embedding(flat, weight, padding_idx, max_norm, norm_type)
-    if psw is not None:
-        rows = rows * psw.unsqueeze(1)
+    if mode == "max":
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    elif mode not in ("sum", "mean"):
+        raise ValueError("mode has to be one of sum, mean or max")
     n = weight.shape[0]
-    pidx = None if padding_idx is None else (padding_idx + n if padding_idx < 0 else padding_idx)
-    ids = flat.tolist()
-    bags = []
-    for a, b in zip(starts, ends):
-        keep = [i for i in range(a, b) if pidx is None or ids[i] != pidx]
-        if not keep:
-            bags.append(zeros((weight.shape[1],), dtype=weight.dtype, device=weight.device))
-            continue
-        sel = rows.index_select(0, as_tensor(keep, dtype=np.int64, device=weight.device))
-        if mode == "sum":
-            bags.append(sel.sum(0))
-        elif mode == "mean":
-            bags.append(sel.mean(0))
-        else:
-            bags.append(sel.max(0)[0])
-    if not bags:
-        return zeros((0, weight.shape[1]), dtype=weight.dtype, device=weight.device)
-    return ops.stack(bags, 0)
+    if padding_idx is not None:
+        if padding_idx >= n or padding_idx < -n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx = padding_idx + n if padding_idx < 0 else padding_idx
+    if max_norm is not None:
+        embedding(flat, weight, None, max_norm, norm_type)      # (renormalises in place)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
+                                  "per_sample_weights is only supported for mode='sum' (got "
+                                  "mode='%s'). Please open a feature request on the Pytorch "
+                                  "GitHub." % mode)
+    return _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_idx)
+
+
+def _size_str(shape):
+    return "torch.Size([%s])" % ", ".join(str(int(v)) for v in shape)
+
+
+def _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_idx):
+    if flat._array.dtype not in (np.int64, np.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got %s instead (while "
+                           "checking arguments for embedding_bag)" % flat.type())
+    if weight._array.dtype.kind != "f":
+        wt = weight.type() if weight._array.dtype.kind != "c" else \
+            "CPU%sType" % _dt.scalar_type_name(weight._array.dtype)
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the "
+                           "following scalar types: Half, BFloat16, Float, Double; but got %s "
+                           "instead (while checking arguments for embedding_bag)" % wt)
+    if psw is not None and psw.dtype != weight.dtype:
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have the same type as "
+                           "tensor for argument #1 'per_sample_weights'; but type %s does not "
+                           "equal %s (while checking arguments for embedding_bag)"
+                           % (weight.type(), psw.type()))
+    length = flat.shape[0]
+    if offs and offs[0] != 0:
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+                           "has to start from position 0. However, got %d" % offs[0])
+    if offs and offs[-1] > length:
+        raise RuntimeError("offsets[-1] can not be greater than input's length %d but got "
+                           "offsets[-1] of %d" % (length, offs[-1]))
+    idx = flat._array.astype(np.int64)
+    n = weight.shape[0]
+    bad = xp_of(weight).flatnonzero((idx < 0) | (idx >= n))
+    if bad.size:
+        raise RuntimeError("Index %d of input takes value %d which is not in the valid range "
+                           "[0, %d)" % (int(bad[0]), int(idx[int(bad[0])]), n))
+    xp = xp_of(weight)
+    n_bags = len(offs) - 1 if include_last_offset else len(offs)
+    starts = xp.asarray(offs[:n_bags] if n_bags > 0 else [], dtype=np.int64)
+    pos = xp.arange(length)
+    bags = xp.searchsorted(starts, pos, side="right") - 1
+    if include_last_offset and offs:
+        bags = xp.where(pos < offs[-1], bags, -1)
+    if padding_idx is not None:
+        bags = xp.where(idx == padding_idx, -1, bags)
+    return _sparse.EmbeddingBag.apply(weight, psw, idx, bags.astype(np.int64), max(n_bags, 0),
+                                      mode)
 
 
 def affine_grid(theta, size, align_corners=None):
@@ -1760,169 +1468,6 @@ def affine_grid(theta, size, align_corners=None):
     return grid.reshape((size[0],) + spatial + (nd,))
 
 
-def _unnormalize(coord, n, align_corners):
-    if align_corners:
-        return (coord + 1) / 2 * (n - 1)
-    return ((coord + 1) * n - 1) / 2
-
-
-def _reflect(x, twice_low, twice_high):
-    """torch's reflect_coordinates: fold ``x`` into [twice_low / 2, twice_high / 2]."""
-    if twice_low == twice_high:
-        return ops.zeros_like(x)
-    lo = twice_low / 2
-    span = (twice_high - twice_low) / 2
-    x = ops.abs(x - lo)
-    extra = ops.fmod(x, span)
-    flips = ops.floor(x / span)
-    even = ops.fmod(flips, 2) == 0
-    return ops.where(even, extra + lo, span - extra + lo)
-
-
-def _source_index(coord, n, padding_mode, align_corners):
-    x = _unnormalize(coord, n, align_corners)
-    if padding_mode == "border":
-        x = ops.clamp(x, 0, n - 1)
-    elif padding_mode == "reflection":
-        if align_corners:
-            x = _reflect(x, 0, 2 * (n - 1))
-        else:
-            x = _reflect(x, -1, 2 * n - 1)
-        x = ops.clamp(x, 0, n - 1)
-    return x
-
-
-def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """Sample ``input`` (N, C, H, W) at ``grid`` (N, Ho, Wo, 2) points in [-1, 1] (x, y)."""
-    if mode not in ("bilinear", "nearest", "bicubic"):
-        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
-                         "'nearest' or 'bicubic', but got: '%s'" % mode)
-    if padding_mode not in ("zeros", "border", "reflection"):
-        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
-                         "'border', or 'reflection', but got: '%s'" % padding_mode)
-    if input.dim() != 4 or mode == "bicubic":
-        raise NotImplementedError("grid_sample: only 4-D input with bilinear or nearest mode "
-                                  "is supported")
-    align_corners = bool(align_corners)
-    n, c, h, w = input.shape
-    ho, wo = grid.shape[1:3]
-    ix = _source_index(grid[..., 0], w, padding_mode, align_corners)
-    iy = _source_index(grid[..., 1], h, padding_mode, align_corners)
-    flat = input.reshape(n, c, h * w)
-
-    def gather(yi, xi):
-        """input at integer (yi, xi) arrays, 0 outside."""
-        xp = xp_of(input)
-        inside = (xi >= 0) & (xi <= w - 1) & (yi >= 0) & (yi <= h - 1)
-        lin = (xp.clip(yi, 0, h - 1) * w + xp.clip(xi, 0, w - 1)).astype(np.int64)
-        idx = Tensor._wrap(lin.reshape(n, 1, -1)).expand(n, c, ho * wo)
-        vals = flat.gather(2, idx).reshape(n, c, ho, wo)
-        return vals * Tensor._wrap(inside.astype(input._array.dtype)[:, None])
-
-    xp = xp_of(input)
-    if mode == "nearest":
-        xn = xp.round(ix._array)          # half to even, as torch's nearbyint
-        yn = xp.round(iy._array)
-        return gather(yn, xn)
-    x0 = ops.floor(ix)
-    y0 = ops.floor(iy)
-    wx1 = ix - x0
-    wy1 = iy - y0
-    wx0 = 1 - wx1
-    wy0 = 1 - wy1
-    xa, ya = x0._array, y0._array
-    out = (gather(ya, xa) * (wx0 * wy0).unsqueeze(1)
-           + gather(ya, xa + 1) * (wx1 * wy0).unsqueeze(1)
-           + gather(ya + 1, xa) * (wx0 * wy1).unsqueeze(1)
-           + gather(ya + 1, xa + 1) * (wx1 * wy1).unsqueeze(1))
-    return out
-
-
-def _fractional_intervals(xp, sample, n_in, n_out, pool):
-    """torch's window starts: ``int((i + u) * alpha) - int(u * alpha)`` in the input's dtype,
-    the last window flush with the end. ``sample``: (N, C) uniforms; returns (N, C, n_out)."""
-    seq = xp.zeros(sample.shape + (n_out,), dtype=np.int64)
-    if n_out > 1:
-        alpha = sample.dtype.type(n_in - pool) / sample.dtype.type(n_out - 1)
-        i = xp.arange(n_out - 1).astype(sample.dtype)
-        start = ((i + sample[..., None]) * alpha).astype(np.int64)
-        seq[..., :-1] = start - (sample * alpha).astype(np.int64)[..., None]
-    if n_out > 0:
-        seq[..., -1] = n_in - pool
-    return seq
-
-
-_FRAC_DIM_NAMES = {2: ("height", "width"), 3: ("time", "height", "width")}
-
-
-def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
-                         _random_samples, nd):
-    name = "fractional_max_pool%dd" % nd
-    if output_size is None and output_ratio is None:
-        raise ValueError("%s requires specifying either an output_size or an output_ratio"
-                         % name)
-    x, unbatched = _lift(input, nd, name)
-    insz = tuple(x.shape[2:])
-    k = _tuple(kernel_size, nd)
-    if output_size is None:
-        ratio = _tuple_f(output_ratio, nd)
-        outs = tuple(int(insz[i] * ratio[i]) for i in range(nd))
-    else:
-        outs = _tuple(output_size, nd)
-    for i in range(nd):
-        if outs[i] + k[i] - 1 > insz[i]:
-            what = _FRAC_DIM_NAMES[nd][i]
-            raise RuntimeError("%s(): pool %s %d too large relative to input %s %d"
-                               % (name, what, k[i], what, insz[i]))
-    n, c = x.shape[:2]
-    xp = xp_of(x)
-    if _random_samples is None:
-        _random_samples = ops.rand(n, c, nd, dtype=x.dtype, device=x.device)
-    u = _random_samples._array
-    # torch's sample order: 2-D (w, h); 3-D (t, h, w)
-    order = (1, 0) if nd == 2 else (0, 1, 2)
-    starts = [_fractional_intervals(xp, u[..., order[i]], insz[i], outs[i], k[i])
-              for i in range(nd)]
-    idx = xp.zeros((n, c) + outs + k, dtype=np.int64)
-    mult = 1
-    for i in reversed(range(nd)):
-        st = starts[i].reshape((n, c) + tuple(outs[i] if j == i else 1 for j in range(nd))
-                               + (1,) * nd)
-        off = xp.arange(k[i]).reshape((1, 1) + (1,) * nd
-                                      + tuple(k[i] if j == i else 1 for j in range(nd)))
-        idx = idx + (st + off) * mult
-        mult *= insz[i]
-    flat_idx = idx.reshape(n, c, -1)
-    vals = x.reshape(n, c, -1).gather(2, Tensor._wrap(flat_idx))
-    vals = vals.reshape((n, c) + outs + (math.prod(k),))
-    out, arg = vals.max(-1)
-    if unbatched:
-        out = out.squeeze(0)
-    if not return_indices:
-        return out
-    pick = xp.take_along_axis(idx.reshape((n, c) + outs + (-1,)), arg._array[..., None], -1)
-    indices = Tensor._wrap(pick[..., 0])
-    return out, (indices.squeeze(0) if unbatched else indices)
-
-
-def _tuple_f(v, n):
-    return tuple(float(x) for x in v) if isinstance(v, (list, tuple)) else (float(v),) * n
-
-
-def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
-                          return_indices=False, _random_samples=None):
-    """2-D max pooling over pseudo-random, overlapping windows (Graham, 2014)."""
-    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
-                                _random_samples, 2)
-
-
-def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
-                          return_indices=False, _random_samples=None):
-    """3-D fractional max pooling."""
-    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
-                                _random_samples, 3)
-
-
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
     return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
@@ -1935,8 +1480,3 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
                                  _random_samples)
 
 
-def conv_tbc(input, weight, bias, pad=0):
-    """1-D convolution in time-batch-channel layout: input ``(T, B, C_in)``, weight
-    ``(k, C_in, C_out)``, bias ``(C_out,)``."""
-    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
-    return out.permute(2, 0, 1)

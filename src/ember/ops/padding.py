@@ -7,7 +7,7 @@ import math
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import backend_of, xp_of
+from ._util import backend_of, not_implemented_for, xp_of
 
 __all__ = []
 
@@ -43,6 +43,9 @@ class Pad(Function):
     @staticmethod
     def forward(ctx, input, pads, mode, value, padded_dims=1):
         if mode in _NODE_NAMES:
+            # (torch's reflection/replication kernels have no bool version)
+            not_implemented_for(input._array, "%s_pad%dd" % (
+                "reflection" if mode == "reflect" else "replication", padded_dims), "b")
             ctx.set_node_name(_NODE_NAMES[mode] % padded_dims)
         ctx.conf = (pads, mode, input.shape)
         return Tensor._wrap(_pad(xp_of(input), input._array, pads, mode, value))

@@ -4,6 +4,7 @@ import numbers
 from ...ops.creation import empty, ones, tensor, zeros
 from ... import dtypes
 from .. import functional as F
+from .._cross_map_lrn import cross_map_lrn2d
 from .. import init
 from ..parameter import Parameter
 from ..parameter import UninitializedParameter
@@ -224,17 +225,15 @@ class LocalResponseNorm(Module):
 
 
 class CrossMapLRN2d(Module):
-    """Local response normalization across channels of a 4-D input."""
+    """Local response normalization across channels of a 4-D input, with torch's legacy
+    kernels (see ``nn/_cross_map_lrn.py``)."""
 
     def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
         super().__init__()
         self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
 
     def forward(self, input):
-        if input.dim() != 4:
-            raise ValueError("CrossMapLRN2d: Expected input to be 4D, got %dD instead."
-                             % input.dim())
-        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+        return cross_map_lrn2d(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)

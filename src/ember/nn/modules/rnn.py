@@ -5,6 +5,7 @@ Parameter names, shapes, gate order (LSTM: i, f, g, o; GRU: r, z, n), LSTM proje
 1/sqrt(hidden_size)) are torch's, so state_dicts move across.
 """
 import math
+import warnings
 
 from ... import ops
 from ...dtypes import float32
@@ -39,6 +40,17 @@ def _fusable(input, *tensors):
     """Whether torch takes its fused (mkldnn) LSTM: float32 throughout, a non-empty input."""
     return input.dtype == float32 and input.numel() != 0 and \
         all(t is None or t.dtype == float32 for t in tensors)
+
+
+_proj_warned = []
+
+
+def _warn_proj_once():
+    """torch's warning (once per process) where its fused LSTM turns down projections."""
+    if not _proj_warned:
+        _proj_warned.append(True)
+        warnings.warn("LSTM with projections is not supported with oneDNN. Using default "
+                      "implementation.", UserWarning, stacklevel=4)
 
 
 def _gru_step(gi, h, w_hh, b_hh):
@@ -263,8 +275,11 @@ class RNNBase(Module):
         # NOTE: as torch on the CPU: float32 LSTMs without projections run one fused node per
         # layer and direction (its mkldnn layer, reading hx by select); everything else runs
         # its cells step by step (reading hx by unbind).
-        fused = lstm and not self.proj_size and _fusable(
+        fused = lstm and _fusable(
             input, hx[0], hx[1], *[getattr(self, w) for w in self._flat_weights_names])
+        if fused and self.proj_size:
+            fused = False
+            _warn_proj_once()
         if lstm:
             self._check_hidden(hx[0], expected, "hidden[0]")
             self._check_hidden(hx[1], cell, "hidden[1]")
