@@ -48,6 +48,12 @@ def _hash_tensor(self, dim=(), *, keepdim=False, mode=0):
 
 
 Tensor.prelu, Tensor.hash_tensor = _prelu, _hash_tensor     # (their ops live above ops/)
+
+
+def adaptive_max_pool1d(input, output_size):
+    """``torch.adaptive_max_pool1d``: ``(values, indices)`` (``nn.functional``'s returns the
+    values only)."""
+    return ops.adaptive_max_pool1d(input, output_size, return_indices=True)
 # ``from .ops import *`` bound ``linalg`` to ``ops.linalg``; load the public ``ember.linalg``.
 linalg = __import__("importlib").import_module(__name__ + ".linalg")
 from ._lowrank import svd_lowrank, pca_lowrank  # noqa: E402
@@ -148,6 +154,11 @@ def load(f, *args, **kwargs):
     """
     from .serialization import load as _load
     return _load(f, *args, **kwargs)
+
+
+def __dir__():
+    from . import _torch_ns
+    return sorted(set(globals()) | _torch_ns.NAMES)
 
 
 def __getattr__(name):

@@ -1,4 +1,5 @@
 """Arithmetic with broadcasting and Python scalars on either side: add, sub, mul, div, pow, ..."""
+import cmath
 import math
 import warnings
 
@@ -462,6 +463,10 @@ class RPow(Function):
             # NOTE: torch's grad * where(exponent >= 0, 0, out * log(0)): -inf for a negative
             # exponent (out is inf there, and 0 or 1 for exponent >= 0)
             return grad_output * where(out <= 1, 0.0, -out), None
+        if out._array.dtype.kind == "c":
+            # NOTE: torch takes the log of the base as a complex number (log|s| + i pi for a
+            # negative one) and conjugates: grad * conj(out * log(s))
+            return grad_output * _cj(out * cmath.log(s)), None
         # (log of a negative base is nan, as torch's gradient)
         return grad_output * out * (math.log(s) if s > 0 else math.nan), None
 
@@ -670,8 +675,11 @@ def pow(input, exponent, *, out=None):
 def float_power(input, exponent):
     """``pow`` computed in float64."""
     from .conversion import to
-    input = to(input, _dt.float64) if isinstance(input, Tensor) else input
-    exponent = to(exponent, _dt.float64) if isinstance(exponent, Tensor) else exponent
+    cplx = any(x._array.dtype.kind == "c" if isinstance(x, Tensor) else isinstance(x, complex)
+               for x in (input, exponent))
+    dt = _dt.complex128 if cplx else _dt.float64    # (complex128 when either is complex)
+    input = to(input, dt) if isinstance(input, Tensor) else input
+    exponent = to(exponent, dt) if isinstance(exponent, Tensor) else exponent
     return pow(input, exponent)
 
 
@@ -693,17 +701,51 @@ def square(input, *, out=None):
     return PowScalar.apply(input, 2)
 
 
+_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
+        "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+        "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+        "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _cpp(t):
+    """A tensor's dtype as torch's C++ messages print it (``double``, ``long int``)."""
+    return _CPP.get(str(t.dtype).replace("torch.", ""), str(t.dtype))
+
+
+def _lerp_dtype(a, end, weight):
+    """torch's checks of lerp's dtypes: ``end`` (and a weight tensor of one or more dims) of
+    ``input``'s dtype, the computation in a float or complex dtype."""
+    if end.dtype != a.dtype:
+        raise RuntimeError("expected dtype %s for `end` but got dtype %s" % (_cpp(a), _cpp(end)))
+    if isinstance(weight, Tensor):
+        if weight.dim() != 0 and weight.dtype != a.dtype:
+            raise RuntimeError("expected dtype %s for `weight` but got dtype %s"
+                               % (_cpp(a), _cpp(weight)))
+        # (a 0-dim weight joins the type promotion)
+        dt = _dt.result_type(a, weight).np if weight.dim() == 0 else a._array.dtype
+        if dt.kind in "iub":
+            raise NotImplementedError("\"lerp_kernel_tensor\" not implemented for '%s'"
+                                      % _dt.scalar_type_name(dt))
+        return dt
+    not_implemented_for(a._array, "lerp_kernel_scalar", "iub")
+    if isinstance(weight, complex) and a._array.dtype.kind != "c":
+        raise RuntimeError("value cannot be converted to type %s without overflow" % _cpp(a))
+    return a._array.dtype
+
+
 class Lerp(Function):
     node_name = "LerpBackward0"
 
     @staticmethod
     def forward(ctx, a, end, weight):
-        aa, ee = binary_arrays("lerp", a, end)
+        dt = _lerp_dtype(a, end, weight)
         xp = xp_of(a)
+        aa, ee = a._array.astype(dt, copy=False), end._array.astype(dt, copy=False)
+        check_shapes_broadcast("lerp", aa.shape, ee.shape)
         diff = ee - aa
         # NOTE: torch's two-sided formula, exact at both ends (weight 0 and 1).
         if isinstance(weight, Tensor):
-            w = weight._array
+            w = weight._array.astype(dt, copy=False)
             check_shapes_broadcast("lerp", np.broadcast_shapes(aa.shape, ee.shape), w.shape)
             ctx.save_for_backward(a, end, weight)
             ctx.set_node_name("LerpBackward1")    # torch's name for a tensor weight
@@ -711,21 +753,26 @@ class Lerp(Function):
         else:
             ctx.weight = w = weight
             out = aa + w * diff if abs(w) < 0.5 else ee - diff * (1 - w)
-        return Tensor._wrap(xp.asarray(out, dtype=aa.dtype))
+        return Tensor._wrap(xp.asarray(out, dtype=dt))
 
     @staticmethod
     def backward(ctx, grad_output):
         need = ctx.needs_input_grad
         if hasattr(ctx, "weight"):
             w = ctx.weight
-            ga = sum_to(grad_output * (1 - w), _grad_shape(ctx, 0)) if need[0] else None
-            ge = sum_to(grad_output * w, _grad_shape(ctx, 1)) if need[1] else None
+            ga = sum_to(grad_output * _conj_number(1 - w), _grad_shape(ctx, 0)) if need[0] \
+                else None
+            ge = sum_to(grad_output * _conj_number(w), _grad_shape(ctx, 1)) if need[1] else None
             return ga, ge, None
         a, end, w = ctx.saved_tensors
-        ga = sum_to(grad_output * (1 - w), _grad_shape(ctx, 0)) if need[0] else None
-        ge = sum_to(grad_output * w, _grad_shape(ctx, 1)) if need[1] else None
-        gw = sum_to(grad_output * (end - a), _grad_shape(ctx, 2)) if need[2] else None
+        ga = sum_to(grad_output * _cj(1 - w), _grad_shape(ctx, 0)) if need[0] else None
+        ge = sum_to(grad_output * _cj(w), _grad_shape(ctx, 1)) if need[1] else None
+        gw = sum_to(grad_output * _cj(end - a), _grad_shape(ctx, 2)) if need[2] else None
         return ga, ge, gw
+
+
+def _conj_number(w):
+    return w.conjugate() if isinstance(w, complex) else w
 
 
 def lerp(input, end, weight, *, out=None):
@@ -1160,7 +1207,8 @@ class Atan2(Function):
         need = ctx.needs_input_grad
         r = grad_output / (a * a + b * b)
         ga = sum_to(r * b, ctx._input_meta(0)[0]) if need[0] else None
-        gb = sum_to(-r * a, ctx._input_meta(1)[0]) if need[1] else None
+        # NOTE: torch negates ``input`` itself, which raises for a bool tensor.
+        gb = sum_to(r * -a, ctx._input_meta(1)[0]) if need[1] else None
         return ga, gb
 
 
@@ -1171,14 +1219,18 @@ class Logaddexp(Function):
     op = "logaddexp"
     kernel = "logaddexp"
 
+    kinds = "iub"    # dtype kinds without a kernel
+
     @staticmethod
     def forward(ctx, a, b):
         cls = ctx._forward_cls
         aa, bb = binary_arrays(cls.op, a, b)
-        not_implemented_for(aa, cls.op + "_cpu", "iub")
+        not_implemented_for(aa, cls.op + "_cpu", cls.kinds)
         ctx.save_for_backward(a, b)
         xp = xp_of(a)
         with _quiet():
+            if aa.dtype.kind == "c":
+                return Tensor._wrap(_logaddexp_complex(xp, aa, bb))
             return Tensor._wrap(xp.asarray(getattr(xp, cls.kernel)(aa, bb)))
 
     @staticmethod
@@ -1187,15 +1239,53 @@ class Logaddexp(Function):
         power = exp2 if ctx._forward_cls is Logaddexp2 else exp
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
-        ga = sum_to(grad_output / (power(b - a) + 1), ctx._input_meta(0)[0]) if need[0] else None
-        gb = sum_to(grad_output / (power(a - b) + 1), ctx._input_meta(1)[0]) if need[1] else None
+        if grad_output._array.dtype.kind == "c":
+            # NOTE: torch's formula has no complex-to-real step: a real input that needs a
+            # gradient fails the engine's dtype check.
+            for i, t in enumerate((a, b)):
+                if need[i] and t._array.dtype.kind != "c":
+                    raise RuntimeError(_R_TO_C_MSG)
+        ga = sum_to(grad_output / _cj(power(b - a) + 1), ctx._input_meta(0)[0]) if need[0] \
+            else None
+        gb = sum_to(grad_output / _cj(power(a - b) + 1), ctx._input_meta(1)[0]) if need[1] \
+            else None
         return ga, gb
+
+
+_R_TO_C_MSG = ("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+               "grad_is_complex) to be true, but got false.  (Could this error message be "
+               "improved?  If so, please report an enhancement request to PyTorch.)")
+
+
+def _log1p_complex(xp, z):
+    """``log(1 + z)`` for complex ``z``, accurate near 0 (torch's c10 formula)."""
+    x, y = z.real, z.imag
+    theta = xp.arctan2(y, x + 1)
+    r = x * (2 + x) + y * y
+    small = xp.where(r == 0, x, 0.5 * xp.log1p(r))
+    real = xp.where(xp.abs(z) < 0.5, small, xp.log(xp.hypot(x + 1, y)))
+    return real + 1j * theta
+
+
+def _logaddexp_complex(xp, x, y):
+    """torch's complex logaddexp: ``max + log1p(exp(min - max))`` by real part, nan first."""
+    x, y = xp.broadcast_arrays(x, y)
+    xnan, ynan = xp.isnan(x), xp.isnan(y)
+    x_low = ~ynan & (xnan | (x.real < y.real))
+    lo, hi = xp.where(x_low, x, y), xp.where(x_low, y, x)
+    out = _log1p_complex(xp, xp.exp(lo - hi)) + hi
+    both_inf = ~xp.isfinite(lo.real) & (lo.real == hi.real)
+    out = xp.where(both_inf & (lo.real < 0), lo, out)
+    out = xp.where(both_inf & (lo.real > 0), xp.log(xp.exp(lo) + xp.exp(hi)), out)
+    nan = xp.asarray(complex(np.nan, np.nan), dtype=out.dtype)
+    return xp.where(xp.isnan(lo), nan, out).astype(x.dtype, copy=False)
 
 
 class Logaddexp2(Logaddexp):
     node_name = "Logaddexp2Backward0"
     op = "logaddexp2"
     kernel = "logaddexp2"
+    kinds = "iubc"
 
 
 class Hypot(Function):
@@ -1297,7 +1387,30 @@ def xlogy(input, other, *, out=None):
     return XlogyScalar.apply(a, b, 1 if b is other else 2)
 
 
+def _check_inplace_binary(op, input, other, floating):
+    """torch's checks of ``input.op_(other)`` before its kernel runs: the broadcast shape is
+    ``input``'s, then the result dtype (a float one for ``floating`` ops) casts to it."""
+    if not isinstance(other, Tensor):
+        raise TypeError("%s_(): argument 'other' (position 1) must be Tensor, not %s"
+                        % (op, type(other).__name__))
+    ia, oa = input._array, other._array
+    if ia.shape != oa.shape:
+        check_shapes_broadcast(op, ia.shape, oa.shape)
+        shape = np.broadcast_shapes(ia.shape, oa.shape)
+        if shape != ia.shape:
+            raise RuntimeError("output with shape %s doesn't match the broadcast shape %s"
+                               % (list(ia.shape), list(shape)))
+    res = _dt.result_type(input, other).np
+    if floating and res.kind in "iub":
+        res = _dt.get_default_dtype().np
+    rank = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
+    if rank[res.kind] > rank[ia.dtype.kind]:
+        raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                           % (_dt.scalar_type_name(res), _dt.scalar_type_name(ia.dtype)))
+
+
 def atan2_(input, other):
+    _check_inplace_binary("atan2", input, other, True)
     return inplace(input, atan2, other)
 
 
@@ -1305,6 +1418,7 @@ arctan2_ = atan2_
 
 
 def hypot_(input, other):
+    _check_inplace_binary("hypot", input, other, False)
     return inplace(input, hypot, other)
 
 
