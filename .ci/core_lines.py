@@ -13,8 +13,12 @@ import tokenize
 # The machinery's budget is the one that caps complexity (about 3,100 lines now). The op
 # library's was 9,000 - 2,700 lines of machinery = about 6,300 before the redesign moved 400
 # lines of primitives in; the sixth session's breadth (complex, fft, special, linalg, views,
-# out=, 104 more functions) added about 4,000, within one family file each.
-BUDGETS = {"machinery": 3400, "ops": 12500}
+# out=, 104 more functions) added about 4,000, within one family file each. The seventh
+# session's fidelity and breadth work added about 2,300 more: torch's single-node pooling,
+# convolution and vision ops (ops/vision.py), the functional view forms (view_copy.py),
+# stft/istft (spectral.py), and torch's error checks and complex/linalg formulas across the
+# families; torch's older Tensor methods moved out of tensor.py (_tensor_compat.py).
+BUDGETS = {"machinery": 3400, "ops": 15500}
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "src" / "ember"
 
 

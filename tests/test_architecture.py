@@ -20,8 +20,8 @@ LAYERS = [
     ("ops", "linalg", "cuda", "fft", "special", "backends", "_lowrank"),
     ("nn", "optim", "utils", "serialization", "datasets", "distributions", "func", "distributed",
      "compiler", "_dynamo", "testing", "signal", "amp"),
-    ("viz", "_check", "_demo", "__main__", "__init__", "_torch_ns", "jit", "version", "cpu",
-     "functional"),
+    ("viz", "_check", "_demo", "__main__", "__init__", "_torch_ns", "_tensor_compat", "jit",
+     "version", "cpu", "functional"),
 ]
 
 # Files whose job is host data: they may call NumPy on arrays. Elsewhere a line (or the first

@@ -48,6 +48,8 @@ def _hash_tensor(self, dim=(), *, keepdim=False, mode=0):
 
 
 Tensor.prelu, Tensor.hash_tensor = _prelu, _hash_tensor     # (their ops live above ops/)
+from . import _tensor_compat  # noqa: E402  (torch's older Tensor methods; see that file)
+_tensor_compat.install(Tensor)
 
 
 def adaptive_max_pool1d(input, output_size):

@@ -8,7 +8,7 @@ from . import linalg
 from .autograd import anomaly_mode
 from .autograd.grad_mode import no_grad
 from .nn import functional as F
-from .tensor import REMOVED
+from ._tensor_compat import REMOVED
 
 _REDUCTION = {0: "none", 1: "mean", 2: "sum"}
 

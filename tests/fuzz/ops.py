@@ -47,7 +47,19 @@ NON_OPS = {
         "set_default_device", "set_default_dtype", "set_float32_matmul_precision",
         "set_num_interop_threads", "set_num_threads", "set_printoptions", "set_rng_state",
         "use_deterministic_algorithms", "typename", "can_cast", "promote_types",
-        "result_type", "broadcast_shapes", "get_device", "is_tensor"},
+        "result_type", "broadcast_shapes", "get_device", "is_tensor",
+        # (state, modules, transforms and handles, not tensor ops)
+        "GradScaler", "vmap", "to_dlpack", "is_storage", "is_vulkan_available", "autocast",
+        "cond", "while_loop", "sym_int", "sym_float", "sym_max", "sym_min", "sym_not",
+        "sym_sqrt", "sym_sum", "sym_ite", "compiled_with_cxx11_abi", "get_device_module",
+        "from_file", "init_num_threads", "set_flush_denormal", "set_default_tensor_type",
+        "set_warn_always", "is_warn_always_enabled", "set_deterministic_debug_mode",
+        "get_deterministic_debug_mode", "set_anomaly_enabled", "is_anomaly_enabled",
+        "is_anomaly_check_nan_enabled", "autocast_increment_nesting",
+        "autocast_decrement_nesting", "clear_autocast_cache", "is_autocast_cache_enabled",
+        "set_autocast_cache_enabled",
+        # (a uint64 result, which ember refuses by design)
+        "hash_tensor"},
     "Tensor": {
         "apply_", "map_", "backward", "register_hook", "register_post_accumulate_grad_hook",
         "retain_grad", "data_ptr", "untyped_storage", "storage", "share_memory_", "pin_memory",
@@ -55,7 +67,8 @@ NON_OPS = {
         "get_device", "is_shared", "element_size", "nbytes", "itemsize", "requires_grad_",
         "detach_", "type", "storage_type", "new_tensor", "is_set_to", "set_", "to",
         "register_hook", "__torch_function__", "as_subclass", "refine_names", "rename",
-        "rename_", "align_to", "align_as", "unflatten"},
+        "rename_", "align_to", "align_as", "unflatten", "hash_tensor", "module_load",
+        "const_data_ptr", "reinforce", "eig", "lstsq", "solve", "symeig"},
     "F": {"Tensor"},
     "linalg": {"LinAlgError"},
     "special": {"Tensor"},
@@ -70,7 +83,9 @@ RANDOM = {"rand", "rand_like", "randn", "randn_like", "randint", "randint_like",
           "rrelu", "rrelu_", "gumbel_softmax", "fractional_max_pool2d", "fractional_max_pool3d",
           "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices", "empty",
           "empty_like", "empty_strided", "uniform_", "exponential_", "geometric_", "cauchy_",
-          "log_normal_", "random_", "new_empty", "new_empty_strided", "resize_", "resize_as_"}
+          "log_normal_", "random_", "new_empty", "new_empty_strided", "resize_", "resize_as_",
+          "new", "resize", "resize_as", "empty_permuted", "native_dropout", "svd_lowrank",
+          "pca_lowrank"}
 
 # Cases where torch itself is not a usable oracle; the fuzzer skips them (``_torch_quirk``):
 # - NaN inputs to these activations: torch's CPU kernels handle whole SIMD blocks (16 float32

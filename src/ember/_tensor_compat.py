@@ -1,0 +1,309 @@
+"""Tensor methods kept for torch's older and rarer APIs: the legacy constructor ``new``,
+``resize_``/``set_``, storages, device flags of other backends, and the functions torch removed
+(which raise torch's message). ``install(Tensor)`` attaches them; they are not part of how
+ember works (tensor.py), only of what torch code may call."""
+from __future__ import annotations
+
+import builtins
+import warnings
+from typing import Any, Iterator, List, Optional, Sequence
+
+import numpy as np
+
+from . import backend as _backend
+from . import dtypes as _dt
+from . import ops as _ops
+from .tensor import Size, Tensor
+
+__all__ = ["install", "TypedStorage", "UntypedStorage", "REMOVED"]
+
+
+class _Compat:
+    @property
+    def volatile(self) -> bool:
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
+    @property
+    def grad_dtype(self) -> Optional[_dt.dtype]:
+        """The dtype a gradient of this tensor has (its own)."""
+        return self.dtype
+
+    def const_data_ptr(self) -> int:
+        return self.data_ptr()
+
+    def to_dense(self, dtype: Optional[_dt.dtype] = None, *, masked_grad: Any = None) -> Tensor:
+        """The tensor itself (it is dense), or a copy in ``dtype``."""
+        return self if dtype is None or dtype == self.dtype else _ops.to(self, dtype)
+
+    def record_stream(self, stream: Any) -> None:
+        """Accepted for torch's code: CuPy's allocator keeps a block alive while a stream uses
+        it, so there is nothing to record."""
+
+    def module_load(self, other: Any, assign: builtins.bool = False) -> Any:
+        """What ``load_state_dict`` copies into this parameter: ``other`` itself."""
+        return other
+
+    def as_subclass(self, cls: type) -> Tensor:
+        """This tensor's data (shared) and graph, as an instance of ``cls``."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError("as_subclass(): argument 'cls' must be a subclass of Tensor")
+        out = _ops.view_as(self, self) if self.requires_grad else self.detach()
+        out.__class__ = cls
+        return out
+
+    def chalf(self, memory_format: Any = None) -> Tensor:
+        return _ops.to(self, _dt.complex32)
+
+    def new(self, *args: Any, **kwargs: Any) -> Tensor:
+        """torch's legacy constructor: ``x.new(2, 3)`` (uninitialised, this dtype and device),
+        ``x.new([1, 2])`` (data) or ``x.new()`` (empty)."""
+        dtype = kwargs.pop("dtype", None) or self.dtype
+        device = kwargs.pop("device", None) or self.device
+        if not args:
+            return _ops.empty(0, dtype=dtype, device=device)
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            return args[0].detach()
+        if all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):
+            return _ops.empty(*args, dtype=dtype, device=device)
+        if len(args) == 1 and isinstance(args[0], Size):
+            return _ops.empty(*args[0], dtype=dtype, device=device)
+        if len(args) == 1:
+            return _ops.tensor(args[0], dtype=dtype, device=device)
+        raise TypeError("new() received an invalid combination of arguments")
+
+    def new_empty_strided(self, size: Any, stride: Any, dtype: Optional[_dt.dtype] = None,
+                          device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+        return _ops.empty_strided(size, stride, dtype=dtype or self.dtype,
+                                  device=device or self.device, requires_grad=requires_grad)
+
+    def resize_(self, *sizes: Any, memory_format: Any = None) -> Tensor:
+        """Reshape in place to ``sizes``, keeping the first elements (new ones uninitialised),
+        as torch; refused for a tensor that requires grad."""
+        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+            sizes = tuple(sizes[0])
+        if self.requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        if any(not isinstance(n, builtins.int) or n < 0 for n in sizes):
+            raise RuntimeError("Trying to create tensor with negative dimension %s: %s"
+                               % (min(sizes), list(sizes)))
+        arr = self._array
+        xp = _backend.get_array_module(arr)
+        n = 1
+        for d in sizes:
+            n *= d
+        if tuple(arr.shape) == tuple(sizes):
+            return self
+        flat = arr.reshape(-1)
+        if n <= flat.size and self._base is None and arr.flags.c_contiguous:
+            self._array = flat[:n].reshape(sizes)
+        else:
+            new = xp.zeros(n, arr.dtype)
+            k = min(n, flat.size)
+            new[:k] = flat[:k]
+            self._array = new.reshape(sizes)
+        self._bump()
+        return self
+
+    def resize_as_(self, the_template: Tensor, memory_format: Any = None) -> Tensor:
+        return self.resize_(tuple(the_template.shape))
+
+    def resize(self, *sizes: Any) -> Tensor:
+        """Deprecated out-of-place ``resize_``: this tensor's elements in shape ``sizes``."""
+        warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+            sizes = tuple(sizes[0])
+        n = 1
+        for d in sizes:
+            n *= d
+        if n == self._array.size:
+            return _ops.reshape(self, sizes)
+        return self.detach().clone().resize_(*sizes)
+
+    def resize_as(self, tensor: Tensor) -> Tensor:
+        warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return self.resize(tuple(tensor.shape))
+
+    def as_strided_(self, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
+        """Make this tensor the view ``as_strided(size, stride, storage_offset)`` of its own
+        memory, in place."""
+        view = _ops.as_strided(self.detach(), size, stride, storage_offset)
+        self._array = view._array
+        self._bump()
+        return self
+
+    name = None     # (torch's named-tensor name; ember tensors have none)
+
+    def reinforce(self, reward: Any) -> Any:
+        raise RuntimeError(
+            "reinforce() was removed.\nUse torch.distributions instead.\nSee "
+            "https://pytorch.org/docs/main/distributions.html\n\nInstead of:\n\nprobs = "
+            "policy_network(state)\naction = probs.multinomial()\nnext_state, reward = "
+            "env.step(action)\naction.reinforce(reward)\naction.backward()\n\nUse:\n\n"
+            "probs = policy_network(state)\n# NOTE: categorical is equivalent to what used to "
+            "be called multinomial\nm = torch.distributions.Categorical(probs)\naction = "
+            "m.sample()\nnext_state, reward = env.step(action)\nloss = -m.log_prob(action) * "
+            "reward\nloss.backward()\n")
+
+    def set_(self, source: Any = None, storage_offset: builtins.int = 0, size: Any = None,
+             stride: Any = None) -> Tensor:
+        """Make this tensor use ``source``'s memory (``set_()``: empty), as torch."""
+        if source is None:
+            self._array = _backend.get_array_module(self._array).zeros(0, self._array.dtype)
+        elif isinstance(source, Tensor):
+            if source.dtype != self.dtype:
+                raise RuntimeError("Expected object of scalar type %s but got scalar type %s "
+                                   "for argument 'source'" % (_dt.scalar_type_name(self.dtype),
+                                                              _dt.scalar_type_name(
+                                                                  source.dtype)))
+            arr = source._array
+            if size is not None:
+                arr = _ops.as_strided(source, size, stride or _contiguous_strides(size),
+                                      storage_offset)._array
+            self._array = arr
+            self._version_ref = source._version_ref
+        else:
+            raise TypeError("set_(): argument 'source' must be Tensor, not %s"
+                            % type(source).__name__)
+        self._bump()
+        return self
+
+    def storage(self) -> "TypedStorage":
+        """The tensor's memory as a flat typed storage (torch's deprecated ``TypedStorage``)."""
+        warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
+                      "UntypedStorage will be the only storage class. This should only matter "
+                      "to you if you are using storages directly.  To access UntypedStorage "
+                      "directly, use tensor.untyped_storage() instead of tensor.storage()",
+                      UserWarning, stacklevel=2)
+        return TypedStorage(self)
+
+    def untyped_storage(self) -> "UntypedStorage":
+        """The tensor's memory as bytes."""
+        return UntypedStorage(self)
+
+    def eig(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(REMOVED["eig"])
+
+    def lstsq(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(REMOVED["lstsq"])
+
+    def solve(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(REMOVED["solve"])
+
+    def symeig(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(REMOVED["symeig"])
+
+
+def _contiguous_strides(size: Sequence[int]) -> List[int]:
+    out, n = [], 1
+    for d in reversed(list(size)):
+        out.append(n)
+        n *= max(d, 1)
+    return out[::-1]
+
+
+def _storage_tensor(t: Tensor) -> Tensor:
+    """``t``'s whole memory as a flat tensor (its base's, for a view)."""
+    base = t._base if t._base is not None else t
+    return Tensor._wrap(base._array.reshape(-1)) if base._array.flags.c_contiguous \
+        else Tensor._wrap(base._array.copy().reshape(-1))
+
+
+class TypedStorage:
+    """A tensor's memory as a flat sequence of its dtype (torch's deprecated storage API)."""
+
+    def __init__(self, t: Tensor) -> None:
+        self._flat = _storage_tensor(t)
+        self.dtype = t.dtype
+        self.device = t.device
+
+    def size(self) -> int:
+        return self._flat._array.size
+
+    __len__ = size
+
+    def nbytes(self) -> int:
+        return self._flat._array.nbytes
+
+    def element_size(self) -> int:
+        return self._flat._array.itemsize
+
+    def data_ptr(self) -> int:
+        return self._flat.data_ptr()
+
+    def tolist(self) -> List[Any]:
+        return self._flat.tolist()
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._flat[i].item() if isinstance(i, builtins.int) else self._flat[i]
+
+    def __setitem__(self, i: Any, v: Any) -> None:
+        self._flat._array[i] = v
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.tolist())
+
+    def __repr__(self) -> str:
+        return " %s\n[%s of size %d]" % ("\n ".join(str(v) for v in self.tolist()),
+                                         type(self).__name__, self.size())
+
+
+class UntypedStorage(TypedStorage):
+    """A tensor's memory as bytes."""
+
+    def size(self) -> int:
+        return self._flat._array.nbytes
+
+    __len__ = size
+
+    def element_size(self) -> int:
+        return 1
+
+    def tolist(self) -> List[Any]:
+        return self._flat._array.view(np.uint8).tolist()   # host: bytes of host memory
+
+
+# (messages of the functions torch removed in 1.9 and keeps only to say what replaced them)
+REMOVED = {
+    "eig": "This function was deprecated since version 1.9 and is now removed. "
+           "`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather "
+           "than real tensors mimicking complex tensors.\n\nL, _ = torch.eig(A) should be "
+           "replaced with:\nL_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = "
+           "torch.eig(A, eigenvectors=True) should be replaced with:\nL_complex, V_complex = "
+           "torch.linalg.eig(A)",
+    "lstsq": "This function was deprecated since version 1.9 and is now removed. `torch.lstsq` "
+             "is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` has "
+             "reversed arguments and does not return the QR decomposition in the returned "
+             "tuple (although it returns other information about the problem).\n\nTo get the "
+             "QR decomposition consider using `torch.linalg.qr`.\n\nThe returned solution in "
+             "`torch.lstsq` stored the residuals of the solution in the last m - n columns of "
+             "the returned value whenever m > n. In torch.linalg.lstsq, the residuals are in "
+             "the field 'residuals' of the returned named tuple.\n\nThe unpacking of the "
+             "solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\nshould be "
+             "replaced with:\nX = torch.linalg.lstsq(A, B).solution",
+    "solve": "This function was deprecated since version 1.9 and is now removed. `torch.solve` "
+             "is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its "
+             "arguments reversed and does not return the LU factorization.\n\nTo get the LU "
+             "factorization see `torch.lu`, which can be used with `torch.lu_solve` or "
+             "`torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced with:\nX "
+             "= torch.linalg.solve(A, B)",
+    "symeig": "This function was deprecated since version 1.9 and is now removed. The default "
+              "behavior has changed from using the upper triangular portion of the matrix by "
+              "default to using the lower triangular portion.\n\nL, _ = torch.symeig(A, "
+              "upper=upper) should be replaced with:\nL = torch.linalg.eigvalsh(A, UPLO='U' if "
+              "upper else 'L')\n\nand\n\nL, V = torch.symeig(A, eigenvectors=True) should be "
+              "replaced with:\nL, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')",
+    "matrix_rank": "This function was deprecated since version 1.9 and is now removed.\nPlease "
+                   "use the `torch.linalg.matrix_rank` function instead. The parameter "
+                   "'symmetric' was renamed in `torch.linalg.matrix_rank()` to 'hermitian'.",
+}
+
+
+def install(cls: type) -> None:
+    """Attach the methods above to ``cls`` (``Tensor``)."""
+    for name, value in vars(_Compat).items():
+        if not name.startswith("__"):
+            setattr(cls, name, value)
