@@ -77,7 +77,7 @@ class LinalgInv(Function):
             out = xp_of(a).linalg.inv(arr)
         except np.linalg.LinAlgError:
             _raise_info("linalg.inv", _lu_arrays(arr)[2], _singular_msg)
-        out = Tensor._wrap(_nan_matrices(arr, out).astype(arr.dtype, copy=False))
+        out = Tensor._wrap(_colmajor(_nan_matrices(arr, out).astype(arr.dtype, copy=False)))
         ctx.save_for_backward(out)
         return out
 
@@ -654,7 +654,6 @@ def _svd_backward(gU, gS, gVh, U, S, Vh):
     if gU is None and gVh is None:
         if gS is None:
             return None
-        gS = gS.to(U.dtype)
         return matmul(U, gS.unsqueeze(-1) * Vh) if m >= n else matmul(U * gS.unsqueeze(-2), Vh)
     k = S.shape[-1]
     cplx = U._array.dtype.kind == "c"
@@ -670,26 +669,25 @@ def _svd_backward(gU, gS, gVh, U, S, Vh):
         _phase_check(im_u, -im_v, _SVD_PHASE)
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + _eye_like(S._array, k)
-    Sc = S.to(U.dtype) if cplx else S
     if UhgU is not None and VhgV is not None:
-        gA = (UhgU * Sc.unsqueeze(-2) + Sc.unsqueeze(-1) * VhgV) / E
+        gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
     elif UhgU is not None:
-        gA = (UhgU / E) * Sc.unsqueeze(-2)
+        gA = (UhgU / E) * S.unsqueeze(-2)
     else:
-        gA = Sc.unsqueeze(-1) * (VhgV / E)
+        gA = S.unsqueeze(-1) * (VhgV / E)
     if gS is not None:
-        gA = gA + diag_embed(gS.to(U.dtype))
+        gA = gA + diag_embed(gS)
     if cplx and UhgU is not None:
         # NOTE: the imaginary diagonal carries the relative phase of u_i and v_i.
-        gA = gA + diag_embed(UhgU.diagonal(0, -2, -1) / (2. * Sc))
+        gA = gA + diag_embed(UhgU.diagonal(0, -2, -1) / (2. * S))
     if m > k and gU is not None:
         gA = matmul(U, gA)
-        gUSinv = gU / Sc.unsqueeze(-2)
+        gUSinv = gU / S.unsqueeze(-2)
         gA = gA + gUSinv - matmul(U, matmul(U.mH, gUSinv))
         return matmul(gA, Vh)
     if n > k and gVh is not None:
         gA = matmul(gA, Vh)
-        SinvgVh = gVh / Sc.unsqueeze(-1)
+        SinvgVh = gVh / S.unsqueeze(-1)
         gA = gA + SinvgVh - matmul(matmul(SinvgVh, Vh.mH), Vh)
         return matmul(U, gA)
     return matmul(U, matmul(gA, Vh)) if m >= n else matmul(matmul(U, gA), Vh)
@@ -723,8 +721,8 @@ class LinalgSvd(Function):
             u, s, vh = (xp.asarray(r) for r in xp.linalg.svd(arr, full_matrices=full_matrices))
         ctx.set_materialize_grads(False)
         ctx.full = full_matrices
-        outs = (_w(u.astype(arr.dtype)), _w(s.astype(_real_dtype(arr))),
-                _w(vh.astype(arr.dtype)))
+        outs = (_w(_colmajor(u.astype(arr.dtype))), _w(s.astype(_real_dtype(arr))),
+                _w(_colmajor(vh.astype(arr.dtype))))
         ctx.save_for_backward(*outs)
         return outs
 
@@ -754,7 +752,7 @@ class LinalgEigh(Function):
         else:
             w, v = (xp.asarray(r) for r in xp.linalg.eigh(arr, UPLO=uplo.upper()))
         ctx.set_materialize_grads(False)
-        L, V = _w(w.astype(_real_dtype(arr))), _w(v.astype(arr.dtype))
+        L, V = _w(w.astype(_real_dtype(arr))), _w(_colmajor(v.astype(arr.dtype)))
         ctx.save_for_backward(L, V)
         return L, V
 
@@ -770,7 +768,6 @@ def _eig_backward(gL, gV, L, V, hermitian):
     if gV is None:
         if gL is None:
             return None
-        gL = gL.to(V.dtype)
         if hermitian:
             return matmul(V * gL.unsqueeze(-2), V.mH)
         return _solve(V.mH, gL.unsqueeze(-1) * V.mH)
@@ -786,13 +783,13 @@ def _eig_backward(gL, gV, L, V, hermitian):
     if hermitian:
         VhgV = 0.5 * (VhgV - VhgV.mH)
     else:
-        VhgV = VhgV - matmul(V.mH, V * diag.real.to(V.dtype).unsqueeze(-2))
+        VhgV = VhgV - matmul(V.mH, V * diag.real.unsqueeze(-2))
     Lc = L.conj()
     E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + _eye_like(L._array, L.shape[-1])
     gA = VhgV / E
     if gL is not None:
         # NOTE: torch overwrites the diagonal with gL (it holds only rounding error).
-        gA = gA - diag_embed(gA.diagonal(0, -2, -1)) + diag_embed(gL.to(gA.dtype))
+        gA = gA - diag_embed(gA.diagonal(0, -2, -1)) + diag_embed(gL)
     if hermitian:
         return matmul(V, matmul(gA, V.mH))
     return _solve(V.mH, matmul(gA, V.mH))
@@ -1026,16 +1023,16 @@ def _float_double(arr):
 def _pinv_backward(grad, pinvA, A):
     """torch's ``pinv_backward``."""
     m, n = A.shape[-2:]
-    pinvAh = pinvA.mT
-    gradh = grad.mT
+    pinvAh = pinvA.mH
+    gradh = grad.mH
     if m <= n:
         K = matmul(gradh, pinvA)
         KpinvAh = matmul(K, pinvAh)
-        return (-matmul(pinvA, K).mT + KpinvAh - matmul(matmul(A, pinvA), KpinvAh)
+        return (-matmul(pinvA, K).mH + KpinvAh - matmul(matmul(A, pinvA), KpinvAh)
                 + matmul(matmul(pinvAh, pinvA), gradh - matmul(K, A)))
     K = matmul(pinvA, gradh)
     pinvAhK = matmul(pinvAh, K)
-    return (-matmul(K, pinvA).mT + matmul(matmul(gradh - matmul(A, K), pinvA), pinvAh)
+    return (-matmul(K, pinvA).mH + matmul(matmul(gradh - matmul(A, K), pinvA), pinvAh)
             + pinvAhK - matmul(matmul(pinvAhK, pinvA), A))
 
 
@@ -1078,13 +1075,13 @@ class LinalgPinv(Function):
             tol = _tol_arrays(xp, arr, xp.abs(w).max(-1), atol, rtol)[..., None]
             with errstate(divide="ignore"):
                 winv = xp.where(xp.abs(w) > tol, 1 / w, 0).astype(arr.dtype)
-            out = (v * winv[..., None, :]) @ v.mT
+            out = (v * winv[..., None, :]) @ xp.conj(v).mT
         else:
             u, s, vh = (xp.asarray(r) for r in xp.linalg.svd(arr, full_matrices=False))
             tol = _tol_arrays(xp, arr, s[..., :1], atol, rtol)
             with errstate(divide="ignore"):
                 sinv = xp.where(s > tol, 1 / s, 0).astype(arr.dtype)
-            out = (vh.mT * sinv[..., None, :]) @ u.mT
+            out = (xp.conj(vh).mT * sinv[..., None, :]) @ xp.conj(u).mT
         out = _w(xp.asarray(out).astype(arr.dtype))
         ctx.save_for_backward(a, out)
         return out
@@ -1117,7 +1114,7 @@ class LinalgMatrixExp(Function):
         from .shape import cat
         a, = ctx.saved_tensors
         n = a.shape[-1]
-        at = a.mT
+        at = a.mH
         big = cat([cat([at, grad_output], -1), cat([zeros_like(at), at], -1)], -2)
         return LinalgMatrixExp.apply(big)[..., :n, n:]
 
@@ -1156,54 +1153,105 @@ class _NoGrad(Function):
         raise RuntimeError("derivative for %s is not implemented" % ctx.aten)
 
 
+class _NoDerivative(Function):
+    """Outputs computed by ``fn`` whose backward raises torch's NotImplementedError for an op
+    without a derivative formula (its node is ``<Aten>Backward0``)."""
+
+    @staticmethod
+    def forward(ctx, a, fn, aten):
+        ctx.aten = aten
+        ctx.set_node_name(aten.capitalize() + "Backward0")
+        return fn()
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError("the derivative for '%s' is not implemented." % ctx.aten)
+
+
 class LinalgLstsq(Function):
     node_name = "LinalgLstsqBackward0"
 
     @staticmethod
-    def forward(ctx, a, b, rcond, driver):
+    def forward(ctx, a, b, rcond, driver, vec):
         aa, ba = a._array, b._array
+        if vec:
+            ba = ba[..., None]
         xp = xp_of(a)
         sl = backend_of(aa).scipy("linalg")
         batch = np.broadcast_shapes(aa.shape[:-2], ba.shape[:-2])
-        aa = xp.broadcast_to(aa, batch + aa.shape[-2:])
-        ba = xp.broadcast_to(ba, batch + ba.shape[-2:])
         m, n = aa.shape[-2:]
-        if rcond is None:
-            rcond = float(np.finfo(aa.dtype).eps) * max(m, n)
-        lapack_driver = "gelsy" if driver == "gels" else driver
-
-        def one(i):
-            x, res, rank, sv = sl.lstsq(aa_f[i], ba_f[i], cond=rcond,
-                                        lapack_driver=lapack_driver, check_finite=False)
-            sv = xp.zeros((0,)) if sv is None else xp.asarray(sv)
-            return xp.asarray(x), xp.asarray(rank), sv
-        aa_f = aa.reshape((-1, m, n))
-        ba_f = ba.reshape((-1, m, ba.shape[-1]))
-        parts = [one(i) for i in range(aa_f.shape[0])]
         k = ba.shape[-1]
-        if parts:
-            x = xp.stack([p[0] for p in parts]).reshape(batch + (n, k))
-            rank = xp.stack([p[1] for p in parts]).reshape(batch).astype(np.int64)
-            sv = xp.stack([p[2] for p in parts]).reshape(batch + (-1,))
-        else:
-            x = xp.zeros(batch + (n, k), dtype=aa.dtype)
-            rank = xp.zeros(batch, dtype=np.int64)
-            sv = xp.zeros(batch + (min(m, n),), dtype=aa.dtype)
-        ctx.save_for_backward(a, b)
-        sv = _w(sv.astype(aa.dtype))
-        ctx.mark_non_differentiable(sv)
-        return _w(x.astype(aa.dtype)), _w(rank), sv
+        rdt = _real_dtype(aa)
+        nb = int(math.prod(batch))
+        ab = xp.broadcast_to(aa, batch + aa.shape[-2:]).reshape((nb, m, n))
+        bb = xp.broadcast_to(ba, batch + ba.shape[-2:]).reshape((nb, m, k))
+        lapack_driver = "gelsy" if driver == "gels" else driver
+        x = xp.zeros((ab.shape[0], n, k), dtype=aa.dtype)
+        # NOTE: LAPACK factors A once per batch entry of A: rank and singular values follow
+        # A's own batch shape, as torch's do.
+        na = int(math.prod(aa.shape[:-2]))
+        rank = xp.zeros((na,), dtype=np.int64)
+        sv = xp.zeros((na, min(m, n)), dtype=rdt)
+        a_idx = xp.broadcast_to(xp.arange(na).reshape(aa.shape[:-2]), batch).reshape(-1)
+        for i in range(ab.shape[0] if m and n and k else 0):
+            xi, _, ri, si = sl.lstsq(ab[i], bb[i], cond=rcond, lapack_driver=lapack_driver,
+                                     check_finite=False)
+            x[i] = xp.asarray(xi)
+            j = int(a_idx[i])
+            rank[j] = int(ri)
+            if si is not None:
+                sv[j] = xp.asarray(si)
+        x = x.reshape(batch + (n, k))
+        res = xp.zeros((0,), dtype=rdt)
+        if m > n and driver != "gelsy" and (driver == "gels" or bool((rank == n).all())):
+            r = xp.matmul(xp.broadcast_to(aa, batch + aa.shape[-2:]), x) - ba
+            res = (r.real ** 2 + r.imag ** 2 if r.dtype.kind == "c" else r * r).sum(-2)
+        rank = rank.reshape(aa.shape[:-2])
+        sv = sv.reshape(aa.shape[:-2] + (min(m, n),))
+        if driver == "gels":
+            rank = xp.zeros((0,), dtype=np.int64)
+        if driver in ("gels", "gelsy"):
+            sv = xp.zeros((0,), dtype=rdt)
+        # NOTE: LAPACK writes X into B's column-major buffer of max(m, n) rows: torch's strides
+        buf = _colmajor(xp.zeros(batch + (max(m, n), k), dtype=aa.dtype))
+        buf[..., :n, :] = x
+        X = _w(buf[..., :n, 0] if vec else buf[..., :n, :])
+        outs = (X, _w(res.astype(rdt, copy=False)), _w(rank), _w(sv.astype(rdt, copy=False)))
+        ctx.mark_non_differentiable(outs[2], outs[3])
+        ctx.set_materialize_grads(False)
+        ctx.vec = vec
+        ctx.save_for_backward(a, b, X)
+        return outs
 
     @staticmethod
-    def backward(ctx, gX, grank, gsv):
-        a, b = ctx.saved_tensors
-        pinvA = LinalgPinv.apply(a, None, None, False)
+    def backward(ctx, gX, gres, grank, gsv):
+        a, b, X = ctx.saved_tensors
+        vec = ctx.vec
         ga = gb = None
-        if ctx.needs_input_grad[0]:
-            ga = sum_to(_pinv_backward(matmul(gX, b.mT), pinvA, a), ctx._input_meta(0)[0])
-        if ctx.needs_input_grad[1]:
-            gb = sum_to(matmul(pinvA.mT, gX), ctx._input_meta(1)[0])
-        return ga, gb, None, None
+        if gX is None and gres is None:
+            return None, None, None, None, None
+        B = b.unsqueeze(-1) if vec else b
+        Xm = X.unsqueeze(-1) if vec else X
+        if gX is not None:
+            gX = gX.unsqueeze(-1) if vec else gX
+            pinvA = LinalgPinv.apply(a, None, None, False)
+            if ctx.needs_input_grad[0]:
+                ga = _pinv_backward(matmul(gX, B.mH), pinvA, a)
+            if ctx.needs_input_grad[1]:
+                gb = matmul(pinvA.mH, gX)
+        if gres is not None and gres.numel():
+            # NOTE: X minimises the residual, so only its explicit dependence on A and B counts.
+            R = 2 * (matmul(a, Xm) - B) * gres.unsqueeze(-2)
+            if ctx.needs_input_grad[0]:
+                gaR = matmul(R, Xm.mH)
+                ga = gaR if ga is None else ga + gaR
+            if ctx.needs_input_grad[1]:
+                gb = -R if gb is None else gb - R
+        if ga is not None:
+            ga = sum_to(ga, ctx._input_meta(0)[0])
+        if gb is not None:
+            gb = sum_to(gb.squeeze(-1) if vec else gb, ctx._input_meta(1)[0])
+        return ga, gb, None, None, None
 
 
 def _square_eye(A):
@@ -1222,8 +1270,26 @@ def linalg_cholesky(A, *, upper=False, out=None):
     return LinalgCholeskyEx.apply(A, upper, True, "linalg.cholesky")[0]
 
 
+_WARNED = set()
+
+
+def _warn_once(key, message):
+    """torch's ``TORCH_WARN_ONCE``: a UserWarning the first time only, per process."""
+    if key not in _WARNED:
+        import warnings
+        _WARNED.add(key)
+        warnings.warn(message, stacklevel=3)
+
+
 def cholesky(input, upper=False, *, out=None):
-    """``torch.cholesky``: the Cholesky factor (lower unless ``upper``)."""
+    """``torch.cholesky``: the Cholesky factor (lower unless ``upper``; deprecated, as in
+    torch)."""
+    _warn_once("cholesky", "torch.cholesky is deprecated in favor of torch.linalg.cholesky and "
+               "will be removed in a future PyTorch release.\nL = torch.cholesky(A)\nshould be "
+               "replaced with\nL = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, "
+               "upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis "
+               "transform will produce equivalent results for all valid (symmetric positive "
+               "definite) inputs.")
     return LinalgCholeskyEx.apply(input, upper, True, "cholesky")[0]
 
 
@@ -1305,7 +1371,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
         return _rt.svd(zeros(b + (m, m), dtype=input.dtype, device=input.device), s,
                        zeros(b + (n, n), dtype=input.dtype, device=input.device))
     u, s, vh = LinalgSvd.apply(input, not some)
-    return _rt.svd(u, s, vh.mT)
+    return _rt.svd(u, s, vh.mH)
 
 
 def linalg_eigh(A, UPLO="L", *, out=None):
@@ -1605,9 +1671,8 @@ def matrix_power(input, n):
                            "are %s matrices" % (" by ".join(str(d) for d in arr.shape[-2:])
                                                 if arr.ndim >= 2 else "1-D"))
     if n == 0:
-        from .comparison import where
-        eye = broadcast_to(_square_eye(input), input.shape)
-        return where(eye == eye, eye, input)   # the identity, with a zero gradient
+        result = clone(input)
+        return result.copy_(broadcast_to(_square_eye(input), input.shape))
     a = _inv(input) if n < 0 else input
     n = abs(n)
     if n == 1:
@@ -1642,8 +1707,11 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     if sa != 3 or sb != 3:
         raise RuntimeError("linalg.cross: inputs dimension %d must have length 3. Got %d and %d"
                            % (dim, sa, sb))
-    if input._array.dtype == np.bool_ or other._array.dtype == np.bool_:
+    if input._array.dtype == np.bool_:
         raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    if input._array.dtype != other._array.dtype:
+        raise RuntimeError("expected scalar type %s but found %s"
+                           % (_tname(input._array.dtype), _tname(other._array.dtype)))
     return LinalgCross.apply(input, other, d - n)
 
 
@@ -1656,7 +1724,9 @@ def cross(input, other, dim=None, *, out=None):
                       "The default value of dim will change to agree with that of "
                       "linalg.cross in a future release.")
         shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
-        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     return linalg_cross(input, other, dim=dim)
 
 
@@ -1671,29 +1741,145 @@ def vecdot(x, y, *, dim=-1, out=None):
     return _sum(x.conj() * y, dim)
 
 
+def _hh_arrays(a, tau, ncols):
+    """``H_1 ... H_k`` applied to the first ``ncols`` columns of the identity (arrays)."""
+    xp = get_array_module(a)
+    m, k = a.shape[-2], tau.shape[-1]
+    v_all = xp.tril(a[..., :, :k], -1) + xp.eye(m, k, dtype=a.dtype)
+    q = xp.broadcast_to(xp.eye(m, ncols, dtype=a.dtype), a.shape[:-2] + (m, ncols))
+    for i in range(k - 1, -1, -1):
+        v = v_all[..., :, i:i + 1]
+        q = q - tau[..., i:i + 1, None] * (v @ (xp.conj(xp.swapaxes(v, -1, -2)) @ q))
+    return q
+
+
+def _hh_vjp(A, tau, gQ, ncols):
+    """The gradients of ``A`` and ``tau`` for ``Q = H_1 ... H_k I[:, :ncols]`` (Tensor ops)."""
+    from .creation import zeros
+    from .shape import cat
+    m, n, k = A.shape[-2], A.shape[-1], tau.shape[-1]
+    V = A[..., :, :k].tril(-1) + _eye_like(A._array, m, k)
+    Q = _eye_like(A._array, m, ncols)
+    inputs = []
+    for i in range(k - 1, -1, -1):
+        inputs.append(Q)
+        v, t = V[..., :, i:i + 1], tau[..., i:i + 1].unsqueeze(-1)
+        Q = Q - t * matmul(v, matmul(v.mH, Q))
+    g = gQ
+    gv, gt = [], []
+    for i in range(k):
+        Qi = inputs[k - 1 - i]
+        v, t = V[..., :, i:i + 1], tau[..., i:i + 1].unsqueeze(-1)
+        wH = matmul(Qi.mH, v)
+        gHv = matmul(g.mH, v)
+        gt.append(-matmul(matmul(v.mH, g), wH).squeeze(-1))
+        gv.append(-t.conj() * matmul(g, wH) - t * matmul(Qi, gHv))
+        g = g - t.conj() * matmul(v, gHv.mH)
+    gA = cat(gv, -1).tril(-1) if k else None
+    if k < n:
+        pad = zeros(tuple(A.shape[:-1]) + (n - k,), dtype=A.dtype, device=A.device)
+        gA = pad if gA is None else cat([gA, pad], -1)
+    gtau = cat(gt, -1) if k else zeros(tuple(tau.shape), dtype=tau.dtype, device=tau.device)
+    return gA, gtau
+
+
+def _colmajor(arr):
+    """``arr`` with each matrix stored column by column (LAPACK's layout, as torch returns)."""
+    xp = get_array_module(arr)
+    if arr.ndim < 2:
+        return arr
+    return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(arr, -1, -2)), -1, -2)
+
+
+class LinalgHouseholderProduct(Function):
+    node_name = "LinalgHouseholderProductBackward0"
+
+    @staticmethod
+    def forward(ctx, a, tau):
+        ctx.save_for_backward(a, tau)
+        return _w(_colmajor(_hh_arrays(a._array, tau._array, a._array.shape[-1])))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, tau = ctx.saved_tensors
+        return _hh_vjp(a, tau, grad_output, a.shape[-1])
+
+
+def _hh_checks(op, A, tau, what):
+    aa, ta = A._array, tau._array
+    if aa.ndim - ta.ndim != 1:
+        raise RuntimeError("%s: Expected tau to have one dimension less than input, but got "
+                           "tau.ndim equal to %d and input.ndim is equal to %d"
+                           % (op, ta.ndim, aa.ndim))
+    if aa.ndim > 2 and ta.shape[:-1] != aa.shape[:-2]:
+        raise RuntimeError("%s: Expected batch dimensions of %s to be equal to input.shape[:-2], "
+                           "but got [%s]" % (op, what, ", ".join(str(d) for d in ta.shape[:-1])))
+
+
 def householder_product(A, tau, *, out=None):
     """The first ``n`` columns of the product of Householder reflectors ``H_1 ... H_k``."""
-    m, n = A.shape[-2:]
-    k = tau.shape[-1]
     op = "torch.linalg.householder_product"
     if A._array.ndim < 2:
         raise RuntimeError("%s: input must have at least 2 dimensions." % op)
+    m, n = A.shape[-2:]
     if m < n:
         raise RuntimeError("%s: input.shape[-2] must be greater than or equal to "
                            "input.shape[-1]" % op)
-    if n < k:
+    if n < tau.shape[-1]:
         raise RuntimeError("%s: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]" % op)
+    _hh_checks(op, A, tau, "tau")
+    if tau._array.dtype != A._array.dtype:
+        raise RuntimeError("%s: tau dtype %s does not match input dtype %s"
+                           % (op, _tname(tau._array.dtype), _tname(A._array.dtype)))
     _lapack_dtype(A._array, None, "orgqr_cpu")
-    V = A[..., :, :k].tril(-1) + _eye_like(A._array, m, k)
-    Q = _eye_like(A._array, m, n)
-    for i in range(k - 1, -1, -1):
-        v = V[..., :, i:i + 1]
-        Q = Q - tau[..., i:i + 1].unsqueeze(-1) * matmul(v, matmul(v.mH, Q))
-    return Q
+    return LinalgHouseholderProduct.apply(A, tau)
 
 
 orgqr = householder_product
+
+
+class Ormqr(Function):
+    node_name = "OrmqrBackward0"
+
+    @staticmethod
+    def forward(ctx, a, tau, c, left, transpose):
+        aa, ca = a._array, c._array
+        xp = get_array_module(aa)
+        q = _hh_arrays(aa, tau._array, aa.shape[-2])
+        if transpose:
+            q = xp.conj(xp.swapaxes(q, -1, -2))
+        ctx.left, ctx.transpose = left, transpose
+        ctx.save_for_backward(a, tau, c)
+        return _w(_colmajor(q @ ca if left else ca @ q))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, tau, c = ctx.saved_tensors
+        left, transpose = ctx.left, ctx.transpose
+        g = grad_output
+        ga = gt = gc = None
+        if ctx.needs_input_grad[2]:
+            Q = LinalgHouseholderProduct.apply(Ormqr._square(a, tau), tau)
+            Qop = Q.mH if transpose else Q
+            gc = matmul(Qop.mH, g) if left else matmul(g, Qop.mH)
+        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
+            gQop = matmul(g, c.mH) if left else matmul(c.mH, g)
+            gQ = gQop.mH if transpose else gQop
+            ga, gt = _hh_vjp(a, tau, gQ, a.shape[-2])
+        return ga, gt, gc, None, None
+
+    @staticmethod
+    def _square(a, tau):
+        """The first ``max(k, ...)`` columns of ``a`` padded to a square ``m x m`` reflector
+        matrix (its columns past ``k`` are never read)."""
+        from .creation import zeros
+        from .shape import cat
+        m, n = a.shape[-2:]
+        if n >= m:
+            return a[..., :, :m]
+        return cat([a, zeros(tuple(a.shape[:-1]) + (m - n,), dtype=a.dtype,
+                             device=a.device)], -1)
 
 
 def geqrf(input, *, out=None):
@@ -1709,26 +1895,40 @@ def geqrf(input, *, out=None):
         geqrf_ = _lapack(arr, "geqrf")
         qr_, tau = _per_matrix(arr, lambda a: geqrf_(a)[:2])
         return _w(qr_.astype(arr.dtype)), _w(tau.astype(arr.dtype))
-    return _rt.geqrf(*_NoGrad.apply(input, run, "geqrf"))
+    return _rt.geqrf(*_NoDerivative.apply(input, run, "geqrf"))
 
 
 def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
-    """``Q @ input3`` (or ``input3 @ Q``, ``Q^T``) with ``Q`` given by Householder reflectors."""
-    from .creation import zeros
-    from .shape import cat
-    m, n = input.shape[-2:]
-    k = input2.shape[-1]
-    A, tau = input, input2
-    if n < m:
-        A = cat([A, zeros(tuple(A.shape[:-1]) + (m - n,), dtype=A.dtype,
-                         device=A.device)], -1)
-    if k < m:
-        tau = cat([tau, zeros(tuple(tau.shape[:-1]) + (m - k,), dtype=tau.dtype,
-                           device=tau.device)], -1)
-    Q = householder_product(A[..., :, :m], tau)
-    if transpose:
-        Q = Q.mT
-    return matmul(Q, input3) if left else matmul(input3, Q)
+    """``Q @ input3`` (or ``input3 @ Q``, ``Q^H``) with ``Q`` given by Householder reflectors."""
+    op = "torch.ormqr"
+    A, tau, C = input, input2, input3
+    aa, ta, ca = A._array, tau._array, C._array
+    if aa.ndim < 2:
+        raise RuntimeError("%s: input must have at least 2 dimensions." % op)
+    if ca.ndim < 2:
+        raise RuntimeError("%s: other must have at least 2 dimensions." % op)
+    d = -2 if left else -1
+    if ca.shape[d] != aa.shape[-2]:
+        raise RuntimeError("%s: other.shape[%d] must be equal to input.shape[-2]" % (op, d))
+    if ta.shape[-1] != min(ca.shape[d], aa.shape[-1]):
+        raise RuntimeError("%s: tau.shape[-1] must be equal to min(other.shape[%d], "
+                           "input.shape[-1])" % (op, d))
+    _hh_checks(op, A, tau, "tau")
+    if ca.ndim != aa.ndim:
+        raise RuntimeError("%s: Expected other to have the same number of dimensions as input, "
+                           "but got other.ndim equal to %d and input.ndim is equal to %d"
+                           % (op, ca.ndim, aa.ndim))
+    if aa.ndim > 2 and ca.shape[:-2] != aa.shape[:-2]:
+        raise RuntimeError("%s: Expected batch dimensions of other to be equal to "
+                           "input.shape[:-2], but got [%s]"
+                           % (op, ", ".join(str(x) for x in ca.shape[:-2])))
+    for name, t in (("tau", ta), ("other", ca)):
+        if t.dtype != aa.dtype:
+            raise RuntimeError("%s: Expected input and %s to have the same dtype, but input has "
+                               "dtype%s and %s has dtype %s" % (op, name, _tname(aa.dtype), name,
+                                                                _tname(t.dtype)))
+    _lapack_dtype(aa, None, "ormqr_cpu")
+    return Ormqr.apply(A, tau, C, left, transpose)
 
 
 def _ldl_arrays(arr, hermitian):
@@ -1829,39 +2029,87 @@ def tensorsolve(A, B, dims=None, *, out=None):
 
 def linalg_vander(x, *, N=None):
     """The Vandermonde matrix ``x[..., i] ** j`` for ``j < N`` (increasing powers)."""
-    from .creation import ones_like
-    from .shape import stack
-    if x._array.ndim < 1:
-        raise RuntimeError("linalg.vander: x must have at least one dimension.")
-    n = x.shape[-1] if N is None else N
+    from .reduction import cumprod
+    from .shape import cat
+    if x._array.dtype.char not in "fdFD" and x._array.dtype.kind not in "iu":
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, "
+                           "but got %s" % _tname(x._array.dtype))
+    x = x.unsqueeze(-1) if x._array.ndim == 0 else x
+    shape = tuple(x.shape)
+    n = shape[-1] if N is None else N
     if n <= 1:
-        if n < 0 or (N is not None and N < 1):
-            raise RuntimeError("N must be greater than 1.")
-    cols = [ones_like(x)]
-    for _ in range(n - 1):
-        cols.append(cols[-1] * x)
-    return stack(cols[:n], -1)
+        raise RuntimeError("N must be greater than 1.")
+    powers = cumprod(x.unsqueeze(-1).expand(shape + (n - 1,)), -1)
+    ones = powers.new_ones(shape + (1,))
+    return cat([ones, powers], -1)
 
 
 def vander(x, N=None, increasing=False):
     """``torch.vander``: powers of the 1-D ``x`` (decreasing unless ``increasing``)."""
-    from .shape import flip
+    from .creation import ones
+    from .reduction import cumprod
+    from .shape import cat, flip
     if x._array.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
-    if N is not None and N < 0:
+    n = x.shape[0] if N is None else N
+    if n < 0:
         raise RuntimeError("N must be non-negative.")
-    v = linalg_vander(x, N=x.shape[0] if N is None else N) if (N is None or N > 0) else \
-        x.unsqueeze(-1)[..., :0]
-    return v if increasing else flip(v, (-1,))
+    dt = np.dtype(np.int64) if x._array.dtype.kind in "biu" else x._array.dtype
+    dtype = _dt.from_numpy_dtype(dt)
+    if n > 1:
+        pw = cumprod(x.unsqueeze(1).expand(x.shape[0], n - 1).to(dtype), 1)
+        v = cat([ones((x.shape[0], 1), dtype=dtype, device=x.device), pw], 1)
+    else:
+        v = ones((x.shape[0], n), dtype=dtype, device=x.device)
+    return v if increasing else flip(v, (1,))
+
+
+def _ord_str(p):
+    if isinstance(p, float) and p.is_integer():
+        return str(int(p))
+    return str(p)
+
+
+def _cond_helper(A, p):
+    """``norm(A) * norm(inv(A))``, infinite for a singular ``A`` (torch's cond helper)."""
+    inverse, info = inv_ex(A)
+    inverse = inverse.masked_fill(info.unsqueeze(-1).unsqueeze(-1) > 0, float("inf"))
+    with errstate(invalid="ignore"):
+        res = matrix_norm(A, p) * matrix_norm(inverse, p)
+    return res.nan_to_num(float("inf"), float("inf"), -float("inf"))
 
 
 def cond(A, p=None, *, out=None):
     """The condition number of ``A`` in the ``p`` norm (2-norm when None)."""
-    if p in (None, 2, -2):
+    from .creation import zeros
+    from .shape import narrow
+    arr = A._array
+    if isinstance(p, str):
+        op = "linalg.cond(ord=%s)" % p
+        if arr.ndim < 2:
+            raise RuntimeError("%s: The input tensor A must have at least 2 dimensions." % op)
+        _square_shape(op, arr)
+        if p not in ("fro", "nuc"):
+            raise RuntimeError("linalg.cond got an invalid norm type: %s" % p)
+    else:
+        if arr.ndim < 2:
+            raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+        p = 2 if p is None else p
+        if abs(p) not in (1, 2, math.inf):
+            raise RuntimeError("linalg.cond got an invalid norm type: %s" % _ord_str(p))
+    if arr.size == 0:
+        return zeros(arr.shape[:-2], dtype=_dt.from_numpy_dtype(_real_dtype(arr)),
+                     device=A.device)
+    if p == "nuc":
         s = _svdvals(A)
-        return s[..., -1] / s[..., 0] if p == -2 else s[..., 0] / s[..., -1]
-    _square_check("linalg.cond", A._array)
-    return matrix_norm(A, p) * matrix_norm(_inv(A), p)
+        return s.sum(-1) * s.reciprocal().sum(-1)
+    if p in (2, -2):
+        s = _svdvals(A)
+        s_max, s_min = narrow(s, -1, 0, 1), narrow(s, -1, -1, 1)
+        return (s_min / s_max if p == -2 else s_max / s_min).squeeze(-1)
+    if not isinstance(p, str):
+        _square_shape("linalg.cond(ord=%s)" % _ord_str(p), arr)
+    return _cond_helper(A, p)
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
@@ -1905,41 +2153,30 @@ def inv_ex(A, *, check_errors=False, out=None):
 def lstsq(A, B, rcond=None, *, driver=None):
     """``(solution, residuals, rank, singular_values)`` of the least-squares problem
     ``min ||A X - B||``."""
-    from .creation import zeros
-    from .reduction import sum as _sum
     op = "torch.linalg.lstsq"
-    drivers = ("gels", "gelsy", "gelsd", "gelss")
-    if driver is None:
-        driver = "gelsy"
-    if driver not in drivers:
-        raise RuntimeError("%s: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
-                           % op)
     aa, ba = A._array, B._array
-    _float_double(aa)
     if aa.ndim < 2:
         raise RuntimeError("%s: input must have at least 2 dimensions." % op)
+    if ba.ndim < 1:
+        raise RuntimeError("%s: other must have at least 1 dimension." % op)
     vec = ba.ndim == aa.ndim - 1
-    if vec:
-        B = B.unsqueeze(-1)
+    if not (vec or ba.ndim == aa.ndim):
+        raise RuntimeError("%s: input.dim() must be greater or equal to other.dim() and "
+                           "(input.dim() - other.dim()) <= 1" % op)
     if aa.dtype != ba.dtype:
         raise RuntimeError("%s: Expected input and other to have the same dtype, but got "
                            "input's dtype %s and other's dtype %s"
-                           % (op, A.dtype, B.dtype))
-    if A.shape[-2] != B.shape[-2]:
-        raise RuntimeError("%s: input.size(-2) should match other.size(-2)" % op)
-    x, rank, sv = LinalgLstsq.apply(A, B, rcond, driver)
-    m, n = A.shape[-2:]
-    batch = tuple(x.shape[:-2])
-    empty = zeros((0,), dtype=A.dtype, device=A.device)
-    residuals = empty
-    full_rank = bool((rank._array == min(m, n)).all())
-    if driver != "gelsy" and m > n and full_rank:
-        residuals = _sum((matmul(A, x) - B) ** 2, -2)
-        if vec:
-            residuals = residuals.squeeze(-1)
-    if driver == "gels":
-        rank = zeros((0,), dtype=rank.dtype, device=A.device)
-    if driver in ("gels", "gelsy"):
-        sv = empty
-    del batch
-    return _rt.linalg_lstsq(x.squeeze(-1) if vec else x, residuals, rank, sv)
+                           % (op, _tname(aa.dtype), _tname(ba.dtype)))
+    if aa.shape[-2] != ba.shape[-1 if vec else -2]:
+        raise RuntimeError("%s: input.size(-2) should match other.size(%d)"
+                           % (op, -1 if vec else -2))
+    if driver is None:
+        driver = "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("%s: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
+                           % op)
+    if rcond is None:
+        _float_double(aa)
+        rcond = float(np.finfo(_real_dtype(aa)).eps) * max(aa.shape[-2:])
+    _lapack_dtype(aa, None, "linalg_lstsq_cpu")
+    return _rt.linalg_lstsq(*LinalgLstsq.apply(A, B, rcond, driver, vec))
