@@ -109,6 +109,15 @@ _FFT2 = {"fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2", "fftn", "ifftn",
 _LOOSE = {"bessel_j0": 1e-6, "bessel_j1": 1e-6, "bessel_y0": 1e-6, "bessel_y1": 1e-6,
           "special_bessel_j0": 1e-6, "special_bessel_j1": 1e-6, "special_bessel_y0": 1e-6,
           "special_bessel_y1": 1e-6}
+# - linear algebra on inf/NaN: how NaN spreads through a factorisation is up to the LAPACK
+#   build (torch's MKL vs SciPy's OpenBLAS LAPACK), not a defined result; and the signs (phases)
+#   of singular vectors and eigenvectors are arbitrary, chosen differently by each LAPACK, so
+#   svd/eigh/eig values (and gradients of sign-dependent losses) are not compared.
+_LAPACK = {"matrix_power", "pinv", "pinverse", "matrix_norm", "lu", "lu_factor",
+           "lu_factor_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "eig", "eigvals",
+           "matrix_exp", "matrix_rank", "cond", "inv", "inv_ex", "det", "slogdet", "logdet",
+           "solve", "solve_ex", "lstsq", "cholesky", "cholesky_ex", "inverse"}
+_SIGN_FREE = ("svd", "eigh", "eig", "linalg_svd", "linalg_eigh", "linalg_eig")
 # - torch's own internal assertion failures (e.g. lstsq on inf/NaN: oneMKL reports illegal
 #   parameters and torch ends in "INTERNAL ASSERT FAILED"): torch has no answer to compare.
 _TORCH_BUG = "INTERNAL ASSERT FAILED"
@@ -124,7 +133,8 @@ def _torch_quirk(case):
     if ns != "opdb":
         _collect_specs((case[2], case[3]), specs)
     special = case[2][2] if ns == "opdb" else any(s[3] == "x" for s in specs)
-    if special and (base in _SIMD_NAN or base in _CONV):
+    if special and (base in _SIMD_NAN or base in _CONV or base in _LAPACK
+                    or base.split("_")[0] in _LAPACK):
         return True
     fft = base[4:] if base.startswith("fft_") else base if ns == "fft" else None
     if fft is not None:
@@ -1143,7 +1153,9 @@ def check_case(case, torch=None, timeout=None):
     """Run ``case`` in ember and torch; None when they agree, else a ``Mismatch``."""
     torch = torch or _torch()
     name = case[1]
-    values = name not in RANDOM
+    values = name not in RANDOM and not (
+        name.split(".")[-1].startswith(_SIGN_FREE)
+        and not name.split(".")[-1].startswith(("svdvals", "eigvals")))
     if _torch_quirk(case):
         return None
     atol_min = _LOOSE.get(name.split(".")[-1], 0.0)
