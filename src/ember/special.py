@@ -246,43 +246,197 @@ def _polynomial(kind):
     """``P_n(x)`` for integral ``n`` (a float ``n`` truncated; 0 for ``n < 0`` and for a NaN or
     infinite ``n``), not differentiable, as torch's ``*_polynomial_*``."""
     def fn(input, n, *, out=None):
+        _check_poly_args(kind, input, n)
         x_t, n_t = _pair(input, n)
         xa, na = binary_arrays(kind, x_t, n_t)
         _unsupported(xa, kind + "_cpu", half=True)
         if xa.dtype.kind != "f":
             d = _dt.get_default_dtype().np
-            xa, na = xa.astype(d), na.astype(d)
+            xa = xa.astype(d)
         xp = xp_of(x_t)
+        na = xp.asarray(na).astype(xa.dtype, copy=False)    # (torch casts n to x's dtype first)
         xa, na = xp.broadcast_arrays(xa, na)
-        # torch truncates the degree to an integer; a NaN or infinite one gives 0 (SciPy would
-        # loop for ever on it)
-        nf = xp.where(xp.isfinite(na), xp.trunc(na), -1.0)
+        # the degree as torch's int64 cast of it: truncated; a NaN, infinite or out-of-range
+        # one becomes negative (so the result is 0)
+        ok = xp.isfinite(na) & (abs(na) < 2.0 ** 63)
+        ni = xp.where(ok, na, -1).astype("int64")
         with _quiet():
-            res = _poly_eval(_sp(xa), xp, kind, xa.astype("float64"), nf.astype("float64"))
-        res = xp.where(nf < 0, 0.0, res)
-        return Tensor._wrap(xp.asarray(res).astype(xa.dtype))
+            res = _POLY[kind](xp, xa, ni)
+        return Tensor._wrap(xp.asarray(res).astype(xa.dtype, copy=False))
     fn.__name__ = kind
     return fn
 
 
-def _poly_eval(sp, xp, kind, x, n):
-    ni = xp.maximum(n, 0).astype("int64")
-    if kind.startswith("shifted_"):
-        return _poly_eval(sp, xp, kind[len("shifted_"):], 2 * x - 1, n)
-    if kind == "chebyshev_polynomial_t":
-        return sp.eval_chebyt(ni, x)
-    if kind == "chebyshev_polynomial_u":
-        return sp.eval_chebyu(ni, x)
-    if kind in ("chebyshev_polynomial_v", "chebyshev_polynomial_w"):
-        prev = xp.where(ni > 0, sp.eval_chebyu(xp.maximum(ni - 1, 0), x), 0.0)
-        return sp.eval_chebyu(ni, x) + (prev if kind.endswith("w") else -prev)
-    if kind == "hermite_polynomial_h":
-        return sp.eval_hermite(ni, x)
-    if kind == "hermite_polynomial_he":
-        return sp.eval_hermitenorm(ni, x)
-    if kind == "laguerre_polynomial_l":
-        return sp.eval_laguerre(ni, x)
-    return sp.eval_legendre(ni, x)
+def _check_poly_args(kind, x, n):
+    """torch's TypeError for a call matching none of its (Tensor|Number, Tensor|Number)
+    overloads."""
+    def number(v):
+        return isinstance(v, (int, float, complex))
+    if (isinstance(x, Tensor) and (isinstance(n, Tensor) or number(n))) or (
+            number(x) and isinstance(n, Tensor)):
+        return
+    got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (x, n))
+    raise TypeError(
+        "special_%s() received an invalid combination of arguments - got (%s), but expected "
+        "one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, "
+        "Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n" % (kind, got))
+
+
+def _recurrence(xp, x, n, q0, step):
+    """torch's three-term recurrence ``q_{k+1} = step(x, q_k, q_{k-1}, k)`` from ``p = 1``,
+    ``q = q0`` run ``n - 1`` times per element (only elements with ``n >= 2`` matter)."""
+    out = xp.array(q0, copy=True)
+    idx = xp.nonzero((n >= 2).ravel())[0]
+    if not idx.size:
+        return out
+    out_flat = out.reshape(-1)
+    xs, ns = x.reshape(-1)[idx], n.reshape(-1)[idx]
+    p, q = xp.ones_like(xs), q0.reshape(-1)[idx]
+    j = 1
+    while idx.size:
+        stop = min(j + 64, int(ns.max()))      # compact the live elements every 64 steps
+        for jj in range(j, stop):
+            live = jj < ns
+            r = step(xp, xs, q, p, jj)
+            p, q = xp.where(live, q, p), xp.where(live, r, q)
+        j = stop
+        # (a NaN stays NaN: torch stops its loop there)
+        done = (ns <= j) | xp.isnan(q)
+        out_flat[idx[done]] = q[done]
+        keep = ~done
+        idx, xs, ns, p, q = idx[keep], xs[keep], ns[keep], p[keep], q[keep]
+    return out
+
+
+def _fms(xp, a, q, c):
+    """``a * q - c`` rounded once, as the fused multiply-add in torch's compiled recurrences
+    (so ``a * q`` past the largest float minus an infinite ``c`` is ``-inf``, not NaN)."""
+    if a.dtype.itemsize == 4:       # (exact in float64, then rounded)
+        return (a.astype("float64") * q.astype("float64") - c.astype("float64")).astype(a.dtype)
+    prod = a * q
+    finite = (abs(a) < math.inf) & (abs(q) < math.inf)
+    res = xp.where(finite & (abs(prod) == math.inf), ((a * 0.5) * q - c * 0.5) * 2, prod - c)
+    return xp.where(finite & (abs(c) == math.inf), -c, res)
+
+
+def _elem(xp, fn, v):
+    """``fn(v)`` correctly rounded for float32 (as C's ``acosf``, ``sinf``...)."""
+    if v.dtype.itemsize == 4:
+        return getattr(xp, fn)(v.astype("float64")).astype(v.dtype)
+    return getattr(xp, fn)(v)
+
+
+def _cheb_step(xp, xs, q, p, j):
+    return _fms(xp, xs + xs, q, p)
+
+
+def _nf(n, x):
+    """The int64 degree as a number of ``x``'s dtype (C++'s int-to-float conversion)."""
+    return n.astype(x.dtype)
+
+
+def _sign_even(xp, n, value):
+    """``value`` for even ``n``, ``-value`` for odd ``n``."""
+    return xp.where(n % 2 == 0, value, -value)
+
+
+def _chebyshev(kind, shifted):
+    """torch's ``chebyshev_polynomial_{t,u,v,w}_forward`` (``shifted``: of ``2x - 1``)."""
+    def ev(xp, x, n):
+        one = x.dtype.type(1)
+        y = x + x - one if shifted else x
+        nf = _nf(n, x)
+        q0 = {"t": y, "u": y + y, "v": y + y - one, "w": y + y + one}[kind]
+        res = _recurrence(xp, y, n, q0, _cheb_step)
+        res = xp.where(n == 1, q0, res)
+        res = xp.where(n == 0, one, res)
+        cut = {"t": 6, "u": 6 if shifted else 8, "v": 6 if shifted else 8,
+               "w": 4 if shifted else 8}[kind]
+        inner = (n > cut) & (abs(y) < one)
+        a = _elem(xp, "arccos", xp.where(inner, y, 0))
+        n1, twon1 = nf + one, nf + nf + one
+        if kind == "t":
+            closed = _elem(xp, "cos", nf * a)
+        elif kind == "u":
+            s = _elem(xp, "sin", a)
+            closed = xp.where(s != 0, _elem(xp, "sin", n1 * a) / xp.where(s != 0, s, one),
+                              n1 * _elem(xp, "cos", n1 * a) / y)
+        elif kind == "v":
+            closed = xp.where(_elem(xp, "sin", a / 2) != one,
+                              _elem(xp, "cos", (nf + 0.5) * a) / _elem(xp, "cos", a / 2),
+                              _sign_even(xp, n, twon1))
+        else:
+            h = _elem(xp, "sin", a / 2)
+            edge = _sign_even(xp, n, one) if shifted else xp.where(
+                x > 0, twon1, _sign_even(xp, n, one))
+            closed = xp.where(_elem(xp, "cos", a / 2) != one, _elem(xp, "sin", (nf + 0.5) * a) /
+                              xp.where(h != 0, h, one), edge)
+        res = xp.where(inner, closed, res)
+        # the end points (torch tests x == 0 and x == 1 for the shifted ones, |x| == 1 else)
+        if shifted:
+            at_hi, at_lo = x == one, x == 0
+        else:
+            at_hi, at_lo = x == one, x == -one
+        hi = {"t": one, "u": n1, "v": one, "w": twon1}[kind]
+        lo = {"t": _sign_even(xp, n, one), "u": _sign_even(xp, n, n1),
+              "v": _sign_even(xp, n, twon1), "w": _sign_even(xp, n, one)}[kind]
+        res = xp.where(at_lo, lo, xp.where(at_hi, hi, res))
+        return xp.where(n < 0, 0, res)
+    return ev
+
+
+def _hermite(physicists):
+    """torch's ``hermite_polynomial_h_forward`` / ``hermite_polynomial_he_forward``."""
+    def ev(xp, x, n):
+        one = x.dtype.type(1)
+        limit = 128 if x.dtype.itemsize == 4 else 512
+        if physicists:
+            q0 = x + x
+            def step(xp, xs, q, p, j):
+                return _fms(xp, xs + xs, q, (2 * j) * p)
+        else:
+            q0 = x
+            def step(xp, xs, q, p, j):
+                return _fms(xp, xs, q, j * p)
+        res = _recurrence(xp, x, xp.where(n > limit, 0, n), q0, step)
+        res = xp.where(n > limit, math.nan, res)
+        res = xp.where(n == 1, q0, res)
+        res = xp.where(n == 0, one, res)
+        return xp.where(n < 0, 0, res)
+    return ev
+
+
+def _laguerre(xp, x, n):
+    """torch's ``laguerre_polynomial_l_forward``."""
+    one = x.dtype.type(1)
+    q0 = one - x
+
+    def step(xp, xs, q, p, k):
+        return _fms(xp, (k + k) + (one - xs), q, k * p) / (k + 1)
+    res = _recurrence(xp, x, n, q0, step)
+    res = xp.where(n == 1, q0, res)
+    res = xp.where((n == 0) | (x == 0), one, res)
+    return xp.where(n < 0, 0, res)
+
+
+def _legendre(xp, x, n):
+    """torch's ``legendre_polynomial_p_forward``."""
+    one = x.dtype.type(1)
+
+    def step(xp, xs, q, p, k):
+        return _fms(xp, (k + k + 1) * xs, q, k * p) / (k + 1)
+    res = _recurrence(xp, x, n, x, step)
+    res = xp.where(n == 1, x, res)
+    res = xp.where(n == 0, one, res)
+    res = xp.where(abs(x) == one, xp.where((x > 0) | (n % 2 == 0), one, -one), res)
+    return xp.where(n < 0, 0, res)
+
+
+_POLY = {"hermite_polynomial_h": _hermite(True), "hermite_polynomial_he": _hermite(False),
+         "laguerre_polynomial_l": _laguerre, "legendre_polynomial_p": _legendre}
+for _k in "tuvw":
+    _POLY["chebyshev_polynomial_" + _k] = _chebyshev(_k, False)
+    _POLY["shifted_chebyshev_polynomial_" + _k] = _chebyshev(_k, True)
 
 
 chebyshev_polynomial_t = _polynomial("chebyshev_polynomial_t")

@@ -103,7 +103,7 @@ class ViewAsComplex(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return view_as_real(grad_output)
+        return ViewAsReal.apply(grad_output)     # (the data is conjugated already)
 
 
 class Conj(Function):
@@ -166,6 +166,8 @@ def real(input):
     """
     if input._array.dtype.kind != "c":
         return input
+    if is_conj(input):      # (torch's graph: Select over ViewAsReal over _conj)
+        return select(ViewAsReal.apply(Conj.apply(input, "ConjBackward0")), -1, 0)
     return select(view_as_real(input), -1, 0)     # (torch's graph: Select over ViewAsReal)
 
 
@@ -173,6 +175,9 @@ def imag(input):
     """The imaginary part of a complex tensor, as a view."""
     if input._array.dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    if is_conj(input):      # (torch's graph: Select over NegView over ViewAsReal over _conj)
+        return select(_NegView.apply(ViewAsReal.apply(Conj.apply(input, "ConjBackward0"))),
+                      -1, 1)
     return select(view_as_real(input), -1, 1)
 
 
@@ -180,7 +185,26 @@ def view_as_real(input):
     """A complex tensor seen as real with a trailing dimension of size 2 (a view)."""
     if input._array.dtype.kind != "c":
         raise RuntimeError("view_as_real is only supported for complex tensors")
+    if is_conj(input):
+        raise RuntimeError(
+            "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the "
+            "conjugate tensor so you can view it as real, use self.resolve_conj(); however, be "
+            "warned that the resulting tensor will NOT alias the original.")
     return ViewAsReal.apply(input)
+
+
+class _NegView(Function):
+    """``-a`` as torch's lazy negative view (the imaginary part of a conjugated tensor)."""
+
+    node_name = "NegViewBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return Tensor._wrap(-a._array)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return -grad_output
 
 
 def view_as_complex(input):
