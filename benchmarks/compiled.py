@@ -1,10 +1,13 @@
 """ember.compile against eager ember and eager torch on W1-W3, ratios from one run.
 
-Run: ``python -m benchmarks.compiled [--quick]``. Each workload is one training step (forward,
-backward, update). The variants are timed in interleaved rounds (each round times every variant
-once, so a slow spell of a shared machine hits them alike); the figure is the median of the
-rounds' mean step times. "numpy" is the NumPy floor of W1/W2: the same arithmetic written
-directly in NumPy with hand-written gradients. Compare the ratios within one run.
+Run: ``python -m benchmarks.compiled [--quick] [--cpu] [--rounds N]``. Each workload is one
+training step (forward, backward, update). The variants are timed in interleaved rounds (each
+round times every variant once, so a slow spell of a shared machine hits them alike); the figure
+is the median of the rounds' mean step times. ``--cpu`` times the thread's CPU time instead of
+wall time (on a machine shared with other processes it leaves out the time the process waits,
+and the ratios vary less between runs). "numpy" is the NumPy floor of W1/W2: the same
+arithmetic written directly in NumPy with hand-written gradients. Compare the ratios within one
+run.
 """
 import statistics
 import sys
@@ -109,7 +112,7 @@ def w2_numpy():
     return step
 
 
-def _time_rounds(steps, n, rounds=7):
+def _time_rounds(steps, n, rounds=7, clock=time.perf_counter):
     """Median over interleaved rounds of each step's mean time (seconds)."""
     for step in steps.values():
         for _ in range(5):
@@ -117,15 +120,18 @@ def _time_rounds(steps, n, rounds=7):
     samples = {k: [] for k in steps}
     for _ in range(rounds):
         for k, step in steps.items():
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(n):
                 step()
-            samples[k].append((time.perf_counter() - t0) / n)
+            samples[k].append((clock() - t0) / n)
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
 def main(argv=()):
+    argv = list(argv)
     quick = "--quick" in argv
+    clock = time.thread_time if "--cpu" in argv else time.perf_counter
+    rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else None
     try:
         import torch
         torch.set_num_threads(1)
@@ -145,7 +151,7 @@ def main(argv=()):
             steps["torch"] = make(torch, lambda f: f)
         if floor is not None:
             steps["numpy"] = floor()
-        t = _time_rounds(steps, n, 3 if quick else 7)
+        t = _time_rounds(steps, n, rounds or (3 if quick else 7), clock)
         rows.append((name, t["compiled"], t["eager"], t.get("torch", float("nan")),
                      t.get("numpy", float("nan"))))
     print("%-4s %13s %13s %13s %13s %9s %9s %9s" % (

@@ -417,6 +417,8 @@ class Tensor:
         """A Tensor sharing values and version counter, outside the graph."""
         t = Tensor._wrap(self._array)
         t._version_ref = self._version_ref
+        if self._conj_bit:
+            t._conj_bit = True
         return t
 
     def detach_(self) -> Tensor:

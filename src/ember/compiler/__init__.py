@@ -36,6 +36,7 @@ class _Config:
 config = _Config()
 
 _EAGER = "eager"
+_MISS = object()    # a guarded call's answer when a guard fails
 _ALL = []       # live compiled callables (for reset)
 
 
@@ -146,6 +147,7 @@ class _Compiled:
         self.cache = {}
         self.records = []       # (recorder, key) of every recording (for explain)
         self.warned = False
+        self.fast = None        # the last replayed program's guarded call (see ``wrapper``)
         _ALL.append(self)
 
     def _mods(self):
@@ -171,6 +173,11 @@ class _Compiled:
             mods, token = self._mods_cached()
         else:
             mods, token = (), ()
+        if len(tensors) > 1:
+            # (one tensor passed twice is one value of the program: a different signature)
+            ids = [id(t) for t in tensors]
+            if len(set(ids)) != len(ids):
+                key = key + (("alias", tuple([ids.index(i) for i in ids])),)
         key = (_state.enabled, key, token)
         entry = self.cache.get(key)
         if entry is not None:
@@ -179,11 +186,16 @@ class _Compiled:
                     prog.guards_hold():
                 if prog.prefix is not None:
                     return prog.serve(self.fn, args, kwargs, tensors)
+                if self.module is None and tensors is args and len(key[1]) == len(args):
+                    self.fast = prog.__dict__.get("_fast")
+                    if self.fast is None and "_fast" not in prog.__dict__:
+                        self.fast = prog._fast = prog.fast_call(key[1], key[0], _MISS)
                 return prog.run(tensors)
             if entry.reason is not None:
                 return self.fn(*args, **kwargs)
             if prog is not None:
                 entry = None        # a tensor it reads changed shape: record again
+        self.fast = None
         if entry is None:
             if len(self.cache) >= config.cache_size_limit:
                 self._warn_limit()
@@ -335,6 +347,11 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
 
     @functools.wraps(model)
     def wrapper(*args, **kwargs):
+        fast = compiled.fast
+        if fast is not None and not kwargs:
+            out = fast(args)
+            if out is not _MISS:
+                return out
         return compiled(*args, **kwargs)
     wrapper._torchdynamo_orig_callable = model
     wrapper._ember_compiled = compiled
@@ -346,6 +363,7 @@ def reset():
     for c in _ALL:
         c.cache.clear()
         c.records.clear()
+        c.fast = None
         c.warned = False
 
 

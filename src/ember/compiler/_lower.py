@@ -24,12 +24,16 @@ class Lowered:
     """An op on arrays. ``expr``: the forward as a Python expression of ``{0}``, ``{1}``...
     (the tensor arguments' arrays) and of ``names`` (constants), ``out_expr`` the same writing into
 ``{out}`` (for an element-wise ufunc); ``backward(g, *arrays, out)``
-    returns one gradient array (or None) per tensor argument."""
+    returns one gradient array (or None) per tensor argument. ``bw_exprs`` (optional): the
+    same gradients as expressions of ``{g}``, ``{0}``... and ``{out}``, one per tensor argument
+    (None where it needs no gradient), which a program inlines into its backward."""
 
-    __slots__ = ("expr", "names", "backward", "keep_args", "keep_out", "out_expr")
+    __slots__ = ("expr", "names", "backward", "keep_args", "keep_out", "out_expr", "bw_exprs")
 
-    def __init__(self, expr, names, backward, keep_args, keep_out, out_expr=None):
+    def __init__(self, expr, names, backward, keep_args, keep_out, out_expr=None,
+                 bw_exprs=None):
         self.expr = expr
+        self.bw_exprs = bw_exprs
         # (the same ufunc writing into a given array ``{out}``: a buffer reused across calls)
         self.out_expr = out_expr
         self.names = names
@@ -54,6 +58,21 @@ def _number(c):
     return type(c) in _NUMBERS
 
 
+def _const(c, dtype):
+    """Number ``c`` as a 0-d array of ``dtype``: a ufunc takes it faster than a Python number
+    and computes the same (NumPy casts a Python number to the array's dtype first)."""
+    try:
+        with errstate(all="raise"):
+            return _XP.asarray(c, dtype=dtype)
+    except (FloatingPointError, OverflowError, ValueError, TypeError):
+        return c
+
+
+def _need(needs, exprs):
+    """``exprs`` with None where the argument needs no gradient."""
+    return tuple([e if n else None for e, n in zip(exprs, needs)])
+
+
 def _binary(op, consts, metas, needs):
     """Add, Sub, Mul with two float tensors of one dtype, or a float tensor and a number."""
     if len(metas) == 2 and None not in metas:
@@ -63,35 +82,42 @@ def _binary(op, consts, metas, needs):
         ta, tb = _grad_to(sa), _grad_to(sb)
         name, uf = _UFUNCS[op]
         ufn = {name: uf}
-        out2 = name + "({0}, {1}, out={out})"
+        out2 = name + "({0}, {1}, {out})"
+        same = sa == sb
         if op == "+":
             def bw(g, a, b, out):
                 return (ta(g) if needs[0] else None, tb(g) if needs[1] else None)
-            return Lowered("{0} + {1}", ufn, bw, False, False, out2)
+            return Lowered("{0} + {1}", ufn, bw, False, False, out2,
+                           _need(needs, ("{g}", "{g}")) if same else None)
         if op == "-":
             def bw(g, a, b, out):
                 return (ta(g) if needs[0] else None, tb(-g) if needs[1] else None)
-            return Lowered("{0} - {1}", ufn, bw, False, False, out2)
+            ufn["NEG"] = _XP.negative
+            return Lowered("{0} - {1}", ufn, bw, False, False, out2,
+                           _need(needs, ("{g}", "NEG({g})")) if same else None)
 
         def bw(g, a, b, out):
             return (ta(g * b) if needs[0] else None, tb(g * a) if needs[1] else None)
         keep = tuple(j for j in (0, 1) if needs[1 - j])     # (as Mul saves)
-        return Lowered("{0} * {1}", ufn, bw, keep, False, out2)
+        return Lowered("{0} * {1}", ufn, bw, keep, False, out2,
+                       _need(needs, ("MUL({g}, {1})", "MUL({g}, {0})")) if same else None)
     s = consts[1]
     if metas[1] is not None or not _number(s) or not _float(metas[0]) or \
             metas[0][1].name == "float16":
         return None
     name, uf = _UFUNCS[op]
-    names = {"S": s, name: uf}
-    out1 = name + "({0}, S, out={out})"
+    c = _const(s, metas[0][1])
+    names = {"S": c, name: uf}
+    out1 = name + "({0}, S, {out})"
     if op == "*":
         def bw_scaled(g, a, out):
             return (g * s,)
-        return Lowered("{0} * S", names, bw_scaled, False, False, out1)
+        names["MUL"] = _XP.multiply
+        return Lowered("{0} * S", names, bw_scaled, False, False, out1, ("MUL({g}, S)",))
 
     def bw_same(g, a, out):
         return (g,)
-    return Lowered("{0} %s S" % op, names, bw_same, False, False, out1)
+    return Lowered("{0} %s S" % op, names, bw_same, False, False, out1, ("{g}",))
 
 
 def _add(consts, metas, out_meta, needs):
@@ -112,8 +138,8 @@ def _pow_scalar(consts, metas, out_meta, needs):
 
     def bw(g, a, out):
         return (g * (a * 2.0),)
-    return Lowered("{0} * {0}", {"MUL": _XP.multiply}, bw, True, False,
-                   "MUL({0}, {0}, out={out})")
+    return Lowered("{0} * {0}", {"MUL": _XP.multiply, "TWO": _const(2.0, metas[0][1])}, bw,
+                   True, False, "MUL({0}, {0}, {out})", ("MUL({g}, MUL({0}, TWO))",))
 
 
 def _relu(consts, metas, out_meta, needs):
@@ -122,7 +148,9 @@ def _relu(consts, metas, out_meta, needs):
 
     def bw(g, a, out):
         return (_relu_grad(g, out),)
-    return Lowered("MAX({0}, 0)", {"MAX": _XP.maximum}, bw, False, True, "MAX({0}, 0, out={out})")
+    return Lowered("MAX({0}, Z)", {"MAX": _XP.maximum, "Z": _const(0, metas[0][1]),
+                                   "RELU_GRAD": _relu_grad},
+                   bw, False, True, "MAX({0}, Z, out={out})", ("RELU_GRAD({g}, {out})",))
 
 
 def _sum(consts, metas, out_meta, needs):
@@ -133,14 +161,18 @@ def _sum(consts, metas, out_meta, needs):
     for d in shape:
         n *= d
 
-    def bw(g, a, out):
+    def spread(g):
         if n > 4096:
-            return (_broadcast_scalar(g, shape),)
+            return _broadcast_scalar(g, shape)
         res = get_array_module(g).empty(shape, g.dtype)
         res.fill(g)
-        return (res,)
-    return Lowered("ADD_REDUCE({0}, axis=None)", {"ADD_REDUCE": get_array_module().add.reduce},
-                   bw, False, False)
+        return res
+
+    def bw(g, a, out):
+        return (spread(g),)
+    return Lowered("ADD_REDUCE({0}, axis=None)", {"ADD_REDUCE": get_array_module().add.reduce,
+                                                  "SPREAD": spread},
+                   bw, False, False, None, ("SPREAD({g})",))
 
 
 def _mean(consts, metas, out_meta, needs):
@@ -174,7 +206,14 @@ def _mm(consts, metas, out_meta, needs):
                 if needs[0] else None,
                 _mat2_grad(a, g, not b.flags.c_contiguous and _transposed(b))
                 if needs[1] else None)
-    return Lowered("MM({0}, {1})", {"MM": mm2d}, bw, True, False)
+
+    def g1(g, a, b):
+        return _mat1_grad(g, b, not a.flags.c_contiguous and _transposed(a))
+
+    def g2(g, a, b):
+        return _mat2_grad(a, g, not b.flags.c_contiguous and _transposed(b))
+    return Lowered("MM({0}, {1})", {"MM": mm2d, "G1": g1, "G2": g2}, bw, True, False, None,
+                   _need(needs, ("G1({g}, {0}, {1})", "G2({g}, {0}, {1})")))
 
 
 def _addmm(consts, metas, out_meta, needs):
@@ -197,7 +236,18 @@ def _addmm(consts, metas, out_meta, needs):
             gi = sum_to_array(g, shape_i) if g.shape != shape_i else g
         return (gi, _mat1_grad(g, m2, _transposed(m1)) if needs[1] else None,
                 _mat2_grad(m1, g, _transposed(m2)) if needs[2] else None)
-    return Lowered("ADDMM({0}, {1}, {2})", {"ADDMM": fwd}, bw, (1, 2), False)
+
+    def g0(g):
+        return sum_to_array(g, shape_i) if g.shape != shape_i else g
+
+    def g1(g, m1, m2):
+        return _mat1_grad(g, m2, _transposed(m1))
+
+    def g2(g, m1, m2):
+        return _mat2_grad(m1, g, _transposed(m2))
+    return Lowered("ADDMM({0}, {1}, {2})", {"ADDMM": fwd, "G0": g0, "G1": g1, "G2": g2}, bw,
+                   (1, 2), False, None,
+                   _need(needs, ("G0({g})", "G1({g}, {1}, {2})", "G2({g}, {1}, {2})")))
 
 
 def _t(consts, metas, out_meta, needs):
@@ -206,7 +256,7 @@ def _t(consts, metas, out_meta, needs):
 
     def bw(g, a, out):
         return (g.T,)
-    return Lowered("{0}.T", {}, bw, False, False)
+    return Lowered("{0}.T", {}, bw, False, False, None, ("{g}.T",))
 
 
 def _clamp(consts, metas, out_meta, needs):
@@ -226,7 +276,15 @@ def _clamp(consts, metas, out_meta, needs):
 
     def bw(g, a, out):
         return (keep_where(_clamp_keep(a, lo, hi), g), None, None)
-    return Lowered(expr, names, bw, True, False, expr[:-1] + ", out={out})")
+
+    def grad(g, a):
+        return keep_where(_clamp_keep(a, lo, hi), g)
+    names = dict(names, GRAD=grad)
+    for k in ("LO", "HI"):
+        if k in names:
+            names[k] = _const(names[k], metas[0][1])
+    return Lowered(expr, names, bw, True, False, expr[:-1] + ", out={out})",
+                   ("GRAD({g}, {0})", None, None))
 
 
 _TABLE = {"Add": _add, "Sub": _sub, "Mul": _mul, "PowScalar": _pow_scalar, "Relu": _relu,

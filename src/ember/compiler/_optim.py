@@ -128,6 +128,7 @@ class CompiledStep:
     def __init__(self, opt):
         self.opt = opt
         self.plans = {}
+        self.work = {}          # (array type, shape, dtype) -> a work array (``_sgd_one``)
         self.__wrapped__ = opt.step
         self.__name__ = "step"
 
@@ -147,7 +148,8 @@ class CompiledStep:
             if plan is None:
                 rest = params + rest
             for p in rest:
-                opt._update(p, group, opt.state[p])
+                if kind != "sgd" or not self._sgd_one(p, group, opt.state[p]):
+                    opt._update(p, group, opt.state[p])
                 p._bump()
             if plan is None:
                 continue
@@ -156,6 +158,36 @@ class CompiledStep:
             else:
                 plan.adam(group, group["decoupled_weight_decay"])
         return loss
+
+    def _sgd_one(self, p, group, state):
+        """SGD with momentum on one (large) parameter, into a work array kept across steps:
+        eager's passes (``ember/optim/sgd.py``) without its two temporaries, and ``(1 -
+        dampening) * g`` as ``g`` when dampening is 0 (the same numbers). False where eager's
+        update must run (weight decay, maximize, nesterov, the first step...)."""
+        buf = state.get("momentum_buffer")
+        momentum = group["momentum"]
+        if buf is None or momentum == 0 or group["weight_decay"] != 0 or group["maximize"] \
+                or group["nesterov"]:
+            return False
+        a, g, b = p._array, p._grad._array, buf._array
+        if not (type(a) is type(g) is type(b)) or not a.dtype == g.dtype == b.dtype or \
+                not a.shape == g.shape == b.shape:
+            return False
+        xp = get_array_module(a)
+        key = (type(a), a.shape, a.dtype)
+        work = self.work.get(key)
+        if work is None:
+            work = self.work[key] = xp.empty(a.shape, a.dtype)
+        b *= momentum
+        dampening = group["dampening"]
+        if dampening == 0:
+            b += g
+        else:
+            xp.multiply(1 - dampening, g, out=work)
+            b += work
+        xp.multiply(group["lr"], b, out=work)
+        a -= work
+        return True
 
     def _plan(self, i, kind, group, params):
         states = [self.opt.state[p] for p in params]

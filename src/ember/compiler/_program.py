@@ -9,7 +9,7 @@ from ..autograd.engine import _check_count, _check_grad
 from ..autograd import function as _function
 from ..autograd.function import Function, _edge, _next_seq
 from ..autograd.grad_mode import state as _state
-from ..autograd.graph import _FREED
+from ..autograd.graph import _FREED, _pack_hooks
 from ..tensor import Tensor
 from . import _effects, _lower, _record
 
@@ -217,11 +217,34 @@ class Program:
                 w = want[i]
                 if m is None or w is None or not _same_bits(m, w._array):
                     return False
+            if low.bw_exprs is not None and not self._verify_bw(low, vargs, needs, want,
+                                                                g, arrays, got):
+                low.bw_exprs = None     # (the step's backward function serves)
             return True
         except Exception:
             return False
         finally:
             _state.enabled = prev
+
+    @staticmethod
+    def _verify_bw(low, vargs, needs, want, g, arrays, out):
+        """The inlined gradient expressions give eager's gradients, bit for bit."""
+        params = ", ".join(["G"] + ["a%d" % j for j in range(len(arrays))] + ["OUT"])
+        fmt = ["a%d" % j for j in range(len(arrays))]
+        try:
+            for j, (i, _) in enumerate(vargs):
+                expr = low.bw_exprs[j] if j < len(low.bw_exprs) else None
+                if not needs[i]:
+                    continue
+                if expr is None or want[i] is None:
+                    return False
+                fn = eval("lambda %s: %s" % (params, expr.format(*fmt, g="G", out="OUT")),
+                          dict(low.names))
+                if not _same_bits(fn(g, *arrays, out), want[i]._array):
+                    return False
+        except Exception:
+            return False
+        return True
 
     def _buffers(self, rec):
         """value -> an array its step writes into at every call: the values that die within
@@ -341,64 +364,139 @@ class Program:
         tape = list(dict.fromkeys(tape))
         self.tape_names = tape
         saved = "".join("%s, " % (x if isinstance(x, str) else array(x)) for x in tape)
+        self._body = (lines[1:], names, saved)
         lines.append("    return (%s), (%s)" % (outs, saved))
         self.source = "\n".join(lines) + "\n"
         exec(compile(self.source, "<ember.compile program>", "exec"), names)
         self._forward = names["forward"]
         self._build_backward()
 
-    def _build_backward(self):
+    def _build_backward(self, given_known=True):
+        """The backward as one generated function of the tape ``S`` and the output gradients
+        ``G``. Gradients are summed in eager's order (first arrival + later ones). Whether a
+        gradient variable may be None is tracked while generating: steps whose gradient is
+        known run unconditionally, and the array-level steps' gradients are inlined
+        expressions (``Lowered.bw_exprs``). ``given_known``: every ``G[i]`` is an array (the
+        engine's call for a one-output node); otherwise any may be None."""
         names = {"GB": self._ctx_backward}
         head = ["def backward(S, G):"]
         if self.tape_names:
             head.append("    %s, = S" % ", ".join(x if isinstance(x, str) else "a%d" % x
                                                  for x in self.tape_names))
-        given = {}
+        state = {}          # gradient variable -> "known" (an array) or "maybe" (or None)
         for i, v in enumerate(self.grad_outs):
-            given[v] = i
-        grads = []          # the gradient variables, first use order
+            head.append("    g%d = G[%d]" % (v, i))
+            state[v] = "known" if given_known else "maybe"
         lines = []
 
-        def gvar(v):
-            if v not in grads:
-                grads.append(v)
-            return "g%d" % v
+        def add(u, expr, maybe_r, ind):
+            g = "g%d" % u
+            st = state.get(u)
+            if not maybe_r:
+                if st is None:
+                    lines.append("%s%s = %s" % (ind, g, expr))
+                elif st == "known":
+                    lines.append("%s%s = %s + %s" % (ind, g, g, expr))
+                else:
+                    lines.append("%sr = %s" % (ind, expr))
+                    lines.append("%s%s = r if %s is None else %s + r" % (ind, g, g, g))
+                state[u] = "known"
+                return
+            lines.append("%sr = %s" % (ind, expr))
+            if st is None:
+                lines.append("%s%s = r" % (ind, g))
+                state[u] = "maybe"
+            elif st == "known":
+                lines.append("%sif r is not None:" % ind)
+                lines.append("%s    %s = %s + r" % (ind, g, g))
+            else:
+                lines.append("%sif r is not None:" % ind)
+                lines.append("%s    %s = r if %s is None else %s + r" % (ind, g, g, g))
 
-        def add(v, expr):
-            g = gvar(v)
-            lines.append("        r = %s" % expr)
-            lines.append("        if r is not None:")
-            lines.append("            %s = r if %s is None else %s + r" % (g, g, g))
+        def block(outs, targets):
+            """Open the step's block: the indentation, or None to skip the step (no
+            gradient reaches it)."""
+            sts = [state.get(v) for v in outs if v is not None]
+            if "known" in sts:
+                return "    "
+            maybe = [v for v in outs if v is not None and state.get(v) == "maybe"]
+            if not maybe:
+                return None
+            for u in targets:
+                if state.get(u) is None:
+                    lines.append("    g%d = None" % u)
+                    state[u] = "maybe"
+            lines.append("    if %s:" % " or ".join("g%d is not None" % v for v in maybe))
+            return "        "
 
         for plan in reversed(self.bplan):
             if plan[0] == "low":
                 _, k, v, vs, needs, keep, keep_out = plan
-                names["B%d" % k] = self.lowered[k].backward
-                g = gvar(v)
-                args = ", ".join([g] + ["a%d" % u if u in keep else "None" for u in vs] +
-                                 ["a%d" % v if keep_out else "None"])
-                lines.append("    if %s is not None:" % g)
-                lines.append("        R = B%d(%s)" % (k, args))
+                low = self.lowered[k]
                 pos = [i for i, s in enumerate(self.steps[k][2]) if s[0] == "v"]
+                targets = [u for j, u in enumerate(vs) if needs[pos[j]]]
+                ind = block((v,), targets)
+                if ind is None:
+                    continue
+                before = {u: state[u] for u in targets if u in state}
+                exprs = self._inline(k, low, vs, keep, keep_out, v, names)
+                if exprs is None:
+                    names["B%d" % k] = low.backward
+                    args = ", ".join(["g%d" % v] + ["a%d" % u if u in keep else "None"
+                                                    for u in vs] +
+                                     ["a%d" % v if keep_out else "None"])
+                    lines.append("%sR = B%d(%s)" % (ind, k, args))
+                    exprs = ["R[%d]" % j for j in range(len(vs))]
                 for j, u in enumerate(vs):
                     if needs[pos[j]]:
-                        add(u, "R[%d]" % j)
+                        add(u, exprs[j], False, ind)
+                if ind != "    ":
+                    state.update(before)
             else:
                 _, k, ospec, ins, _ = plan
                 outs = ospec if isinstance(ospec, tuple) else (ospec,)
-                gs = ", ".join("None" if v is None else gvar(v) for v in outs)
-                cond = " or ".join("%s is not None" % gvar(v) for v in outs if v is not None)
-                lines.append("    if %s:" % (cond or "False"))
-                lines.append("        R = GB(%d, c%d, (%s,))" % (k, k, gs))
+                targets = [u for u in ins if u is not None]
+                ind = block(outs, targets)
+                if ind is None:
+                    continue
+                before = {u: state[u] for u in targets if u in state}
+                gs = ", ".join("None" if v is None or v not in state else "g%d" % v
+                               for v in outs)
+                lines.append("%sR = GB(%d, c%d, (%s,))" % (ind, k, k, gs))
                 for i, u in enumerate(ins):
                     if u is not None:
-                        add(u, "R[%d]" % i)
-        ret = "    return (%s)" % "".join("%s, " % gvar(v) for v in self.sources)
-        for v in grads:
-            head.append("    g%d = %s" % (v, "G[%d]" % given[v] if v in given else "None"))
-        self.bsource = "\n".join(head + lines + [ret]) + "\n"
-        exec(compile(self.bsource, "<ember.compile backward>", "exec"), names)
-        self._backward = names["backward"]
+                        add(u, "R[%d]" % i, True, ind)
+                if ind != "    ":
+                    state.update(before)
+        ret = "    return (%s)" % "".join("%s, " % ("g%d" % v if v in state else "None")
+                                           for v in self.sources)
+        src = "\n".join(head + lines + [ret]) + "\n"
+        exec(compile(src, "<ember.compile backward>", "exec"), names)
+        if given_known:
+            self.bsource = src
+            self._backward = names["backward"]
+            self._backward_any = None
+        return names["backward"]
+
+    def _inline(self, k, low, vs, keep, keep_out, v, names):
+        """Step ``k``'s gradient expressions (one per tensor argument), or None."""
+        exprs = low.bw_exprs
+        if exprs is None:
+            return None
+        rename = _renamer(k, low.names)
+        fmt = ["a%d" % u if u in keep else None for u in vs]
+        out = []
+        for j, expr in enumerate(exprs[:len(vs)]):
+            if expr is None:
+                out.append(None)
+                continue
+            used = [i for i in range(len(vs)) if "{%d}" % i in expr]
+            if any(fmt[i] is None for i in used) or ("{out}" in expr and not keep_out):
+                return None
+            out.append(rename(expr).format(*fmt, g="g%d" % v, out="a%d" % v))
+        for n, val in low.names.items():
+            names["L%d_%s" % (k, n)] = val
+        return out
 
     def _ctx_backward(self, k, ctx, grads):
         """Gradient arrays for step ``k``'s inputs from its ctx (the op's own backward)."""
@@ -432,6 +530,68 @@ class Program:
                 g = _check_grad(ctx, i, g, m)
             out.append(g._array)
         return out
+
+    def fast_call(self, arg_keys, enabled, miss):
+        """One generated function of the call's arguments (a tuple of Tensors) that checks
+        this program's guards (what the call's cache key and ``guards_hold`` check) and
+        replays it: forward, node and edges in one frame; ``miss`` when a guard fails. None
+        where the program needs more (several outputs, ctx-run steps, a graph break)."""
+        if not self.pure or not self.single or self.prefix is not None or \
+                len(self.grad_outs) > 1:
+            return None
+        body, names, saved = self._body
+        names = dict(names, T=Tensor, MISS=miss, ST=_state, PH=_pack_hooks, NODE=_Node,
+                     P=self, EDGE=_edge, SEQ=_next_seq, NEEDS=self.needs)
+        cond = ["not ST.autocast",
+                ("" if enabled else "not ") + "ST.enabled", "not PH", "not ST.anomaly"]
+        pre = []
+        for i, (atype, shape, dtype, rg) in enumerate(arg_keys):
+            names["AT%d" % i], names["SH%d" % i], names["DT%d" % i] = atype, shape, dtype
+            pre.append("    x%d = I[%d]" % (i, i))
+            cond.append("type(x%d) is T and type(x%d._array) is AT%d and x%d._array.shape == "
+                        "SH%d and x%d._array.dtype == DT%d and %sx%d._requires_grad"
+                        % (i, i, i, i, i, i, i, "" if rg else "not ", i))
+        for v, t, (shape, dtype, rg) in self.ext:
+            names["GS%d" % v], names["GD%d" % v] = shape, dtype
+            cond.append("E%d._array.shape == GS%d and E%d._array.dtype == GD%d and "
+                        "%sE%d._requires_grad" % (v, v, v, v, "" if rg else "not ", v))
+        if len(arg_keys) > 1:
+            # (distinct tensors: the signature of a call passing one tensor twice differs)
+            cond.append("len({%s}) == %d" % (", ".join("id(x%d)" % i
+                                                       for i in range(len(arg_keys))),
+                                             len(arg_keys)))
+        lines = ["def call(I):", "    if len(I) != %d:" % len(arg_keys), "        return MISS"]
+        lines += pre
+        lines.append("    if not (%s):" % " and\n            ".join(cond))
+        lines.append("        return MISS")
+        lines.extend(body)
+        out = "t%d" % self.out_spec[1]
+        if self.grad_outs and enabled:
+            edges = []
+            for j, (i, t) in enumerate(self.source_plan):
+                x = "I[%d]" % i if t is None else "S%d" % j
+                if t is not None:
+                    names["S%d" % j] = t
+                lines.append("    s = %s" % x)
+                lines.append("    f = s.grad_fn")
+                lines.append("    e%d = EDGE(s) if s._base is not None else (s, 0) if f is None "
+                             "else (f, s._output_nr)" % j)
+                edges.append("e%d, " % j)
+            names["OM"] = (self.meta[self.out_spec[1]],)
+            lines += ["    n = NODE()",
+                      "    n._program = P",
+                      "    n._saved = (%s)" % saved,
+                      "    n._edges = (%s)" % "".join(edges),
+                      "    n.needs_input_grad = NEEDS",
+                      "    n._seq = SEQ()",
+                      "    n._out_meta = OM",
+                      "    %s.grad_fn = n" % out,
+                      "    %s._output_nr = 0" % out,
+                      "    %s._requires_grad = True" % out]
+        lines.append("    return %s" % out)
+        self.fast_source = "\n".join(lines) + "\n"
+        exec(compile(self.fast_source, "<ember.compile call>", "exec"), names)
+        return names["call"]
 
     def guards_hold(self):
         for _, t, meta in self.ext:
@@ -506,7 +666,18 @@ class Program:
         tape = node._saved
         if tape is None:
             raise RuntimeError(_FREED % node.name())
-        grads = self._backward(tape, [None if g is None else g._array for g in grads])
+        arrays = []
+        for g in grads:
+            if g is None:
+                break
+            arrays.append(g._array)
+        if len(arrays) == len(grads):
+            grads = self._backward(tape, arrays)
+        else:
+            run = self._backward_any
+            if run is None:
+                run = self._backward_any = self._build_backward(given_known=False)
+            grads = run(tape, [None if g is None else g._array for g in grads])
         if len(grads) == 1:
             g = grads[0]
             return (None if g is None else Tensor._wrap(g),)

@@ -182,12 +182,18 @@ class Recorder:
         w = self.ids[id(r)]
         self.ids[id(t)] = w
         self.arrays[id(t._array)] = w
-        self._resync(t)
+        if not self._resync(t):
+            # (a later write into ``t`` outside a recorded op, e.g. an in-place ``div_`` that
+            # writes its result into ``t``'s memory, is then seen)
+            self.versions.append((t, t._version_ref[0]))
 
     def _resync(self, t):
+        found = False
         for i, (u, _) in enumerate(self.versions):
             if u is t:
                 self.versions[i] = (u, u._version_ref[0])
+                found = True
+        return found
 
     # -- values
     def _new(self, t, how):
@@ -235,8 +241,31 @@ class Recorder:
     def _check_versions(self):
         for t, version in self.versions:
             if t._version_ref[0] != version:
+                if t._version_ref[0] == version + 1 and self._written_by_last_step(t):
+                    continue
                 self.graph_break("in-place update of a tensor outside a recorded op")
                 return
+
+    def _written_by_last_step(self, t):
+        """``t``, a tensor made inside the call, now holds the result of the step just
+        recorded, which read it (an in-place op on a temporary, ``noise.div_(q)``, that
+        computes out of place and writes the result into ``t``): later reads of ``t`` read
+        that step's value, and nothing outside the call can see ``t``'s memory."""
+        if id(t) not in self.created or not self.steps:
+            return False
+        v = self.ids.get(id(t))
+        step = self.steps[-1]
+        o = step[4]
+        if v is None or type(o) is not int or ("v", v) not in step[2]:
+            return False
+        a, b = t._array, self.tensors[o]._array
+        if type(a) is not type(b) or a.shape != b.shape or a.dtype != b.dtype or \
+                a.tobytes() != b.tobytes():
+            return False
+        self.ids[id(t)] = o
+        self.arrays[id(a)] = o
+        self._resync(t)
+        return True
 
     def graph_break(self, reason):
         if self.broken:
