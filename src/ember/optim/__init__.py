@@ -15,8 +15,10 @@ from .asgd import ASGD
 from .adafactor import Adafactor
 from .sparse_adam import SparseAdam
 from .lbfgs import LBFGS
+from .muon import Muon
+from ._stateless import swap_in_optimizer_params_and_state
 from . import swa_utils  # noqa: F401,E402
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
-           "Adadelta", "Rprop", "ASGD", "Adafactor", "SparseAdam", "LBFGS", "lr_scheduler",
-           "swa_utils"]
+           "Adadelta", "Rprop", "ASGD", "Adafactor", "SparseAdam", "LBFGS", "Muon", "lr_scheduler",
+           "swa_utils", "swap_in_optimizer_params_and_state"]
