@@ -52,6 +52,23 @@ from . import _tensor_compat  # noqa: E402  (torch's older Tensor methods; see t
 _tensor_compat.install(Tensor)
 
 
+def tile(input, dims):
+    """``torch.tile``: ``dims`` is one sequence (the method ``Tensor.tile`` also takes ints)."""
+    return ops.tile(input, dims)
+
+
+def hsplit(input, indices_or_sections):
+    return ops.hsplit(input, indices_or_sections)
+
+
+def vsplit(input, indices_or_sections):
+    return ops.vsplit(input, indices_or_sections)
+
+
+def dsplit(input, indices_or_sections):
+    return ops.dsplit(input, indices_or_sections)
+
+
 def adaptive_max_pool1d(input, output_size):
     """``torch.adaptive_max_pool1d``: ``(values, indices)`` (``nn.functional``'s returns the
     values only)."""

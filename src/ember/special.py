@@ -453,6 +453,14 @@ laguerre_polynomial_l = _polynomial("laguerre_polynomial_l")
 legendre_polynomial_p = _polynomial("legendre_polynomial_p")
 
 del expm1, exp2, log1p, logit, erfinv, erfc, round, logsumexp, xlogy  # (re-exported below)
-from .ops.unary import erfc, erfinv, exp2, expm1, log1p, logit, round  # noqa: E402,F401,F811
+from .ops.unary import erfc, erfinv, exp2, expm1, log1p, logit  # noqa: E402,F401,F811
+from .ops.unary import round as _unary_round  # noqa: E402
+from .ops._util import not_implemented_for  # noqa: E402
+
+
+def round(input, *, decimals=0, out=None):
+    """``torch.special.round``: ``torch.round``, refusing integer and bool tensors."""
+    not_implemented_for(input._array, "round_cpu" if decimals else "round_vml_cpu", "iub")
+    return _unary_round(input, decimals=decimals, out=out)
 from .ops.reduction import logsumexp  # noqa: E402,F401,F811
 from .ops.arithmetic import xlogy  # noqa: E402,F401,F811

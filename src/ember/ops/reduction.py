@@ -508,7 +508,11 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """The most frequent value along ``dim`` (smallest on ties) and its last index."""
     arr = input._array
-    not_implemented_for(arr, "mode_cpu", "c")
+    if arr.ndim or arr.dtype.kind != "c":
+        not_implemented_for(arr, "mode_cpu", "c")
+    elif input._requires_grad and _grad_state.enabled:     # (a 0-d tensor is copied, no kernel)
+        raise RuntimeError("mode does not support automatic differentiation for outputs with "
+                           "complex dtype.")
     d = wrap_dim(dim, arr.ndim, "mode")
     _nonempty("mode", arr, d)
     return _mode_t(*_SelectDim.apply(input, d, keepdim, "mode"))
@@ -627,11 +631,12 @@ class Prod(Function):
         arr = _accumulation_array(a, dtype)
         ctx.dim, ctx.keepdim = dim, keepdim
         axis = dim if arr.ndim else None
-        if _low(arr):    # (accumulated in float32, rounded back)
-            out = xp_of(a).asarray(arr.astype(np.float32).prod(axis=axis, keepdims=keepdim))
-            out = Tensor._wrap(out.astype(arr.dtype))
-        else:
-            out = Tensor._wrap(arr.prod(axis=axis, keepdims=keepdim))
+        with errstate(over="ignore", invalid="ignore"):
+            if _low(arr):    # (accumulated in float32, rounded back)
+                out = xp_of(a).asarray(arr.astype(np.float32).prod(axis=axis, keepdims=keepdim))
+                out = Tensor._wrap(out.astype(arr.dtype))
+            else:
+                out = Tensor._wrap(arr.prod(axis=axis, keepdims=keepdim))
         ctx.save_for_backward(a, out)
         return out
 
@@ -640,16 +645,25 @@ class Prod(Function):
         a, out = ctx.saved_tensors
         shape = a._array.shape
         dims = tuple(range(len(shape))) if ctx.dim is None or not shape else (ctx.dim,)
+        if not shape:
+            return grad_output, None, None, None     # (torch passes a 0-d input's through)
         g = _expand_back(grad_output, shape, dims, ctx.keepdim)
-        if not (a._array == 0).any():
+        zeros = a._array == 0
+        if not zeros.any():
             return g * _conj(_expand_back(out, shape, dims, ctx.keepdim) / a), None, None, None
+        if ctx.dim is None and not _grad_state.enabled and int(zeros.sum()) > 1:
+            # NOTE: torch's shortcut: with two zeros every product of the others is zero
+            return (Tensor._wrap(xp_of(a).zeros(shape, grad_output._array.dtype)), None, None,
+                    None)
         # NOTE: with zeros, the product of the other elements (exclusive products both ways).
         arr = a._array.reshape(-1) if ctx.dim is None else a._array
         d = 0 if ctx.dim is None else ctx.dim
         flip = xp_of(a).flip
-        left = _exclusive_cumprod(arr, d)
-        right = flip(_exclusive_cumprod(flip(arr, axis=d), d), axis=d)
-        others = Tensor._wrap((left * right).reshape(shape).astype(grad_output._array.dtype))
+        with errstate(over="ignore", invalid="ignore"):
+            left = _exclusive_cumprod(arr, d)
+            right = flip(_exclusive_cumprod(flip(arr, axis=d), d), axis=d)
+            others = (left * right).reshape(shape).astype(grad_output._array.dtype)
+        others = Tensor._wrap(others)
         return g * _conj(others), None, None, None
 
 
@@ -874,11 +888,15 @@ class VectorNorm(Function):
     node_name = "LinalgVectorNormBackward0"
 
     @staticmethod
-    def forward(ctx, a, p, dims, keepdim):
+    def forward(ctx, a, p, dims, keepdim, dtype=None):
         arr = a._array
         if arr.dtype.kind not in "fcV":
             raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
                                "as input. Got %s" % _dt.scalar_type_name(arr.dtype))
+        ctx.cast = None
+        if dtype is not None and dtype.np != arr.dtype:     # (computed in ``dtype``, no node)
+            ctx.cast = dtype
+            arr = arr.astype(dtype.np)
         xp = xp_of(a)
         x = xp.abs(arr)
         out_dtype = x.dtype
@@ -906,38 +924,43 @@ class VectorNorm(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
+        a, out = ctx.saved_tensors
+        if ctx.cast is None:
+            return VectorNorm._input_grad(ctx, a, out, grad_output), None, None, None, None
+        gi = VectorNorm._input_grad(ctx, a.to(ctx.cast), out, grad_output)
+        return (None if gi is None else gi.to(a.dtype)), None, None, None, None
+
+    @staticmethod
+    def _input_grad(ctx, a, out, grad_output):
         from .comparison import where
         from .unary import abs
         from .unary import sgn as sign     # (sgn: sign for real tensors, z / |z| for complex)
-        a, out = ctx.saved_tensors
         p, shape = ctx.p, a._array.shape
         g = _expand_back(grad_output, shape, ctx.dims, ctx.keepdim)
         norm = _expand_back(out, shape, ctx.dims, ctx.keepdim)
         if p == 0:
-            return None, None, None, None   # NOTE: torch leaves the input's grad undefined
+            return None   # NOTE: torch leaves the input's grad undefined
         if p == 1:
-            return g * sign(a), None, None, None
+            return g * sign(a)
         if isinf(p):
-            return _evenly(grad_output, abs(a), out, ctx.dims, ctx.keepdim) * sign(a), None, \
-                None, None
+            return _evenly(grad_output, abs(a), out, ctx.dims, ctx.keepdim) * sign(a)
         if p == 2:
             gi = g * a / norm
         elif p < 1:
             scaled = where(a == 0, 0.0, sign(a) * abs(a) ** (p - 1))
-            return scaled * g * norm ** (1 - p), None, None, None
+            return scaled * g * norm ** (1 - p)
         elif p < 2:
             gi = sign(a) * abs(a) ** (p - 1) * g / norm ** (p - 1)
         else:
             gi = a * abs(a) ** (p - 2) * g / norm ** (p - 1)
         # NOTE: a zero norm gives a zero gradient, as torch.
-        return where(norm == 0, 0.0, gi), None, None, None
+        return where(norm == 0, 0.0, gi)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """Vector p-norm over ``dim`` (``'fro'`` is the 2-norm; ``inf``/``-inf`` the max/min |x|)."""
     if dtype is not None:
-        from .conversion import to
-        input = to(input, _dt.to_dtype(dtype))
+        dtype = _dt.to_dtype(dtype)
     if p is None or p == "fro":
         if p == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
             raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got %s"
@@ -956,7 +979,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
                 raise RuntimeError("linalg.vector_norm cannot compute the %g norm on the "
                                    "dimension %dbecause this dimension is empty and the "
                                    "operation does not have an identity" % (p, d))
-    return VectorNorm.apply(input, p, dims, keepdim)
+    return VectorNorm.apply(input, p, dims, keepdim, dtype)
 
 
 def _bool_reduce(op, input, dim, keepdim):
@@ -1083,13 +1106,14 @@ class Cumprod(Function):
     def forward(ctx, a, dim, dtype):
         arr = _cum_dtype(a._array, dtype)
         ctx.dim = dim
-        if arr.ndim == 0:
-            out = Tensor._wrap(arr.copy())
-        elif _low(arr):    # (accumulated in float32, each running product rounded back)
-            out = Tensor._wrap(xp_of(a).cumprod(arr.astype(np.float32), axis=dim)
-                               .astype(arr.dtype))
-        else:
-            out = Tensor._wrap(xp_of(a).cumprod(arr, axis=dim, dtype=arr.dtype))
+        with errstate(over="ignore", invalid="ignore"):
+            if arr.ndim == 0:
+                out = Tensor._wrap(arr.copy())
+            elif _low(arr):    # (accumulated in float32, each running product rounded back)
+                out = Tensor._wrap(xp_of(a).cumprod(arr.astype(np.float32), axis=dim)
+                                   .astype(arr.dtype))
+            else:
+                out = Tensor._wrap(xp_of(a).cumprod(arr, axis=dim, dtype=arr.dtype))
         ctx.save_for_backward(a, out)
         return out
 
@@ -1100,23 +1124,36 @@ class Cumprod(Function):
             return grad_output, None, None
         if not (a._array == 0).any():
             return _ReverseCumsum.apply(grad_output * _conj(out), ctx.dim) / _conj(a), None, None
-        arr = a._array.conj() if a._array.dtype.kind == "c" else a._array
-        return _cumprod_grad_zeros(arr, grad_output._array, ctx.dim), None, None
+        arr, out_arr = a._array, out._array
+        if arr.dtype.kind == "c":
+            arr, out_arr = arr.conj(), out_arr.conj()
+        return _cumprod_grad_zeros(arr, out_arr, grad_output._array, ctx.dim), None, None
 
 
-def _cumprod_grad_zeros(arr, grad, dim):
-    """Cumprod's gradient when the input holds zeros: sum_j>=k g_j prod_{i<=j, i!=k} x_i."""
+def _cumprod_grad_zeros(arr, out, grad, dim):
+    """Cumprod's gradient when the input (``arr``, conjugated as ``out``) holds zeros, as
+    torch's O(n) version: before the first zero z1 ``sum_{k<=j<z1} g_j out_j / x_k``; at z1
+    ``out_{z1-1} sum_{z1<=j<z2} g_j prod_{z1<i<=j} x_i``; zero after it."""
     xp = get_array_module(arr)
     x = xp.moveaxis(arr, dim, -1)
     g = xp.moveaxis(grad, dim, -1)
-    n = x.shape[-1]
-    out = xp.zeros_like(g)
-    before = xp.ones(x.shape[:-1], dtype=g.dtype)
-    for k in range(n):
-        after = xp.cumprod(x[..., k + 1:], axis=-1)
-        out[..., k] = before * (g[..., k] + (g[..., k + 1:] * after).sum(axis=-1))
-        before = before * x[..., k]
-    return Tensor._wrap(xp.ascontiguousarray(xp.moveaxis(out, -1, dim)))
+    y = xp.moveaxis(out, dim, -1)
+    zero = xp.zeros((), g.dtype)
+    count = xp.cumsum(x == 0, axis=-1)
+    with errstate(over="ignore", invalid="ignore", divide="ignore"):
+        before = count == 0
+        w = xp.where(before, y * g, zero)
+        rev = xp.flip(xp.cumsum(xp.flip(w, axis=-1), axis=-1), axis=-1)
+        res = xp.where(before, rev / xp.where(before, x, 1), zero)
+        span = count == 1
+        first = xp.argmax(span, axis=-1)[..., None]
+        at_first = span & (xp.arange(x.shape[-1]) == first)
+        prods = xp.cumprod(xp.where(span & ~at_first, x, 1).astype(g.dtype), axis=-1)
+        total = (prods * xp.where(span, g, zero)).sum(axis=-1, keepdims=True)
+        lead = xp.take_along_axis(y, xp.maximum(first - 1, 0), axis=-1)
+        total = total * xp.where(first == 0, 1, lead)
+        res = xp.where(at_first, total, res)
+    return Tensor._wrap(xp.ascontiguousarray(xp.moveaxis(res, -1, dim)))
 
 
 def cumsum(input, dim, *, dtype=None, out=None):

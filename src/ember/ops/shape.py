@@ -245,11 +245,14 @@ def as_strided(input, size, stride, storage_offset=None):
 
 def adjoint(input):
     """The conjugate transpose of the last two dims (a view)."""
-    if input._array.ndim < 2:
+    n = input._array.ndim
+    if n == 1:
         raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
-                           "matrices. Got 1-D tensor." if input._array.ndim == 1 else
-                           "tensor.adjoint() is only supported on matrices or batches of "
-                           "matrices. Got 0-D tensor.")
+                           "matrices. Got 1-D tensor.")
+    if n == 0:
+        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning, stacklevel=2)
+        return input.conj()
     out = transpose(input, -2, -1)
     return out.conj() if input._array.dtype.kind == "c" else out
 
@@ -335,35 +338,42 @@ class Transpose(Function):
     node_name = "TransposeBackward0"
 
     @staticmethod
-    def forward(ctx, a, d0, d1):
+    def forward(ctx, a, d0, d1, name=None):
+        if name is not None:
+            ctx.set_node_name(name)     # TransposeBackward1 (transpose_)
         ctx.dims = (d0, d1)
-        return _view_of(a, a._array.swapaxes(d0, d1), Transpose, d0, d1)
+        arr = a._array
+        return _view_of(a, arr.swapaxes(d0, d1) if arr.ndim else arr.view(), Transpose, d0, d1,
+                        name)
 
     @staticmethod
     def backward(ctx, grad_output):
-        return transpose(grad_output, *ctx.dims), None, None
+        return transpose(grad_output, *ctx.dims), None, None, None
 
     @staticmethod
     def array_backward(ctx, grad_output):
-        return Tensor._wrap(grad_output._array.swapaxes(*ctx.dims)), None, None
+        arr = grad_output._array
+        return (Tensor._wrap(arr.swapaxes(*ctx.dims) if arr.ndim else arr), None, None, None)
 
 
 class T(Function):
     node_name = "TBackward0"
 
     @staticmethod
-    def forward(ctx, a):
-        return _view_of(a, a._array.T, T)
+    def forward(ctx, a, name=None):
+        if name is not None:
+            ctx.set_node_name(name)     # TBackward1 (t_)
+        return _view_of(a, a._array.T, T, name)
 
     @staticmethod
     def backward(ctx, grad_output):
-        return t(grad_output)
+        return t(grad_output), None
 
     @staticmethod
     def array_backward(ctx, grad_output):
         # NOTE: a view of the gradient, no node (W3 in benchmarks/: each Linear's weight.t());
         # the engine may then keep it as the weight's .grad without a copy
-        return Tensor._wrap(grad_output._array.T)
+        return Tensor._wrap(grad_output._array.T), None
 
 
 class Permute(Function):
@@ -384,13 +394,16 @@ class Unsqueeze(Function):
     node_name = "UnsqueezeBackward0"
 
     @staticmethod
-    def forward(ctx, a, dim):
+    def forward(ctx, a, dim, name=None):
+        if name is not None:
+            ctx.set_node_name(name)     # UnsqueezeBackward1 (unsqueeze_)
         ctx.dim = dim
-        return _view_of(a, get_array_module(a._array).expand_dims(a._array, dim), Unsqueeze, dim)
+        return _view_of(a, get_array_module(a._array).expand_dims(a._array, dim), Unsqueeze, dim,
+                        name)
 
     @staticmethod
     def backward(ctx, grad_output):
-        return squeeze(grad_output, ctx.dim), None
+        return squeeze(grad_output, ctx.dim), None, None
 
 
 class Squeeze(Function):
@@ -594,12 +607,23 @@ def unbind(input, dim=0):
 def squeeze_(input, dim=None):
     out = squeeze(input.detach(), dim)
     _check_leaf(input)
+    if _records(input):
+        n = input._array.ndim
+        if dim is None:
+            return _take_layout(input, Squeeze.apply(input, tuple(range(n)), "SqueezeBackward3"))
+        name = "SqueezeBackward5" if isinstance(dim, (tuple, list)) else "SqueezeBackward4"
+        dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+        dims = tuple(wrap_dim(d, n, "squeeze") for d in dims) if n else ()
+        return _take_layout(input, Squeeze.apply(input, dims, name))
     return _reshape_inplace(input, out._array.shape)
 
 
 def unsqueeze_(input, dim):
     out = unsqueeze(input.detach(), dim)
     _check_leaf(input)
+    if _records(input):
+        d = wrap_dim(dim, input._array.ndim + 1, "unsqueeze")
+        return _take_layout(input, Unsqueeze.apply(input, d, "UnsqueezeBackward1"))
     return _reshape_inplace(input, out._array.shape)
 
 
@@ -610,34 +634,64 @@ def _check_leaf(input):
                            "operation.")
 
 
+def _records(input):
+    """An in-place layout change of ``input`` is recorded in the graph (a non-leaf)."""
+    if not (input._requires_grad and _grad_state.enabled):
+        return False
+    base = input._base
+    if base is not None and base.grad_fn is None and base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    return True
+
+
+def _take_layout(input, out):
+    """``input`` becomes ``out`` (its view op applied in place): layout, node, view replay."""
+    input._array = out._array
+    input.grad_fn = out.grad_fn
+    input._output_nr = out._output_nr
+    input._version_ref[0] += 1
+    if input._base is not None:
+        d = input.__dict__
+        d.pop("_view_fn", None)
+        if "_view_fn" in out.__dict__:
+            d["_view_fn"] = out.__dict__["_view_fn"]
+        d["_view_version"] = input._version_ref[0]
+    return input
+
+
 def t_(input):
     n = input._array.ndim
     if n > 2:
         raise RuntimeError("t_() expects a tensor with <= 2 dimensions, but self is %dD" % n)
-    return transpose_(input, 0, 1) if n == 2 else input
+    _check_leaf(input)
+    if _records(input):
+        return _take_layout(input, T.apply(input, "TBackward1"))
+    return transpose_(input, 0, 1) if n == 2 else _bumped(input)
 
 
 def transpose_(input, dim0, dim1):
     n = input._array.ndim
     dim0, dim1 = wrap_dim(dim0, n, "transpose_"), wrap_dim(dim1, n, "transpose_")
     _check_leaf(input)
+    if _records(input):
+        return _take_layout(input, Transpose.apply(input, dim0, dim1, "TransposeBackward1"))
     if n == 0 or dim0 == dim1:
-        return input
-    if input._requires_grad:
-        raise RuntimeError("transpose_ on a tensor that requires grad is not supported by ember; "
-                           "use transpose()")
+        return _bumped(input)
     input._array = input._array.swapaxes(dim0, dim1)
     _replayed_at_positions(input)
+    return _bumped(input)
+
+
+def _bumped(input):
+    input._version_ref[0] += 1
     return input
 
 
 def _reshape_inplace(input, shape):
-    if input._requires_grad and input.grad_fn is not None:
-        raise RuntimeError("in-place shape change of a non-leaf tensor is not supported by ember; "
-                           "use the out-of-place op")
     input._array = input._array.reshape(shape)
     _replayed_at_positions(input)
-    return input
+    return _bumped(input)
 
 
 def _replayed_at_positions(view):
@@ -988,20 +1042,29 @@ def _split_dims(op, input, indices_or_sections, least, dim):
     return tensor_split(input, indices_or_sections, dim)
 
 
-def hsplit(input, indices_or_sections):
+def _sections_arg(op, indices_or_sections, more):
+    """``x.hsplit(1, 2)``: several ints are indices, as torch's Tensor methods take them."""
+    if not more:
+        return indices_or_sections
+    if isinstance(indices_or_sections, (tuple, list)):
+        raise TypeError("%s() received an invalid combination of arguments" % op)
+    return (indices_or_sections,) + more
+
+
+def hsplit(input, indices_or_sections, *more):
     """Split along dim 1 (dim 0 for a 1-D tensor)."""
-    return _split_dims("hsplit", input, indices_or_sections, 1,
+    return _split_dims("hsplit", input, _sections_arg("hsplit", indices_or_sections, more), 1,
                        1 if input._array.ndim > 1 else 0)
 
 
-def vsplit(input, indices_or_sections):
+def vsplit(input, indices_or_sections, *more):
     """Split along dim 0 of a tensor of at least 2 dims."""
-    return _split_dims("vsplit", input, indices_or_sections, 2, 0)
+    return _split_dims("vsplit", input, _sections_arg("vsplit", indices_or_sections, more), 2, 0)
 
 
-def dsplit(input, indices_or_sections):
+def dsplit(input, indices_or_sections, *more):
     """Split along dim 2 of a tensor of at least 3 dims."""
-    return _split_dims("dsplit", input, indices_or_sections, 3, 2)
+    return _split_dims("dsplit", input, _sections_arg("dsplit", indices_or_sections, more), 3, 2)
 
 
 class Narrow(Function):
@@ -1401,15 +1464,24 @@ def repeat(input, *sizes):
     if len(sizes) < input._array.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
-    if any(s < 0 for s in sizes):
-        raise RuntimeError("Trying to create tensor with negative dimension %d: %s"
-                           % (min(sizes), _shape_list(sizes)))
-    return Repeat.apply(input, sizes)
+    shape = (1,) * (len(sizes) - input._array.ndim) + input._array.shape
+    target = [n * r for n, r in zip(shape, sizes)]
+    for n in target:
+        if n < 0:
+            raise RuntimeError("Trying to create tensor with negative dimension %d: %s"
+                               % (n, _shape_list(target)))
+    # (a negative count on an empty dim gives that dim size 0, as in torch)
+    return Repeat.apply(input, tuple(max(r, 0) for r in sizes))
 
 
-def tile(input, dims):
-    """``repeat`` with ``dims`` left-padded with ones to the tensor's rank."""
-    dims = tuple(dims) if not isinstance(dims, (int, np.integer)) else (dims,)
+def tile(input, *dims, **kwargs):
+    """``repeat`` with ``dims`` left-padded with ones to the tensor's rank; ``x.tile(2, 3)`` or
+    ``tile(x, (2, 3))``."""
+    if not dims and "dims" in kwargs:
+        dims = (kwargs.pop("dims"),)
+    if not dims:
+        raise TypeError('tile() missing 1 required positional arguments: "dims"')
+    dims = _shape_arg(dims)
     dims = (1,) * (input._array.ndim - len(dims)) + dims
     return repeat(input, dims)
 

@@ -317,7 +317,7 @@ class Clamp(Function):
             return Tensor._wrap(out)
         d = _dt.result_type(*[x for x in (a, lo, hi) if x is not None]).np
         if d.kind == "c":
-            raise NotImplementedError(_NO_COMPLEX_CLAMP)
+            _complex_clamp(arr, lo, hi, d)
         for bound in (lo, hi):
             if bound is not None and not isinstance(bound, Tensor):
                 _dt.check_scalar(bound, _dt.from_numpy_dtype(d))
@@ -514,6 +514,30 @@ def clamp(input, min=None, max=None, *, out=None):
     return Clamp.apply(input, min, max, "clamp")
 
 
+def _complex_clamp(arr, lo, hi, d):
+    """torch's error for a clamp whose result type ``d`` is complex."""
+    if arr.dtype.kind == "c":
+        raise NotImplementedError(_NO_COMPLEX_CLAMP)
+    for bound in (lo, hi):
+        if isinstance(bound, complex):
+            raise RuntimeError("value cannot be converted to type double without overflow")
+    kernel = "clamp_cpu" if lo is not None and hi is not None else (
+        "maximum_cpu" if hi is None else "minimum_cpu")
+    raise NotImplementedError("\"%s\" not implemented for '%s'"
+                              % (kernel, _dt.scalar_type_name(d)))
+
+
+def _castable_bounds(input, *bounds):
+    """torch's in-place check, made before the kernel's: tensor bounds may not raise the result
+    type's kind (a complex bound of a float tensor)."""
+    tensors = [b for b in bounds if isinstance(b, Tensor)]
+    if tensors:
+        res, dst = _dt.result_type(input, *tensors).np, input._array.dtype
+        if res.kind == "c" and dst.kind != "c":
+            raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                               % (_dt.scalar_type_name(res), _dt.scalar_type_name(dst)))
+
+
 class ClampTensors(Clamp):
     """``clamp`` by tensor bounds: torch's node keeps an edge for each bound, None for an
     absent one."""
@@ -662,6 +686,7 @@ def cos_(input):
 
 
 def clamp_(input, min=None, max=None):
+    _castable_bounds(input, min, max)
     return inplace(input, clamp, min, max)
 
 
@@ -669,10 +694,12 @@ clip_ = clamp_
 
 
 def clamp_min_(input, min):
+    _castable_bounds(input, min)
     return inplace(input, clamp_min, min)
 
 
 def clamp_max_(input, max):
+    _castable_bounds(input, max)
     return inplace(input, clamp_max, max)
 
 
