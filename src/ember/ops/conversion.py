@@ -1,6 +1,8 @@
 """dtype and device conversion (``to``), ``clone``, ``contiguous``, ``detach``, ``device``, and
 the in-place fills (``copy_``, ``fill_``, the random ``uniform_``, ``normal_``, ...)."""
 
+import numpy as np
+
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..backend import backend_for, backend_of, device, to_host
@@ -8,7 +10,7 @@ from ..random import _gen, _random_range, _sample_like
 from ..tensor import Tensor, _to_array
 from ._inplace import overwrite
 from .shape import Clone
-from ._util import checked_scalar
+from ._util import checked_scalar, not_implemented_for
 
 __all__ = ["to", "clone", "contiguous", "detach", "device", "is_tensor", "is_floating_point",
            "numel", "is_nonzero", "copy_", "zero_", "fill_", "uniform_", "normal_",
@@ -36,6 +38,8 @@ class ToCopy(Function):
     @staticmethod
     def backward(ctx, grad_output):
         d = ctx._input_meta(0)[1]
+        if d.kind != "c" and grad_output._array.dtype.kind == "c":
+            grad_output = grad_output.real      # torch: the real part for a real source
         return to(grad_output, _dt.from_numpy_dtype(d), ctx.source), None, None
 
 
@@ -166,10 +170,36 @@ def fill_(input, value):
 # The random fills draw on the host from the Generator (torch's mt19937 stream and transforms,
 # in the order torch's kernels visit memory) and write the sample into the tensor's array.
 
-def _require_float(input, kernel):
+def _require_float(input, kernel, complex_ok=False):
+    """torch's NotImplementedError for a random kernel without a version for ``input``'s dtype
+    (integers and bool; complex too unless ``complex_ok``). The kernel (and its check) does not
+    run on an empty tensor."""
+    if input._array.size:
+        not_implemented_for(input._array, kernel, "biu" if complex_ok else "biuc")
+
+
+# the C++ type names torch's cauchy_ check prints
+_CPP_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def _continuous(input, dist, names):
     d = input._array.dtype
     if d.kind not in "fV":     # (V: bfloat16)
-        raise RuntimeError("\"%s\" not implemented for '%s'" % (kernel, _dt.scalar_type_name(d)))
+        name = names.get(d.name, d.name) if names else _dt.scalar_type_name(d)
+        raise RuntimeError("%s distribution is a continuous probability distribution. dtype "
+                           "must be a floating point but you specified %s" % (dist, name))
+
+
+def _real_view(input, draw, scale=1.0):
+    """``draw(n, contiguous, dtype)`` for a real tensor; for a complex one, torch's fill of
+    its interleaved real view (``2 n`` real draws, the parameters' scale times ``scale``)."""
+    d = input._array.dtype
+    if d.kind != "c":
+        return lambda n, c: draw(n, c, d, 1.0)
+    real = np.dtype("float32" if d == "complex64" else "float64")
+    return lambda n, c: draw(2 * n, c, real, scale).view(d)
 
 
 def _random_fill(input, sample, op):
@@ -185,29 +215,35 @@ def _fill(input, draw, op):
 
 def uniform_(input, a=0.0, b=1.0, *, generator=None):
     """Fill with samples from U[a, b) (torch's stream for the same seed)."""
-    _require_float(input, "check_uniform_bounds")
+    not_implemented_for(input._array, "check_uniform_bounds", "biu")   # (before the kernel)
     a, b = float(a), float(b)
     if a > b:
         raise RuntimeError("uniform_ expects to return a [from, to) range, but found from=%g > "
                            "to=%g" % (a, b))
-    gen, d = _gen(generator), input._array.dtype
-    return _fill(input, lambda n, c: gen._uniform(n, d, a, b), "uniform_")
+    gen = _gen(generator)
+    return _fill(input, _real_view(input, lambda n, c, d, k: gen._uniform(n, d, a, b)),
+                 "uniform_")
 
 
 def normal_(input, mean=0.0, std=1.0, *, generator=None):
     """Fill with samples from N(mean, std^2) (torch's stream for the same seed)."""
-    _require_float(input, "normal_kernel_cpu")
     mean, std = float(mean), float(std)
     if std < 0:
         raise RuntimeError("normal expects std >= 0.0, but found std %g" % std)
-    gen, d = _gen(generator), input._array.dtype
-    return _fill(input, lambda n, c: gen._normal(n, d, mean, std, c), "normal_")
+    _require_float(input, "normal_kernel_cpu", complex_ok=True)
+    gen = _gen(generator)
+    # NOTE: torch draws a complex tensor's parts with std / sqrt(2)
+    draw = _real_view(input, lambda n, c, d, k: gen._normal(n, d, mean, std * k, c),
+                      2 ** -0.5)
+    return _fill(input, draw, "normal_")
 
 
 def bernoulli_(input, p=0.5, *, generator=None):
     """Fill with 0/1 samples, 1 with probability ``p`` (a number or a tensor of them)."""
     gen = _gen(generator)
     if isinstance(p, Tensor):
+        if input._array.size:
+            not_implemented_for(input._array, "bernoulli_tensor_cpu_self_", "c")
         probs = to_host(p._array)
         if bool(((probs < 0) | (probs > 1)).any()):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
@@ -220,6 +256,8 @@ def bernoulli_(input, p=0.5, *, generator=None):
     p = float(p)
     if not 0 <= p <= 1:
         raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p=%g" % p)
+    if input._array.size:
+        not_implemented_for(input._array, "bernoulli_scalar_cpu_", "c")
     return _fill(input, lambda n, c: gen._unit(n, "float64") < p, "bernoulli_")
 
 
@@ -230,6 +268,10 @@ def random_(input, from_=_MISSING, to=_MISSING, *, generator=None):
     """Fill with integers: ``random_()`` on [0, 2**mantissa] (floats) or [0, max] (integers),
     ``random_(to)`` on [0, to), ``random_(from, to)`` on [from, to), ``random_(from, None)``
     on [from, max] (torch's stream for the same seed)."""
+    if input._array.dtype.kind == "c":
+        if not input._array.size:
+            return input
+        not_implemented_for(input._array, "random_kernel_cpu", "c")
     gen, d = _gen(generator), input._array.dtype
     if from_ is _MISSING and to is _MISSING:
         return _fill(input, lambda n, c: gen._random_default(n, d), "random_")
@@ -243,20 +285,21 @@ def random_(input, from_=_MISSING, to=_MISSING, *, generator=None):
 
 def exponential_(input, lambd=1.0, *, generator=None):
     """Fill with Exp(lambd) samples (torch's stream for the same seed)."""
-    _require_float(input, "exponential_cpu")
     lambd = float(lambd)
     if not lambd > 0:
         raise RuntimeError("exponential_ expects lambda > 0.0, but found lambda=%g" % lambd)
+    if input._array.size:
+        _continuous(input, "Exponential", None)
     gen = _gen(generator)
     return _fill(input, lambda n, c: gen._exponential(n, lambd), "exponential_")
 
 
 def cauchy_(input, median=0.0, sigma=1.0, *, generator=None):
     """Fill with Cauchy(median, sigma) samples (torch's stream for the same seed)."""
-    _require_float(input, "cauchy_cpu")
     median, sigma = float(median), float(sigma)
     if not sigma > 0:
         raise RuntimeError("cauchy_ expects sigma > 0.0, but found sigma=%g" % sigma)
+    _continuous(input, "Cauchy", _CPP_NAMES)
     gen = _gen(generator)
     return _fill(input, lambda n, c: gen._cauchy(n, median, sigma), "cauchy_")
 
@@ -266,15 +309,17 @@ def geometric_(input, p, *, generator=None):
     p = float(p)
     if not 0 < p < 1:
         raise RuntimeError("geometric_ expects p to be in (0, 1), but got p=%g" % p)
+    if input._array.size:
+        not_implemented_for(input._array, "geometric_cpu", "bc")
     gen = _gen(generator)
     return _fill(input, lambda n, c: gen._geometric(n, p), "geometric_")
 
 
 def log_normal_(input, mean=1.0, std=2.0, *, generator=None):
     """Fill with exp(N(mean, std^2)) samples (torch's stream for the same seed)."""
-    _require_float(input, "log_normal_cpu")
     mean, std = float(mean), float(std)
     if not std > 0:
         raise RuntimeError("log_normal_ expects std > 0.0, but found std=%g" % std)
+    _require_float(input, "log_normal_cpu")
     gen = _gen(generator)
     return _fill(input, lambda n, c: gen._log_normal(n, mean, std), "log_normal_")

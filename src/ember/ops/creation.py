@@ -7,6 +7,7 @@ CPU generator (mt19937 and torch's transforms), so a seed gives torch's numbers 
 device, and then moves the sample.
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -14,8 +15,9 @@ from .. import dtypes as _dt
 from ..random import _gen, _random_range
 from ..backend import (backend_for, backend_of, get_default_device, is_array,
                        set_default_device, to_host)
+from ..autograd.function import Function
 from ..tensor import Tensor, _to_array
-from ._util import checked_scalar
+from ._util import checked_scalar, not_implemented_for
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace",
@@ -103,20 +105,44 @@ def _finish(arr, requires_grad, device=None):
     return _new(arr, requires_grad)
 
 
-def _size(size):
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+def _size(size, fn="empty"):
+    """The shape from ``*size`` (ints, or one sequence of them) with torch's argument errors."""
+    varargs = not (len(size) == 1 and isinstance(size[0], (tuple, list)))
+    if not varargs:
         size = tuple(size[0])
     out = []
-    for s in size:
+    for i, s in enumerate(size):
         if isinstance(s, Tensor):
             s = int(s)
-        if not isinstance(s, (int, np.integer)):
-            raise TypeError("size must be a sequence of ints, but got %s" % type(s).__name__)
+        lone_bool = isinstance(s, (bool, np.bool_)) and varargs and len(size) == 1
+        if not isinstance(s, (int, np.integer)) or lone_bool:
+            kind = type(s).__name__
+            if varargs and len(size) == 1:
+                raise TypeError("%s(): argument 'size' (position 1) must be tuple of ints, not "
+                                "%s" % (fn, kind))
+            if varargs:
+                raise TypeError("%s(): argument 'size' failed to unpack the object at pos %d "
+                                "with error \"type must be tuple of ints,but got %s\""
+                                % (fn, i + 1, kind))
+            raise TypeError("%s(): argument 'size' (position 1) must be tuple of ints, but found "
+                            "element of type %s at pos %d" % (fn, kind, i))
+        out.append(int(s))
+    for s in out:
         if s < 0:
             raise RuntimeError("Trying to create tensor with negative dimension %d: %s"
-                               % (s, list(size)))
-        out.append(int(s))
+                               % (s, out))
     return tuple(out)
+
+
+def _number(x, fn, arg, pos):
+    """A Python number argument: a 0-d tensor that requires no grad stands in for one, as in
+    torch's argument parser; other tensors raise its TypeError."""
+    if isinstance(x, Tensor):
+        if x._array.ndim or x.requires_grad:
+            raise TypeError("%s(): argument '%s' (position %d) must be Number, not Tensor"
+                            % (fn, arg, pos))
+        return x.item()
+    return x
 
 
 def _float_dtype(dtype):
@@ -216,29 +242,53 @@ def frombuffer(buffer, dtype, count=-1, offset=0, requires_grad=False):
 
 def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
     """A 0-d tensor holding ``s`` (default float dtype)."""
-    return _new(backend_for(device).xp.asarray(s, dtype=_float_dtype(dtype).np), requires_grad)
+    s = _number(s, "scalar_tensor", "s", 1)
+    d = _float_dtype(dtype)
+    if isinstance(s, complex) and not d.is_complex:
+        if s.imag:
+            raise RuntimeError("value cannot be converted to type %s without overflow"
+                               % _dt._C_NAME.get(d.name, d.name))
+        s = s.real
+    s = checked_scalar(s, d, reduced=False)
+    return _new(backend_for(device).xp.asarray(s, dtype=d.np), requires_grad)
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of zeros of the given size (default float dtype)."""
-    return _new(backend_for(device).xp.zeros(_size(size), dtype=_float_dtype(dtype).np),
+    return _new(backend_for(device).xp.zeros(_size(size, "zeros"), dtype=_float_dtype(dtype).np),
                 requires_grad)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of ones of the given size (default float dtype)."""
-    return _new(backend_for(device).xp.ones(_size(size), dtype=_float_dtype(dtype).np),
+    return _new(backend_for(device).xp.ones(_size(size, "ones"), dtype=_float_dtype(dtype).np),
                 requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           memory_format=None, pin_memory=False):
     """An uninitialised tensor of the given size (ember fills it with zeros)."""
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _new(backend_for(device).xp.zeros(_size(size, "empty"), dtype=_float_dtype(dtype).np),
+                requires_grad)
 
 
-def empty_strided(size, stride, dtype=None, device=None, requires_grad=False):
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """An uninitialised tensor of the given size and strides (in elements) over its own memory
+    (ember fills it with zeros)."""
+    shape = _size((tuple(size),), "empty_strided")
+    stride = tuple(int(st) for st in stride)
+    if len(stride) != len(shape):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(st < 0 for st in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           "strides: %s" % list(stride))
+    b = backend_for(device)
+    d = _float_dtype(dtype).np
+    n = 0 if 0 in shape else 1 + sum((n - 1) * st for n, st in zip(shape, stride))
+    storage = b.xp.zeros(n, dtype=d)
+    item = storage.itemsize
+    return _new(b.as_strided(storage, shape, tuple(st * item for st in stride)), requires_grad)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
@@ -303,12 +353,39 @@ def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+_ARANGE_SIGS = """
+ * (Number end, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, \
+torch.device device = None, bool pin_memory = False, bool requires_grad = False)
+ * (Number start, Number end, *, torch.dtype dtype = None, torch.layout layout = None, \
+torch.device device = None, bool pin_memory = False, bool requires_grad = False)
+ * (Number start, Number end, Number step = 1, *, Tensor out = None, torch.dtype dtype = None, \
+torch.layout layout = None, torch.device device = None, bool pin_memory = False, \
+bool requires_grad = False)
+"""
+
+
+def _numbers(fn, start, end, step):
+    """``start, end, step`` as numbers (see ``_number``): range names the first bad argument,
+    arange (overloaded) lists its signatures."""
+    try:
+        return tuple(_number(v, fn, a, i + 1)
+                     for i, (a, v) in enumerate(zip(("start", "end", "step"),
+                                                    (start, end, step))))
+    except TypeError:
+        if fn == "range":
+            raise
+        names = ", ".join(type(v).__name__ for v in (start, end, step))
+        raise TypeError("arange() received an invalid combination of arguments - got (%s), but "
+                        "expected one of:%s" % (names, _ARANGE_SIGS)) from None
+
+
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for integer arguments."""
-    start, end, step = _num(start), _num(end), _num(step)
     if end is None:
-        start, end = 0, start
+        start, end = 0, _number(start, "arange", "end", 1)
+    elif isinstance(start, Tensor) or isinstance(end, Tensor) or isinstance(step, Tensor):
+        start, end, step = _numbers("arange", start, end, step)
     if dtype is not None and _dt.to_dtype(dtype)._rank < 2:
         # NOTE: torch casts the bounds and the step to an integer dtype first.
         start, end, step = int(start), int(end), int(step)
@@ -317,7 +394,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if step == 0:
         raise RuntimeError("arange(): step must be nonzero")
     if (end - start) / step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         d = _dt.int64 if ints else _dt.get_default_dtype()
@@ -331,8 +408,17 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
 
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     """Deprecated torch.range: like arange but includes ``end``."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
     if end is None:
         start, end = 0, start
+    start, end, step = _numbers("range", start, end, step)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     xp = backend_for(device).xp
     n = int(math.floor((end - start) / step)) + 1
     arr = start + xp.arange(n, dtype=np.float64) * step
@@ -363,6 +449,14 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The ``n x m`` identity matrix."""
+    for name, v in (("n", n), ("m", m)):
+        if v is None:
+            continue
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise TypeError("eye(): argument '%s' (position %d) must be int, not %s"
+                            % (name, 1 if name == "n" else 2, type(v).__name__))
+        if v < 0:
+            raise RuntimeError("%s must be greater or equal to 0, got %d" % (name, v))
     return _new(backend_for(device).xp.eye(n, n if m is None else m,
                                            dtype=_float_dtype(dtype).np), requires_grad)
 
@@ -377,21 +471,31 @@ def _numel(shape):
 
 
 def _check_float(d, kernel):
-    if not d.is_floating_point:
-        if not d.is_complex:
-            raise NotImplementedError("\"%s\" not implemented for '%s'"
-                                      % (kernel, _dt.scalar_type_name(d)))
-        raise RuntimeError("\"%s\" not implemented for '%s'" % (kernel, _dt.scalar_type_name(d)))
+    """torch's error for a random kernel that needs a floating (or complex) dtype."""
+    if not (d.is_floating_point or d.is_complex):
+        raise NotImplementedError("\"%s\" not implemented for '%s'"
+                                  % (kernel, _dt.scalar_type_name(d)))
+
+
+def _real_draw(n, np_dtype, draw):
+    """``draw(n, dtype)`` for a real dtype; for a complex one, torch's fill of the interleaved
+    real view: ``2 n`` real draws."""
+    d = np.dtype(np_dtype)
+    if d.kind != "c":
+        return draw(n, d)
+    real = np.dtype("float32" if d == np.complex64 else "float64")
+    return draw(2 * n, real).view(d)
 
 
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """Uniform samples on [0, 1) (torch's stream for the same seed)."""
     b = backend_for(device)
+    shape = _size(size, "rand")
     d = _float_dtype(dtype)
     _check_float(d, "check_uniform_bounds")
-    shape = _size(size)
-    arr = _gen(generator)._uniform(_numel(shape), d.np).reshape(shape)
+    gen = _gen(generator)
+    arr = _real_draw(_numel(shape), d.np, gen._uniform).reshape(shape)
     return _new(b.asarray(arr), requires_grad)
 
 
@@ -399,10 +503,15 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal samples (torch's stream for the same seed)."""
     b = backend_for(device)
+    shape = _size(size, "randn")
     d = _float_dtype(dtype)
-    _check_float(d, "normal_kernel_cpu")
-    shape = _size(size)
-    arr = _gen(generator)._normal(_numel(shape), d.np).reshape(shape)
+    if _numel(shape):       # (the kernel, with its dtype check, runs on no empty tensor)
+        _check_float(d, "normal_kernel_cpu")
+    gen = _gen(generator)
+    # NOTE: torch draws a complex sample's parts with std 1/sqrt(2) (unit variance in all).
+    std = 1.0 if d.np.kind != "c" else 1.0 / math.sqrt(2.0)
+    arr = _real_draw(_numel(shape), d.np,
+                     lambda n, rd: gen._normal(n, rd, 0.0, std)).reshape(shape)
     return _new(b.asarray(arr), requires_grad)
 
 
@@ -446,9 +555,14 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                  dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
+def randint_like(input, low=None, high=None, *, generator=None, dtype=None, layout=None,
                  device=None, requires_grad=False, memory_format=None):
     """Integers on [low, high) with the shape (and dtype and device) of ``input``."""
+    if low is None:
+        raise TypeError("randint_like() received an invalid combination of arguments - got "
+                        "(Tensor), but expected one of:\n * (Tensor input, int low, int high, "
+                        "*, torch.Generator generator, ...)\n * (Tensor input, int high, *, "
+                        "torch.Generator generator, ...)")
     if high is None:
         low, high = 0, low
     return randint(low, high, tuple(input._array.shape), generator=generator,
@@ -467,6 +581,35 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     return _new(b.asarray(_gen(generator)._randperm(n).astype(d.np)), requires_grad)
 
 
+class _Sample(Function):
+    """A random sample of distribution parameters (tensors): torch's derivative is zero for
+    each (PoissonBackward0, NormalBackward1, ...), or absent (node ``NotImplemented``)."""
+
+    @staticmethod
+    def forward(ctx, name, sample, *params):
+        ctx.set_node_name(name)
+        ctx.metas = tuple((p.shape, p._array.dtype) if isinstance(p, Tensor) else None
+                          for p in params)
+        return Tensor._wrap(sample)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if ctx.name() == "NotImplemented":
+            raise RuntimeError("derivative for aten::bernoulli is not implemented")
+        xp = backend_of(grad_output._array).xp
+        return (None, None) + tuple(
+            None if m is None or not need else Tensor._wrap(xp.zeros(m[0], dtype=m[1]))
+            for m, need in zip(ctx.metas, ctx.needs_input_grad[2:]))
+
+
+def _sampled(name, sample, *params):
+    """``sample`` (an array) as a new tensor; the graph node ``name`` when a parameter tensor
+    requires grad."""
+    if any(isinstance(p, Tensor) and p.requires_grad for p in params):
+        return _Sample.apply(name, sample, *params)
+    return Tensor._wrap(sample)
+
+
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
            layout=None, device=None, requires_grad=False):
     """Normal samples; ``mean``/``std`` may be tensors (broadcast) or numbers with ``size``."""
@@ -483,14 +626,26 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         elif std < 0:
             raise RuntimeError("normal expects std >= 0.0, but found std %g" % std)
         shape = np.broadcast_shapes(getattr(m, "shape", ()), getattr(s, "shape", ()))
+        if _numel(shape):
+            _check_float(_dt.from_numpy_dtype(d), "normal_kernel_cpu")
+        grads = [isinstance(v, Tensor) and v.requires_grad for v in (mean, std)]
+        if d.kind == "c" and any(grads):
+            raise RuntimeError("normal does not support automatic differentiation for outputs "
+                               "with complex dtype.")
+        unit = 1.0 if d.kind != "c" else 1.0 / math.sqrt(2.0)
         if isinstance(std, Tensor):
             # torch: output.normal_(0, 1); output.mul_(std).add_(mean)
-            z = b.asarray(gen._normal(_numel(shape), d, 0.0, 1.0).reshape(shape))
-            arr = (z * s).astype(d, copy=False) + m
+            z = _real_draw(_numel(shape), d, lambda n, rd: gen._normal(n, rd, 0.0, unit))
+            arr = (b.asarray(z.reshape(shape)) * s).astype(d, copy=False) + m
         else:
             # torch: output.normal_(0, std); output.add_(mean)
-            arr = b.asarray(gen._normal(_numel(shape), d, 0.0, std).reshape(shape)) + m
-        return _new(arr.astype(d, copy=False), requires_grad)
+            z = _real_draw(_numel(shape), d, lambda n, rd: gen._normal(n, rd, 0.0, std * unit))
+            arr = b.asarray(z.reshape(shape)) + m
+        name = "NormalBackward%d" % (isinstance(mean, Tensor) + 2 * isinstance(std, Tensor))
+        out = _sampled(name, arr.astype(d, copy=False), mean, std)
+        if requires_grad and not out.requires_grad:
+            out.requires_grad = True
+        return out
     if std < 0:
         raise RuntimeError("normal expects std >= 0.0, but found std %g" % std)
     b = backend_for(device)
@@ -507,6 +662,9 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     gen = _gen(generator)
     n = arr.size
     if p is None:
+        if n:       # (the kernel, with its dtype checks, runs on no empty tensor)
+            not_implemented_for(arr, "bernoulli_tensor_cpu_self_", "c")
+            not_implemented_for(arr, "bernoulli_tensor_cpu_p_", "biu")
         probs = to_host(arr)
         if bool(((probs < 0) | (probs > 1)).any()):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
@@ -516,11 +674,14 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         u = gen._unit(n, np.float64 if probs.dtype == np.float64 else np.float32)
         sample = u.reshape(arr.shape) < probs
     else:
+        if n:
+            not_implemented_for(arr, "bernoulli_scalar_cpu_", "c")
         p = float(p)
         if not 0 <= p <= 1:
             raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p=%g" % p)
         sample = (gen._unit(n, np.float64) < p).reshape(arr.shape)
-    return Tensor._wrap(b.asarray(sample.astype(arr.dtype)))
+    name = "BernoulliBackward0" if p is None else "NotImplemented"
+    return _sampled(name, b.asarray(sample.astype(arr.dtype)), input)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
@@ -573,6 +734,23 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 def poisson(input, generator=None):
     """Poisson samples with rates ``input`` (torch's CPU algorithm and stream)."""
     arr = input._array
-    rates = to_host(arr)
-    sample = _gen(generator)._poisson(rates.ravel()).reshape(rates.shape)
-    return Tensor._wrap(backend_of(arr).asarray(sample.astype(arr.dtype)))
+    not_implemented_for(arr, "poisson_cpu", "biuc")
+    rates = to_host(arr).ravel()
+    gen = _gen(generator)
+    if np.isinf(rates).any():       # host: the host copy
+        sample = np.array([_poisson_inf(gen) if r == np.inf else gen._poisson([r])[0]
+                           for r in rates.tolist()])
+    else:
+        sample = gen._poisson(rates)
+    sample = backend_of(arr).asarray(sample.reshape(arr.shape).astype(arr.dtype))
+    return _sampled("PoissonBackward0", sample, input)
+
+
+def _poisson_inf(gen):
+    """torch's sample for an infinite rate: its rejection loop returns the integer conversion
+    of ``inf``, INT64_MIN, at its first quick acceptance (``|u| <= 0.43``, ``v <= 0.9277``)."""
+    while True:
+        us = 0.5 - abs(gen._unit_scalar() - 0.5)
+        v = gen._unit_scalar()
+        if us >= 0.07 and v <= 0.9277:
+            return float(-2 ** 63)

@@ -9,14 +9,16 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import return_types as _rt
 from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
 from ._inplace import inplace, write
 from ..backend import errstate
-from ._util import backend_for, binary_arrays, need_tensors, needs_float, wrap_dim, xp_of
+from ._util import (backend_for, binary_arrays, checked_scalar, need_tensors, needs_float,
+                    wrap_dim, xp_of)
 from .activation import threshold, threshold_  # noqa: F401 (torch.threshold)
 from .arithmetic import _no_bool_sub, float_power, neg_, sub
-from .comparison import (bitwise_left_shift, bitwise_not, bitwise_right_shift, ge_, gt_,
-                         le_, logical_xor, lt_, ne_)
+from .comparison import (_castable_into, bitwise_left_shift, bitwise_not, bitwise_right_shift,
+                         ge_, gt_, le_, logical_xor, lt_, ne_)
 from .creation import _new, as_tensor, zeros
 from .matmul import addbmm, addmm, addmv, baddbmm, outer
 from .reduction import cumsum, norm
@@ -153,6 +155,9 @@ class Dist(Function):
         gd = _norm_backward(grad_output, d, ctx.p, out, tuple(range(d.dim())))
         ga = _sum_back(gd, ctx._input_meta(0)[0]) if need[0] else None
         gb = _sum_back(-gd, ctx._input_meta(1)[0]) if need[1] else None
+        for k, g in enumerate((ga, gb)):
+            if g is not None:
+                _real_grad_check(g, ctx._input_meta(k)[1])
         return ga, gb, None
 
 
@@ -182,6 +187,17 @@ class Copysign(Function):
 
 def _sum_back(g, shape):
     return g if tuple(g.shape) == tuple(shape) else g.sum_to_size(shape)
+
+
+_COMPLEX_GRAD = ("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+                 "grad_is_complex) to be true, but got false.  (Could this error message be "
+                 "improved?  If so, please report an enhancement request to PyTorch.)")
+
+
+def _real_grad_check(g, np_dtype):
+    """torch's engine error for a complex gradient of a real input."""
+    if g is not None and np_dtype.kind != "c" and g._array.dtype.kind == "c":
+        raise RuntimeError(_COMPLEX_GRAD)
 
 
 def copysign(input, other):
@@ -215,9 +231,11 @@ class Ldexp(Function):
         ga = gb = None
         if ctx.needs_input_grad[0]:
             bf = b if b._array.dtype == out._array.dtype else b.to(out.dtype)
-            ga = _sum_back(grad_output * (bf * _LN2).exp(), ctx._input_meta(0)[0])
+            ga = _sum_back(grad_output * (bf * _LN2).exp().conj(), ctx._input_meta(0)[0])
+            _real_grad_check(ga, ctx._input_meta(0)[1])
         if ctx.needs_input_grad[1]:
-            gb = _sum_back(grad_output * out * _LN2, ctx._input_meta(1)[0])
+            gb = _sum_back(grad_output * (out * _LN2).conj(), ctx._input_meta(1)[0])
+            _real_grad_check(gb, ctx._input_meta(1)[1])
         return ga, gb
 
 
@@ -227,6 +245,9 @@ _LN2 = math.log(2.0)
 def ldexp(input, other):
     """``input * 2 ** other``."""
     need_tensors("ldexp", input, other)
+    if isinstance(other, Tensor) and other._array.dtype == np.bool_ and \
+            input._array.dtype.kind in "fV":
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     return Ldexp.apply(input, other)
 
 
@@ -308,7 +329,30 @@ def nextafter(input, other):
     if aa.dtype.kind != "f":
         raise NotImplementedError("\"nextafter_cpu\" not implemented for '%s'"
                                   % _dt.from_numpy_dtype(aa.dtype)._legacy[:-6])
-    return Tensor._wrap(xp_of(input).nextafter(aa, xp_of(input).asarray(ba, dtype=aa.dtype)))
+    return Nextafter.apply(input, other)
+
+
+class Nextafter(Function):
+    """torch's derivative: the gradient passes to ``input`` where it differs from ``other``
+    (zero where they are equal); ``other`` gets zeros."""
+
+    node_name = "NextafterBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        aa, ba = binary_arrays("nextafter", a, b)
+        ctx.save_for_backward(a, b)
+        return Tensor._wrap(xp_of(a).nextafter(aa, xp_of(a).asarray(ba, dtype=aa.dtype)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        need = ctx.needs_input_grad
+        ga = None
+        if need[0]:
+            a, b = ctx.saved_tensors
+            ga = _sum_back(grad_output.masked_fill(a == b, 0), ctx._input_meta(0)[0])
+        gb = _sum_back(_zero_grad(grad_output), ctx._input_meta(1)[0]) if need[1] else None
+        return ga, gb
 
 
 def float_power_(input, exponent):
@@ -321,17 +365,63 @@ def float_power_(input, exponent):
 
 
 copysign_ = _inplace_of(copysign, "copysign")
-ldexp_ = _inplace_of(ldexp, "ldexp")
-gcd_ = _inplace_of(gcd, "gcd")
-lcm_ = _inplace_of(lcm, "lcm")
-nextafter_ = _inplace_of(nextafter, "nextafter")
+_ldexp_ = _inplace_of(ldexp, "ldexp")
+
+
+def ldexp_(input, other):
+    """In-place ``ldexp`` (``input`` must hold the float result)."""
+    if input._array.dtype.kind not in "fcV":
+        raise RuntimeError("ldexp can't be cast to the desired output type %s"
+                           % _dt.scalar_type_name(input._array.dtype))
+    return _ldexp_(input, other)
+def _inplace_checked(fn, name):
+    """In-place ``fn`` with torch's output checks first (the broadcast shape, then the result
+    dtype), before the kernel's dtype check."""
+    inner = _inplace_of(fn, name)
+
+    def op_(input, other):
+        if isinstance(other, Tensor):
+            shape = tuple(input._array.shape)
+            try:
+                full = np.broadcast_shapes(shape, other._array.shape)
+            except ValueError:
+                full = shape
+            if full != shape:
+                raise RuntimeError("output with shape %s doesn't match the broadcast shape %s"
+                                   % (list(shape), list(full)))
+            d = _dt.result_type(input, other)
+            if _KIND_RANK[d.np.kind] > _KIND_RANK[input._array.dtype.kind]:
+                raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                                   % (_dt.scalar_type_name(d.np),
+                                      _dt.scalar_type_name(input._array.dtype)))
+        return inner(input, other)
+    op_.__name__, op_.__doc__ = inner.__name__, inner.__doc__
+    return op_
+
+
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
+gcd_ = _inplace_checked(gcd, "gcd")
+lcm_ = _inplace_checked(lcm, "lcm")
+nextafter_ = _inplace_checked(nextafter, "nextafter")
 addmm_ = _inplace_of(addmm, "addmm")
 addmv_ = _inplace_of(addmv, "addmv")
 addbmm_ = _inplace_of(addbmm, "addbmm")
 baddbmm_ = _inplace_of(baddbmm, "baddbmm")
 bitwise_not_ = _inplace_of(bitwise_not, "bitwise_not")
-bitwise_left_shift_ = _inplace_of(bitwise_left_shift, "bitwise_left_shift")
-bitwise_right_shift_ = _inplace_of(bitwise_right_shift, "bitwise_right_shift")
+_left_shift_ = _inplace_of(bitwise_left_shift, "bitwise_left_shift")
+_right_shift_ = _inplace_of(bitwise_right_shift, "bitwise_right_shift")
+
+
+def bitwise_left_shift_(input, other):
+    """In-place ``bitwise_left_shift`` (the result type must fit ``input``, as torch)."""
+    _castable_into(input, other)
+    return _left_shift_(input, other)
+
+
+def bitwise_right_shift_(input, other):
+    """In-place ``bitwise_right_shift`` (the result type must fit ``input``, as torch)."""
+    _castable_into(input, other)
+    return _right_shift_(input, other)
 tril_ = _inplace_of(tril, "tril")
 triu_ = _inplace_of(triu, "triu")
 deg2rad_ = _inplace_of(deg2rad, "deg2rad")
@@ -768,11 +858,25 @@ class _CumExt(Function):
 
 
 def _cum_ext(input, dim, is_max, rt):
-    if input._array.dtype.kind == "c":
-        raise NotImplementedError("\"%s_cpu\" not implemented for '%s'"
-                                  % ("cummax" if is_max else "cummin",
-                                     _dt.scalar_type_name(input._array.dtype)))
-    dim = wrap_dim(dim, input.dim())
+    name = "cummax" if is_max else "cummin"
+    arr = input._array
+    if arr.ndim == 0:
+        if dim not in (0, -1):
+            raise IndexError("%s(): Expected reduction dim -1 or 0 for scalar but got %d"
+                             % (name, dim))
+        dim = 0
+    elif arr.size == 0:
+        # NOTE: torch returns an empty input as is, before checking dim or dtype
+        dim = dim % arr.ndim if -arr.ndim <= dim < arr.ndim else 0
+    if arr.dtype.kind == "c" and not (arr.ndim and arr.size) and input.requires_grad and \
+            _grad_state.enabled:
+        raise RuntimeError("%s does not support automatic differentiation for outputs with "
+                           "complex dtype." % name)
+    if arr.ndim and arr.size:
+        if arr.dtype.kind == "c":
+            raise NotImplementedError("\"%s_cpu\" not implemented for '%s'"
+                                      % (name, _dt.scalar_type_name(arr.dtype)))
+        dim = wrap_dim(dim, arr.ndim)
     vals, idx = _CumExt.apply(input, dim, is_max)
     return rt(vals, idx)
 
@@ -876,10 +980,15 @@ class Addr(Function):
             gi = _sum_back(g * ctx.beta if ctx.beta != 1 else g, ctx._input_meta(0)[0])
             if gi is g:
                 gi = g.clone()
+        for k, vec in ((1, vec2), (2, vec1)):
+            if need[k] and vec._array.dtype != g._array.dtype:
+                names = [_dt.scalar_type_name(a.dtype) for a in (vec._array, g._array)]
+                raise RuntimeError("addmv input tensors must have the same dtype, but got %s, "
+                                   "%s, and %s" % (names[0], names[1], names[0]))
         if need[1]:
-            g1 = g.mv(vec2.conj().to(g.dtype)) * ctx.alpha
+            g1 = g.mv(vec2.conj()) * ctx.alpha
         if need[2]:
-            g2 = g.t().mv(vec1.conj().to(g.dtype)) * ctx.alpha
+            g2 = g.t().mv(vec1.conj()) * ctx.alpha
         return gi, g1, g2, None, None
 
 
@@ -1097,14 +1206,52 @@ def _histogram(input, bins, range, weight, density):
             Tensor._wrap(xp.asarray(edges, dtype=arr.dtype)))
 
 
+_HISTDD_SIGS = ("histogramdd() received an invalid combination of arguments - got (Tensor, %s), "
+                "but expected one of:\n * (Tensor input, int bins, tuple of floats range = None, "
+                "Tensor weight = None, bool density = False)\n * (Tensor input, tuple of ints "
+                "bins, tuple of floats range = None, Tensor weight = None, bool density = False)"
+                "\n * (Tensor input, tuple of Tensors bins, tuple of floats range = None, Tensor "
+                "weight = None, bool density = False)\n")
+
+
 def histogramdd(input, bins, *, range=None, weight=None, density=False):
     """Multi-dimensional histogram of the points in the rows of ``input``."""
+    if not isinstance(bins, (int, np.integer, list, tuple, Tensor)) or isinstance(bins, bool):
+        raise TypeError(_HISTDD_SIGS % type(bins).__name__)
     arr = input._array
+    if arr.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if arr.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
     xp = xp_of(input)
-    pts = arr.reshape(-1, arr.shape[-1])
-    k = pts.shape[1]
-    if isinstance(bins, int):
-        bins = [bins] * k
+    k = arr.shape[-1]
+    if isinstance(bins, (int, np.integer)):
+        bins = [int(bins)] * k
+    elif isinstance(bins, Tensor):
+        bins = [bins]
+    if len(bins) != k:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                           "dimension of the input.")
+    if range is not None and len(range) != 2 * k:
+        raise RuntimeError("torch.histogramdd: for a %d-dimensional histogram range should have "
+                           "%d elements, but got %d" % (k, 2 * k, len(range)))
+    if weight is not None:
+        if tuple(weight._array.shape) != tuple(arr.shape[:-1]):
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have "
+                               "the same shape as the input tensor excluding its innermost "
+                               "dimension, but got input with shape %s and weight with shape %s"
+                               % (list(arr.shape), list(weight._array.shape)))
+        if weight._array.dtype != arr.dtype:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and "
+                               "weight tensor should have the same dtype, but got input(%s), and "
+                               "weight(%s)" % (_dt._C_NAME.get(arr.dtype.name, arr.dtype.name),
+                                               _dt._C_NAME.get(weight._array.dtype.name,
+                                                               weight._array.dtype.name)))
+    if arr.dtype.kind not in "fV":
+        raise NotImplementedError("\"%s\" not implemented for '%s'"
+                                  % ("histogramdd" if k else "histogram_cpu",
+                                     _dt.scalar_type_name(arr.dtype)))
+    pts = arr.reshape(-1, k) if k else arr.reshape(arr.size, 0)
     edges = []
     for j, b in enumerate(bins):
         if isinstance(b, Tensor):
@@ -1115,14 +1262,34 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
         elif pts.shape[0]:
             lo, hi = float(pts[:, j].min()), float(pts[:, j].max())
         else:
-            lo, hi = 0.0, 0.0
+            lo, hi = 0.0, 1.0       # (torch's edges for no points)
+        if lo > hi:
+            raise RuntimeError("torch.histogramdd: min should not exceed max, but got min %s max "
+                               "%s for dimension %d" % (_g(lo), _g(hi), j))
+        if b + 1 < 0:
+            raise RuntimeError("number of steps must be non-negative")
+        if b <= 0:
+            raise RuntimeError("torch.histogram(): bins must be > 0, but got %d for dimension %d"
+                               % (b, j))
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
         edges.append(xp.linspace(lo, hi, int(b) + 1).astype(arr.dtype).astype(np.float64))
     w = None if weight is None else weight._array.reshape(-1).astype(np.float64)
-    hist, _ = xp.histogramdd(pts.astype(np.float64), bins=edges, weights=w, density=density)
-    return _rt_histogramdd(Tensor._wrap(hist.astype(arr.dtype)),
-                           tuple(Tensor._wrap(e.astype(arr.dtype)) for e in edges))
+    if k:
+        hist, _ = xp.histogramdd(pts.astype(np.float64), bins=edges, weights=w,
+                                 density=density)
+    else:
+        hist = xp.asarray(np.nan if density else 0.0)
+    hist = Tensor._wrap(xp.asarray(hist).astype(arr.dtype))
+    edges = tuple(Tensor._wrap(e.astype(arr.dtype)) for e in edges)
+    if input._requires_grad or (weight is not None and weight._requires_grad):
+        hist, *edges = _NoDerivative.apply(input, weight, (hist,) + edges,
+                                           "aten::_histogramdd_from_bin_cts")
+    return _rt_histogramdd(hist, tuple(edges))
+
+
+def _g(v):
+    return "%d" % v if float(v).is_integer() else "%g" % v
 
 
 def block_diag(*tensors):
@@ -1216,6 +1383,9 @@ def _tri_indices(row, col, offset, dtype, device, lower):
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
             raise TypeError("%s_indices(): argument '%s' (position %d) must be int, not %s"
                             % ("tril" if lower else "triu", name, k + 1, type(v).__name__))
+    for name, v in (("row", row), ("col", col)):
+        if v < 0:
+            raise RuntimeError("%s must be non-negative, got%d" % (name, v))
     b = backend_for(device)
     d = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
     if d not in (_dt.int64, _dt.int32):
@@ -1335,7 +1505,21 @@ def fill(input, value):
         if value.dim() != 0:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
                                "with %d dimensions." % value.dim())
-        value = value.item()
+        arr = value._array
+        if arr.dtype.kind == "c" and input._array.dtype.kind != "c":
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          UserWarning, stacklevel=2)
+            arr = arr.real
+        with errstate(invalid="ignore", over="ignore"):
+            value = arr.astype(input._array.dtype).item()     # (torch's copy: a cast)
+        return Fill.apply(input, value)
+    d = _dt.from_numpy_dtype(input._array.dtype)
+    if isinstance(value, complex) and not d.is_complex:
+        if value.imag != 0:
+            raise RuntimeError("value cannot be converted to type %s without overflow"
+                               % _dt._C_NAME.get(d.name, d.name))
+        value = value.real
+    value = checked_scalar(value, d, reduced=input._array.size != 1)
     return Fill.apply(input, value)
 
 
@@ -1345,11 +1529,19 @@ def unravel_index(indices, shape):
         indices = as_tensor(indices)
     if indices._array.dtype.kind not in "iu":
         raise TypeError("expected 'indices' to be integer dtype, but got %s" % indices.dtype)
-    if isinstance(shape, int):
+    if isinstance(shape, (int, np.integer)):
         shape = (shape,)
+    if not isinstance(shape, (tuple, list)) or not all(
+            isinstance(s, (int, np.integer)) for s in shape):
+        bad = shape if not isinstance(shape, (tuple, list)) else next(
+            s for s in shape if not isinstance(s, (int, np.integer)))
+        raise TypeError("expected 'shape' to be int or sequence of ints, but got %s"
+                        % type(bad))
     for s in shape:
         if s < 0:
-            raise RuntimeError("'shape' cannot have negative values, but got %s" % (tuple(shape),))
+            raise ValueError("'shape' cannot have negative values, but got %s" % (tuple(shape),))
+    if 0 in shape and indices._array.size:
+        raise RuntimeError("ZeroDivisionError")
     xp = xp_of(indices)
     rest = indices._array.astype(np.int64)
     out = []

@@ -156,6 +156,43 @@ def _view_name(idx):
     return "AliasBackward0"
 
 
+def _trivial(item, size):
+    """Whether torch's slicing skips ``item``: a slice ``0:n:1`` with ``n >= size``."""
+    return (isinstance(item, slice) and item.start in (None, 0) and item.step in (None, 1) and
+            (item.stop is None or item.stop >= size))
+
+
+def _basic_view(t, idx):
+    """``t[idx]`` for a basic index, one view per non-trivial item as torch applies them (a
+    SliceBackward0, SelectBackward0 or UnsqueezeBackward0 node each); one AliasBackward0 view
+    when every item is trivial."""
+    shape = t._array.shape
+    n_ell = len(shape) - sum(1 for i in idx if i is not None and i is not Ellipsis)
+    steps = []
+    dim = 0         # the item's dimension in the result so far
+    src = 0         # its dimension in ``t``
+    for item in idx:
+        if item is Ellipsis:
+            dim += n_ell
+            src += n_ell
+        elif item is None:
+            steps.append(((slice(None),) * dim + (None, Ellipsis), "UnsqueezeBackward0"))
+            dim += 1
+        elif isinstance(item, slice):
+            if not _trivial(item, shape[src]):
+                steps.append(((slice(None),) * dim + (item, Ellipsis), None))
+            dim += 1
+            src += 1
+        else:
+            steps.append(((slice(None),) * dim + (item, Ellipsis), "SelectBackward0"))
+            src += 1
+    if not steps:
+        return Slice.apply(t, idx, "AliasBackward0")
+    for step, name in steps:
+        t = Slice.apply(t, step, name)
+    return t
+
+
 def _split(idx, shape):
     """Split an index as torch applies it: the basic part (ints, slices, None, ...) first as a
     view, then the advanced part on that view. The basic part is None when it is the identity
@@ -201,9 +238,11 @@ def _getitem(t, index):
             return Index.apply(t, idx)
         # NOTE: torch selects with the ints first (so ``x[0, :, [0, 1]]`` is 3x2 for 2x3x4
         # ``x``, where NumPy gives 2x3), then indexes the view.
-        return Index.apply(Slice.apply(t, basic, _view_name(basic)), rest)
+        return Index.apply(_basic_view(t, basic), rest)
     # NOTE: torch names ``t[:]`` SliceBackward0 but ``t[(slice(None),)]`` AliasBackward0.
-    return Slice.apply(t, idx, None if isinstance(index, slice) else _view_name(idx))
+    if isinstance(index, slice):
+        return Slice.apply(t, idx, None)
+    return _basic_view(t, idx)
 
 
 def _copy_to(dst, value):
@@ -306,8 +345,8 @@ def _expanded_alias(arr):
         return None
 
 
-def _index_put_fn(old, idx, value):
-    return IndexPut.apply(old, idx, value, False)
+def _index_put_fn(old, idx, value, accumulate=False):
+    return IndexPut.apply(old, idx, value, accumulate)
 
 
 _index_put_fn.__name__ = "index_put"
@@ -324,7 +363,7 @@ def index_put_(input, indices, values, accumulate=False):
     """In-place ``index_put``."""
     idx, _ = _convert(tuple(indices), input._array)
     _check_put_dtype(input, values)
-    return inplace(input, lambda old: IndexPut.apply(old, idx, values, accumulate))
+    return inplace(input, _index_put_fn, idx, values, accumulate)
 
 
 def nonzero(input, *, out=None, as_tuple=False):

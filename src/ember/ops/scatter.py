@@ -14,7 +14,7 @@ from ._inplace import inplace
 from ._util import check_shapes_broadcast, checked_scalar, sum_to, wrap_dim, xp_of
 from .comparison import where
 from .reduction import sum as _sum
-from .shape import _view_of, expand, movedim, reshape
+from .shape import Clone, _view_of, expand, movedim, reshape, unsqueeze, view
 
 __all__ = ["gather", "scatter", "scatter_", "scatter_add", "scatter_add_", "scatter_reduce",
            "scatter_reduce_", "index_select", "index_add", "index_add_", "index_copy",
@@ -71,6 +71,8 @@ def _scatter_index(op, arr_shape, dim, index, src_shape=None):
                                "larger than src %s" % (d, list(idx.shape), list(src_shape)))
     n = full[dim]
     bad = _bad_index(idx, n)
+    if bad is None and idx.size and int(idx.min()) < 0:
+        bad = int(idx.min())        # (torch takes no negative index here)
     if bad is not None:
         raise RuntimeError("index %d is out of bounds for dimension %d with size %d"
                            % (bad, dim, n))
@@ -333,7 +335,7 @@ _DTYPE_MSG = {"index_select": (RuntimeError, "index_select(): Expected dtype int
                                           "but got: %s")}
 
 
-def _index_1d(op, index, input, size):
+def _index_1d(op, index, input, size, dim=0):
     """``index`` (a tensor or a sequence) checked as a 1-D int64 index on ``input``'s device
     (index_select and index_add refuse negative indices, as torch)."""
     if not isinstance(index, Tensor):
@@ -348,13 +350,43 @@ def _index_1d(op, index, input, size):
     idx = idx.reshape(-1)
     if op in _DTYPE_MSG:
         if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= size):
-            raise IndexError("index out of range in self")
+            empty = input._array.size == 0 and input._array.ndim > 1
+            if op == "index_select" and empty:
+                if size == 0:
+                    raise RuntimeError("index_select(): self indexing axis dim should be "
+                                       "positive")
+                bad = int(idx.max()) if int(idx.max()) >= size else int(idx.min())
+                raise RuntimeError("INDICES element is out of DATA bounds, id=%d axis_dim=%d"
+                                   % (bad, size))
+            if not (op == "index_add" and empty):
+                raise IndexError("index out of range in self")
         return Tensor._wrap(idx.astype(np.int64, copy=False))
     bad = _bad_index(idx, size)
     if bad is not None:
+        if op in ("index_copy", "index_fill"):
+            if size == 0:
+                raise RuntimeError(_storage_msg(input, dim, idx.size))
+            raise IndexError("%sindex %d is out of bounds for dimension %d with size %d"
+                             % ("index_copy_(): " if op == "index_copy" else "", bad, dim,
+                                size))
         raise IndexError("index out of range in self (%s: index %d is out of bounds for "
                          "dimension with size %d)" % (op, bad, size))
     return Tensor._wrap(idx.astype(np.int64, copy=False))
+
+
+def _storage_msg(input, dim, n):
+    """torch's error for index_copy/index_fill with indices along an empty dim (its kernel
+    restrides ``input`` with stride 0 along ``dim`` over an empty storage)."""
+    shape = list(input._array.shape)
+    strides, acc = [], 1
+    for size in reversed(shape):
+        strides.insert(0, acc)
+        acc *= max(size, 1)
+    shape[dim], strides[dim] = n, 0
+    need = input._array.itemsize * (1 + sum((sz - 1) * st for sz, st in zip(shape, strides)))
+    return ("setStorage: sizes %s, strides %s, storage offset 0, and itemsize %d requiring a "
+            "storage size of %d are out of bounds for storage of size 0"
+            % (shape, strides, input._array.itemsize, need))
 
 
 class IndexSelect(Function):
@@ -398,16 +430,53 @@ def _dim_shape(shape, dim, index):
     return shape[:dim] + (index._array.size,) + shape[dim + 1:]
 
 
-def _source_check(op, input, dim, index, source):
-    exp = list(input._array.shape)
-    if exp:
-        exp[dim] = index._array.size
-    if list(source._array.shape) != exp and not (source._array.ndim == 0 and
-                                                  index._array.size == 1):
-        raise RuntimeError("%s(): Source/destination tensor must have same slice shapes. "
-                           "Destination slice shape: %s at dimension %d and source slice shape: "
-                           "%s at dimension 0." % (op, list(input._array.shape), dim,
-                                                   list(source._array.shape)))
+def _sliced(shape, dim):
+    return shape[:dim] + shape[dim + 1:] if shape else shape
+
+
+def _index_add_check(input, dim, index, source):
+    """torch's index_add checks: the number of indices, then the slice shapes."""
+    n, src, shape = index._array.size, source._array.shape, input._array.shape
+    if src and dim >= len(src):
+        raise RuntimeError("index_add_(): Indexing dim %d is out of bounds of the source tensor "
+                           "with dim %d" % (dim, len(src)))
+    if n != (src[dim] if src else 1):
+        if not src:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        raise RuntimeError("index_add_(): Number of indices (%d) should be equal to "
+                           "source.size(dim): (%d), for dim: %d" % (n, src[dim], dim))
+    if len(src) != len(shape) or _sliced(src, dim) != _sliced(shape, dim):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           "specified dimension. Got self.shape = %s source.shape = %s"
+                           % (list(shape), list(src)))
+
+
+def _index_copy_check(input, dim, index, source):
+    """torch's index_copy checks, in its order."""
+    n, src, shape = index._array.size, source._array.shape, input._array.shape
+    if not src and n != 1:
+        raise IndexError("index_copy_(): When source is scalar, index should have one element "
+                         "(got %d)" % n)
+    if len(src) != len(shape) and src and shape:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their "
+                         "dimensionality must match. Source dimensionality (%d), destination "
+                         "dimensionality (%d)" % (len(src), len(shape)))
+    if index._array.dtype != np.int64:
+        raise RuntimeError("index_copy_(): Expected a long tensor for index, but got %s"
+                           % _tname(index._array.dtype))
+    if source._array.dtype != input._array.dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, "
+                           "but got (self) %s and (source) %s"
+                           % (_tname(input._array.dtype), _tname(source._array.dtype)))
+    a, b = _sliced(shape, dim), _sliced(src, dim)
+    if a != b:
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice "
+                           "shapes. Destination slice shape: %s at dimension %d and source slice "
+                           "shape: %s at dimension 0." % (" ".join(map(str, a)), dim,
+                                                          " ".join(map(str, b))))
+    if src and n != src[dim]:
+        raise IndexError("index_copy_(): Number of indices (%d) should be equal to "
+                         "source.size(dim) (%d)" % (n, src[dim]))
 
 
 class IndexAdd(Function):
@@ -421,8 +490,9 @@ class IndexAdd(Function):
         if alpha != 1:
             src = src * alpha
         view = out if out.ndim else out.reshape(1)
-        backend_of(out).scatter_add(view, _dim_index(dim, index), src.reshape(
-            _dim_shape(view.shape, dim, index)).astype(out.dtype, copy=False))
+        if out.size:
+            backend_of(out).scatter_add(view, _dim_index(dim, index), src.reshape(
+                _dim_shape(view.shape, dim, index)).astype(out.dtype, copy=False))
         ctx.dim, ctx.alpha = dim, alpha
         ctx.save_for_backward(index)
         return Tensor._wrap(out)
@@ -442,10 +512,10 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     """``input`` with ``source`` slices added at ``index`` along ``dim`` (repeats accumulate)."""
     d = _dim("index_add", dim, input._array.ndim)
     idx = _index_1d("index_add", index, input, input._array.shape[d] if input._array.ndim else 1)
-    _source_check("index_add", input, d, idx, source)
     if source._array.dtype != input._array.dtype:
         raise RuntimeError("index_add_(): self (%s) and source (%s) must have the same scalar "
                            "type" % (_tname(input._array.dtype), _tname(source._array.dtype)))
+    _index_add_check(input, d, idx, source)
     return IndexAdd.apply(input, d, idx, source, alpha)
 
 
@@ -476,9 +546,10 @@ class IndexCopy(Function):
 def index_copy(input, dim, index, source):
     """``input`` with the slices at ``index`` along ``dim`` replaced by ``source``."""
     d = _dim("index_copy", dim, input._array.ndim)
+    if isinstance(index, Tensor) and isinstance(source, Tensor):
+        _index_copy_check(input, d, index, source)
     idx = _index_1d("index_copy", index, input,
-                    input._array.shape[d] if input._array.ndim else 1)
-    _source_check("index_copy", input, d, idx, source)
+                    input._array.shape[d] if input._array.ndim else 1, d)
     return IndexCopy.apply(input, d, idx, source)
 
 
@@ -510,7 +581,7 @@ def index_fill(input, dim, index, value):
     """``input`` with the slices at ``index`` along ``dim`` set to ``value``."""
     d = _dim("index_fill", dim, input._array.ndim)
     idx = _index_1d("index_fill", index, input,
-                    input._array.shape[d] if input._array.ndim else 1)
+                    input._array.shape[d] if input._array.ndim else 1, d)
     if isinstance(value, Tensor) and value._array.ndim:
         raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                            "tensor with %d dimension(s)." % value._array.ndim)
@@ -676,6 +747,8 @@ def _flat_index(op, input, index):
         raise RuntimeError("%s(): Expected a long tensor for index, but got %s"
                            % (op, getattr(index, "dtype", type(index).__name__)))
     n = input._array.size
+    if n == 0 and index._array.size and op == "take":
+        raise IndexError("take(): tried to take from an empty tensor")
     index = _on_device_of(index, input)
     bad = _bad_index(index._array, n)
     if bad is not None:
@@ -692,7 +765,7 @@ def take(input, index, *, out=None):
 def take_along_dim(input, indices, dim=None, *, out=None):
     """``gather`` with ``input`` and ``indices`` broadcast against each other except at ``dim``."""
     if dim is None:
-        return take(reshape(input, (-1,)), reshape(indices, (-1,)))
+        return gather(view(input, -1), 0, view(indices, -1))
     n = input._array.ndim
     d = _dim("take_along_dim", dim, n)
     if indices._array.ndim != n:
@@ -708,16 +781,65 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     ins[d] = ishape[d]
     indices = _on_device_of(indices, input)
     xp = xp_of(indices)
-    idx = Tensor._wrap(xp.ascontiguousarray(xp.broadcast_to(indices._array, tuple(ins))))
+    arr = indices._array
+    if xshape[d] and arr.size and int(arr.min()) < 0:
+        arr = xp.remainder(arr, xshape[d])      # NOTE: torch wraps negative indices here
+    idx = Tensor._wrap(xp.ascontiguousarray(xp.broadcast_to(arr, tuple(ins))))
     return gather(expand(input, tuple(xs)), d, idx)
+
+
+class Put(Function):
+    """``out = a.clone(); out.flatten()[index] = source`` (``+=`` with ``accumulate``)."""
+
+    node_name = "PutBackward0"
+    edge_args = (0, 2)     # (torch gives the index no edge)
+
+    @staticmethod
+    def forward(ctx, a, index, source, accumulate):
+        out = a._array.copy()
+        flat = out.reshape(-1)      # (a view: the copy is contiguous)
+        idx = index._array.reshape(-1)
+        src = source._array.reshape(-1)
+        if accumulate:
+            backend_of(out).scatter_add(flat, (idx,), src)
+        else:
+            flat[idx] = src
+        ctx.accumulate = accumulate
+        ctx.source = (src.shape, source._array.dtype)
+        ctx.save_for_backward(index)
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        index, = ctx.saved_tensors
+        ga = gs = None
+        if ctx.needs_input_grad[0]:
+            if ctx.accumulate:
+                ga = grad_output
+            else:
+                zeros = Tensor._wrap(xp_of(grad_output).zeros(*ctx.source))
+                ga = Put.apply(grad_output, index, zeros, False)
+        if ctx.needs_input_grad[2]:
+            gs = reshape(Take.apply(grad_output, index), ctx._input_meta(2)[0])
+        return ga, None, gs, None
 
 
 def put(input, index, source, accumulate=False):
     """``input`` with ``input.flatten()[index] = source`` (``+=`` when ``accumulate``)."""
+    if not isinstance(index, Tensor) or index._array.dtype != np.int64:
+        raise RuntimeError("put_(): Expected a long tensor for index, but got %s"
+                           % (_tname(index._array.dtype) if isinstance(index, Tensor)
+                              else type(index).__name__))
+    if source._array.dtype != input._array.dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           "self.dtype = %s and source.dtype = %s"
+                           % (_tname(input._array.dtype), _tname(source._array.dtype)))
+    if source._array.size != index._array.size:
+        raise IndexError("put_(): Expected source and index to have the same number of "
+                         "elements, but got source.numel() = %d, index.numel() = %d"
+                         % (source._array.size, index._array.size))
     index = _flat_index("put", input, index)
-    flat = IndexPut.apply(reshape(input, (-1,)), (index._array.reshape(-1),),
-                          reshape(source, (-1,)), accumulate)
-    return reshape(flat, input._array.shape)
+    return Put.apply(input, index, source, accumulate)
 
 
 def _inplace_of(fn, name):
@@ -747,15 +869,40 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         counts = input._array
         if counts.ndim != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if counts.dtype.kind not in "iu":
+            raise NotImplementedError("\"repeat_interleave_cpu\" not implemented for '%s'"
+                                      % _tname(counts.dtype))
+        if bool((counts < 0).any()):
+            raise RuntimeError("repeats can not be negative")
         return Tensor._wrap(xp.repeat(xp.arange(counts.size, dtype=np.int64), counts))
+    if not isinstance(repeats, Tensor):
+        # torch: flatten (when dim is None), unsqueeze(dim + 1), expand, clone, flatten
+        d = wrap_dim(0 if dim is None else dim, input._array.ndim, "repeat_interleave")
+        if dim is None and input._array.ndim != 1:
+            input = reshape(input, (-1,))
+        repeats = int(repeats)
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        out = unsqueeze(input, d + 1)
+        shape = list(out._array.shape)
+        shape[d + 1] = repeats
+        if output_size is not None and output_size != shape[d] * repeats:
+            raise RuntimeError("repeat_interleave: Invalid output_size, expected %d but got %d"
+                               % (shape[d] * repeats, output_size))
+        out = Clone.apply(expand(out, tuple(shape)))
+        return reshape(out, tuple(shape[:d]) + (shape[d] * repeats,) + tuple(shape[d + 2:]))
     if dim is None:
         input = reshape(input, (-1,))
         d = 0
     else:
         d = wrap_dim(dim, input._array.ndim, "repeat_interleave")
     n = input._array.shape[d] if input._array.ndim else 1
-    reps = _on_device_of(repeats, input)._array if isinstance(repeats, Tensor) else \
-        xp.asarray(repeats)
+    reps = _on_device_of(repeats, input)._array
+    if reps.ndim > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if reps.dtype.kind not in "iu":
+        raise NotImplementedError("\"repeat_interleave_cpu\" not implemented for '%s'"
+                                  % _tname(reps.dtype))
     if reps.ndim and reps.size != n and reps.size != 1:
         raise RuntimeError("repeats must have the same size as input along dim, but got "
                            "repeats.size(0) = %d and input.size(%d) = %d" % (reps.size, d, n))
@@ -763,6 +910,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         raise RuntimeError("repeats can not be negative")
     # TODO(cupy): cupy.repeat takes no array of repeats (a backend method is needed).
     idx = xp.repeat(xp.arange(n, dtype=np.int64), reps.reshape(-1) if reps.ndim else int(reps))
+    if output_size is not None and output_size != idx.size:
+        raise RuntimeError("allocated size does not match required size")
     return index_select(input, d, Tensor._wrap(idx))
 
 
@@ -800,7 +949,7 @@ def unfold(input, dimension, size, step):
     """Windows of ``size`` taken every ``step`` along ``dimension``, as a new last dim (a
     view)."""
     n = input._array.ndim
-    d = wrap_dim(dimension, n, "unfold") if n else 0
+    d = wrap_dim(dimension, n, "unfold")
     length = input._array.shape[d] if n else 1
     if size > length:
         raise RuntimeError("maximum size for tensor at dimension %d is %d but size is %d"
@@ -808,5 +957,6 @@ def unfold(input, dimension, size, step):
     if step <= 0:
         raise RuntimeError("step is %d but must be > 0" % step)
     if n == 0:
-        return reshape(input, (1,))
+        # NOTE: torch: a 0-d input gives ``size`` (0 or 1) copies of its element, no window dim
+        return reshape(input, (1,))[:size]
     return Unfold.apply(input, d, int(size), int(step))

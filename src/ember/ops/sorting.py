@@ -4,6 +4,7 @@ Values are differentiable: the gradient goes back to the position each value cam
 """
 import numpy as np
 
+from .. import dtypes as _dt
 from .. import return_types as _rt
 from ..autograd.function import Function
 from ..tensor import Tensor
@@ -393,9 +394,9 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
         >>> ember.sort(ember.tensor([3., 1., 2.])).indices
         tensor([1, 2, 0])
     """
-    _no_complex_sort(input, "Sort")
     arr = input._array
     d = wrap_dim(dim, arr.ndim, "sort")
+    _no_complex_sort(input, "Sort")
     idx = _argsort(arr, d, descending) if stable else _torch_order(arr, d, descending)
     ind = _indices(idx)
     return _sort_rt(_Select.apply(input, d, ind, True, "SortBackward0"), ind)
@@ -403,8 +404,8 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
 
 def argsort(input, dim=-1, descending=False, stable=False):
     """The indices that sort ``input`` along ``dim``."""
-    _no_complex_sort(input, "Sort")
     d = wrap_dim(dim, input._array.ndim, "argsort")
+    _no_complex_sort(input, "Sort")
     arr = input._array
     idx = _argsort(arr, d, descending) if stable else _torch_order(arr, d, descending)
     return _indices(idx)
@@ -417,9 +418,13 @@ def msort(input, *, out=None):
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
-    _no_complex_sort(input, "topk")
+    for name, flag in (("largest", largest), ("sorted", sorted)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError("topk(): argument '%s' must be bool, not %s"
+                            % (name, type(flag).__name__))
     arr = input._array
     d = wrap_dim(dim, arr.ndim, "topk")
+    _no_complex_sort(input, "topk")
     n = arr.shape[d] if arr.ndim else 1
     if k < 0 or k > n:
         raise RuntimeError("selected index k out of range")
@@ -432,18 +437,38 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The ``k``-th smallest value along ``dim`` (1-based) and its index."""
     arr = input._array
-    not_implemented_for(arr, "kthvalue_cpu", "bc")
     d = wrap_dim(dim, arr.ndim, "kthvalue")
     n = arr.shape[d] if arr.ndim else 1
     if n == 0:
         raise IndexError("kthvalue(): Expected reduction dim %d to have non-zero size." % d)
     if k < 1 or k > n:
         raise RuntimeError("kthvalue(): selected number k out of range for dimension %d" % d)
+    not_implemented_for(arr, "kthvalue_cpu", "bc")      # (after the size checks, as torch)
     ind = _indices(_torch_order(arr, d, False, "kth", k - 1))
     values = _Select.apply(input, d, ind, keepdim, "KthvalueBackward0")
     if arr.ndim and not keepdim:
         ind = Tensor._wrap(ind._array.squeeze(d))
     return _kthvalue_rt(values, ind)
+
+
+class _NoDerivative(Function):
+    """The values of an op torch gives no derivative (its node raises in backward)."""
+
+    @staticmethod
+    def forward(ctx, name, aten, values, input):
+        ctx.set_node_name(name)
+        ctx.aten = aten
+        return Tensor._wrap(values)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise NotImplementedError("the derivative for '%s' is not implemented." % ctx.aten)
+
+
+def _values(values, input, name, aten):
+    if input.requires_grad:
+        return _NoDerivative.apply(name, aten, values, input)
+    return Tensor._wrap(values)
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
@@ -458,7 +483,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         d = wrap_dim(dim, arr.ndim, "unique")
         vals, inv, counts = xp.unique(arr, return_inverse=True, return_counts=True, axis=d)
         inv = inv.reshape(-1)
-    out = [Tensor._wrap(vals)]
+    out = [_values(vals, input, *(("Unique2Backward0", "_unique2") if dim is None else
+                                  ("UniqueDimBackward0", "unique_dim")))]
     if return_inverse:
         out.append(Tensor._wrap(inv.astype(np.int64)))
     if return_counts:
@@ -485,7 +511,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         change[1:] = xp.any(flat[1:] != flat[:-1], axis=1)
         vals = xp.moveaxis(moved[change], 0, d)
         inv_shape = (arr.shape[d],)
-    out = [Tensor._wrap(xp.ascontiguousarray(vals))]
+    out = [_values(xp.ascontiguousarray(vals), input, "UniqueConsecutiveBackward0",
+                   "unique_consecutive")]
     if return_inverse:
         out.append(Tensor._wrap((xp.cumsum(change) - 1).astype(np.int64).reshape(inv_shape)))
     if return_counts:
@@ -494,11 +521,42 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _torch_search(seq, vals, right, xp):
+    """torch's binary search, row by row: the first position whose boundary is ``>= v``
+    (``> v`` when ``right``), stepping as its lower/upper bound does (so unsorted rows and nans
+    give torch's answers). ``seq`` is (R, n) or (1, n); ``vals`` (R, m)."""
+    n = seq.shape[-1]
+    start = xp.zeros(vals.shape, dtype=np.int64)
+    end = xp.full(vals.shape, n, dtype=np.int64)
+    if n == 0 or vals.size == 0:
+        return start
+    seq = xp.broadcast_to(seq, (vals.shape[0], n))
+    while True:
+        active = start < end
+        if not bool(active.any()):
+            return start
+        mid = start + ((end - start) >> 1)
+        mid_val = xp.take_along_axis(seq, xp.minimum(mid, n - 1), axis=-1)
+        with np.errstate(invalid="ignore"):
+            up = ~(mid_val > vals) if right else ~(mid_val >= vals)
+        start = xp.where(active & up, mid + 1, start)
+        end = xp.where(active & ~up, mid, end)
+
+
+def _common_kind(seq, vals, scalar):
+    """The dtype kind torch searches in: that of boundaries and values promoted together."""
+    kinds = seq.dtype.kind + (vals.dtype.kind if not scalar else
+                              "c" if vals.dtype.kind == "c" else "")
+    if "c" in kinds:
+        return "c"
+    return "b" if set(kinds) == {"b"} else "f"
+
+
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
                  sorter=None, out=None):
-    """Indices where ``input`` values would be inserted to keep ``sorted_sequence`` sorted."""
+    """Indices where ``input`` values would be inserted to keep ``sorted_sequence`` sorted
+    (torch's binary search)."""
     seq = sorted_sequence._array
-    not_implemented_for(seq, "searchsorted_out_cpu", "bc")
     xp = xp_of(sorted_sequence)
     scalar = not isinstance(input, Tensor)
     vals = xp.asarray(input) if scalar else input._array
@@ -510,22 +568,43 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
                                "got side of left while right was True")
         right = side == "right"
+    if not (vals.ndim > 0 or (vals.size == 1 and seq.ndim == 1)):
+        raise RuntimeError("torch.searchsorted(): input value can be a scalar only when "
+                           "boundaries tensor dimension is 1, but we got boundaries tensor "
+                           "dim(%d) and input value's dim(%d) numel(%d)"
+                           % (seq.ndim, vals.ndim, vals.size))
+    if seq.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
+                           "dimension, but got 0 dimension")
+    if seq.ndim != 1 and (seq.ndim != vals.ndim or seq.shape[:-1] != vals.shape[:-1]):
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or "
+                           "the first N-1 dimensions of boundaries tensor and input value "
+                           "tensor must match, but we got boundaries tensor %s and input "
+                           "value tensor %s" % (list(seq.shape), list(vals.shape)))
+    out_dtype = np.int32 if out_int32 else np.int64
+    if vals.size == 0:
+        return Tensor._wrap(xp.zeros(vals.shape, dtype=out_dtype))
+    kind = _common_kind(seq, vals, scalar)
+    if kind in "bc":
+        name = "Bool" if kind == "b" else _dt_name(seq, vals, scalar)
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for '%s'" % name)
     if sorter is not None:
         seq = xp.take_along_axis(seq, sorter._array, axis=-1)
-    how = "right" if right else "left"
-    if seq.ndim == 1:
-        res = xp.searchsorted(seq, vals, side=how)
-    else:
-        if seq.shape[:-1] != vals.shape[:-1]:
-            raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or "
-                               "the first N-1 dimensions of boundaries tensor and input value "
-                               "tensor must match, but we got boundaries tensor %s and input "
-                               "value tensor %s" % (list(seq.shape), list(vals.shape)))
-        s2 = seq.reshape(-1, seq.shape[-1])
-        v2 = vals.reshape(-1, vals.shape[-1])
-        res = xp.stack([xp.searchsorted(a, b, side=how) for a, b in zip(s2, v2)])
-        res = res.reshape(vals.shape)
-    return Tensor._wrap(xp.asarray(res, dtype=np.int32 if out_int32 else np.int64))
+    n = seq.shape[-1]
+    if n == 0 or seq.size == 0:
+        return Tensor._wrap(xp.zeros(vals.shape, dtype=out_dtype))
+    s2 = seq.reshape(-1, n) if seq.ndim > 1 else seq.reshape(1, n)
+    v2 = vals.reshape(-1, vals.shape[-1]) if seq.ndim > 1 else vals.reshape(1, -1)
+    res = _torch_search(s2, v2, right, xp).reshape(vals.shape)
+    return Tensor._wrap(res.astype(out_dtype))
+
+
+def _dt_name(seq, vals, scalar):
+    """The name of the complex dtype boundaries and values promote to."""
+    d = np.result_type(seq.dtype, vals.dtype)
+    if scalar and seq.dtype.kind != "c":    # (a Python complex: the default complex dtype)
+        d = np.complex128 if seq.dtype == np.float64 else np.complex64
+    return _dt.scalar_type_name(np.dtype(d))
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
