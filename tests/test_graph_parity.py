@@ -271,24 +271,12 @@ LOSSES = {
 # with one edge; ember: ...Backward0 with a None edge); ops composed from several ember nodes
 # where torch has one (pooling 3-D, adaptive pools, pads, shuffles, fold/unfold, linalg...).
 KNOWN = {
-    'layer-Bilinear':
-        'node 1: ember SqueezeBackward1 where torch has ViewBackward0 (ember has 9 nodes,'
-        ' torch 5)',
-    'layer-EmbeddingBag':
-        'node 0: ember StackBackward0 where torch has EmbeddingBagBackward0 (ember has 6 '
-        'nodes, torch 1)',
     'layer-PairwiseDistance':
         'node 0: ember LinalgVectorNormBackward0 where torch has NormBackward1 (ember has'
         ' 3 nodes, torch 3)',
     'layer-CircularPad1d':
         'node 0: ember ConstantPadNdBackward0 where torch has CopySlices (ember has 1 '
         'nodes, torch 6)',
-    'layer-MultiheadAttention':
-        'node 3: ember SoftmaxBackward0 where torch has ViewBackward0 (ember has 31 '
-        'nodes, torch 33)',
-    'layer-TransformerEncoderLayer':
-        'node 11: ember UnsafeViewBackward0 where torch has ViewBackward0 (ember has 43 '
-        'nodes, torch 40)',
     'loss-TripletMarginLoss':
         'node 1: ember ClampBackward1 where torch has ClampMinBackward0 (ember has 10 '
         'nodes, torch 10)',
@@ -319,45 +307,15 @@ KNOWN = {
     'op-cumulative_trapezoid_x-0':
         'node 0: ember CumsumBackward0 where torch has DivBackward1 (ember has 10 nodes, '
         'torch 10)',
-    'op-put-0':
-        'node 0: ember ViewBackward0 where torch has PutBackward0 (ember has 4 nodes, '
-        'torch 1)',
     'op-einsum_bmm-0':
         'node 0: ember EinsumBackward0 where torch has ViewBackward0 (ember has 1 nodes, '
         'torch 12)',
     'op-einsum_trace_ellipsis-0':
         'node 0: ember EinsumBackward0 where torch has ViewBackward0 (ember has 1 nodes, '
         'torch 13)',
-    'op-svd_reduced-0':
-        'node 1 UnsafeViewBackward0: edges [2, 3], torch [2] (ember has 4 nodes, torch 9)',
-    'op-householder_product-0':
-        'node 0: ember SubBackward0 where torch has LinalgHouseholderProductBackward0 '
-        '(ember has 19 nodes, torch 1)',
-    'op-orgqr-0':
-        'node 0: ember SubBackward0 where torch has LinalgHouseholderProductBackward0 '
-        '(ember has 27 nodes, torch 1)',
-    'op-ormqr-0':
-        'node 0: ember MmBackward0 where torch has OrmqrBackward0 (ember has 32 nodes, '
-        'torch 1)',
-    'op-lstsq_gelsd-0':
-        'node 1: ember SumBackward1 where torch has None (ember has 5 nodes, torch 1)',
-    'op-lstsq_gels-0':
-        'node 1: ember SumBackward1 where torch has None (ember has 5 nodes, torch 1)',
-    'op-tensorinv-0':
-        'node 0: ember ViewBackward0 where torch has ReshapeAliasBackward0 (ember has 3 '
-        'nodes, torch 3)',
     'op-pad_circular-0':
         'node 0: ember ConstantPadNdBackward0 where torch has CopySlices (ember has 1 '
         'nodes, torch 9)',
-    'op-repeat_interleave-0':
-        'node 0: ember IndexSelectBackward0 where torch has ViewBackward0 (ember has 1 '
-        'nodes, torch 4)',
-    'op-repeat_interleave-1':
-        'node 0: ember IndexSelectBackward0 where torch has ViewBackward0 (ember has 1 '
-        'nodes, torch 4)',
-    'op-repeat_interleave-2':
-        'node 0: ember IndexSelectBackward0 where torch has ViewBackward0 (ember has 1 '
-        'nodes, torch 4)',
 }
 
 
