@@ -161,8 +161,7 @@ def kl_div(input, target, reduction=0, *, log_target=False):
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
-    return F.margin_ranking_loss(input1, input2, target, margin,
-                                 reduction=_reduction(reduction))
+    return F._margin_ranking_loss(input1, input2, target, margin, _reduction(reduction))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,

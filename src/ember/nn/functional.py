@@ -21,19 +21,21 @@ from ..ops.loss import cross_entropy, ctc_loss, nll_loss, _legacy_reduction
 from ..ops import loss as _loss
 from ..ops.normalization import batch_norm, layer_norm
 from ..ops import normalization as _normalization
-from ..ops import pooling as _pooling
 from ..ops.pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d,
                            adaptive_max_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d)
 from ..autograd import _autocast
 from ..autograd.grad_mode import is_grad_enabled, no_grad as _no_grad
 from ..autograd.grad_mode import state as _ac_state
 from ..ops._inplace import inplace as _inplace
-from ..ops.creation import as_tensor, zeros
+from ..ops.creation import zeros
 from ..ops._util import not_implemented_for, wrap_dim, xp_of
+from ..ops._util import check_shapes_broadcast as _check_shapes_broadcast
 from .. import dtypes as _dt
 from ..ops import activation as _act
 from ..ops.padding import Pad as _Pad
 from ..ops.sparse import Embedding as _Embedding
+from ..ops.bilinear import Trilinear as _Trilinear
+from ..ops import attention as _attention
 from ..ops import sparse as _sparse
 from ..tensor import Tensor
 from ..ops.activation import (Gelu, Glu, Hardswish, Hardtanh, LeakyRelu, Mish, Pointwise,
@@ -55,6 +57,7 @@ __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
     "cosine_embedding_loss", "margin_ranking_loss", "triplet_margin_loss", "cosine_similarity",
     "pairwise_distance", "normalize", "scaled_dot_product_attention",
+    "multi_head_attention_forward",
 ]
 
 
@@ -87,9 +90,30 @@ def bilinear(input1, input2, weight, bias=None):
     if _ac_state.autocast:
         input1, input2, weight, bias = _autocast.inputs("promote", (input1, input2, weight,
                                                                     bias))
-    # (..., 1, 1, i) @ (o, i, j) -> (..., o, 1, j); then dot with x2.
-    t = ops.matmul(input1.unsqueeze(-2).unsqueeze(-2), weight)
-    out = ops.matmul(t, input2.unsqueeze(-2).unsqueeze(-1)).squeeze(-1).squeeze(-1)
+    if not (input1.dtype == input2.dtype == weight.dtype) or \
+            (bias is not None and bias.dtype != input1.dtype):
+        raise RuntimeError("All tensors must have the same dtype, got input1: %s, input2: %s, "
+                           "weight: %s%s" % (_c_name(input1), _c_name(input2), _c_name(weight),
+                                             "" if bias is None else ", bias: " + _c_name(bias)))
+    if input1.dim() != input2.dim():
+        raise RuntimeError("bilinear(): input dimensions do not match: got %d and %d"
+                           % (input1.dim(), input2.dim()))
+    for i in range(input1.dim() - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError("bilinear(): input batch dimensions do not match: got %d and %d"
+                               % (input1.shape[i], input2.shape[i]))
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError("bilinear(): input1 size does not match weight size: got %d but "
+                           "expected %d" % (input1.shape[-1], weight.shape[1]))
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError("bilinear(): input2 size does not match weight size: got %d but "
+                           "expected %d" % (input2.shape[-1], weight.shape[2]))
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError("bilinear(): bias size does not match weight size: got %d but "
+                           "expected %d" % (bias.shape[0], weight.shape[0]))
+    out_shape = tuple(input1.shape[:-1]) + (weight.shape[0],)
+    out = _Trilinear.apply(input1.reshape(-1, input1.shape[-1]), weight,
+                           input2.reshape(-1, input2.shape[-1])).reshape(out_shape)
     if bias is not None:
         out = out + bias
     return out
@@ -289,42 +313,72 @@ def _check_p(p):
         raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
 
 
+def _dropout_impl(input, p, train, feature=False, alpha=False):
+    """torch's ``_dropout_impl``: the input times a Bernoulli noise (per channel for
+    ``feature``), scaled to keep the mean (or SELU's statistics for ``alpha``)."""
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        return input * zeros((), dtype=input.dtype, device=input.device)
+    if feature:
+        if input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    else:
+        shape = tuple(input.shape)
+    noise = ops.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+    if not alpha:
+        noise.div_(1 - p)
+        return input * noise
+    a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+    b = noise.add(-1).mul_(_ALPHA * a).add_(_ALPHA * a * p)
+    noise.mul_(a)
+    return input * noise + b
+
+
+_ALPHA = 1.7580993408473766
+
+
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``.
 
     The mask comes from the global generator (``ember.manual_seed``).
     """
     _check_p(p)
-    if not training or p == 0.0:
-        return input
     if inplace:
-        return _inplace(input, dropout, p, training)
-    if p == 1.0:
-        out = input * 0
-    else:
-        mask = ops.empty_like(input).bernoulli_(1 - p)
-        out = input * (mask * (1.0 / (1 - p)))
-    return out
+        return _inplace(input, _dropout_impl, p, training) if training and p and \
+            input.numel() else input
+    return _dropout_impl(input, p, training)
+
+
+def _feature_dropout_call(input, p, training, inplace):
+    if inplace:
+        return _inplace(input, _dropout_impl, p, training, True) if training and p and \
+            input.numel() else input
+    return _dropout_impl(input, p, training, True)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels (dim 1 of ``(N, C, H, W)``) with probability ``p``."""
+    """Zero whole channels (dim 1) with probability ``p``; a 3-D input is read as ``(N, C, L)``,
+    as torch does."""
     _check_p(p)
-    if input.dim() not in (3, 4):
-        raise RuntimeError("dropout2d: Expected 3D or 4D input, got %dD of shape %s"
-                           % (input.dim(), tuple(input.shape)))
-    if not training or p == 0.0:
-        return input
-    if inplace:
-        return _inplace(input, dropout2d, p, training)
-    batched = input.dim() == 4
-    shape = tuple(input.shape[:2]) + (1, 1) if batched else (input.shape[0], 1, 1)
-    if p == 1.0:
-        out = input * 0
-    else:
-        mask = ops.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
-        out = input * (mask * (1.0 / (1 - p)))
-    return out
+    import warnings
+    nd = input.dim()
+    if nd not in (3, 4):
+        warnings.warn("dropout2d: Received a %d-D input to dropout2d, which is deprecated and "
+                      "will result in an error in a future release. To retain the behavior and "
+                      "silence this warning, please use dropout instead. Note that dropout2d "
+                      "exists to provide channel-wise dropout on inputs with 2 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                      "3D or 4D inputs)." % nd, stacklevel=2)
+    if nd == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
+                      "channel-wise 1D dropout behavior is desired - input is interpreted as "
+                      "shape (N, C, L), where C is the channel dim. This behavior will change in "
+                      "a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout "
+                      "behavior, please switch to using dropout1d instead.", stacklevel=2)
+    return _feature_dropout_call(input, p, training, inplace)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -332,8 +386,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     """Rows of ``weight`` at the integer ``input``; no gradient flows to ``padding_idx``."""
     if input.is_floating_point():
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
-                           "following scalar types: Long, Int; but got %s instead"
-                           % input.dtype)
+                           "following scalar types: Long, Int; but got %s instead (while "
+                           "checking arguments for embedding)" % input.type())
+    _loss._complex_autograd_check(weight, "embedding")
     idx = input._array
     n = weight.shape[0]
     if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
@@ -354,9 +409,13 @@ def one_hot(tensor, num_classes=-1):
     """Long tensor with a trailing dim of size ``num_classes``, 1 at each index."""
     if tensor.is_floating_point():
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor._array.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     idx = tensor._array
     if num_classes == -1:
-        num_classes = int(idx.max()) + 1 if idx.size else 0
+        if not idx.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(idx.max()) + 1
     if idx.size and int(idx.min()) < 0:
         raise RuntimeError("Class values must be non-negative.")
     if idx.size and int(idx.max()) >= num_classes:
@@ -468,6 +527,13 @@ def _check_same(op, input, target):
                       "they have the same size." % (target.shape, input.shape), stacklevel=3)
 
 
+def _not_implemented_dtype(d, kernel, kinds):
+    """torch's error for a kernel with no version for dtype ``d`` (a NumPy dtype)."""
+    if d.kind in kinds:
+        raise NotImplementedError("\"%s\" not implemented for '%s'"
+                                  % (kernel, _dt.scalar_type_name(d)))
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error."""
     if _ac_state.autocast:
@@ -478,7 +544,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         d = input - target
         return _reduce(d * d * weight, reduction)
     input, target = _broadcast_pair(input, target, reduction)
-    return MseLoss.apply(input, target, reduction)
+    common = _dt.result_type(input, target).np
+    _not_implemented_dtype(common, "mse_cpu", "biuc")
+    return MseLoss.apply(input, target, reduction, common)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -499,7 +567,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta == 0:
         return l1_loss(input, target, reduction=reduction)
     input, target = _broadcast_pair(input, target, reduction)
-    return SmoothL1Loss.apply(input, target, reduction, float(beta), False)
+    common = _dt.result_type(input, target).np
+    _not_implemented_dtype(common, "smooth_l1_cpu", "biuc")
+    return SmoothL1Loss.apply(input, target, reduction, float(beta), False, common)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -513,7 +583,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         loss = ops.where(d < delta, z * z * 0.5, (d - 0.5 * delta) * delta)
         return _reduce(loss * weight, reduction)
     input, target = _broadcast_pair(input, target, reduction)
-    return SmoothL1Loss.apply(input, target, reduction, float(delta), True)
+    common = _dt.result_type(input, target).np
+    _loss._cast_check(common, input._array.dtype)
+    _not_implemented_dtype(common, "huber_cpu", "biuc")
+    return SmoothL1Loss.apply(input, target, reduction, float(delta), True, common)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -527,6 +600,11 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          "deprecated. Please ensure they have the same size."
                          % (target.shape, input.shape))
     x = input._array
+    if target._array.dtype != x.dtype:
+        raise RuntimeError("Found dtype %s but expected %s"
+                           % (_dt.scalar_type_name(target._array.dtype),
+                              _dt.scalar_type_name(x.dtype)))
+    not_implemented_for(x, "binary_cross_entropy", "biuc")
     if x.size and (float(x.min()) < 0 or float(x.max()) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
     _check_reduction(reduction)
@@ -551,6 +629,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
             raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not "
                                "differentiable with respect to argument '%s'. This input cannot "
                                "have requires_grad True." % name)
+    not_implemented_for(input._array, "log_sigmoid_cpu", "biuc")
+    t = target._array.dtype
+    if t == np.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    # (torch computes (1 - target).mul_(input)...: the loss takes the target's dtype)
+    _loss._cast_check(np.promote_types(t, input._array.dtype), t)
     return BinaryCrossEntropyWithLogits.apply(input, target, (weight, pos_weight), reduction)
 
 
@@ -559,6 +644,18 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if _ac_state.autocast:
         input, target = _autocast.inputs("fp32", (input, target))
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction == "mean":
+        import warnings
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", stacklevel=2)
+    if reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError("%s is not a valid value for reduction" % reduction)
+    if input._array.dtype.kind == "c" or target._array.dtype.kind == "c":
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if input._array.dtype.kind in "biu" or target._array.dtype.kind in "biu":
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = ops.exp(target) * (target - input)
     else:
@@ -632,8 +729,28 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     if _ac_state.autocast:
         input1, input2, target = _autocast.inputs("fp32", (input1, input2, target))
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
+                           "but got sizes: input1: %s, input2: %s, target: %s "
+                           % (_size_str(input1.shape), _size_str(input2.shape),
+                              _size_str(target.shape)))
+    return _margin_ranking_loss(input1, input2, target, margin, reduction)
+
+
+def _margin_ranking_loss(input1, input2, target, margin, reduction):
+    """``torch.margin_ranking_loss``: the loss without F's same-dims check."""
+    # (torch's margin is a C++ double: an integer input gives a float loss)
     return _reduce(ops.clamp_min(ops.arithmetic.AddScalar.apply(-target * (input1 - input2),
-                                                                 margin), 0), reduction)
+                                                                 float(margin)), 0), reduction)
+
+
+def _triplet_dims(anchor, positive, negative):
+    a, p, n = anchor.dim(), positive.dim(), negative.dim()
+    if not a == p == n:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           "same number of dimensions, but got: anchor %dD, positive %dD, and "
+                           "negative %dD inputs" % (a, p, n))
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
@@ -642,6 +759,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     if _ac_state.autocast:
         anchor, positive, negative = _autocast.inputs("fp32", (anchor, positive, negative))
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    _triplet_dims(anchor, positive, negative)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -651,26 +770,317 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
                    reduction)
 
 
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                 "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+                 "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+                 "bool": "bool", "complex64": "c10::complex<float>",
+                 "complex128": "c10::complex<double>"}
+
+
+def _c_name(t):
+    return _C_TYPE_NAMES.get(str(t.dtype).replace("ember.", "").replace("torch.", ""),
+                             str(t.dtype))
+
+
+def _sdpa_check(query, key, value, attn_mask):
+    if not (query.dtype == key.dtype == value.dtype):
+        raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
+                           "query.dtype: %s key.dtype: %s and value.dtype: %s instead."
+                           % (_c_name(query), _c_name(key), _c_name(value)))
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise RuntimeError("Expected query, key, and value to all be  at least 2 dimensional, "
+                           "but got query.dim: %d key.dim: %d and value.dim: %d instead."
+                           % (query.dim(), key.dim(), value.dim()))
+    if attn_mask is not None and attn_mask.dtype not in (_dt.bool, _dt.float32, query.dtype):
+        raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query "
+                           "dtype, but got attn_mask.dtype: %s and  query.dtype: %s instead."
+                           % (_c_name(attn_mask), _c_name(query)))
+
+
+def _flash_ok(query, key, value, mask, dropout_p):
+    """Whether torch's CPU dispatcher picks its fused (flash) kernel for these inputs."""
+    if query.dim() != 4 or key.dim() != 4 or value.dim() != 4 or dropout_p > 0.0:
+        return False
+    if query._array.dtype.kind != "f" or query._array.dtype.itemsize < 2:
+        return False
+    if mask is not None and (mask.requires_grad and is_grad_enabled() or
+                             mask.dim() not in (2, 4)):
+        return False
+    b, h, lq, e = query.shape
+    if key.shape[:2] != (b, h) or value.shape[:2] != (b, h):
+        return False
+    if not (key.shape[-1] == value.shape[-1] == e) or lq == 0 or key.shape[2] == 0:
+        return False
+    return all(t.shape[-1] <= 1 or t._array.strides[-1] == t._array.itemsize
+               for t in (query, key, value))
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """``softmax(q @ k^T * scale + mask) @ v``; a boolean mask keeps the True positions."""
+    _sdpa_check(query, key, value, attn_mask)
+    mask = attn_mask
+    if mask is not None and mask.dtype == _dt.bool:
+        mask = ops.where(mask.logical_not(), -math.inf, ops.zeros((), dtype=query.dtype,
+                                                                  device=query.device))
     e = query.shape[-1]
-    scale = 1 / math.sqrt(e) if scale is None else scale
-    scores = ops.matmul(query, ops.transpose(key, -2, -1)) * scale
-    lq, lk = query.shape[-2], key.shape[-2]
+    if scale is None:
+        scale = 1.0 / math.sqrt(e) if e else math.inf
+    if _flash_ok(query, key, value, mask, dropout_p) and not enable_gqa:
+        if is_causal and mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                               "set when is_causal=True")
+        return _attention.FlashAttentionCpu.apply(
+            query, key, value, None if mask is None else mask._array, is_causal, scale)
+    # torch's math fallback, op for op
+    factor = math.sqrt(abs(scale))
+    q = ops.arithmetic.MulScalar.apply(query, -factor if scale < 0 else factor)
     if is_causal:
-        xp = xp_of(query)
-        keep = xp.tril(xp.ones((lq, lk), dtype=bool))
-        scores = ops.where(Tensor._wrap(keep), scores, ops.full_like(scores, -math.inf))
-    if attn_mask is not None:
-        if attn_mask._array.dtype == np.bool_:
-            scores = ops.where(attn_mask, scores, ops.full_like(scores, -math.inf))
-        else:
-            scores = scores + attn_mask
-    attn = ops.softmax(scores, -1)
+        if mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                               "set when is_causal=True")
+        lq, lk = query.shape[-2], key.shape[-2]
+        causal = ops.ones((lq, lk), dtype=_dt.bool, device=query.device).tril()
+        mask = ops.where(causal.logical_not(), -math.inf,
+                         ops.zeros((), dtype=q.dtype, device=q.device))
+    if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
+        rep = query.shape[-3] // key.shape[-3]
+        key = key.repeat_interleave(rep, -3)
+        value = value.repeat_interleave(rep, -3)
+    attn = ops.matmul(q, ops.arithmetic.MulScalar.apply(key.transpose(-2, -1), factor))
+    if mask is not None:
+        attn = attn.add_(mask) if not mask.requires_grad or not is_grad_enabled() else \
+            attn.add(mask)
+    attn = _act.safe_softmax(attn, -1)
     if dropout_p > 0.0:
-        attn = dropout(attn, dropout_p)
+        attn = dropout(attn, dropout_p, True)
+    if value.dtype != attn.dtype:
+        raise RuntimeError("expected m1 and m2 to have the same dtype, but got: %s != %s"
+                           % (_c_name(attn), _c_name(value)))
     return ops.matmul(attn, value)
+
+
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """A bool mask (True = masked out) as an additive float mask of ``target_type``."""
+    if mask is None:
+        return None
+    is_float = mask.is_floating_point()
+    if mask.dtype != _dt.bool and not is_float:
+        raise AssertionError("only bool and floating types of %s are supported" % mask_name)
+    if check_other and other_type is not None and mask.dtype != other_type:
+        import warnings
+        warnings.warn("Support for mismatched %s and %s is deprecated. Use same type for both "
+                      "instead." % (mask_name, other_name), stacklevel=3)
+    if not is_float:
+        mask = ops.zeros_like(mask, dtype=target_type).masked_fill_(mask, float("-inf"))
+    return mask
+
+
+def _none_or_dtype(input):
+    return None if input is None else input.dtype
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    d = query.dim()
+    if d not in (2, 3):
+        raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                             "%d-D query tensor" % d)
+    kind = "batched (3-D)" if d == 3 else "unbatched (2-D)"
+    if key.dim() != d or value.dim() != d:
+        raise AssertionError("For %s `query`, expected `key` and `value` to be %d-D but found "
+                             "%d-D and %d-D tensors respectively"
+                             % (kind, d, key.dim(), value.dim()))
+    if key_padding_mask is not None and key_padding_mask.dim() != d - 1:
+        raise AssertionError("For %s `query`, expected `key_padding_mask` to be `None` or %d-D "
+                             "but found %d-D tensor instead"
+                             % (kind, d - 1, key_padding_mask.dim()))
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
+            raise AssertionError("For %s `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
+                                 "but found %d-D tensor instead" % (kind, attn_mask.dim()))
+        if d == 2 and attn_mask.dim() == 3:
+            want = (num_heads, query.shape[0], key.shape[0])
+            if tuple(attn_mask.shape) != want:
+                raise AssertionError("Expected `attn_mask` shape to be %s but got %s"
+                                     % (want, attn_mask.shape))
+    return d == 3
+
+
+def _in_projection_packed(q, k, v, w, b=None):
+    e = q.shape[-1]
+    if k is v:
+        if q is k:
+            proj = linear(q, w, b)
+            proj = proj.unflatten(-1, (3, e)).unsqueeze(0).transpose(0, -2).squeeze(-2)
+            proj = proj.contiguous()
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([e, e * 2])
+        b_q, b_kv = (None, None) if b is None else b.split([e, e * 2])
+        q_proj = linear(q, w_q, b_q)
+        kv = linear(k, w_kv, b_kv)
+        kv = kv.unflatten(-1, (2, e)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+        return q_proj, kv[0], kv[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q = b_k = b_v = None
+    if b is not None:
+        b_q, b_k, b_v = b.chunk(3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
+    eq, ek, ev = q.shape[-1], k.shape[-1], v.shape[-1]
+    for name, w, want in (("query", w_q, (eq, eq)), ("key", w_k, (eq, ek)),
+                          ("value", w_v, (eq, ev))):
+        if tuple(w.shape) != want:
+            raise AssertionError("expecting %s weights shape of %s, but got %s"
+                                 % (name, want, w.shape))
+    for name, bb in (("query", b_q), ("key", b_k), ("value", b_v)):
+        if bb is not None and tuple(bb.shape) != (eq,):
+            raise AssertionError("expecting %s bias shape of %s, but got %s"
+                                 % (name, (eq,), bb.shape))
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """Multi-head attention over ``(L, N, E)`` (or unbatched ``(L, E)``) inputs, op for op as
+    torch's (the weights path for ``need_weights``, else scaled_dot_product_attention)."""
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                       _none_or_dtype(attn_mask), "attn_mask", query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to "
+                           "create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError("was expecting embedding dimension of %d, but got %d"
+                             % (embed_dim_to_check, embed_dim))
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError("embed_dim %d not divisible by num_heads %d"
+                             % (embed_dim, num_heads))
+    if use_separate_proj_weight:
+        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
+            raise AssertionError("key's sequence and batch dims %s do not match value's %s"
+                                 % (key.shape[:2], value.shape[:2]))
+        b_q = b_k = b_v = None
+        if in_proj_bias is not None:
+            b_q, b_k, b_v = in_proj_bias.chunk(3)
+        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight,
+                                 v_proj_weight, b_q, b_k, b_v)
+    else:
+        if tuple(key.shape) != tuple(value.shape):
+            raise AssertionError("key shape %s does not match value shape %s"
+                                 % (key.shape, value.shape))
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError("The shape of the 2D attn_mask is %s, but should be %s."
+                                   % (attn_mask.shape, (tgt_len, src_len)))
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            want = (bsz * num_heads, tgt_len, src_len)
+            if tuple(attn_mask.shape) != want:
+                raise RuntimeError("The shape of the 3D attn_mask is %s, but should be %s."
+                                   % (attn_mask.shape, want))
+        else:
+            raise RuntimeError("attn_mask's dimension %d is not supported" % attn_mask.dim())
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k = ops.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = ops.cat([v, bias_v.repeat(1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    elif bias_k is not None:
+        raise AssertionError("bias_k is set but bias_v is None")
+    elif bias_v is not None:
+        raise AssertionError("bias_v is set but bias_k is None")
+    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = k.view(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_k is None \
+        else static_k
+    v = v.view(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_v is None \
+        else static_v
+    if add_zero_attn:
+        shape = (bsz * num_heads, 1, head_dim)
+        k = ops.cat([k, zeros(shape, dtype=k.dtype, device=k.device)], 1)
+        v = ops.cat([v, zeros(shape, dtype=v.dtype, device=v.device)], 1)
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError("Expected key_padded_mask.shape[0] to be %d, but got %d"
+                                 % (bsz, key_padding_mask.shape[0]))
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError("Expected key_padded_mask.shape[1] to be %d, but got %d"
+                                 % (src_len, key_padding_mask.shape[1]))
+        key_padding_mask = key_padding_mask.view(bsz, 1, 1, src_len).expand(
+            -1, num_heads, -1, -1).reshape(bsz * num_heads, 1, src_len)
+        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        e = q.shape[-1]
+        q_scaled = q * math.sqrt(1.0 / float(e))
+        if is_causal and attn_mask is None:
+            raise AssertionError("FIXME: is_causal not implemented for need_weights")
+        if attn_mask is not None:
+            weights = ops.baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
+        else:
+            weights = ops.bmm(q_scaled, k.transpose(-2, -1))
+        weights = softmax(weights, dim=-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, p=dropout_p)
+        out = ops.bmm(weights, v)
+        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias)
+        out = out.view(tgt_len, bsz, out.shape[1])
+        weights = weights.view(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(dim=1)
+        if not is_batched:
+            out, weights = out.squeeze(1), weights.squeeze(0)
+        return out, weights
+    if attn_mask is not None:
+        if attn_mask.shape[0] == 1 and attn_mask.dim() == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.view(bsz, num_heads, -1, src_len)
+    q = q.view(bsz, num_heads, tgt_len, head_dim)
+    k = k.view(bsz, num_heads, src_len, head_dim)
+    v = v.view(bsz, num_heads, src_len, head_dim)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias)
+    out = out.view(tgt_len, bsz, out.shape[1])
+    if not is_batched:
+        out = out.squeeze(1)
+    return out, None
 
 
 __all__ += [
@@ -782,27 +1192,6 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     return rrelu(input, lower, upper, training, True)
 
 
-def _feature_mask(input, p, batched_dims):
-    shape = tuple(input.shape[:batched_dims]) + (1,) * (input.dim() - batched_dims)
-    return ops.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
-
-
-def _feature_dropout(name, input, p, training, inplace, dims):
-    _check_p(p)
-    if input.dim() not in (dims + 1, dims + 2):
-        raise RuntimeError("%s: Expected %dD or %dD input, got %dD of shape %s"
-                           % (name, dims + 1, dims + 2, input.dim(), tuple(input.shape)))
-    if not training or p == 0.0:
-        return input
-    if inplace:
-        return _inplace(input, _feature_dropout, name, p, training, False, dims)
-    batched = input.dim() == dims + 2
-    if p == 1.0:
-        return input * 0
-    mask = _feature_mask(input, p, 2 if batched else 1)
-    return input * (mask * (1.0 / (1 - p)))
-
-
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of ``(N, C, L)`` (or ``(C, L)``) with probability ``p``."""
     _check_p(p)
@@ -811,49 +1200,50 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
                            "that dropout1d exists to provide channel-wise dropout on inputs with "
                            "1 spatial dimension, a channel dimension, and an optional batch "
                            "dimension (i.e. 2D or 3D inputs)." % input.dim())
-    return _feature_dropout("dropout1d", input, p, training, inplace, 1)
+    if input.dim() == 3:
+        return _feature_dropout_call(input, p, training, inplace)
+    if inplace:
+        input.unsqueeze_(0)
+        return _feature_dropout_call(input, p, training, True).squeeze_(0)
+    return _feature_dropout_call(input.unsqueeze(0), p, training, False).squeeze(0)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of ``(N, C, D, H, W)`` (or unbatched) with probability ``p``."""
     _check_p(p)
-    if input.dim() not in (4, 5):
-        raise RuntimeError("dropout3d: Expected 4D or 5D input, got %dD" % input.dim())
-    return _feature_dropout("dropout3d", input, p, training, inplace, 3)
-
-
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def _alpha_dropout(input, p, training, feature):
-    _check_p(p)
-    if p == 0 or not training or input.numel() == 0:
-        return input
-    if p == 1:
-        return input * 0
-    alpha = _SELU_ALPHA * _SELU_SCALE
-    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
-    if feature:
-        noise = _feature_mask(input, p, 2)
-    else:
-        noise = ops.empty_like(input).bernoulli_(1 - p)
-    b = (noise - 1) * (alpha * a) + alpha * a * p
-    return input * (noise * a) + b
+    nd = input.dim()
+    if nd not in (4, 5):
+        import warnings
+        warnings.warn("dropout3d: Received a %d-D input to dropout3d, which is deprecated and "
+                      "will result in an error in a future release. To retain the behavior and "
+                      "silence this warning, please use dropout instead. Note that dropout3d "
+                      "exists to provide channel-wise dropout on inputs with 3 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                      "4D or 5D inputs)." % nd, stacklevel=2)
+    if nd == 5:
+        return _feature_dropout_call(input, p, training, inplace)
+    if inplace:
+        input.unsqueeze_(0)
+        return _feature_dropout_call(input, p, training, True).squeeze_(0)
+    return _feature_dropout_call(input.unsqueeze(0), p, training, False).squeeze(0)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps SELU's self-normalising mean and variance."""
+    _check_p(p)
     if inplace:
-        return _inplace(input, alpha_dropout, p, training)
-    return _alpha_dropout(input, p, training, False)
+        return _inplace(input, _dropout_impl, p, training, False, True) if training and p and \
+            input.numel() else input
+    return _dropout_impl(input, p, training, False, True)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Alpha dropout of whole channels."""
+    _check_p(p)
     if inplace:
-        return _inplace(input, feature_alpha_dropout, p, training)
-    return _alpha_dropout(input, p, training, True)
+        return _inplace(input, _dropout_impl, p, training, True, True) if training and p and \
+            input.numel() else input
+    return _dropout_impl(input, p, training, True, True)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
@@ -874,7 +1264,18 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     def rep(t):
         return None if t is None else t.repeat(b)
 
-    rm, rv = rep(running_mean), rep(running_var)
+    def stat(t):
+        # NOTE: torch takes running stats of any dtype here (computed in the input's dtype,
+        # written back with a cast)
+        return None if t is None else rep(t if t.dtype == input.dtype else t.to(input.dtype))
+
+    not_implemented_for(input._array, "batch_norm", "biuc")
+    if running_mean is not None and running_var is not None and \
+            running_mean.dtype == input.dtype != running_var.dtype:
+        raise RuntimeError("expected scalar type %s but found %s"
+                           % (_dt.scalar_type_name(input._array.dtype),
+                              _dt.scalar_type_name(running_var._array.dtype)))
+    rm, rv = stat(running_mean), stat(running_var)
     out = batch_norm(input.contiguous().view(shape), rm, rv, rep(weight), rep(bias),
                      use_input_stats, momentum, eps)
     with _no_grad():
@@ -914,9 +1315,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     x = input._array
     if x.dtype.kind in "bc" or (x.dtype.kind in "iu" and x.dtype != np.int64):
         not_implemented_for(x, "avg_pool2d" if dim == 3 else "avg_pool3d", "biuc")
-    div = (input * input).unsqueeze(1)
+    div = input * input
     if dim == 3:
-        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
         div = _pooling.avg_pool2d(div, (size, 1), stride=1).squeeze(1)
     else:
         sizes = tuple(input.shape)
@@ -1111,10 +1512,11 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
-_ANY_BOOL_MSG = ("any() received an invalid combination of arguments - got (bool), but expected one "
-                 "of:\n * (Tensor input, *, Tensor out = None)\n * (Tensor input, tuple of ints dim "
-                 "= None, bool keepdim = False, *, Tensor out = None)\n * (Tensor input, int dim, "
-                 "bool keepdim = False, *, Tensor out = None)\n")
+_ANY_BOOL_MSG = (
+    "any() received an invalid combination of arguments - got (bool), but expected one of:\n"
+    " * (Tensor input, *, Tensor out = None)\n"
+    " * (Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)\n"
+    " * (Tensor input, int dim, bool keepdim = False, *, Tensor out = None)\n")
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean"):
@@ -1143,7 +1545,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean
         var.clamp_(min=eps)
     loss = 0.5 * (ops.log(var) + (input - target) ** 2 / var)
     if full:
-        loss = ops.arithmetic.AddScalar.apply(loss, 0.5 * math.log(2 * math.pi))
+        loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction)
 
 
@@ -1189,11 +1591,22 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
                            "to argument 'target'. This input cannot have requires_grad True.")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError("%s is not a valid value for reduction" % reduction)
-    target_arr = target._array
-    if target_arr.shape != input._array.shape:
-        target_arr = ops.broadcast_to(target, input.shape)._array
-    if target_arr.dtype != input._array.dtype:
-        target_arr = target_arr.astype(input._array.dtype)
+    x, target_arr = input._array, target._array
+    # torch: neg_out(out, input).mul_(target).exp_().log1p_() into an input-shaped output
+    if x.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    if target_arr.shape != x.shape:
+        full = tuple(_check_shapes_broadcast("soft_margin_loss", x.shape, target_arr.shape))
+        if full != x.shape:
+            raise RuntimeError("output with shape %s doesn't match the broadcast shape %s"
+                               % (list(x.shape), list(full)))
+        target_arr = xp_of(target).broadcast_to(target_arr, x.shape)
+    _loss._cast_check(np.promote_types(x.dtype, target_arr.dtype), x.dtype)
+    if x.dtype.kind in "iu":
+        _loss._cast_check(_dt.get_default_dtype().np, x.dtype)
+    _loss._complex_autograd_check(input, "soft_margin_loss")
     return _SoftMarginLoss.apply(input, target_arr, reduction)
 
 
@@ -1250,7 +1663,9 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     _, dim = _margin_frames(input, target, "multilabel")
     if input.numel() == 0:
         _loss._complex_autograd_check(input, "multilabel_margin_loss")
-        return _empty_margin_loss(input, target, reduction, target.dim() > 1)
+        if input._array.dtype.kind != "f":
+            return _empty_margin_loss(input, target, reduction, target.dim() > 1)
+        return _loss.MultilabelMarginLoss.apply(input, target, reduction)
     t = target._array
     if t.size and (float(t.min()) < -1 or float(t.max()) >= dim):
         raise RuntimeError("argument #2 'target' is out of range")
@@ -1276,7 +1691,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            % (dim, list(weight.shape)))
     if input.numel() == 0:
         _loss._complex_autograd_check(input, "multi_margin_loss")
-        return _empty_margin_loss(input, target, reduction, target.dim() > 0)
+        if input._array.dtype.kind != "f":
+            return _empty_margin_loss(input, target, reduction, target.dim() > 0)
+        return _loss.MultiMarginLoss.apply(input, target, p, margin, weight, reduction)
     not_implemented_for(input._array, "multi_margin_loss_cpu_kernel", "biuc")
     _long_target(target)
     if weight is not None and weight._array.dtype != input._array.dtype:
@@ -1290,11 +1707,12 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
                                       margin=1.0, swap=False, reduction="mean"):
     """``max(d(a, p) - d(a, n) + margin, 0)`` with a custom distance (pairwise by default)."""
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
     if margin <= 0:
         raise ValueError("TripletMarginWithDistanceLoss: expected margin to be greater than 0, "
                          "got %s instead" % margin)
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(reduction + " is not a valid value for reduction")
+    _triplet_dims(anchor, positive, negative)
     dist = distance_function if distance_function is not None else pairwise_distance
     d_pos = dist(anchor, positive)
     d_neg = dist(anchor, negative)
@@ -1319,6 +1737,10 @@ def pdist(input, p=2):
     """The ``p``-norm distances of all row pairs ``i < j`` of a 2-D input."""
     if input.dim() != 2:
         raise RuntimeError("pdist only supports 2D tensors, got: %dD" % input.dim())
+    if input._array.dtype.kind != "f":
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
     i, j = np.triu_indices(n, 1)                     # host: index arithmetic
     xp = xp_of(input)
@@ -1331,13 +1753,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                   scale_grad_by_freq=False, mode="mean", sparse=False,
                   per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sum, mean or max of the embedding rows of each bag."""
-    if mode not in ("sum", "mean", "max"):
-        raise ValueError("mode has to be one of sum, mean or max")
-    if per_sample_weights is not None and mode != "sum":
-        raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
-                                  "per_sample_weights is only supported for mode='sum' (got "
-                                  "mode='%s'). Please open a feature request on the Pytorch "
-                                  "GitHub." % mode)
+    if weight.dtype == _dt.int64 and input.is_floating_point():
+        import warnings
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
+                      "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+                      "`embedding_bag(input, weight, ...)`.", stacklevel=2)
+        input, weight = weight, input
     if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
         raise ValueError("embedding_bag: If per_sample_weights (%s) is not None, then it must "
                          "have the same shape as the input (%s)"
@@ -1386,14 +1807,16 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                                   "per_sample_weights is only supported for mode='sum' (got "
                                   "mode='%s'). Please open a feature request on the Pytorch "
                                   "GitHub." % mode)
-    return _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_idx)
+    return _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_idx,
+                          offsets.type() if offsets is not None else "torch.LongTensor")
 
 
 def _size_str(shape):
     return "torch.Size([%s])" % ", ".join(str(int(v)) for v in shape)
 
 
-def _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_idx):
+def _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_idx,
+                   offsets_type="torch.LongTensor"):
     if flat._array.dtype not in (np.int64, np.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got %s instead (while "
@@ -1412,7 +1835,8 @@ def _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_i
     length = flat.shape[0]
     if offs and offs[0] != 0:
         raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
-                           "has to start from position 0. However, got %d" % offs[0])
+                           "has to start from position 0. However, got %d\n[ %s{} ]"
+                           % (offs[0], offsets_type))
     if offs and offs[-1] > length:
         raise RuntimeError("offsets[-1] can not be greater than input's length %d but got "
                            "offsets[-1] of %d" % (length, offs[-1]))
@@ -1420,15 +1844,18 @@ def _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_i
     n = weight.shape[0]
     bad = xp_of(weight).flatnonzero((idx < 0) | (idx >= n))
     if bad.size:
-        raise RuntimeError("Index %d of input takes value %d which is not in the valid range "
-                           "[0, %d)" % (int(bad[0]), int(idx[int(bad[0])]), n))
+        k = int(bad[0])
+        if weight._array.dtype == np.float32:      # (torch's fbgemm kernel)
+            raise RuntimeError("Index %d of input takes value %d which is not in the valid "
+                               "range [0, %d)" % (k, int(idx[k]), n))
+        raise RuntimeError("embedding_bag: Expected idx >= 0 && idx < num_embeddings but found "
+                           "idx to be %d" % int(idx[k]))
     xp = xp_of(weight)
     n_bags = len(offs) - 1 if include_last_offset else len(offs)
     starts = xp.asarray(offs[:n_bags] if n_bags > 0 else [], dtype=np.int64)
     pos = xp.arange(length)
     bags = xp.searchsorted(starts, pos, side="right") - 1
-    if include_last_offset and offs:
-        bags = xp.where(pos < offs[-1], bags, -1)
+    # NOTE: as torch, the positions past offsets[-1] (include_last_offset) join the last bag.
     if padding_idx is not None:
         bags = xp.where(idx == padding_idx, -1, bags)
     return _sparse.EmbeddingBag.apply(weight, psw, idx, bags.astype(np.int64), max(n_bags, 0),

@@ -60,6 +60,29 @@ class Softmax(Function):
         return g - out * sum(g, ctx.dim, keepdim=True), None
 
 
+class SafeSoftmax(Softmax):
+    """Softmax whose rows that are -inf throughout give zeros (not NaN), with zero gradient
+    (torch's ``_safe_softmax``, used by attention)."""
+
+    node_name = "SafeSoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        arr = a._array
+        xp = xp_of(a)
+        out = Softmax.forward(ctx, a, dim)
+        if arr.ndim and arr.size:
+            dead = (arr == -xp.inf).all(axis=dim, keepdims=True)
+            if dead.any():
+                out._array[...] = xp.where(dead, 0, out._array)
+        return out
+
+
+def safe_softmax(input, dim):
+    """Softmax over ``dim`` with all-masked (-inf) rows set to 0."""
+    return SafeSoftmax.apply(input, dim)
+
+
 class LogSoftmax(Function):
     node_name = "LogSoftmaxBackward0"
 

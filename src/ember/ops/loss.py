@@ -5,15 +5,17 @@ The other losses are composed from element-wise ops in ``ember.nn.functional``.
 """
 import math
 
+from .. import dtypes as _dt
 from ..autograd import _autocast
-from ..autograd.grad_mode import state as _ac_state
+from ..autograd.grad_mode import is_grad_enabled, state as _ac_state
 from ..autograd.function import Function, once_differentiable
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from ._util import not_implemented_for, xp_of
 from .comparison import where
 from .activation import LogSoftmax, Softplus
-from .unary import abs as _abs, clamp, logit, sigmoid, sign
+from .arithmetic import AddScalar, DivScalar, MulScalar
+from .unary import clamp, logit, sigmoid
 
 __all__ = ["cross_entropy", "nll_loss", "ctc_loss"]
 
@@ -358,13 +360,78 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         input, target, weight = _autocast.inputs("fp32", (input, target, weight))
     if input.dim() == 0:
         raise IndexError("Dimension specified as 1 but tensor has no dimensions")
-    _check("cross_entropy", input, target, weight, reduction, True)
+    probs = tuple(input.shape) == tuple(target.shape)
+    if probs:
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class "
+                               "probabilities, got %s" % _dt.scalar_type_name(target._array.dtype))
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+    _check("cross_entropy", input, target, weight, reduction, probs)
     if input._array.size:
         not_implemented_for(input._array, "log_softmax_lastdim_kernel_impl", "biuc")
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: %s"
                            % label_smoothing)
+    if probs:
+        return _prob_target_loss(input, target, weight, reduction, label_smoothing)
+    if label_smoothing > 0:
+        return _smoothed_loss(input, target, weight, reduction, ignore_index, label_smoothing)
     return _apply(input, target, weight, ignore_index, reduction, label_smoothing, True)
+
+
+def _class_weight(weight, ndim, class_dim):
+    if ndim <= 1:
+        return weight
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return weight.view(shape)
+
+
+def _prob_target_loss(input, target, weight, reduction, label_smoothing):
+    """Cross entropy against class probabilities, composed as torch's graph is."""
+    class_dim = 0 if input.dim() == 1 else 1
+    n_classes = input.shape[class_dim]
+    logp = LogSoftmax.apply(input, class_dim)
+    if label_smoothing > 0:
+        target = AddScalar.apply(MulScalar.apply(target, 1 - label_smoothing),
+                                 label_smoothing / n_classes)
+    prod = logp * target
+    if weight is not None:
+        prod = prod * _class_weight(weight, logp.dim(), class_dim)
+    if reduction == "none":
+        return -prod.sum(class_dim)
+    loss = -prod.sum()
+    if reduction == "sum":
+        return loss
+    # NOTE: an empty input's mean is NaN (torch fills it), with an empty gradient.
+    return DivScalar.apply(loss, logp.numel() // n_classes if logp.numel() else 0.0)
+
+
+def _smoothed_loss(input, target, weight, reduction, ignore_index, label_smoothing):
+    """Label-smoothed cross entropy at class indices, composed as torch's graph is."""
+    class_dim = 0 if input.dim() == 1 else 1
+    n_classes = input.shape[class_dim]
+    logp = LogSoftmax.apply(input, class_dim)
+    nll = _apply(logp, target, weight, ignore_index, reduction, 0.0, False)
+    ignore_mask = target == ignore_index
+    if weight is not None:
+        smooth = -(logp * _class_weight(weight, logp.dim(), class_dim)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth.masked_fill_(ignore_mask, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            picked = target.masked_select(~ignore_mask).flatten()
+            ret = smooth.sum() / weight.gather(0, picked).sum()
+        else:
+            ret = smooth.sum() / (~ignore_mask).sum()
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        ret = smooth
+    return MulScalar.apply(nll, 1 - label_smoothing) + \
+        MulScalar.apply(ret, label_smoothing / n_classes)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -559,6 +626,15 @@ def _reduced(input, loss, reduction):
     return Tensor._wrap(xp_of(input).asarray(loss, dtype=input._array.dtype))
 
 
+def _reduced_as(loss, reduction, dtype, xp):
+    """The loss array reduced as ``reduction`` says, wrapped, in ``dtype``."""
+    if reduction == "mean":
+        loss = loss.mean()
+    elif reduction == "sum":
+        loss = loss.sum()
+    return Tensor._wrap(xp.asarray(loss, dtype=dtype))
+
+
 def _upstream(grad_output, reduction, input):
     """The upstream gradient of each element of the unreduced loss."""
     if reduction == "none":
@@ -568,59 +644,92 @@ def _upstream(grad_output, reduction, input):
     return grad_output.expand(input.shape)
 
 
+def _as(t, np_dtype):
+    """``t`` in ``np_dtype`` (a differentiable cast only when the dtype differs)."""
+    return t if t._array.dtype == np_dtype else t.to(_dt.to_dtype(np_dtype))
+
+
+def _cast_check(src, dst):
+    """torch's error for writing a ``src``-dtype result into a ``dst``-dtype output."""
+    if _KIND_RANK[src.kind] > _KIND_RANK[dst.kind]:
+        raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                           % (_dt.scalar_type_name(src), _dt.scalar_type_name(dst)))
+
+
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def _grads_as_inputs(ctx, grad_input, grad_target):
+    """The gradients cast to their inputs' dtypes."""
+    gi = gt = None
+    if ctx.needs_input_grad[0]:
+        gi = _as(grad_input, ctx._input_meta(0)[1])
+    if ctx.needs_input_grad[1]:
+        gt = _as(grad_target, ctx._input_meta(1)[1])
+    return gi, gt
+
+
 class MseLoss(Function):
-    """``(input - target) ** 2``, reduced."""
+    """``(input - target) ** 2``, reduced, computed in ``common`` (the promoted dtype)."""
 
     node_name = "MseLossBackward0"
 
     @staticmethod
-    def forward(ctx, input, target, reduction):
-        d = input._array - target._array
-        ctx.reduction = reduction
+    def forward(ctx, input, target, reduction, common):
+        d = input._array.astype(common, copy=False) - target._array.astype(common, copy=False)
+        ctx.reduction, ctx.common = reduction, common
         ctx.save_for_backward(input, target)
-        return _reduced(input, d * d, reduction)
+        return _reduced_as(d * d, reduction, common, xp_of(input))
 
     @staticmethod
     def backward(ctx, grad_output):
         input, target = ctx.saved_tensors
-        grad = _upstream(grad_output, ctx.reduction, input) * (input - target) * 2
-        return grad if ctx.needs_input_grad[0] else None, \
-            -grad if ctx.needs_input_grad[1] else None, None
+        d = _as(input, ctx.common) - _as(target, ctx.common)
+        grad = _upstream(grad_output, ctx.reduction, d) * d * 2
+        return _grads_as_inputs(ctx, grad, -grad) + (None, None)
 
 
 class SmoothL1Loss(Function):
     """``0.5 d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input -
-    target``); ``delta * (|d| - 0.5 delta)`` above ``delta`` for the Huber variant."""
+    target``); ``delta * (|d| - 0.5 delta)`` above ``delta`` for the Huber variant, whose
+    output keeps the input's dtype."""
 
     node_name = "SmoothL1LossBackward0"
 
     @staticmethod
-    def forward(ctx, input, target, reduction, beta, huber):
-        d = input._array - target._array
-        ad = xp_of(input).abs(d)
-        if huber:
-            ctx.set_node_name("HuberLossBackward0")
-            loss = xp_of(input).where(ad < beta, 0.5 * d * d, beta * (ad - 0.5 * beta))
-        else:
-            loss = xp_of(input).where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta)
-        ctx.reduction, ctx.beta, ctx.huber = reduction, beta, huber
+    def forward(ctx, input, target, reduction, beta, huber, common):
+        xp = xp_of(input)
+        d = input._array.astype(common, copy=False) - target._array.astype(common, copy=False)
+        ad = xp.abs(d)
+        with errstate(invalid="ignore"):
+            if huber:
+                ctx.set_node_name("HuberLossBackward0")
+                loss = xp.where(ad < beta, 0.5 * d * d, beta * (ad - 0.5 * beta))
+            else:
+                loss = xp.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta)
+        ctx.reduction, ctx.beta, ctx.huber, ctx.common = reduction, beta, huber, common
         ctx.save_for_backward(input, target)
-        return _reduced(input, loss.astype(d.dtype, copy=False), reduction)
+        out_dtype = input._array.dtype if huber else common
+        return _reduced_as(loss.astype(common, copy=False), reduction, out_dtype, xp)
 
     @staticmethod
     def backward(ctx, grad_output):
         input, target = ctx.saved_tensors
-        g = _upstream(grad_output, ctx.reduction, input)
-        d = input - target
+        if ctx.huber and input._array.dtype != target._array.dtype:
+            raise RuntimeError("Found dtype %s but expected %s"
+                               % (_dt.scalar_type_name(target._array.dtype),
+                                  _dt.scalar_type_name(input._array.dtype)))
+        d = _as(input, ctx.common) - _as(target, ctx.common)
+        g = _upstream(grad_output, ctx.reduction, d)
         beta = ctx.beta
-        # NOTE: the quadratic branch's slope on |d| < beta only: at |d| = beta both branches
-        # have the same slope, and the curvature is 0 there, as torch's double backward.
-        inner = d if ctx.huber else d / beta
+        # NOTE: torch's kernel: -1 below -beta, 1 above beta, the quadratic slope between (so a
+        # NaN difference gives a NaN gradient); at |d| = beta both branches have the same slope
+        # and the curvature is 0 there, as torch's double backward.
         outer = beta if ctx.huber else 1.0
-        slope = where(_abs(d) < beta, inner, sign(d) * outer)
+        inner = d if ctx.huber else d / beta
+        slope = where(d < -beta, -outer, where(d > beta, outer, inner))
         grad = g * slope
-        return grad if ctx.needs_input_grad[0] else None, \
-            -grad if ctx.needs_input_grad[1] else None, None, None, None
+        return _grads_as_inputs(ctx, grad, -grad) + (None, None, None, None)
 
 
 class SoftMarginLoss(Function):
@@ -633,7 +742,7 @@ class SoftMarginLoss(Function):
     def forward(ctx, input, target_arr, reduction):
         x = input._array
         with errstate(over="ignore"):
-            loss = xp_of(input).log1p(xp_of(input).exp(-target_arr * x))
+            loss = xp_of(input).log1p(xp_of(input).exp(-x * target_arr))
         ctx.reduction = reduction
         ctx.save_for_backward(input, Tensor._wrap(target_arr))
         return _reduced(input, loss.astype(x.dtype, copy=False), reduction)
@@ -641,8 +750,12 @@ class SoftMarginLoss(Function):
     @staticmethod
     def backward(ctx, grad_output):
         input, target = ctx.saved_tensors
+        if target._array.dtype == bool:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                               "If you are trying to invert a mask, use the `~` or "
+                               "`logical_not()` operator instead.")
         g = _upstream(grad_output, ctx.reduction, input)
-        return -g * target * sigmoid(-target * input), None, None
+        return _as(-g * target * sigmoid(-target * input), input._array.dtype), None, None
 
 
 class BinaryCrossEntropyWithLogits(Function):
@@ -664,7 +777,8 @@ class BinaryCrossEntropyWithLogits(Function):
             loss = loss * weight._array
         ctx.reduction = reduction
         ctx.save_for_backward(input, target, weight, pos_weight)
-        return _reduced(input, loss.astype(x.dtype, copy=False), reduction)
+        # (torch's kernel writes into (1 - target): the loss has the target's dtype)
+        return _reduced_as(loss.astype(t.dtype, copy=False), reduction, t.dtype, xp)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -683,4 +797,140 @@ class BinaryCrossEntropyWithLogits(Function):
             gt = g * -input
             if pos_weight is not None:
                 gt = gt + g * (pos_weight - 1) * Softplus.apply(-input, 1.0, math.inf)
-        return gi, gt, None, None
+        return _grads_as_inputs(ctx, gi, gt) + (None, None)
+
+
+class _NoDerivative(Function):
+    """A gradient computed by a node whose own backward torch does not implement: the result
+    has a ``NotImplemented`` node that raises when differentiated (``grad`` its value)."""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, grad, name, *inputs):
+        ctx.aten = name
+        return Tensor._wrap(grad._array)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("derivative for aten::%s is not implemented" % ctx.aten)
+
+
+def _complex_autograd_check(input, name):
+    if input._array.dtype.kind == "c" and input.requires_grad and is_grad_enabled():
+        raise RuntimeError("%s does not support automatic differentiation for outputs with "
+                           "complex dtype." % name)
+
+
+def _margin_output(x, per_frame, reduction, frame_shape):
+    if reduction == "none":
+        return per_frame.reshape(frame_shape)
+    if not per_frame.size:
+        # NOTE: torch returns its uninitialised output for an empty mean/sum; ember gives 0.
+        return per_frame.sum()
+    return per_frame.mean() if reduction == "mean" else per_frame.sum()
+
+
+class MultiMarginLoss(Function):
+    """``sum_{i != y} max(0, margin - x_y + x_i)^p * w_y / C`` per frame, reduced."""
+
+    node_name = "MultiMarginLossBackward0"
+    edge_args = (0,)
+
+    @staticmethod
+    def forward(ctx, input, target, p, margin, weight, reduction):
+        x = input._array
+        xp = xp_of(input)
+        c = x.shape[-1] if x.ndim else 1
+        x2 = x.reshape(-1, c)
+        t = target._array.reshape(-1).astype("int64", copy=False)
+        n = x2.shape[0]
+        xt = x2[xp.arange(n), t][:, None]
+        z = margin - xt + x2
+        keep = (z > 0) & (xp.arange(c)[None, :] != t[:, None])
+        h = z if p == 1 else z * z
+        if weight is not None:
+            h = h * weight._array[t][:, None]
+        per = xp.where(keep, h, 0).sum(1) / x.dtype.type(c)
+        frame_shape = (n,) if target.dim() > 0 else ()
+        out = _margin_output(x, per, reduction, frame_shape)
+        ctx.conf = (p, margin, reduction, c, n)
+        ctx.save_for_backward(input, target, weight)
+        return Tensor._wrap(xp.asarray(out, dtype=x.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, target, weight = ctx.saved_tensors
+        p, margin, reduction, c, n = ctx.conf
+        x = input._array
+        xp = xp_of(input)
+        x2 = x.reshape(-1, c)
+        t = target._array.reshape(-1).astype("int64", copy=False)
+        z = margin - x2[xp.arange(n), t][:, None] + x2
+        keep = (z > 0) & (xp.arange(c)[None, :] != t[:, None])
+        g = grad_output._array.astype(x.dtype).reshape(-1)
+        scale = x.dtype.type(1.0 / (max(n, 1) * c) if reduction == "mean" else 1.0 / c)
+        g = (g * scale)[:, None] if reduction == "none" else g * scale
+        gh = xp.where(keep, 1.0 if p == 1 else 2 * z, 0) * g
+        if weight is not None:
+            gh = gh * weight._array[t][:, None]
+        grad = gh.astype(x.dtype, copy=True)
+        grad[xp.arange(n), t] -= gh.sum(1)
+        return (_NoDerivative.apply(Tensor._wrap(grad.reshape(x.shape)),
+                                    "multi_margin_loss_backward", grad_output, input),
+                None, None, None, None, None)
+
+
+class MultilabelMarginLoss(Function):
+    """``sum_{j in targets} sum_{i not a target} max(0, 1 - (x_j - x_i)) / C`` per frame
+    (the targets of a frame end at its first negative entry), reduced."""
+
+    node_name = "MultilabelMarginLossBackward0"
+    edge_args = (0,)
+
+    @staticmethod
+    def _terms(x, t):
+        """The active hinge mask (N, J, C) and the target one-hots (N, J, C)."""
+        xp = get_array_module(x)
+        c = x.shape[1]
+        valid = xp.cumprod(t >= 0, axis=1).astype(bool)
+        safe = xp.where(valid, t, 0)
+        onehot = (safe[:, :, None] == xp.arange(c)[None, None, :]) & valid[:, :, None]
+        is_target = onehot.any(1)
+        xt = xp.take_along_axis(x, safe, 1)
+        z = 1 - xt[:, :, None] + x[:, None, :]
+        active = (z > 0) & valid[:, :, None] & ~is_target[:, None, :]
+        return z, active, onehot
+
+    @staticmethod
+    def forward(ctx, input, target, reduction):
+        x = input._array
+        xp = xp_of(input)
+        c = x.shape[-1] if x.ndim else 1
+        x2, t2 = x.reshape(-1, c), target._array.reshape(-1, c).astype("int64", copy=False)
+        z, active, _ = MultilabelMarginLoss._terms(x2, t2)
+        per = xp.where(active, z, 0).sum((1, 2)) / x.dtype.type(c)
+        frame_shape = (x2.shape[0],) if target.dim() > 1 else ()
+        out = _margin_output(x, per, reduction, frame_shape)
+        ctx.conf = (reduction, c)
+        ctx.save_for_backward(input, target)
+        return Tensor._wrap(xp.asarray(out, dtype=x.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, target = ctx.saved_tensors
+        reduction, c = ctx.conf
+        x = input._array
+        xp = xp_of(input)
+        x2, t2 = x.reshape(-1, c), target._array.reshape(-1, c).astype("int64", copy=False)
+        n = x2.shape[0]
+        _, active, onehot = MultilabelMarginLoss._terms(x2, t2)
+        g = grad_output._array.astype(x.dtype).reshape(-1)
+        g = g * x.dtype.type(1.0 / (max(n, 1) * c) if reduction == "mean" else 1.0 / c)
+        g = g[:, None] if reduction == "none" else g
+        act = active.astype(x.dtype)
+        grad = act.sum(1) - xp.einsum("nj,njc->nc", act.sum(2), onehot.astype(x.dtype))
+        grad = (grad * g).astype(x.dtype, copy=False)
+        return (_NoDerivative.apply(Tensor._wrap(grad.reshape(x.shape)),
+                                    "multilabel_margin_loss_backward", grad_output, input),
+                None, None)

@@ -5,6 +5,7 @@ sqrt(var + eps)``, biased variance) and applies the affine part.
 """
 from ..autograd._sum_to import sum_to_size
 from ..autograd.function import Function
+from ..backend import errstate
 from ..tensor import Tensor
 from .. import dtypes as _dt
 from ._util import not_implemented_for, xp_of
@@ -44,10 +45,24 @@ class Norm(Function):
                                  + x.dtype.type(eps))
             xc = xs - mean
             ctx.save_for_backward(input, weight, bias, Tensor._wrap(mean), Tensor._wrap(invstd))
-        xc *= invstd
-        out = xc.reshape(x.shape)
         ctx.affine = (weight.numel() > 0, bias.numel() > 0)
         ctx.axes, ctx.eps, ctx.pshape, ctx.gshape = axes, eps, pshape, gshape
+        ctx.deferred = stats[2] if stats is not None else None
+        ctx.bn = name == "NativeBatchNormBackward0"
+        if ctx.bn:
+            # NOTE: torch's CPU kernel: x * alpha + beta with alpha = weight * invstd and
+            # beta = bias - mean * alpha (which decides how inf/NaN parameters propagate).
+            alpha = invstd
+            if ctx.affine[0]:
+                alpha = alpha * weight._array.reshape(pshape)
+            beta = -mean * alpha
+            if ctx.affine[1]:
+                beta = bias._array.reshape(pshape) + beta
+            with errstate(invalid="ignore"):
+                out = xs * alpha + beta
+            return Tensor._wrap(out.astype(x.dtype, copy=False))
+        xc *= invstd
+        out = xc.reshape(x.shape)
         if ctx.affine[0]:
             out = out * weight._array.reshape(pshape)
         if ctx.affine[1]:
@@ -56,6 +71,8 @@ class Norm(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
+        if ctx.deferred:
+            raise RuntimeError(ctx.deferred)
         input, weight, bias, mean, invstd = ctx.saved_tensors
         axes, pshape, gshape = ctx.axes, ctx.pshape, ctx.gshape
         xs = input if gshape is None else input.reshape(gshape)
@@ -73,7 +90,14 @@ class Norm(Function):
             gw = sum_to_size(g * xhat.reshape(input.shape), pshape).reshape(weight.shape)
         if ctx.needs_input_grad[2] and ctx.affine[1]:
             gb = sum_to_size(g, pshape).reshape(bias.shape)
-        if ctx.needs_input_grad[0]:
+        if ctx.needs_input_grad[0] and ctx.bn:
+            # NOTE: torch's order for batch norm (the weight is per channel): the centred
+            # gradient times weight * invstd.
+            scale = invstd * weight.reshape(pshape) if ctx.affine[0] else invstd
+            if mean is None:
+                g = g - g.mean(axes, keepdim=True) - xhat * (g * xhat).mean(axes, keepdim=True)
+            gx = g * scale
+        elif ctx.needs_input_grad[0]:
             gy = g * weight.reshape(pshape) if ctx.affine[0] else g
             gy = gy if gshape is None else gy.reshape(gshape)
             if mean is None:
@@ -141,7 +165,19 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     x = input._array
     c = x.shape[1] if x.ndim > 1 else x.shape[0]
     shape = (1, c) + (1,) * (x.ndim - 2)
-    _check_dtypes("batch_norm", input, weight, bias, running_mean, running_var)
+    deferred = None
+    if not training and not x.flags.c_contiguous and weight is None and bias is None:
+        # NOTE: torch's strided evaluation kernel casts the running stats; the dtype error
+        # comes from its backward instead.
+        _check_dtypes("batch_norm", input)
+        try:
+            _check_dtypes("batch_norm", input, running_mean, running_var)
+        except RuntimeError as e:
+            if "expected scalar type" not in str(e):
+                raise
+            deferred = str(e)
+    else:
+        _check_dtypes("batch_norm", input, weight, bias, running_mean, running_var)
     if training:
         n = x.size // max(c, 1)
         if n <= 1:
@@ -159,7 +195,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if running_mean is None or running_var is None:
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
         out = Norm.apply(input, _param(weight, input), _param(bias, input), 0, eps,
-                         "NativeBatchNormBackward0", shape, None, (running_mean, running_var))
+                         "NativeBatchNormBackward0", shape, None,
+                         (running_mean, running_var, deferred))
     return out
 
 

@@ -466,11 +466,10 @@ def _bins(n_in, n_out):
 
 
 def _out_size(output_size, shape, nd):
-    sizes = _tuple(output_size, nd) if output_size is not None else shape
-    if isinstance(output_size, (list, tuple)):
-        sizes = tuple(shape[a] if output_size[a] is None else int(output_size[a])
-                      for a in range(nd))
-    return sizes
+    if isinstance(output_size, (list, tuple)) and len(output_size) == nd:
+        return tuple(shape[a] if output_size[a] is None else int(output_size[a])
+                     for a in range(nd))
+    return _tuple(output_size, nd) if output_size is not None else shape
 
 
 def _bin_index(xp, n_in, n_out):

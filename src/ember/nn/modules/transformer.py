@@ -1,10 +1,7 @@
 """Attention layers: MultiheadAttention and TransformerEncoderLayer."""
-import math
-import warnings
 
 from ... import ops
 from ...ops.creation import empty
-from ...tensor import Size
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -15,47 +12,6 @@ from .normalization import LayerNorm
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
-
-
-_CAUSAL_HINT = ("Need attn_mask if specifying the is_causal hint. You may use the Transformer "
-                "module method `generate_square_subsequent_mask` to create this mask.")
-
-
-def _float_mask(mask, name, dtype):
-    """A boolean mask (True = masked out) as an additive float mask; float masks pass."""
-    if mask is None:
-        return None
-    if mask.dtype == ops.tensor(True).dtype:
-        return ops.zeros(tuple(mask.shape), dtype=dtype, device=mask.device).masked_fill(
-            mask, -math.inf)
-    if not mask.is_floating_point():
-        raise AssertionError("only bool and floating types of %s are supported" % name)
-    return mask
-
-
-def _softmax_zeroing_masked_rows(scores):
-    """Softmax over the last dim, but a row that is -inf throughout gets zeros, not NaN.
-
-    This is torch's SDPA path (``need_weights=False``); the zero rows get a zero gradient.
-    """
-    dead = (scores == -math.inf).all(-1, keepdim=True)
-    if not dead.any():
-        return ops.softmax(scores, -1)
-    return ops.where(dead, 0.0, ops.softmax(ops.where(dead, 0.0, scores), -1))
-
-
-def _merge_masks(attn_mask, kpm, n, src, extra):
-    """Add the (N, S) key padding mask to the 4-D attn_mask; pad both for ``extra`` keys."""
-    if kpm is not None:
-        if tuple(kpm.shape) != (n, src):
-            i = 0 if kpm.shape[0] != n else 1
-            raise AssertionError("Expected key_padded_mask.shape[%d] to be %d, but got %d"
-                                 % (i, (n, src + extra)[i], kpm.shape[i] + extra * i))
-        kpm = kpm.reshape(n, 1, 1, src)
-        attn_mask = kpm if attn_mask is None else attn_mask + kpm
-    if attn_mask is not None and extra:
-        attn_mask = F.pad(attn_mask, (0, extra))      # the bias_k and zero keys are kept
-    return attn_mask
 
 
 class MultiheadAttention(Module):
@@ -127,129 +83,32 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
-        unbatched = self._check_dims(query, key, value, key_padding_mask, attn_mask)
-        if unbatched:
-            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        elif self.batch_first:
-            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
-        kpm = _float_mask(key_padding_mask, "key_padding_mask", query.dtype)
-        mask = _float_mask(attn_mask, "attn_mask", query.dtype)
-        if kpm is not None and mask is not None and key_padding_mask.dtype != attn_mask.dtype:
-            warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. "
-                          "Use same type for both instead.")
-        if is_causal and mask is None:
-            raise RuntimeError(_CAUSAL_HINT)
-        # NOTE: as torch, the is_causal hint replaces attn_mask when nothing else needs it; the
-        # causal mask then also covers the bias_k and zero-attention positions.
-        causal = is_causal and kpm is None and not need_weights
-        if causal:
-            mask = None
-        tgt, n, e = query.shape
-        src = key.shape[0]
-        h, hd = self.num_heads, self.head_dim
-        if e != self.embed_dim:
-            raise AssertionError("was expecting embedding dimension of %d, but got %d"
-                                 % (self.embed_dim, e))
-        if self._qkv_same_embed_dim and key.shape != value.shape:
-            raise AssertionError("key shape %s does not match value shape %s"
-                                 % (key.shape, value.shape))
-        if not self._qkv_same_embed_dim and key.shape[:2] != value.shape[:2]:
-            raise AssertionError("key's sequence and batch dims %s do not match value's %s"
-                                 % (Size(key.shape[:2]), Size(value.shape[:2])))
-        q, k, v = self._in_projection(query, key, value)
-        if mask is not None:
-            mask = self._attn_mask_4d(mask, n, tgt, src)
-        if self.bias_k is not None:
-            k = ops.cat([k, self.bias_k.expand(1, n, e)])
-            v = ops.cat([v, self.bias_v.expand(1, n, e)])
-        # (L, N, E) -> (N, H, L, hd)
-        q = q.reshape(tgt, n, h, hd).permute(1, 2, 0, 3)
-        k = k.reshape(-1, n, h, hd).permute(1, 2, 0, 3)
-        v = v.reshape(-1, n, h, hd).permute(1, 2, 0, 3)
-        if self.add_zero_attn:
-            zeros = ops.zeros((n, h, 1, hd), dtype=k.dtype, device=k.device)
-            k = ops.cat([k, zeros], 2)
-            v = ops.cat([v, zeros], 2)
-        mask = _merge_masks(mask, kpm, n, src, k.shape[2] - src)
-        if causal:
-            causal_mask = ops.triu(ops.ones((tgt, k.shape[2]), dtype=ops.tensor(True).dtype,
-                                            device=k.device), 1)
-            mask = _float_mask(causal_mask, "attn_mask", query.dtype)
-        scores = ops.matmul(q * (1.0 / math.sqrt(hd)), k.transpose(-2, -1))
-        if mask is None:
-            attn = ops.softmax(scores, -1)
-        elif need_weights:
-            attn = ops.softmax(scores + mask, -1)
-        else:
-            attn = _softmax_zeroing_masked_rows(scores + mask)
-        if self.dropout > 0.0 and self.training:
-            attn = F.dropout(attn, self.dropout, True)
-        out = ops.matmul(attn, v)                              # (N, H, L, hd)
-        out = out.permute(2, 0, 1, 3).reshape(tgt * n, e)
-        out = self.out_proj(out).reshape(tgt, n, e)
-        weights = None
-        if need_weights:
-            weights = attn.mean(1) if average_attn_weights else attn
-        if unbatched:
-            out = out.squeeze(1)
-            if weights is not None:
-                weights = weights.squeeze(0)
-        elif self.batch_first:
-            out = out.transpose(0, 1)
+        is_batched = query.dim() == 3
+        key_padding_mask = F._canonical_mask(key_padding_mask, "key_padding_mask",
+                                             F._none_or_dtype(attn_mask), "attn_mask",
+                                             query.dtype)
+        attn_mask = F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
+        if self.batch_first and is_batched:
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        separate = not self._qkv_same_embed_dim
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        if self.batch_first and is_batched:
+            out = out.transpose(1, 0)
         return out, weights
-
-    def _check_dims(self, query, key, value, key_padding_mask, attn_mask):
-        """Torch's checks of the input ranks; True when the input is unbatched (2-D)."""
-        if query.dim() not in (2, 3):
-            raise AssertionError("query should be unbatched 2D or batched 3D tensor but "
-                                 "received %d-D query tensor" % query.dim())
-        d = query.dim()
-        kind = "batched (3-D)" if d == 3 else "unbatched (2-D)"
-        if key.dim() != d or value.dim() != d:
-            raise AssertionError("For %s `query`, expected `key` and `value` to be %d-D but "
-                                 "found %d-D and %d-D tensors respectively"
-                                 % (kind, d, key.dim(), value.dim()))
-        if key_padding_mask is not None and key_padding_mask.dim() != d - 1:
-            raise AssertionError("For %s `query`, expected `key_padding_mask` to be `None` or "
-                                 "%d-D but found %d-D tensor instead"
-                                 % (kind, d - 1, key_padding_mask.dim()))
-        if attn_mask is not None and attn_mask.dim() not in (2, 3):
-            raise AssertionError("For %s `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
-                                 "but found %d-D tensor instead" % (kind, attn_mask.dim()))
-        if d == 2 and attn_mask is not None and attn_mask.dim() == 3:
-            want = (self.num_heads, query.shape[0], key.shape[0])
-            if tuple(attn_mask.shape) != want:
-                raise AssertionError("Expected `attn_mask` shape to be %s but got %s"
-                                     % (want, attn_mask.shape))
-        return d == 2
-
-    def _in_projection(self, query, key, value):
-        """Project (L, N, *) query, key and value to (L, N, embed_dim) each."""
-        e = self.embed_dim
-        if self._qkv_same_embed_dim:
-            w_q, w_k, w_v = ops.chunk(self.in_proj_weight, 3, 0)
-        else:
-            w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-            for name, w, x in (("key", w_k, key), ("value", w_v, value)):
-                if tuple(w.shape) != (e, x.shape[-1]):
-                    raise AssertionError("expecting %s weights shape of %s, but got %s"
-                                         % (name, (e, x.shape[-1]), w.shape))
-        b_q = b_k = b_v = None
-        if self.in_proj_bias is not None:
-            b_q, b_k, b_v = ops.chunk(self.in_proj_bias, 3, 0)
-        return F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
-
-    def _attn_mask_4d(self, mask, n, tgt, src):
-        """Check a 2-D (L, S) or 3-D (N * H, L, S) mask and view it as (N or 1, H or 1, L, S)."""
-        want = (tgt, src) if mask.dim() == 2 else (n * self.num_heads, tgt, src)
-        if tuple(mask.shape) != want:
-            raise RuntimeError("The shape of the %dD attn_mask is %s, but should be %s."
-                               % (mask.dim(), mask.shape, want))
-        if mask.dim() == 2:
-            return mask.reshape(1, 1, tgt, src)
-        return mask.reshape(n, self.num_heads, tgt, src)
 
 
 class TransformerEncoderLayer(Module):
@@ -279,6 +138,10 @@ class TransformerEncoderLayer(Module):
         self.activation = activation
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                                 F._none_or_dtype(src_mask), "src_mask",
+                                                 src.dtype)
+        src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype, False)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)

@@ -1,0 +1,59 @@
+"""The fused CPU attention behind ``nn.functional.scaled_dot_product_attention``."""
+from ..autograd.function import Function, once_differentiable
+from ..backend import errstate
+from ..tensor import Tensor
+from ._util import xp_of
+
+__all__ = []
+
+
+def _probabilities(xp, q, k, mask, causal, scale):
+    """Softmax of ``q k^T * scale + mask`` over the keys; a row masked throughout gives 0."""
+    s = xp.matmul(q, xp.swapaxes(k, -1, -2)) * q.dtype.type(scale)
+    if mask is not None:
+        s = s + mask
+    if causal:
+        lq, lk = s.shape[-2:]
+        s = xp.where(xp.tril(xp.ones((lq, lk), dtype=bool)), s, -xp.inf)
+    m = s.max(-1, keepdims=True) if s.shape[-1] else s.sum(-1, keepdims=True)
+    dead = m == -xp.inf
+    with errstate(invalid="ignore", over="ignore"):
+        e = xp.exp(s - xp.where(dead, 0, m))
+        p = e / xp.where(dead, 1, e.sum(-1, keepdims=True))
+    return xp.where(dead, 0, p).astype(q.dtype, copy=False)
+
+
+class FlashAttentionCpu(Function):
+    """``softmax(q k^T * scale + mask) v`` over 4-D ``(B, H, L, E)`` in one node (torch's CPU
+    flash kernel); ``mask`` is a raw float array (no gradient) or None."""
+
+    node_name = "ScaledDotProductFlashAttentionForCpuBackward0"
+    edge_args = (0, 1, 2)
+
+    @staticmethod
+    def forward(ctx, query, key, value, mask, causal, scale):
+        xp = xp_of(query)
+        p = _probabilities(xp, query._array, key._array, mask, causal, scale)
+        ctx.scale = scale
+        ctx.save_for_backward(query, key, value, Tensor._wrap(p))
+        out = xp.matmul(p, value._array).astype(query._array.dtype, copy=False)
+        # NOTE: laid out as (B, L, H, E) in memory, as torch's kernel writes it (a later
+        # permute(2, 0, 1, 3).reshape is then a view, as in torch's graph).
+        out = xp.ascontiguousarray(xp.swapaxes(out, 1, 2))
+        return Tensor._wrap(xp.swapaxes(out, 1, 2))
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        query, key, value, p = ctx.saved_tensors
+        xp = xp_of(query)
+        q, k, v, p = query._array, key._array, value._array, p._array
+        g = grad_output._array.astype(q.dtype, copy=False)
+        dv = xp.matmul(xp.swapaxes(p, -1, -2), g)
+        dp = xp.matmul(g, xp.swapaxes(v, -1, -2))
+        ds = p * (dp - (dp * p).sum(-1, keepdims=True)) * q.dtype.type(ctx.scale)
+        dq = xp.matmul(ds, k)
+        dk = xp.matmul(xp.swapaxes(ds, -1, -2), q)
+        return (Tensor._wrap(dq.astype(q.dtype, copy=False)),
+                Tensor._wrap(dk.astype(q.dtype, copy=False)),
+                Tensor._wrap(dv.astype(q.dtype, copy=False)), None, None, None)

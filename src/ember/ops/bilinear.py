@@ -1,0 +1,29 @@
+"""``_trilinear``: the bilinear form behind ``nn.functional.bilinear``."""
+from ..autograd.function import Function
+from ..tensor import Tensor
+from ._util import xp_of
+from .matmul import einsum
+
+__all__ = []
+
+
+class Trilinear(Function):
+    """``out[b, o] = sum_ij x1[b, i] w[o, i, j] x2[b, j]`` for flat ``(B, I)``, ``(B, J)``."""
+
+    node_name = "TrilinearBackward0"
+
+    @staticmethod
+    def forward(ctx, x1, weight, x2):
+        ctx.save_for_backward(x1, weight, x2)
+        out = xp_of(x1).einsum("bi,oij,bj->bo", x1._array, weight._array, x2._array,
+                               optimize=True)
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x1, weight, x2 = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        g1 = einsum("bo,oij,bj->bi", grad_output, weight, x2) if need[0] else None
+        gw = einsum("bo,bi,bj->oij", grad_output, x1, x2) if need[1] else None
+        g2 = einsum("bo,bi,oij->bj", grad_output, x1, weight) if need[2] else None
+        return g1, gw, g2
