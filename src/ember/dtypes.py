@@ -156,8 +156,8 @@ uint1, uint2, uint3, uint4, uint5, uint6, uint7 = (
 bit = uint1
 _NO_ARRAY = (int1, int2, int3, int4, int5, int6, int7, uint1, uint2, uint3, uint4, uint5,
              uint6, uint7, complex32, uint16, uint32, uint64, float8_e4m3fn, float8_e4m3fnuz,
-             float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn_x2, quint8, qint8, qint32, quint4x2,
-             quint2x4, bits8, bits16, bits1x8, bits2x4, bits4x2)
+             float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn_x2, quint8, qint8,
+             qint32, quint4x2, quint2x4, bits8, bits16, bits1x8, bits2x4, bits4x2)
 
 _ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64,
         complex128)
