@@ -128,6 +128,12 @@ _EMPTY_VIEWS = {"view_as_complex", "view_as_real", "view_as_complex_copy",
                 "view_as_real_copy"}
 # - block_diag with an empty 1-D block: torch's forward counts a (0,) block as a (1, 0) row
 #   but its backward does not step past it, so later blocks get the wrong rows' gradients.
+# - resize_ to a negative size: torch raises but leaves the tensor with that invalid shape
+#   (reading it afterwards fails), so its final state cannot be compared.
+# - ops whose torch result is complex32 (Tensor.chalf, torch.complex of float16 parts): ember
+#   refuses complex32 by design (see _NO_CHALF).
+# - batch_norm in eval mode with strided (non-contiguous) running statistics: torch's backward
+#   reads them as if contiguous, so its gradient changes from run to run (NaN or garbage).
 # - multi_margin_loss of an empty batch with mean/sum: torch returns its uninitialised output.
 # - torch's own internal assertion failures (e.g. lstsq on inf/NaN: oneMKL reports illegal
 #   parameters and torch ends in "INTERNAL ASSERT FAILED"): torch has no answer to compare.
@@ -152,6 +158,12 @@ def _torch_quirk(case):
     if base == "block_diag" and any(tuple(s[1]) == (0,) for s in specs):
         return True
     if base == "multi_margin_loss" and any(0 in tuple(s[1]) for s in specs):
+        return True
+    if base == "batch_norm" and any(s[4] != "c" for s in specs[1:3]):
+        return True
+    if base == "chalf" or (base == "complex" and any(s[2] == "float16" for s in specs)):
+        return True
+    if base == "resize_" and any(isinstance(a, int) and a < 0 for a in case[2][1:]):
         return True
     fft = base[4:] if base.startswith("fft_") else base if ns == "fft" else None
     if fft is not None:

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..backend import errstate
 from ..tensor import Tensor
 from .. import return_types as _rt
@@ -1630,6 +1631,12 @@ def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=Non
     treated as zero."""
     if rcond is not None:
         rtol = rcond
+    if is_grad_enabled():
+        for name, v in (("atol", atol), ("rtol", rtol)):
+            if isinstance(v, Tensor) and v.requires_grad:
+                raise RuntimeError("The function 'linalg_pinv' is not differentiable with "
+                                   "respect to argument '%s'. This input cannot have "
+                                   "requires_grad True." % name)
     return LinalgPinv.apply(A, atol, rtol, hermitian)
 
 
