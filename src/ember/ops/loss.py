@@ -727,7 +727,7 @@ class SmoothL1Loss(Function):
         # and the curvature is 0 there, as torch's double backward.
         outer = beta if ctx.huber else 1.0
         inner = d if ctx.huber else d / beta
-        slope = where(d < -beta, -outer, where(d > beta, outer, inner))
+        slope = where(d.abs() < beta, inner, d.sign() * outer)
         grad = g * slope
         return _grads_as_inputs(ctx, grad, -grad) + (None, None, None, None)
 
