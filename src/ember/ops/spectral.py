@@ -6,7 +6,8 @@ from ..tensor import Tensor
 from . import fft as _fft
 from .complex import view_as_complex, view_as_real
 from .creation import arange, ones, zeros
-from .scatter import index_add, index_select, unfold
+from .padding import Pad
+from .scatter import index_add, unfold
 from .shape import cat
 
 __all__ = ["stft", "istft"]
@@ -16,29 +17,14 @@ def _legacy(t):
     return "torch.%s" % t.dtype._legacy
 
 
-def _reflect_index(n, pad, mode, device):
-    """Indices into a length-``n`` signal for ``pad`` samples either side."""
-    i = arange(-pad, n + pad, device=device)
-    if mode == "reflect":
-        period = 2 * (n - 1)
-        i = i.abs() % period
-        return (period - i).minimum(i)
-    if mode == "replicate":
-        return i.clamp(0, n - 1)
-    return i % n                            # circular
-
-
 def _pad(x, pad, mode):
+    """``x`` padded by ``pad`` samples either side of its last dim (``F.pad``'s modes)."""
     n = x.shape[-1]
-    if mode == "constant":
-        shape = x.shape[:-1] + (pad,)
-        z = zeros(shape, dtype=x.dtype, device=x.device)
-        return cat([z, x, z], -1)
     if mode == "reflect" and pad >= n:
         raise RuntimeError("Argument #4: Padding size should be less than the corresponding "
                            "input dimension, but got: padding (%d, %d) at dimension %d of "
                            "input %s" % (pad, pad, x.dim() - 1, list(x.shape)))
-    return index_select(x, -1, _reflect_index(n, pad, mode, x.device))
+    return Pad.apply(x, [(0, 0)] * (x.dim() - 1) + [(pad, pad)], mode, 0, 1)
 
 
 def _padded_window(window, win_length, n_fft, dtype, device):

@@ -28,7 +28,7 @@ def _tolerances(*dts):
     return max(rtols), max(atols)
 
 
-def _diff_msg(kind, diff, idx, tol):
+def _diff_msg(kind, diff, idx):
     msg = ("%s difference: %s" % (kind.title(), diff) if idx is None
            else "Greatest %s difference: %s at index %s" % (kind, diff, idx))
     return msg
@@ -38,7 +38,7 @@ def _mismatch_msg(identifier, extra, abs_diff, abs_idx, atol, rel_diff, rel_idx,
     equality = rtol == 0 and atol == 0
 
     def _diff(kind, diff, idx, tol):
-        out = _diff_msg(kind, diff, idx, tol)
+        out = _diff_msg(kind, diff, idx)
         return out + ("" if equality else " (up to %s allowed)" % tol) + "\n"
     msg = "%s are not %s!\n\n" % (identifier, "equal" if equality else "close")
     if extra:
@@ -79,11 +79,10 @@ def _compare_tensors(a, e, rtol, atol, equal_nan, flags):
         a_arr, e_arr = a_arr.astype(common), e_arr.astype(common)
     if rtol is None:
         rtol, atol = _tolerances(a.dtype, e.dtype)
-    if a_arr.dtype.kind in "fcV":
-        fa, fe = a_arr.astype(np.promote_types(a_arr.dtype, np.float32)) \
-            if a_arr.dtype.kind == "V" else a_arr, \
-            e_arr.astype(np.promote_types(e_arr.dtype, np.float32)) \
-            if e_arr.dtype.kind == "V" else e_arr
+    if a_arr.dtype.kind == "V":             # (bfloat16: compared in float32)
+        fa, fe = a_arr.astype(np.float32), e_arr.astype(np.float32)
+    elif a_arr.dtype.kind in "fc":
+        fa, fe = a_arr, e_arr
     else:
         fa, fe = a_arr.astype(np.int64), e_arr.astype(np.int64)
     with np.errstate(all="ignore"):
@@ -151,9 +150,8 @@ def _compare(a, e, path, rtol, atol, equal_nan, flags):
             return _compare_tensors(_as_tensor(a), _as_tensor(e), rtol, atol, equal_nan, flags)
         if _is_number(a) and _is_number(e):
             return _compare_numbers(a, e, rtol, atol, equal_nan)
-        if isinstance(a, str) or isinstance(e, str):
-            pass
-        elif (isinstance(a, collections.abc.Sequence)
+        strings = isinstance(a, str) or isinstance(e, str)
+        if not strings and (isinstance(a, collections.abc.Sequence)
               and isinstance(e, collections.abc.Sequence)):
             if len(a) != len(e):
                 raise _Mismatch("The length of the sequences mismatch: %d != %d"
@@ -161,7 +159,7 @@ def _compare(a, e, path, rtol, atol, equal_nan, flags):
             for i, (x, y) in enumerate(zip(a, e)):
                 _compare(x, y, path + [i], rtol, atol, equal_nan, flags)
             return
-        elif (isinstance(a, collections.abc.Mapping)
+        if (isinstance(a, collections.abc.Mapping)
               and isinstance(e, collections.abc.Mapping)):
             ka, ke = set(a.keys()), set(e.keys())
             if ka != ke:
