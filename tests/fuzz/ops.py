@@ -57,7 +57,10 @@ NON_OPS = {
         "get_deterministic_debug_mode", "set_anomaly_enabled", "is_anomaly_enabled",
         "is_anomaly_check_nan_enabled", "autocast_increment_nesting",
         "autocast_decrement_nesting", "clear_autocast_cache", "is_autocast_cache_enabled",
-        "set_autocast_cache_enabled",
+        "set_autocast_cache_enabled", "get_autocast_cpu_dtype", "get_autocast_dtype",
+        "get_autocast_gpu_dtype", "is_autocast_cpu_enabled", "is_autocast_enabled",
+        "set_autocast_cpu_dtype", "set_autocast_cpu_enabled", "set_autocast_dtype",
+        "set_autocast_enabled", "set_autocast_gpu_dtype",
         # (a uint64 result, which ember refuses by design)
         "hash_tensor"},
     "Tensor": {
@@ -802,6 +805,19 @@ HAND = {
     ("torch", "layer_norm"): ["nn_norm"], ("torch", "view_as_real"): ["complex_t"],
 }
 _MAX_TEMPLATES = 4
+
+
+def _load_template_files():
+    """Merge ``tests/fuzz/tpl_*.py`` (each defines ``TEMPLATES`` and ``HAND``) into ours."""
+    import importlib
+    pkg = __name__.rpartition(".")[0]
+    for f in sorted(Path(__file__).parent.glob("tpl_*.py")):
+        mod = importlib.import_module(f"{pkg}.{f.stem}" if pkg else f.stem)
+        TEMPLATES.update(mod.TEMPLATES)
+        HAND.update(mod.HAND)
+
+
+_load_template_files()
 
 
 def derive(write=True):
