@@ -1,13 +1,15 @@
 """ember.compile against eager ember and eager torch on W1-W3, ratios from one run.
 
-Run: ``python -m benchmarks.compiled [--quick] [--cpu] [--rounds N]``. Each workload is one
-training step (forward, backward, update). The variants are timed in interleaved rounds (each
-round times every variant once, so a slow spell of a shared machine hits them alike); the figure
-is the median of the rounds' mean step times. ``--cpu`` times the thread's CPU time instead of
-wall time (on a machine shared with other processes it leaves out the time the process waits,
-and the ratios vary less between runs). "numpy" is the NumPy floor of W1/W2: the same
-arithmetic written directly in NumPy with hand-written gradients. Compare the ratios within one
-run.
+Run: ``python -m benchmarks.compiled [--quick] [--cpu] [--rounds N] [--torch-compile]``. Each
+workload is one training step (forward, backward, update). The variants are timed in interleaved
+rounds (each round times every variant once, so a slow spell of a shared machine hits them
+alike); the figure is the median of the rounds' mean step times. ``--cpu`` times the thread's
+CPU time instead of wall time (on a machine shared with other processes it leaves out the time
+the process waits, and the ratios vary less between runs). "numpy" is the NumPy floor of W1/W2:
+the same arithmetic written directly in NumPy with hand-written gradients. ``--torch-compile``
+adds ``torch.compile`` (default inductor backend; it needs a C++ compiler and compiles for
+minutes on a small machine, outside the timed rounds) as one more variant, reported side by
+side, not a target. Compare the ratios within one run.
 """
 import statistics
 import sys
@@ -143,15 +145,21 @@ def main(argv=()):
     except ImportError:
         pass
     rows = []
+    tc = {}
     for name, make, n, floor in (("W1", w1, 2000, w1_numpy), ("W2", w2, 500, w2_numpy),
                                  ("W3", w3, 20, None)):
         n = max(1, n // 20) if quick else n
         steps = {"compiled": make(ember, ember_compile), "eager": make(ember, lambda f: f)}
         if torch is not None:
             steps["torch"] = make(torch, lambda f: f)
+            if "--torch-compile" in argv:
+                steps["torch.compile"] = _torch_compiled(torch, make)
         if floor is not None:
             steps["numpy"] = floor()
+        steps = {k: v for k, v in steps.items() if v is not None}
         t = _time_rounds(steps, n, rounds or (3 if quick else 7), clock)
+        if "torch.compile" in steps:
+            tc[name] = t["torch.compile"]
         rows.append((name, t["compiled"], t["eager"], t.get("torch", float("nan")),
                      t.get("numpy", float("nan"))))
     print("%-4s %13s %13s %13s %13s %9s %9s %9s" % (
@@ -160,7 +168,28 @@ def main(argv=()):
     for name, c, e, t, f in rows:
         print("%-4s %13.1f %13.1f %13.1f %13.1f %9.2f %9.2f %9.2f" % (
             name, c * 1e6, e * 1e6, t * 1e6, f * 1e6, c / e, c / t, c / f))
+    if tc:
+        print("\n%-4s %17s %13s %13s %17s" % ("", "torch.compile(us)", "compiled(us)",
+                                              "torch(us)", "torch.compile/torch"))
+        for name, c, e, t, f in rows:
+            if name in tc:
+                print("%-4s %17.1f %13.1f %13.1f %17.2f" % (name, tc[name] * 1e6, c * 1e6,
+                                                           t * 1e6, tc[name] / t))
     return rows
+
+
+def _torch_compiled(torch, make):
+    """``make``'s step with ``torch.compile`` (None, with the reason, where it cannot run)."""
+    try:
+        step = make(torch, torch.compile)
+        t0 = time.perf_counter()
+        step()
+        print("torch.compile: first step (compiling) %.1f s" % (time.perf_counter() - t0),
+              file=sys.stderr)
+        return step
+    except Exception as e:  # noqa: BLE001  (no C++ compiler, an unsupported platform)
+        print("torch.compile unavailable: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        return None
 
 
 if __name__ == "__main__":

@@ -257,3 +257,41 @@ def test_in_place_update_of_an_input_is_not_replayed_away():
         y1, y2 = (_rand(4, seed=9 + i, requires_grad=False) for _ in range(2))
         assert _bits(cf(x, y1).detach().numpy()) == _bits(f(x, y2).detach().numpy())
         assert _bits(y1.numpy()) == _bits(y2.numpy())
+
+
+_G = [None]
+
+
+def test_replaced_closure_global_and_container_tensors_record_again():
+    # A program reads the tensors it found while recording; rebinding the name, replacing a
+    # list/dict item or a closure module's parameter must not leave it reading the old one.
+    w = [_rand(3, requires_grad=True)]
+    d = {"v": _rand(3, seed=3)}
+    m = ember.nn.Linear(3, 1)
+    _G[0] = _rand(3, seed=4)
+
+    def f(x):
+        return (m(x * w[0] * d["v"] * _G[0]) ** 2).sum()
+    cf = compile(f)
+    x = _rand(3, seed=1)
+    for change in (lambda: None, lambda: w.__setitem__(0, _rand(3, seed=5)),
+                   lambda: d.__setitem__("v", _rand(3, seed=6)),
+                   lambda: _G.__setitem__(0, _rand(3, seed=7)),
+                   lambda: setattr(m, "weight", ember.nn.Parameter(_rand((1, 3), seed=8))),
+                   lambda: setattr(m, "bias", None)):
+        change()
+        for _ in range(3):
+            assert _bits(cf(x).detach().numpy()) == _bits(f(x).detach().numpy())
+
+
+def test_rebound_closure_variable_records_again():
+    v = _rand(3, seed=2)
+
+    def f(x):
+        return (x * v).sum()
+    cf = compile(f)
+    x = _rand(3, seed=1)
+    for _ in range(3):
+        cf(x)
+    v = _rand(3, seed=9)   # noqa: F841  (read through f's closure cell)
+    assert _bits(cf(x).detach().numpy()) == _bits(f(x).detach().numpy())

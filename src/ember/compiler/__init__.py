@@ -108,6 +108,52 @@ def _watched(fn, mods):
     return out
 
 
+def _sources(fn, targets):
+    """Where ``fn`` finds each of ``targets`` (tensors its program reads without taking them as
+    arguments): ``[(getter, tensor)]``, each getter a path from a closure cell or a global name
+    the code reads, through lists, tuples, dicts and modules. A call whose getters no longer
+    give the same tensors (a rebound name, a replaced list item or parameter) records again."""
+    want = {id(t) for t in targets}
+    code = getattr(fn, "__code__", None)
+    found, seen = [], set()
+    if not want or code is None:
+        return found
+
+    def walk(get, obj, depth):
+        if id(obj) in want:
+            found.append((get, obj))
+            return
+        if depth == 0 or id(obj) in seen:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, (list, tuple)):
+            items = enumerate(obj)
+        elif isinstance(obj, dict):
+            items = obj.items()
+        elif isinstance(obj, Module):
+            d = obj.__dict__
+            items = [(("_parameters", k), v) for k, v in d["_parameters"].items()] + \
+                [(("_buffers", k), v) for k, v in d["_buffers"].items()] + \
+                [(("_modules", k), v) for k, v in d["_modules"].items()]
+        else:
+            return
+        for key, x in list(items)[:256]:
+            if isinstance(key, tuple) and isinstance(obj, Module):
+                sub = (lambda g, a, k: lambda: g().__dict__[a][k])(get, *key)
+            else:
+                sub = (lambda g, k: lambda: g()[k])(get, key)
+            walk(sub, x, depth - 1)
+
+    for c in getattr(fn, "__closure__", None) or ():
+        if _filled(c):
+            walk((lambda c: lambda: c.cell_contents)(c), c.cell_contents, 6)
+    g = getattr(fn, "__globals__", {})
+    for n in code.co_names:
+        if n in g:
+            walk((lambda n: lambda: g[n])(n), g[n], 6)
+    return found
+
+
 def _filled(cell):
     try:
         cell.cell_contents
@@ -268,8 +314,10 @@ class _Compiled:
                 from .._dynamo.exc import Unsupported
                 raise Unsupported(why)
             return out
-        entry.program = _program.Program(first, first_spec, first_grad, first.break_at,
-                                         check=rec)
+        entry.program = prog = _program.Program(first, first_spec, first_grad,
+                                                first.break_at, check=rec)
+        if self.module is None:
+            prog.finders = _sources(self.fn, [t for _, t, _ in prog.ext])
         return out
 
     def _out_spec(self, rec, out):

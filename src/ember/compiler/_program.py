@@ -110,6 +110,18 @@ def _expr(spec, names, tensor):
     return "[%s]" % items if kind == "l" else "(%s,)" % items
 
 
+
+def _sources_hold(sources):
+    """Whether every ``(getter, tensor)`` still finds its tensor."""
+    try:
+        for get, t in sources:
+            if get() is not t:
+                return False
+    except (LookupError, ValueError, AttributeError):
+        return False
+    return True
+
+
 class Program:
     """One recorded signature of a compiled callable, replayable.
 
@@ -555,6 +567,9 @@ class Program:
             names["GS%d" % v], names["GD%d" % v] = shape, dtype
             cond.append("E%d._array.shape == GS%d and E%d._array.dtype == GD%d and "
                         "%sE%d._requires_grad" % (v, v, v, v, "" if rg else "not ", v))
+        if self.finders:
+            names["SRC"], names["SOURCES"] = _sources_hold, self.finders
+            cond.append("SRC(SOURCES)")
         if len(arg_keys) > 1:
             # (distinct tensors: the signature of a call passing one tensor twice differs)
             cond.append("len({%s}) == %d" % (", ".join("id(x%d)" % i
@@ -593,12 +608,14 @@ class Program:
         exec(compile(self.fast_source, "<ember.compile call>", "exec"), names)
         return names["call"]
 
+    finders = ()        # (getter, tensor): where the function finds each external tensor
+
     def guards_hold(self):
         for _, t, meta in self.ext:
             arr = t._array
             if arr.shape != meta[0] or arr.dtype != meta[1] or t._requires_grad != meta[2]:
                 return False
-        return True
+        return not self.finders or _sources_hold(self.finders)
 
     def run(self, inputs):
         state = _state
