@@ -1,15 +1,15 @@
-"""ember.compile against eager ember and eager torch on W1-W3, ratios from one run.
+"""ember.compile against eager ember and eager torch on W1-W4 and W6, ratios from one run.
 
-Run: ``python -m benchmarks.compiled [--quick] [--cpu] [--rounds N] [--torch-compile]``. Each
-workload is one training step (forward, backward, update). The variants are timed in interleaved
-rounds (each round times every variant once, so a slow spell of a shared machine hits them
-alike); the figure is the median of the rounds' mean step times. ``--cpu`` times the thread's
-CPU time instead of wall time (on a machine shared with other processes it leaves out the time
-the process waits, and the ratios vary less between runs). "numpy" is the NumPy floor of W1/W2:
-the same arithmetic written directly in NumPy with hand-written gradients. ``--torch-compile``
-adds ``torch.compile`` (default inductor backend; it needs a C++ compiler and compiles for
-minutes on a small machine, outside the timed rounds) as one more variant, reported side by
-side, not a target. Compare the ratios within one run.
+Run: ``python -m benchmarks.compiled [--quick] [--cpu] [--rounds N] [--torch-compile] [--memory]
+[--only W1,W3]``. Each workload is one training step (forward, backward, update). The variants
+are timed in interleaved rounds (each round times every variant once, so a slow spell of a
+shared machine hits them alike); the figure is the median of the rounds' mean step times.
+``--cpu`` times the thread's CPU time instead of wall time (on a machine shared with other
+processes it leaves out the time the process waits, and the ratios vary less between runs).
+"numpy" is the NumPy floor of W1/W2: the same arithmetic written directly in NumPy with hand-
+written gradients. ``--torch-compile`` adds ``torch.compile`` (default inductor backend; it
+needs a C++ compiler and compiles for minutes on a small machine, outside the timed rounds) as
+one more variant, reported side by side, not a target. Compare the ratios within one run.
 """
 import statistics
 import sys
@@ -69,6 +69,58 @@ def w3(L, comp):
         nn.functional.cross_entropy(cm(X), y).backward()
         opt_step()
     return step
+
+
+def _classifier(L, comp, model, opt, x, y, flat=None):
+    cm = comp(model)
+    opt_step = comp(opt.step)
+    F = L.nn.functional
+
+    def step():
+        opt.zero_grad()
+        out = cm(x)
+        F.cross_entropy(out if flat is None else out.reshape(-1, flat), y).backward()
+        opt_step()
+    return step
+
+
+def w4(L, comp):
+    """W4 of benchmarks/workloads.py: a small CNN, batch 64, SGD with momentum."""
+    nn = L.nn
+    L.manual_seed(0)
+    m = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                      nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                      nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
+    opt = L.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
+    return _classifier(L, comp, m, opt, L.randn(64, 1, 28, 28), L.randint(0, 10, (64,)))
+
+
+def w6(L, comp):
+    """W6 of benchmarks/workloads.py: a character LSTM (sequence 64, batch 32), Adam."""
+    from .workloads import LSTM_SIZES, _CharLSTM
+    vocab, emb, hidden, seq, batch = LSTM_SIZES
+    L.manual_seed(0)
+    m = _CharLSTM.make(L, vocab, emb, hidden)
+    opt = L.optim.Adam(m.parameters(), lr=1e-3)
+    return _classifier(L, comp, m, opt, L.randint(0, vocab, (seq, batch)),
+                       L.randint(0, vocab, (seq * batch,)), flat=vocab)
+
+
+def peak_memory(make, steps=3):
+    """tracemalloc's peak (MiB) over one steady-state step of ember's ``make`` (NumPy reports
+    its buffers to tracemalloc; torch's allocator does not, so ember only)."""
+    import tracemalloc
+    step = make
+    for _ in range(steps):
+        step()
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        step()
+        return (tracemalloc.get_traced_memory()[1] - base) / 2 ** 20
+    finally:
+        tracemalloc.stop()
 
 
 def w1_numpy():
@@ -144,10 +196,14 @@ def main(argv=()):
         threadpool_limits(1)
     except ImportError:
         pass
+    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else None
     rows = []
     tc = {}
     for name, make, n, floor in (("W1", w1, 2000, w1_numpy), ("W2", w2, 500, w2_numpy),
-                                 ("W3", w3, 20, None)):
+                                 ("W3", w3, 20, None), ("W4", w4, 5, None),
+                                 ("W6", w6, 3, None)):
+        if only and name not in only:
+            continue
         n = max(1, n // 20) if quick else n
         steps = {"compiled": make(ember, ember_compile), "eager": make(ember, lambda f: f)}
         if torch is not None:
@@ -168,6 +224,12 @@ def main(argv=()):
     for name, c, e, t, f in rows:
         print("%-4s %13.1f %13.1f %13.1f %13.1f %9.2f %9.2f %9.2f" % (
             name, c * 1e6, e * 1e6, t * 1e6, f * 1e6, c / e, c / t, c / f))
+    if "--memory" in argv:
+        print("\npeak traced memory of one step (MiB): eager ember, compiled ember")
+        for name, make in (("W3", w3), ("W4", w4)):
+            e = peak_memory(make(ember, lambda f: f))
+            c = peak_memory(make(ember, ember_compile))
+            print("%-4s %8.2f %8.2f" % (name, e, c))
     if tc:
         print("\n%-4s %17s %13s %13s %17s" % ("", "torch.compile(us)", "compiled(us)",
                                               "torch(us)", "torch.compile/torch"))

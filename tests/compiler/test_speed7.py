@@ -295,3 +295,24 @@ def test_rebound_closure_variable_records_again():
         cf(x)
     v = _rand(3, seed=9)   # noqa: F841  (read through f's closure cell)
     assert _bits(cf(x).detach().numpy()) == _bits(f(x).detach().numpy())
+
+
+def test_backward_twice_with_and_without_retain_graph():
+    # The program frees its saved arrays during a backward that does not retain the graph
+    # (as eager frees node by node): a second backward then raises torch's error; with
+    # retain_graph=True both backwards give eager's gradients.
+    m = ember.nn.Sequential(ember.nn.Linear(4, 8), ember.nn.Tanh(), ember.nn.Linear(8, 1))
+    cm = compile(m)
+    x = _rand((5, 4), seed=3)
+    for _ in range(3):
+        cm(x).sum()
+    out = cm(x).sum()
+    out.backward(retain_graph=True)
+    first = x.grad.numpy().copy()
+    out.backward()
+    assert _bits(x.grad.numpy()) == _bits(first * 2)
+    with pytest.raises(RuntimeError, match="second time"):
+        out.backward()
+    x.grad = None
+    m(x).sum().backward()
+    assert _bits(x.grad.numpy()) == _bits(first)

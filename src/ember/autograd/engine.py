@@ -164,8 +164,8 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
     heap = walk.heap
     ready = walk.ready
     send = walk.send_all
-    prev = _state.enabled
-    _state.enabled = bool(create_graph)
+    prev, prev_retain = _state.enabled, _state.retain
+    _state.enabled, _state.retain = bool(create_graph), bool(retain_graph)
     callbacks: List[Any] = []
     _final_callbacks.append(callbacks)
     try:
@@ -202,7 +202,7 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
             callbacks.pop(0)()
     finally:
         _final_callbacks.pop()
-        _state.enabled = prev
+        _state.enabled, _state.retain = prev, prev_retain
 
 
 # one list per running backward (innermost last): callbacks queued during it run at its end

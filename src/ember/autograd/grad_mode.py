@@ -15,6 +15,7 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inf
 class _State(threading.local):
     enabled = True       # class attributes are each new thread's defaults
     anomaly = False
+    retain = True        # whether the running backward keeps the graph (retain_graph)
     anomaly_check_nan = True
     autocast: dict = {}           # device type -> dtype, inside an enabled ``amp.autocast``
     autocast_dtypes: dict = {}    # device type -> dtype set by ``set_autocast_dtype``

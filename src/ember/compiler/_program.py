@@ -111,6 +111,42 @@ def _expr(spec, names, tensor):
 
 
 
+_LOCAL = re.compile(r"\b[atgc]\d+\b")
+_ASSIGNED = re.compile(r"^    ((?:[atgc]\d+, )*[atgc]\d+),? = ")
+
+
+def _free_dead(lines):
+    """``lines`` (a generated function's body) with ``del`` statements after the last
+    top-level statement that reads each value, so that an intermediate array is freed as soon
+    as the program is done with it (as eager frees a temporary), not when the call returns."""
+    stmts = []
+    for line in lines:
+        if line.startswith("        ") and stmts:
+            stmts[-1].append(line)
+        else:
+            stmts.append([line])
+    defined, last = {}, {}
+    for i, st in enumerate(stmts):
+        m = _ASSIGNED.match(st[0])
+        if m:
+            for n in m.group(1).split(", "):
+                defined.setdefault(n, i)
+        for line in st:
+            for n in _LOCAL.findall(line):
+                last[n] = i
+    dead = {}
+    end = len(stmts) - 1
+    for n, i in last.items():
+        if n in defined and defined[n] <= i < end:
+            dead.setdefault(i, []).append(n)
+    out = []
+    for i, st in enumerate(stmts):
+        out.extend(st)
+        if i in dead:
+            out.append("    del " + ", ".join(sorted(dead[i])))
+    return out
+
+
 def _sources_hold(sources):
     """Whether every ``(getter, tensor)`` still finds its tensor."""
     try:
@@ -378,7 +414,7 @@ class Program:
         saved = "".join("%s, " % (x if isinstance(x, str) else array(x)) for x in tape)
         self._body = (lines[1:], names, saved)
         lines.append("    return (%s), (%s)" % (outs, saved))
-        self.source = "\n".join(lines) + "\n"
+        self.source = "\n".join(lines[:1] + _free_dead(lines[1:])) + "\n"
         exec(compile(self.source, "<ember.compile program>", "exec"), names)
         self._forward = names["forward"]
         self._build_backward()
@@ -393,7 +429,7 @@ class Program:
         names = {"GB": self._ctx_backward}
         head = ["def backward(S, G):"]
         if self.tape_names:
-            head.append("    %s, = S" % ", ".join(x if isinstance(x, str) else "a%d" % x
+            head.append("    %s, = S.pop()" % ", ".join(x if isinstance(x, str) else "a%d" % x
                                                  for x in self.tape_names))
         state = {}          # gradient variable -> "known" (an array) or "maybe" (or None)
         for i, v in enumerate(self.grad_outs):
@@ -482,7 +518,7 @@ class Program:
                     state.update(before)
         ret = "    return (%s)" % "".join("%s, " % ("g%d" % v if v in state else "None")
                                            for v in self.sources)
-        src = "\n".join(head + lines + [ret]) + "\n"
+        src = "\n".join(head[:1] + _free_dead(head[1:] + lines + [ret])) + "\n"
         exec(compile(src, "<ember.compile backward>", "exec"), names)
         if given_known:
             self.bsource = src
@@ -604,7 +640,7 @@ class Program:
                       "    %s._output_nr = 0" % out,
                       "    %s._requires_grad = True" % out]
         lines.append("    return %s" % out)
-        self.fast_source = "\n".join(lines) + "\n"
+        self.fast_source = "\n".join(lines[:1] + _free_dead(lines[1:])) + "\n"
         exec(compile(self.fast_source, "<ember.compile call>", "exec"), names)
         return names["call"]
 
@@ -683,6 +719,11 @@ class Program:
         tape = node._saved
         if tape is None:
             raise RuntimeError(_FREED % node.name())
+        if not _state.retain:
+            # (the engine frees the graph after this call: freed now, the backward drops each
+            # saved array after its last use, as eager frees node by node)
+            node._release()
+        tape = [tape]
         arrays = []
         for g in grads:
             if g is None:

@@ -10,7 +10,7 @@ import warnings
 from ... import ops
 from ...dtypes import float32
 from ...autograd.grad_mode import is_grad_enabled
-from ...ops.creation import empty, zeros
+from ...ops.creation import empty
 from ...ops.rnn import LSTMLayer as _LSTMLayer, UnsafeSplit as _UnsafeSplit
 from .. import functional as F
 from .. import init
@@ -215,8 +215,8 @@ class RNNBase(Module):
         expected = (self.num_layers * dirs, n, self.proj_size or self.hidden_size)
         cell = (self.num_layers * dirs, n, self.hidden_size)
         if hx is None:
-            h0 = zeros(expected, dtype=data.dtype, device=data.device)
-            hx = (h0, zeros(cell, dtype=data.dtype, device=data.device)) if lstm else h0
+            h0 = ops.zeros(expected, dtype=data.dtype, device=data.device)
+            hx = (h0, ops.zeros(cell, dtype=data.dtype, device=data.device)) if lstm else h0
         elif sorted_indices is not None:
             hx = tuple(h.index_select(1, sorted_indices) for h in hx) if lstm \
                 else hx.index_select(1, sorted_indices)
@@ -269,8 +269,8 @@ class RNNBase(Module):
         expected = (self.num_layers * dirs, n, self.proj_size or self.hidden_size)
         cell = (self.num_layers * dirs, n, self.hidden_size)
         if hx is None:
-            h0 = zeros(expected, dtype=input.dtype, device=input.device)
-            hx = (h0, zeros(cell, dtype=input.dtype, device=input.device) if self.proj_size
+            h0 = ops.zeros(expected, dtype=input.dtype, device=input.device)
+            hx = (h0, ops.zeros(cell, dtype=input.dtype, device=input.device) if self.proj_size
                   else h0) if lstm else h0
         # NOTE: as torch on the CPU: float32 LSTMs without projections run one fused node per
         # layer and direction (its mkldnn layer, reading hx by select); everything else runs
@@ -300,7 +300,7 @@ class RNNBase(Module):
                 k = layer * dirs + d
                 if fused:
                     if b_ih is None:    # (torch passes zeros, which take no gradient)
-                        b_ih = b_hh = zeros(w_ih.shape[0], dtype=w_ih.dtype, device=w_ih.device)
+                        b_ih = b_hh = ops.zeros(w_ih.shape[0], dtype=w_ih.dtype, device=w_ih.device)
                     out, h_last, c_last = _LSTMLayer.apply(
                         layer_in, w_ih, w_hh, b_ih, b_hh, h_list[k], c_list[k], d == 1,
                         is_grad_enabled())
@@ -445,7 +445,7 @@ class RNNCellBase(Module):
         if not batched:
             input = input.unsqueeze(0)
         if hx is None:
-            z = zeros((input.shape[0], self.hidden_size), dtype=input.dtype,
+            z = ops.zeros((input.shape[0], self.hidden_size), dtype=input.dtype,
                       device=input.device)
             hx = (z, z) if n_states == 2 else z
         elif not batched:
