@@ -285,7 +285,7 @@ def _check_poly_args(kind, x, n):
 def _recurrence(xp, x, n, q0, step):
     """torch's three-term recurrence ``q_{k+1} = step(x, q_k, q_{k-1}, k)`` from ``p = 1``,
     ``q = q0`` run ``n - 1`` times per element (only elements with ``n >= 2`` matter)."""
-    out = xp.array(q0, copy=True)
+    out = xp.array(q0, copy=True, order="C")     # (written through its flat view below)
     idx = xp.nonzero((n >= 2).ravel())[0]
     if not idx.size:
         return out

@@ -1,4 +1,5 @@
 """Graph nodes: the ``grad_fn`` objects, AccumulateGrad for leaves, ``next_functions``, hooks."""
+import re
 import weakref
 
 from ..tensor import Tensor, _add_hook
@@ -200,7 +201,7 @@ class FunctionCtx:
                 continue
             t, version, out_nr, unpack = entry
             if t._version_ref[0] != version:
-                raise RuntimeError(_version_message(self, t, version))
+                raise RuntimeError(_version_message(self, t, version, out_nr))
             if unpack is not None:
                 t = unpack(t)
             elif out_nr is not None and _state.enabled:
@@ -221,22 +222,37 @@ def _output_alias(t, node, nr):
     return a
 
 
-def _version_message(node, t, version):
-    shape = "x".join(str(d) for d in t._array.shape) if t._array.ndim else ""
-    kind = "torch." + t.dtype._legacy
+def _version_message(node, t, version, out_nr):
+    """torch's message for a saved tensor changed in place since it was saved (under anomaly
+    mode, after warning with the forward call that saved it, as torch)."""
+    shape = ", ".join(str(d) for d in t._array.shape)
     made = ""
-    if t.grad_fn is not None:
-        made = ", which is output %d of %s," % (t._output_nr, t.grad_fn.name())
-    where = ""
-    trace = node._trace
-    if trace:
-        where = " The forward call that saved it:\n" + trace
+    if out_nr is not None:
+        made = ", which is output %d of %s," % (out_nr, _op_name(node))
+    elif t.grad_fn is not None and t._base is not None:
+        # (torch regenerates a view's node once its base changed: as_strided of the base)
+        made = ", which is output 0 of AsStrided,"
+    elif t.grad_fn is not None:
+        made = ", which is output %d of %s," % (t._output_nr, _op_name(t.grad_fn))
+    if _state.anomaly:
+        if node._trace:
+            import warnings
+            warnings.warn("Error detected in %s. Traceback of forward call that caused the "
+                          "error:\n%s" % (node.name(), node._trace), stacklevel=2)
+        hint = ("the backtrace further above shows the operation that failed to compute its "
+                "gradient. The variable in question was changed in there or anywhere later. "
+                "Good luck!")
+    else:
+        hint = ("enable anomaly detection to find the operation that failed to compute its "
+                "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     return ("one of the variables needed for gradient computation has been modified by an "
-            "inplace operation: [%s [%s]]%s is at version %d; expected version %d instead. "
-            "It was saved for backward by %s.%s Hint: enable anomaly detection to find the "
-            "operation that failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True)."
-            % (kind, shape, made, t._version_ref[0], version, node.name(), where))
+            "inplace operation: [torch.%s [%s]]%s is at version %d; expected version %d instead."
+            " Hint: %s" % (t.dtype._legacy, shape, made, t._version_ref[0], version, hint))
+
+
+def _op_name(node):
+    """A node's name as torch's version message gives it: ``ExpBackward0`` -> ``Exp``."""
+    return re.sub(r"Backward\d*$", "", node.name())
 
 
 _pack_hooks: list = []

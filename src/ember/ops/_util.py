@@ -155,9 +155,10 @@ def binary_arrays(op, a, b):
 
 
 def opmath_scalar(aa, b):
-    """``b`` as torch's bfloat16 kernels take a number or a 0-d tensor for mul/div: in float32
-    (not rounded to bfloat16); None when ``aa`` is not bfloat16 or ``b`` is not such a value."""
-    if aa.dtype.kind != "V":     # (not bfloat16)
+    """``b`` as torch's float16/bfloat16 kernels take a number or a 0-d tensor for mul/div: in
+    float32 (not rounded to the tensor's dtype); None when ``aa`` is neither or ``b`` is not
+    such a value."""
+    if aa.dtype.kind != "V" and aa.dtype != np.float16:     # (not bfloat16 nor float16)
         return None
     if isinstance(b, Tensor):
         if b._array.ndim or b._array.dtype.kind == "V" or b._array.dtype.kind not in "fiubV":

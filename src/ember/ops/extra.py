@@ -16,11 +16,12 @@ from ..backend import errstate
 from ._util import (backend_for, binary_arrays, checked_scalar, need_tensors, needs_float,
                     wrap_dim, xp_of)
 from .activation import threshold, threshold_  # noqa: F401 (torch.threshold)
-from .arithmetic import _no_bool_sub, float_power, neg_, sub
-from .comparison import (_castable_into, bitwise_left_shift, bitwise_not, bitwise_right_shift,
+from .arithmetic import DivScalar, MulScalar, _no_bool_sub, float_power, neg_, sub
+from .comparison import (_KIND_RANK, _castable_into, bitwise_left_shift, bitwise_not,
+                         bitwise_right_shift,
                          ge_, gt_, le_, logical_xor, lt_, ne_)
 from .creation import _new, as_tensor, zeros
-from .matmul import addbmm, addmm, addmv, baddbmm, outer
+from .matmul import addbmm, addmm, addmv, baddbmm
 from .reduction import cumsum, norm
 from .scatter import gather, masked_select
 from .complex import complex as _complex
@@ -255,11 +256,25 @@ def frexp(input):
     """Mantissa in (-1, 1) and integer exponent with ``input == mantissa * 2 ** exponent``."""
     if input._array.dtype.kind != "f":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    xp = xp_of(input)
-    _, e = xp.frexp(input._array)
-    exponent = Tensor._wrap(e.astype(np.int32))
-    scale = Tensor._wrap(xp.ldexp(xp.ones_like(input._array), -e))
-    return _rt_frexp(input * scale, exponent)
+    return _rt_frexp(*Frexp.apply(input))
+
+
+class Frexp(Function):
+    node_name = "FrexpBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        m, e = xp_of(a).frexp(a._array)
+        exponent = Tensor._wrap(e.astype(np.int32))
+        ctx.save_for_backward(exponent)
+        return Tensor._wrap(m.astype(a._array.dtype, copy=False)), exponent
+
+    @staticmethod
+    def backward(ctx, grad_mantissa, grad_exponent):
+        exponent, = ctx.saved_tensors
+        # NOTE: torch's formula ``grad / exponent.exp2()``: exp2 of the int32 exponent is
+        # float32, so past 2**127 the gradient is 0
+        return grad_mantissa / exponent.exp2()
 
 
 _rt_frexp, _rt_cummax, _rt_cummin = _rt.frexp, _rt.cummax, _rt.cummin
@@ -302,7 +317,9 @@ def _heaviside(input, values, aten):
     if not isinstance(values, Tensor) or values._array.dtype != input._array.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     aa, ba = binary_arrays("heaviside", input, values)
-    out = Tensor._wrap(xp_of(input).heaviside(aa, ba).astype(aa.dtype))
+    xp = xp_of(input)
+    # NOTE: torch's ``x == 0 ? values : x > 0``: NaN gives 0 (NumPy's heaviside gives NaN)
+    out = Tensor._wrap(xp.where(aa == 0, ba, aa > 0).astype(aa.dtype))
     return _NoDerivative.apply(input, values, out, aten)
 
 
@@ -399,14 +416,44 @@ def _inplace_checked(fn, name):
     return op_
 
 
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
 gcd_ = _inplace_checked(gcd, "gcd")
 lcm_ = _inplace_checked(lcm, "lcm")
 nextafter_ = _inplace_checked(nextafter, "nextafter")
-addmm_ = _inplace_of(addmm, "addmm")
-addmv_ = _inplace_of(addmv, "addmv")
+
+
+def _inplace_product(fn, name, dims, out_shape):
+    """In-place ``fn`` (addmm, addmv, baddbmm) with torch's check, after ``fn``'s own: the
+    shape ``out_shape(a, b)`` of the product of ``a`` and ``b`` (of ``dims`` dimensions) must be
+    ``input``'s (no broadcasting)."""
+    def check(t, a, b):
+        shape = out_shape(a, b)
+        if tuple(t.shape) != shape:
+            raise RuntimeError("Bad in-place call: input tensor size %s and output tensor size %s"
+                               " should match" % (list(t.shape), list(shape)))
+
+    def checked(t, a, b, **kwargs):
+        try:
+            out = fn(t, a, b, **kwargs)
+        except NotImplementedError:     # (a dtype torch's kernel lacks: checked after shapes)
+            if (a.dim(), b.dim()) == dims:
+                check(t, a, b)
+            raise
+        check(t, a, b)
+        return out
+    checked.__name__ = name
+
+    def op_(input, a, b, **kwargs):
+        return inplace(input, checked, a, b, **kwargs)
+    op_.__name__ = name + "_"
+    op_.__doc__ = "In-place ``%s``." % name
+    return op_
+
+
+addmm_ = _inplace_product(addmm, "addmm", (2, 2), lambda a, b: (a.shape[0], b.shape[1]))
+addmv_ = _inplace_product(addmv, "addmv", (2, 1), lambda a, b: (a.shape[0],))
 addbmm_ = _inplace_of(addbmm, "addbmm")
-baddbmm_ = _inplace_of(baddbmm, "baddbmm")
+baddbmm_ = _inplace_product(baddbmm, "baddbmm", (3, 3),
+                            lambda a, b: (a.shape[0], a.shape[1], b.shape[2]))
 bitwise_not_ = _inplace_of(bitwise_not, "bitwise_not")
 _left_shift_ = _inplace_of(bitwise_left_shift, "bitwise_left_shift")
 _right_shift_ = _inplace_of(bitwise_right_shift, "bitwise_right_shift")
@@ -453,24 +500,33 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """Central-difference estimate of the gradient along each of ``dim`` (numpy's rules)."""
-    dims = list(range(input.dim())) if dim is None else \
-        [dim] if isinstance(dim, int) else list(dim)
-    dims = [wrap_dim(d, input.dim()) for d in dims]
+    nd = input.dim()
+    if input._array.dtype == np.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    dims = list(range(nd)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
     if isinstance(spacing, (list, tuple)):
         sp = list(spacing)
+        if dim is None and len(sp) != nd:
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or "
+                               "a list of length equal to 'self.dim() = %d', since dim argument "
+                               "was not given, but got a list of length %d" % (nd, len(sp)))
     else:
-        sp = [spacing] * len(dims)
+        sp = [1.0 if spacing is None else spacing] * len(dims)
     if len(sp) != len(dims):
         raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's "
                            "spacing and dim arguments to have the same length, but got a spacing "
                            "argument of length %d and a dim argument of length %d."
                            % (len(sp), len(dims)))
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    dims = [wrap_dim(d, nd) for d in dims]
+    for k, d in enumerate(dims):
+        if d in dims[:k]:
+            raise RuntimeError("dim %d appears multiple times in the list of dims" % d)
     for d in dims:
         if input.shape[d] < edge_order + 1:
             raise RuntimeError("torch.gradient expected each dimension size to be at least "
                                "edge_order+1")
-    if input._array.dtype.kind in "biu":
-        input = input.to(_dt.get_default_dtype())
     return tuple(_gradient_1d(input, d, h, edge_order) for d, h in zip(dims, sp))
 
 
@@ -480,15 +536,18 @@ def _gradient_1d(y, dim, h, edge_order):
     def sl(start, length):
         return narrow(y, dim, start, length)
     if not isinstance(h, Tensor):
-        h = float(h)
-        center = (sl(2, n - 2) - sl(0, n - 2)) / h
+        # (torch's C++ composite: ``tensor op number`` nodes with one edge)
+        center = DivScalar.apply(sl(2, n - 2) - sl(0, n - 2), h)
         if edge_order == 1:
-            first = (sl(1, 1) - sl(0, 1)) / h
-            last = (sl(n - 1, 1) - sl(n - 2, 1)) / h
+            first = DivScalar.apply(sl(1, 1) - sl(0, 1), h)
+            last = DivScalar.apply(sl(n - 1, 1) - sl(n - 2, 1), h)
         else:
-            first = (-1.5 * sl(0, 1) + 2 * sl(1, 1) - 0.5 * sl(2, 1)) / h
-            last = (0.5 * sl(n - 3, 1) - 2 * sl(n - 2, 1) + 1.5 * sl(n - 1, 1)) / h
-        return cat([first, center / 2, last], dim)
+            first = DivScalar.apply(MulScalar.apply(sl(0, 1), -1.5) + MulScalar.apply(sl(1, 1), 2)
+                                    - MulScalar.apply(sl(2, 1), 0.5), h)
+            last = DivScalar.apply(MulScalar.apply(sl(n - 3, 1), 0.5)
+                                   - MulScalar.apply(sl(n - 2, 1), 2)
+                                   + MulScalar.apply(sl(n - 1, 1), 1.5), h)
+        return cat([first, DivScalar.apply(center, 2), last], dim)
     shape = [1] * y.dim()
     shape[dim] = -1
     dx = h[1:] - h[:-1]
@@ -555,9 +614,11 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     _check_trap(y, x, dx, "trapezoid")
     if x is None:
         h = 1.0 if dx is None else float(dx)
-        return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * h
+        # (torch's C++ composite: ``tensor op number`` nodes with one edge)
+        return MulScalar.apply(
+            y.sum(dim) - MulScalar.apply(y.select(dim, 0) + y.select(dim, -1), 0.5), h)
     d = _trap_dx(y, x, dim, "trapezoid")
-    return ((_slice(y, dim, 0, -1) + _slice(y, dim, 1)) * d).sum(dim) / 2.0
+    return DivScalar.apply(((_slice(y, dim, 0, -1) + _slice(y, dim, 1)) * d).sum(dim), 2.0)
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
@@ -576,9 +637,9 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     pair = _slice(y, dim, 0, -1) + _slice(y, dim, 1)
     if x is None:
         h = 1.0 if dx is None else float(dx)
-        return cumsum(h / 2.0 * pair, dim)
+        return cumsum(MulScalar.apply(pair, h / 2.0), dim)
     d = _trap_dx(y, x, dim, "cumulative_trapezoid")
-    return cumsum(pair * d, dim) / 2.0
+    return DivScalar.apply(cumsum(pair * d, dim), 2.0)
 
 
 def diagflat(input, offset=0):
@@ -679,7 +740,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 def _quantile(input, q, dim, keepdim, interpolation, name, ignore_nan):
     name = "quantile"    # (torch's messages say quantile() for nanquantile too)
-    if input._array.dtype.kind != "f":
+    if input._array.dtype not in (np.float32, np.float64):
         raise RuntimeError("%s() input tensor must be either float or double dtype" % name)
     scalar_q = not isinstance(q, Tensor)
     if scalar_q:
@@ -767,15 +828,34 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if input.dim() > 2:
         raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
                            "input with %d dimensions" % input.dim())
+    if input._array.dtype == np.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = input.reshape(1, -1) if input.dim() < 2 else input
-    if x._array.dtype.kind in "biu":
+    if x._array.dtype.kind in "iu":
         x = x.to(_dt.get_default_dtype())
     n_obs = x.shape[1]
     w = None
-    if fweights is not None:
-        w = fweights
-    if aweights is not None:
-        w = aweights if w is None else w * aweights
+    for name, v in (("fweights", fweights), ("aweights", aweights)):
+        if v is None:
+            continue
+        if v.dim() > 1:
+            raise RuntimeError("cov(): expected %s to have one or fewer dimensions but got %s "
+                               "with %d dimensions" % (name, name, v.dim()))
+        kind = v._array.dtype.kind
+        if (name == "fweights" and kind not in "iu") or (name == "aweights" and
+                                                         kind not in "fV"):
+            raise RuntimeError("cov(): expected %s to have %s dtype but got %s with %s dtype"
+                               % (name, "integral" if name == "fweights" else "floating point",
+                                  name, _dt.scalar_type_name(v._array.dtype)))
+        if v.numel() != n_obs:
+            raise RuntimeError("cov(): expected %s to have the same numel as there are "
+                               "observations in the input but got %d != %d"
+                               % (name, v.numel(), n_obs))
+        if n_obs and not bool((v._array.min() >= 0)):
+            raise RuntimeError("cov(): %s cannot be negative" % name)
+        w = v if w is None else w * v
+    if w is not None and not bool((w._array.sum() != 0)):
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
     if w is None:
         w_sum = Tensor._wrap(xp_of(x).asarray(n_obs, dtype=np.int64))
         avg = x.sum(1) / w_sum
@@ -873,10 +953,10 @@ def _cum_ext(input, dim, is_max, rt):
         raise RuntimeError("%s does not support automatic differentiation for outputs with "
                            "complex dtype." % name)
     if arr.ndim and arr.size:
+        dim = wrap_dim(dim, arr.ndim)
         if arr.dtype.kind == "c":
             raise NotImplementedError("\"%s_cpu\" not implemented for '%s'"
                                       % (name, _dt.scalar_type_name(arr.dtype)))
-        dim = wrap_dim(dim, arr.ndim)
     vals, idx = _CumExt.apply(input, dim, is_max)
     return rt(vals, idx)
 
@@ -945,39 +1025,101 @@ class Logcumsumexp(Function):
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)``."""
-    if vec1.dim() != 1 or vec2.dim() != 1:
-        raise RuntimeError("addr: Expected 1-D argument vec%d, but got %d-D"
-                           % ((1, vec1.dim()) if vec1.dim() != 1 else (2, vec2.dim())))
-    return Addr.apply(input, vec1, vec2, beta, alpha)
+    return _addr(input, vec1, vec2, beta, alpha, None)
 
 
-def _addr_value(input, vec1, vec2, beta, alpha):
-    prod = outer(vec1, vec2)
-    if alpha != 1:
-        prod = prod * alpha
-    if beta == 0:
-        return prod + _zeros_of(input, prod)    # (input's NaNs ignored, as torch)
-    return (input * beta if beta != 1 else input) + prod
+def addr_(input, vec1, vec2, *, beta=1, alpha=1):
+    """In-place ``addr``."""
+    def addr(t, v1, v2):
+        return _addr(t, v1, v2, beta, alpha, input._array.dtype)
+    return inplace(input, addr, vec1, vec2)
+
+
+def _addr(input, vec1, vec2, beta, alpha, out_np):
+    """torch's checks (shapes, then the common dtype, then the scalars) and the Addr node;
+    ``out_np``: the in-place output's NumPy dtype."""
+    for k, v in ((1, vec1), (2, vec2)):
+        if v.dim() != 1:
+            raise RuntimeError("addr: Expected 1-D argument vec%d, but got %d-D" % (k, v.dim()))
+    size = (vec1.shape[0], vec2.shape[0])
+    shape = tuple(input.shape)
+    if out_np is not None:
+        if len(shape) != 2:
+            raise RuntimeError("2D tensor expected, got %dD tensor for input" % len(shape))
+        if shape != size:
+            raise RuntimeError("size mismatch, input: %s, v1: %s, v2: %s"
+                               % (list(shape), [size[0]], [size[1]]))
+    else:
+        if len(shape) > 2:
+            raise RuntimeError("expand(%s{%s}, size=[%d, %d]): the number of sizes provided (2) "
+                               "must be greater or equal to the number of dimensions in the "
+                               "tensor (%d)" % (input.type(), list(shape), size[0], size[1],
+                                                len(shape)))
+        for i, s in enumerate(shape):
+            j = i + 2 - len(shape)
+            if s != 1 and s != size[j]:
+                raise RuntimeError("The expanded size of the tensor (%d) must match the existing "
+                                   "size (%d) at non-singleton dimension %d.  Target sizes: %s.  "
+                                   "Tensor sizes: %s" % (size[j], s, j, list(size), list(shape)))
+    dt = _dt.promote_types(_dt.promote_types(input.dtype, vec1.dtype), vec2.dtype)
+    if out_np is not None and _KIND_RANK[dt.np.kind] > _KIND_RANK[out_np.kind]:
+        raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                           % (_dt.scalar_type_name(dt.np), _dt.scalar_type_name(out_np)))
+    scalars = []
+    for name, s in (("beta", beta), ("alpha", alpha)):
+        if isinstance(s, Tensor):
+            s = s.item()
+        if isinstance(s, (bool, np.bool_)) and dt.np != np.bool_:
+            raise RuntimeError("Boolean %s only supported for Boolean results." % name)
+        if dt._rank < 2 and not isinstance(s, (int, np.integer)):
+            raise RuntimeError("For integral input tensors, argument %s must not be a floating "
+                               "point number." % name)
+        if isinstance(s, (complex, np.complexfloating)) and dt._rank == 2:
+            if s.imag != 0:
+                raise RuntimeError("value cannot be converted to type %s without overflow"
+                                   % _dt._C_NAME.get(dt.name, dt.name))
+            s = s.real
+        scalars.append(s)
+    return Addr.apply(input, vec1, vec2, scalars[0], scalars[1], dt.np, out_np)
 
 
 class Addr(Function):
     node_name = "AddrBackward0"
 
     @staticmethod
-    def forward(ctx, input, vec1, vec2, beta, alpha):
-        out = _addr_value(input, vec1, vec2, beta, alpha)
+    def forward(ctx, input, vec1, vec2, beta, alpha, dt, out_np):
+        xp = xp_of(vec1)
+        v1, v2 = vec1._array.astype(dt, copy=False), vec2._array.astype(dt, copy=False)
+        ia = input._array.astype(dt, copy=False)
+        with errstate(over="ignore", invalid="ignore"):
+            if dt == np.bool_:
+                out = bool(alpha) & v1[:, None] & v2[None, :]
+                if bool(beta):
+                    out = out | ia      # (torch: ``(beta && self) || (alpha && v1 && v2)``)
+            else:
+                # NOTE: torch's order, ``(alpha * v1) * v2``: it decides inf * 0 in complex
+                out = (xp.asarray(alpha, dtype=dt) * v1)[:, None] * v2[None, :]
+                if beta != 0:    # (beta == 0: input's NaNs ignored, as torch)
+                    out = xp.asarray(beta, dtype=dt) * ia + out
+        if out_np is not None and out.dtype != out_np:
+            out = out.astype(out_np)
         ctx.beta, ctx.alpha = beta, alpha
         ctx.save_for_backward(vec1, vec2)
-        return Tensor._wrap(out._array)
+        return Tensor._wrap(out)
 
     @staticmethod
     def backward(ctx, grad_output):
         vec1, vec2 = ctx.saved_tensors
         need = ctx.needs_input_grad
         g = grad_output
+        beta, alpha = ctx.beta, ctx.alpha
+        if isinstance(beta, (complex, np.complexfloating)):
+            beta = beta.conjugate()
+        if isinstance(alpha, (complex, np.complexfloating)):
+            alpha = alpha.conjugate()
         gi = g1 = g2 = None
         if need[0]:
-            gi = _sum_back(g * ctx.beta if ctx.beta != 1 else g, ctx._input_meta(0)[0])
+            gi = _sum_back(g * beta if beta != 1 else g, ctx._input_meta(0)[0])
             if gi is g:
                 gi = g.clone()
         for k, vec in ((1, vec2), (2, vec1)):
@@ -986,17 +1128,14 @@ class Addr(Function):
                 raise RuntimeError("addmv input tensors must have the same dtype, but got %s, "
                                    "%s, and %s" % (names[0], names[1], names[0]))
         if need[1]:
-            g1 = g.mv(vec2.conj()) * ctx.alpha
+            g1 = g.mv(vec2.conj()) * alpha
         if need[2]:
-            g2 = g.t().mv(vec1.conj()) * ctx.alpha
-        return gi, g1, g2, None, None
+            g2 = g.t().mv(vec1.conj()) * alpha
+        return gi, g1, g2, None, None, None, None
 
 
-def _zeros_of(input, like):
-    return Tensor._wrap(xp_of(like).zeros(input.shape, dtype=like._array.dtype))
-
-
-addr_ = _inplace_of(addr, "addr")
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
@@ -1008,17 +1147,34 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError("X1 and X2 must have the same number of columns. X1: %d X2: %d"
                            % (x1.shape[-1], x2.shape[-1]))
-    if x1._array.dtype.kind != "f":
-        raise RuntimeError("cdist only supports floating-point dtypes, X1 got: %s"
-                           % _dt.from_numpy_dtype(x1._array.dtype)._legacy[:-6])
+    d1, d2 = x1._array.dtype, x2._array.dtype
+    for k, d in ((1, d1), (2, d2)):
+        if d.kind not in "fV":
+            raise RuntimeError("cdist only supports floating-point dtypes, X%d got: %s"
+                               % (k, _dt.scalar_type_name(d)))
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    mode = _CDIST_MODES.get(compute_mode, 0) if compute_mode is not None else 0
+    r1, r2 = x1.shape[-2], x2.shape[-2]
+    if x1.numel() and x2.numel():
+        if p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))):
+            if d1 != d2:    # (torch's matmul formulation)
+                raise RuntimeError("expected m1 and m2 to have the same dtype, but got: %s != %s"
+                                   % (_dt._C_NAME.get(d1.name, d1.name),
+                                      _dt._C_NAME.get(d2.name, d2.name)))
+        else:
+            if d1.kind == "V" or d1.itemsize < 4:
+                raise NotImplementedError("\"cdist\" not implemented for '%s'"
+                                          % _dt.scalar_type_name(d1))
+            if d2 != d1:
+                raise RuntimeError("expected scalar type %s but found %s"
+                                   % (_dt.scalar_type_name(d1), _dt.scalar_type_name(d2)))
     return Cdist.apply(x1, x2, float(p))
 
 
 class Cdist(Function):
-    """p-norm distances between rows, with torch's cdist gradient (zero where the distance is
-    0)."""
+    """p-norm distances between rows, with the gradient of torch's cdist kernel (zero where the
+    distance is 0; NaN from a NaN difference)."""
 
     node_name = "CdistBackward0"
 
@@ -1026,9 +1182,9 @@ class Cdist(Function):
     def forward(ctx, x1, x2, p):
         xp = xp_of(x1)
         a1, a2 = x1._array, x2._array
-        if a1.dtype != a2.dtype:
-            d = _dt.result_type(x1, x2).np
-            a1, a2 = a1.astype(d), a2.astype(d)
+        dt = a1.dtype
+        if a2.dtype != dt:
+            a2 = a2.astype(dt)
         batch = np.broadcast_shapes(a1.shape[:-2], a2.shape[:-2])
         a1 = xp.broadcast_to(a1, batch + a1.shape[-2:])
         a2 = xp.broadcast_to(a2, batch + a2.shape[-2:])
@@ -1036,16 +1192,18 @@ class Cdist(Function):
         a = xp.abs(d)
         with errstate(over="ignore", invalid="ignore", divide="ignore"):
             if p == 0:
-                out = (a != 0).sum(-1)
+                out = xp.minimum(xp.ceil(a), 1).sum(-1)     # (torch's: NaN stays)
             elif p == math.inf:
-                out = a.max(-1) if a.shape[-1] else xp.zeros(a.shape[:-1], a.dtype)
+                # NOTE: torch's ``std::max(agg, |diff|)`` from 0 passes NaNs over
+                out = xp.where(xp.isnan(a), 0, a).max(-1) if a.shape[-1] else \
+                    xp.zeros(a.shape[:-1], a.dtype)
             elif p == 1:
                 out = a.sum(-1)
             elif p == 2:
                 out = xp.sqrt((a * a).sum(-1))
             else:
                 out = (a ** p).sum(-1) ** (1 / p)
-        out = Tensor._wrap(xp.asarray(out, dtype=a.dtype))
+        out = Tensor._wrap(xp.asarray(out, dtype=dt))
         ctx.p = p
         ctx.save_for_backward(x1, x2, out)
         return out
@@ -1060,17 +1218,24 @@ class Cdist(Function):
         o = out.unsqueeze(-1)
         zero = Tensor._wrap(xp_of(d).zeros((), dtype=d._array.dtype))
         nz = o != 0
+        # NOTE: torch's kernel takes sign(NaN) = NaN (torch.sign gives 0)
+        sgn = d.sign().where(~d.isnan(), d)
         if p == 0:
-            gd = d * zero
+            gd = Tensor._wrap(xp_of(d).zeros_like(d._array))
         elif p == 1:
-            gd = g * d.sign()
+            gd = g * sgn
         elif p == 2:
             gd = (g * d / o.where(nz, zero + 1)).where(nz, zero)
         elif p == math.inf:
-            gd = (g * d.sign()).where((d.abs() == o) & nz, zero)
+            gd = g * sgn * (1 - (d.abs() - o).abs().ceil().clamp(max=1))
+        elif p < 2:
+            safe = o.where(nz, zero + 1)
+            gd = (sgn * d.abs() ** (p - 1) * g / safe ** (p - 1)).where(nz, zero)
+            if p < 1:
+                gd = gd.where(d != 0, zero)
         else:
             safe = o.where(nz, zero + 1)
-            gd = (g * d.sign() * d.abs() ** (p - 1) / safe ** (p - 1)).where(nz, zero)
+            gd = (d * d.abs() ** (p - 2) * g / safe ** (p - 1)).where(nz, zero)
         g1 = _sum_back(gd.sum(-2), ctx._input_meta(0)[0]) if need[0] else None
         g2 = _sum_back(-gd.sum(-3), ctx._input_meta(1)[0]) if need[1] else None
         return g1, g2, None
@@ -1080,27 +1245,31 @@ def bincount(input, weights=None, minlength=0):
     """Counts of each value of a 1-D non-negative integer tensor (weighted sums with
     ``weights``)."""
     arr = input._array
-    if arr.dtype.kind in "fcb":
+    if arr.dtype.kind not in "iu":
         raise NotImplementedError("\"bincount_cpu\" not implemented for '%s'"
-                                  % _dt.from_numpy_dtype(arr.dtype)._legacy[:-6])
-    if arr.ndim != 1 or (arr.size and bool((arr < 0).any())):
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+                                  % _dt.scalar_type_name(arr.dtype))
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     xp = xp_of(input)
-    if weights is not None:
-        if weights.dim() != 1 or weights.shape[0] != arr.shape[0]:
-            raise RuntimeError("weights should be 1-d and have the same length as input")
-        w = weights._array
-        out_dt = np.float32 if w.dtype == np.float32 else np.float64
-        n = _b.max(int(arr.max()) + 1 if arr.size else 0, minlength)
-        out = xp.zeros(n, dtype=np.float64)
-        xp.add.at(out, arr.astype(np.int64), w.astype(np.float64))
-        return Tensor._wrap(out.astype(out_dt))
-    n = _b.max(int(arr.max()) + 1 if arr.size else 0, minlength)
-    out = xp.zeros(n, dtype=np.int64)
-    xp.add.at(out, arr.astype(np.int64), 1)
-    return Tensor._wrap(out)
+    if arr.ndim == 1 and arr.size == 0:     # (torch: before any check of ``weights``)
+        return Tensor._wrap(xp.zeros(minlength, dtype=np.int64))
+    if arr.ndim != 1 or bool((arr.min() < 0)):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights.dim() != 1 or weights.shape[0] != arr.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    n = _b.max(int(arr.max()) + 1, minlength)
+    if weights is None:
+        out = xp.zeros(n, dtype=np.int64)
+        xp.add.at(out, arr.astype(np.int64), 1)
+        return Tensor._wrap(out)
+    w = weights._array
+    # (torch adds in order, in float32 for float32 weights, else in float64)
+    out = xp.zeros(n, dtype=np.float32 if w.dtype == np.float32 else np.float64)
+    xp.add.at(out, arr.astype(np.int64), w.astype(out.dtype))
+    out = Tensor._wrap(out)
+    if weights._requires_grad:
+        out = _NoDerivative.apply(input, weights, out, "aten::bincount")
+    return out
 
 
 def histc(input, bins=100, min=0, max=0):
@@ -1129,7 +1298,7 @@ def histc(input, bins=100, min=0, max=0):
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise RuntimeError("torch.histc: range of [%s, %s] is not finite" % (lo, hi))
+        raise RuntimeError("torch.histc: range of [%s, %s] is not finite" % (_g(lo), _g(hi)))
     hist, _ = _linear_hist(xp, arr.reshape(-1), bins, lo, hi, None)
     return Tensor._wrap(hist.astype(arr.dtype))
 
@@ -1154,56 +1323,172 @@ def _linear_hist(xp, flat, bins, lo, hi, weight):
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False):
     """Histogram of ``input``: counts (or density) and bin edges."""
-    hist, edges = _histogram(input, bins, range, weight, density)
-    if input._requires_grad or (weight is not None and weight._requires_grad):
-        hist, edges = _NoDerivative.apply(input, weight, (hist, edges), "aten::histogram")
-    return _rt_histogram(hist, edges)
-
-
-def _histogram(input, bins, range, weight, density):
     arr = input._array
     xp = xp_of(input)
-    if not isinstance(bins, Tensor) and bins <= 0:
-        raise RuntimeError("torch.histogram(): bins must be > 0, but got %d for dimension 0"
-                           % bins)
-    if arr.dtype.kind != "f":
-        raise NotImplementedError("\"histogram_cpu\" not implemented for '%s'"
-                                  % _dt.from_numpy_dtype(arr.dtype)._legacy[:-6])
-    flat = arr.reshape(-1)
-    w = None if weight is None else weight._array
+    pts = arr.reshape(-1, 1)
+    w = None if weight is None else weight._array.reshape(-1)
     if isinstance(bins, Tensor):
-        edges = bins._array
-        if edges.ndim != 1:
-            raise RuntimeError("torch.histogram(): bins tensor should have one dimension, but "
-                               "got %d dimensions in the bins tensor" % edges.ndim)
-        x = flat.astype(np.float64)
-        e = edges.astype(np.float64)
-        nb = e.shape[0] - 1
-        keep = (x >= e[0]) & (x <= e[-1])
-        pos = xp.minimum(xp.searchsorted(e, x[keep], side="right") - 1, nb - 1)
-        hist = xp.zeros(nb, dtype=np.float64)
-        xp.add.at(hist, pos, 1.0 if w is None else w.reshape(-1)[keep].astype(np.float64))
+        _hist_check(pts, [bins._array], w)
+        edges = [bins._array]
+        _hist_bins_positive([e.shape[0] - 1 for e in edges])
     else:
-        if bins <= 0:
-            raise RuntimeError("torch.histogram(): bins must be > 0, but got %d for dimension 0"
-                               % bins)
-        if range is not None:
-            lo, hi = float(range[0]), float(range[1])
-        elif flat.size:
-            lo, hi = float(flat.min()), float(flat.max())
-        else:
-            lo, hi = 0.0, 1.0    # (torch's edges for an empty input)
+        _hist_bins_positive([bins])
+        los, his = _outer_edges(pts, range)
+        edges = [_hist_linspace(xp, los[0], his[0], bins, arr.dtype)]
+        _hist_check(pts, edges, w)
+    hist = _hist_counts(xp, pts, edges, w, density)
+    hist, edge = Tensor._wrap(hist), Tensor._wrap(xp.array(edges[0]))
+    if input._requires_grad or (weight is not None and weight._requires_grad):
+        hist, edge = _NoDerivative.apply(input, weight, (hist, edge), "aten::histogram")
+    return _rt_histogram(hist, edge)
+
+
+# torch's TypeMeta names of the dtypes, in histogram's messages
+_META = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+         "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+         "float32": "float", "float64": "double", "bool": "bool",
+         "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _hist_check(pts, edges, w):
+    """torch's ``histogramdd_check_inputs`` on the points (N innermost), edge arrays and
+    weights."""
+    n = pts.shape[-1]
+    if len(edges) != n:
+        raise RuntimeError("torch.histogramdd: expected %d sequences of bin edges for a "
+                           "%d-dimensional histogram but got %d" % (n, n, len(edges)))
+    for j, e in enumerate(edges):
+        if e.dtype != pts.dtype:
+            raise RuntimeError("torch.histogramdd: input tensor and bins tensors should have the "
+                               "same dtype, but got input with dtype %s and bins for dimension %d"
+                               " with dtype %s" % (_META[pts.dtype.name], j, _META[e.dtype.name]))
+        if e.ndim != 1:
+            raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but got "
+                               "%d dimensions in the bins tensor for dimension %d" % (e.ndim, j))
+        if e.size == 0:
+            raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 element, "
+                               "but got 0 elements in the bins tensor for dimension %d" % j)
+    if w is not None:
+        if w.dtype != pts.dtype:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and "
+                               "weight tensor should have the same dtype, but got input(%s), and "
+                               "weight(%s)" % (_META[pts.dtype.name], _META[w.dtype.name]))
+        if tuple(pts.shape[:-1]) != (tuple(w.shape) or (1,)):
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have "
+                               "the same shape as the input tensor excluding its innermost "
+                               "dimension, but got input with shape %s and weight with shape %s"
+                               % (list(pts.shape), list(w.shape)))
+
+
+def _hist_bins_positive(counts):
+    for j, b in enumerate(counts):
+        if b <= 0:
+            raise RuntimeError("torch.histogram(): bins must be > 0, but got %d for dimension %d"
+                               % (b, j))
+
+
+def _outer_edges(pts, range):
+    """torch's ``select_outer_bin_edges``: each dimension's (finite) leftmost and rightmost
+    edge, from ``range`` or the data."""
+    n = pts.shape[-1]
+    los, his = [0.0] * n, [1.0] * n     # (torch's edges for no points)
+    if range is not None:
+        if len(range) != 2 * n:
+            raise RuntimeError("torch.histogramdd: for a %d-dimensional histogram range should "
+                               "have %d elements, but got %d" % (n, 2 * n, len(range)))
+        los = [float(range[2 * j]) for j in _b.range(n)]
+        his = [float(range[2 * j + 1]) for j in _b.range(n)]
+    elif pts.size:
+        if pts.dtype not in (np.float32, np.float64):
+            raise NotImplementedError("\"histogramdd\" not implemented for '%s'"
+                                      % _dt.scalar_type_name(pts.dtype))
+        los, his = [float(v) for v in pts.min(0)], [float(v) for v in pts.max(0)]
+    for j in _b.range(n):
+        lo, hi = los[j], his[j]
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError("torch.histogramdd: dimension %d's range [%s, %s] is not finite"
+                               % (j, _g(lo), _g(hi)))
         if lo > hi:
-            raise RuntimeError("torch.histogram(): min should not exceed max, but got min %s "
-                               "max %s for dimension 0" % (lo, hi))
+            raise RuntimeError("torch.histogramdd: min should not exceed max, but got min %s max "
+                               "%s for dimension %d" % (_g(lo), _g(hi), j))
         if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-        hist, edges = _linear_hist(xp, flat, bins, lo, hi, w)
+            los[j], his[j] = lo - 0.5, hi + 0.5
+    return los, his
+
+
+def _hist_linspace(xp, lo, hi, bins, dtype):
+    """``bins + 1`` edges from ``lo`` to ``hi`` in ``dtype`` (torch's linspace_out)."""
+    if bins + 1 < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if dtype == np.bool_:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    steps = int(bins) + 1
+    if dtype.kind not in "fV" or steps < 2:
+        return xp.linspace(lo, hi, steps).astype(dtype)
+    # NOTE: torch's kernel: the first half up from ``lo``, the rest down from ``hi``, each a
+    # fused multiply-add for float32/float64 (one rounding), plain dtype arithmetic below
+    start, end = xp.asarray(lo).astype(dtype), xp.asarray(hi).astype(dtype)
+    step = (end - start) / xp.asarray(steps - 1).astype(dtype)
+    idx = xp.arange(steps)
+    base = xp.where(idx < steps // 2, start, end)
+    k = xp.where(idx < steps // 2, idx, idx + 1 - steps)
+    if dtype.itemsize < 4:
+        return base + step * k.astype(dtype)
+    if dtype == np.float32:
+        return (base.astype(np.float64) + step.astype(np.float64) * k).astype(dtype)
+    c = step * 134217729.0          # Dekker's split: step * k == (hi + lo) * k exactly
+    hi = c - (c - step)
+    ph, pl = hi * k, (step - hi) * k
+    s = base + ph                   # Knuth's two-sum: base + ph == s + err exactly
+    bb = s - base
+    err = (base - (s - bb)) + (ph - bb)
+    return s + (err + pl)
+
+
+def _upper_bound(xp, e, x):
+    """``std::upper_bound`` of each ``x`` in ``e`` (its comparisons, NaN included)."""
+    first = xp.zeros(x.shape, dtype=np.int64)
+    count = xp.full(x.shape, e.shape[0], dtype=np.int64)
+    while bool((count > 0).any()):
+        step = count // 2
+        it = first + step
+        live = count > 0
+        go = live & ~(x < e[xp.minimum(it, e.shape[0] - 1)])
+        first = xp.where(go, it + 1, first)
+        count = xp.where(go, count - step - 1, xp.where(live, step, 0))
+    return first
+
+
+def _hist_counts(xp, pts, edges, w, density):
+    """torch's histogramdd kernel: the (weighted) counts of the (M, N) points in the bins given
+    by the N edge arrays (the last bin closed), NaNs and points outside skipped; in the input's
+    dtype (the dispatch ``histogram_cpu``)."""
+    if pts.dtype.kind not in "fV":
+        raise NotImplementedError("\"histogram_cpu\" not implemented for '%s'"
+                                  % _dt.scalar_type_name(pts.dtype))
+    shape = tuple(e.shape[0] - 1 for e in edges)
+    x = pts.astype(np.float64)
+    keep = xp.ones(x.shape[0], dtype=bool)
+    flat = xp.zeros(x.shape[0], dtype=np.int64)
+    for j, e in enumerate(edges):
+        e = e.astype(np.float64)
+        xj = x[:, j]
+        keep = keep & (xj >= e[0]) & (xj <= e[-1])
+        pos = _upper_bound(xp, e, xj) - 1
+        pos = xp.where(pos == e.shape[0] - 1, pos - 1, pos)
+        flat = flat * shape[j] + xp.clip(pos, 0, shape[j] - 1)
+    hist = xp.zeros(math.prod(shape), dtype=np.float64)
+    wk = 1.0 if w is None else w.astype(np.float64)[keep]
+    xp.add.at(hist, flat[keep], wk)
+    hist = hist.reshape(shape).astype(pts.dtype)
     if density:
-        widths = xp.diff(edges.astype(np.float64))
-        hist = hist / (hist.sum() * widths)
-    return (Tensor._wrap(hist.astype(arr.dtype)),
-            Tensor._wrap(xp.asarray(edges, dtype=arr.dtype)))
+        with errstate(divide="ignore", invalid="ignore"):
+            hist = hist / hist.astype(np.float64).sum().astype(pts.dtype)
+            for j, e in enumerate(edges):
+                view = [1] * len(edges)
+                view[j] = -1
+                hist = hist / (e[1:] - e[:-1]).astype(pts.dtype).reshape(view)
+    return hist.astype(pts.dtype)
 
 
 _HISTDD_SIGS = ("histogramdd() received an invalid combination of arguments - got (Tensor, %s), "
@@ -1229,59 +1514,29 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
         bins = [int(bins)] * k
     elif isinstance(bins, Tensor):
         bins = [bins]
-    if len(bins) != k:
-        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
-                           "dimension of the input.")
-    if range is not None and len(range) != 2 * k:
-        raise RuntimeError("torch.histogramdd: for a %d-dimensional histogram range should have "
-                           "%d elements, but got %d" % (k, 2 * k, len(range)))
-    if weight is not None:
-        if tuple(weight._array.shape) != tuple(arr.shape[:-1]):
-            raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have "
-                               "the same shape as the input tensor excluding its innermost "
-                               "dimension, but got input with shape %s and weight with shape %s"
-                               % (list(arr.shape), list(weight._array.shape)))
-        if weight._array.dtype != arr.dtype:
-            raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and "
-                               "weight tensor should have the same dtype, but got input(%s), and "
-                               "weight(%s)" % (_dt._C_NAME.get(arr.dtype.name, arr.dtype.name),
-                                               _dt._C_NAME.get(weight._array.dtype.name,
-                                                               weight._array.dtype.name)))
-    if arr.dtype.kind not in "fV":
-        raise NotImplementedError("\"%s\" not implemented for '%s'"
-                                  % ("histogramdd" if k else "histogram_cpu",
-                                     _dt.scalar_type_name(arr.dtype)))
-    pts = arr.reshape(-1, k) if k else arr.reshape(arr.size, 0)
-    edges = []
-    for j, b in enumerate(bins):
-        if isinstance(b, Tensor):
-            edges.append(b._array.astype(np.float64))
-            continue
-        if range is not None:
-            lo, hi = float(range[2 * j]), float(range[2 * j + 1])
-        elif pts.shape[0]:
-            lo, hi = float(pts[:, j].min()), float(pts[:, j].max())
-        else:
-            lo, hi = 0.0, 1.0       # (torch's edges for no points)
-        if lo > hi:
-            raise RuntimeError("torch.histogramdd: min should not exceed max, but got min %s max "
-                               "%s for dimension %d" % (_g(lo), _g(hi), j))
-        if b + 1 < 0:
-            raise RuntimeError("number of steps must be non-negative")
-        if b <= 0:
-            raise RuntimeError("torch.histogram(): bins must be > 0, but got %d for dimension %d"
-                               % (b, j))
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-        edges.append(xp.linspace(lo, hi, int(b) + 1).astype(arr.dtype).astype(np.float64))
-    w = None if weight is None else weight._array.reshape(-1).astype(np.float64)
-    if k:
-        hist, _ = xp.histogramdd(pts.astype(np.float64), bins=edges, weights=w,
-                                 density=density)
+    pts = arr.reshape(-1, k) if k else arr.reshape(math.prod(arr.shape[:-1]), 0)
+    w = None if weight is None else weight._array
+    if len(bins) and isinstance(bins[0], Tensor):
+        edges = [b._array for b in bins]
+        _hist_check(arr, edges, w)
+        _hist_bins_positive([e.shape[0] - 1 for e in edges])
     else:
-        hist = xp.asarray(np.nan if density else 0.0)
-    hist = Tensor._wrap(xp.asarray(hist).astype(arr.dtype))
-    edges = tuple(Tensor._wrap(e.astype(arr.dtype)) for e in edges)
+        los, his = _outer_edges(pts, range)
+        if len(bins) != k:
+            raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                               "dimension of the input.")
+        edges = [_hist_linspace(xp, lo, hi, b, arr.dtype) for lo, hi, b in zip(los, his, bins)]
+        _hist_check(arr, edges, w)
+        _hist_bins_positive(bins)
+    if w is not None:
+        w = w.reshape(-1)
+    if k:
+        hist = _hist_counts(xp, pts, edges, w, density)
+    else:
+        _hist_counts(xp, pts, edges, w, False)
+        hist = xp.asarray(np.nan if density else 0.0).astype(arr.dtype)
+    hist = Tensor._wrap(hist)
+    edges = tuple(Tensor._wrap(xp.array(e)) for e in edges)
     if input._requires_grad or (weight is not None and weight._requires_grad):
         hist, *edges = _NoDerivative.apply(input, weight, (hist,) + edges,
                                            "aten::_histogramdd_from_bin_cts")
@@ -1289,7 +1544,7 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
 
 
 def _g(v):
-    return "%d" % v if float(v).is_integer() else "%g" % v
+    return "%g" % v
 
 
 def block_diag(*tensors):

@@ -20,7 +20,8 @@ __all__ = ["det", "inverse", "cholesky", "cholesky_solve", "cholesky_inverse", "
 
 
 # kernels torch does not reach (so whose dtype error does not come) for an empty input
-_EMPTY_SKIPS = frozenset(("lu_cpu", "cholesky_cpu", "linalg_svd_cpu", "linalg_eigh_cpu"))
+_EMPTY_SKIPS = frozenset(("lu_cpu", "cholesky_cpu", "linalg_svd_cpu", "linalg_eigh_cpu",
+                          "ldl_factor_kernel_cpu"))
 
 
 def _lapack_dtype(arr, op, kernel=None):
@@ -751,7 +752,7 @@ class LinalgEigh(Function):
         if arr.size == 0:
             w, v = xp.zeros(arr.shape[:-1], dtype=_real_dtype(arr)), arr.copy()
         else:
-            w, v = (xp.asarray(r) for r in xp.linalg.eigh(arr, UPLO=uplo.upper()))
+            w, v = _syevd(arr, uplo.upper() == "L")
         ctx.set_materialize_grads(False)
         L, V = _w(w.astype(_real_dtype(arr))), _w(_colmajor(v.astype(arr.dtype)))
         ctx.save_for_backward(L, V)
@@ -761,6 +762,18 @@ class LinalgEigh(Function):
     def backward(ctx, gL, gV):
         L, V = ctx.saved_tensors
         return _eig_backward(gL, gV, L, V, True), None, None
+
+
+def _syevd(arr, lower):
+    """LAPACK's ``?syevd``/``?heevd`` on each matrix (torch's driver); torch's error when one
+    fails to converge."""
+    syevd = _lapack(arr, "heevd" if arr.dtype.kind == "c" else "syevd")
+    with errstate(invalid="ignore", over="ignore"):
+        w, v, info = _per_matrix(arr, lambda m: syevd(m, compute_v=1, lower=int(lower)))
+    _raise_info("linalg.eigh", info, lambda i: "The algorithm failed to converge because the "
+                "input matrix is ill-conditioned or has too many repeated eigenvalues (error "
+                "code: %d)." % i)
+    return w, v
 
 
 def _eig_backward(gL, gV, L, V, hermitian):
@@ -1037,52 +1050,91 @@ def _pinv_backward(grad, pinvA, A):
             + pinvAhK - matmul(matmul(pinvAhK, pinvA), A))
 
 
-def _tol_arrays(xp, arr, s_max, atol, rtol):
-    """``max(atol, rtol * s_max)`` with torch's defaults (rtol = eps * max(m, n) when neither is
-    given; rtol = 0 when only a positive atol is)."""
-    def arr_of(v):
-        if v is None:
-            return None
-        return v._array if isinstance(v, Tensor) else xp.asarray(v, dtype=arr.dtype)
-    atol_a, rtol_a = arr_of(atol), arr_of(rtol)
-    if rtol_a is None:
-        eps = np.finfo(arr.dtype).eps * max(arr.shape[-2:])
-        if atol_a is None:
-            rtol_a = xp.asarray(eps, dtype=arr.dtype)
-        else:
-            rtol_a = xp.where(atol_a > 0, xp.asarray(0, dtype=arr.dtype),
-                              xp.asarray(eps, dtype=arr.dtype))
-    if atol_a is None:
-        atol_a = xp.asarray(0, dtype=arr.dtype)
-    return xp.maximum(atol_a, rtol_a * s_max)
+def _eps(arr):
+    """torch's ``_get_epsilon`` of ``arr``'s real dtype (times nothing)."""
+    real = _real_dtype(arr)
+    if real.char not in "fd":
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    return float(np.finfo(real).eps)
+
+
+def _atol_rtol(arr, atol, rtol, fname):
+    """torch's ``get_atol_rtol``: the tolerances as arrays (0-d float64 ones for Python numbers
+    and for the defaults: atol 0, rtol ``eps * max(m, n)``, or 0 where atol > 0)."""
+    xp = get_array_module(arr)
+
+    def as_arr(v, name):
+        if not isinstance(v, Tensor):
+            return xp.asarray(float(v), dtype=np.float64)
+        if v._array.dtype.kind == "c":
+            raise RuntimeError("%s: %s tensor of complex type is not supported. Got %s"
+                               % (fname, name, _tname(v._array.dtype)))
+        return v._array
+    atol_a = xp.zeros((), dtype=np.float64) if atol is None else as_arr(atol, "atol")
+    if rtol is not None:
+        rtol_a = as_arr(rtol, "rtol")
+    else:
+        default = xp.asarray(_eps(arr) * max(arr.shape[-2:]), dtype=np.float64)
+        rtol_a = default if atol is None else xp.where(atol_a > 0, 0.0, default)
+    return atol_a, rtol_a
+
+
+def _bcast(a_shape, b_shape):
+    """The broadcast of two shapes, or torch's error."""
+    try:
+        return np.broadcast_shapes(a_shape, b_shape)
+    except ValueError:
+        for i, (x, y) in enumerate(zip(reversed(a_shape), reversed(b_shape))):
+            if x != y and x != 1 and y != 1:
+                raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) "
+                                   "at non-singleton dimension %d"
+                                   % (x, y, max(len(a_shape), len(b_shape)) - 1 - i)) from None
+        raise
+
+
+def _promote(*arrs):
+    out = _dt.from_numpy_dtype(arrs[0].dtype)
+    for x in arrs[1:]:
+        out = _dt.promote_types(out, _dt.from_numpy_dtype(x.dtype))
+    return out.np
+
+
+def _tolerance(atol_a, rtol_a, s_max):
+    """``max(atol[..., None], rtol[..., None] * s_max)`` with torch's broadcasting and dtypes."""
+    xp = get_array_module(s_max)
+    at, rt = atol_a[..., None], rtol_a[..., None]
+    _bcast(rt.shape, s_max.shape)
+    prod = (rt * s_max).astype(_promote(rt, s_max), copy=False)
+    _bcast(at.shape, prod.shape)
+    return xp.maximum(at, prod).astype(_promote(at, prod), copy=False)
 
 
 class LinalgPinv(Function):
     node_name = "LinalgPinvBackward0"
 
     @staticmethod
-    def forward(ctx, a, atol, rtol, hermitian):
+    def forward(ctx, a, atol_a, rtol_a, hermitian):
         arr = a._array
-        if arr.ndim < 2 or arr.dtype.char not in "fdFD":
-            raise RuntimeError("linalg.pinv(%s{[%s]}): expected a tensor with 2 or more "
-                               "dimensions of float, double, cfloat or cdouble types"
-                               % (_tname(arr.dtype), ", ".join(str(d) for d in arr.shape)))
         xp = xp_of(a)
         m, n = arr.shape[-2:]
         if arr.size == 0:
             out = xp.zeros(arr.shape[:-2] + (n, m), dtype=arr.dtype)
         elif hermitian:
             w, v = (xp.asarray(r) for r in xp.linalg.eigh(arr))
-            tol = _tol_arrays(xp, arr, xp.abs(w).max(-1), atol, rtol)[..., None]
+            w_abs = xp.abs(w)
+            tol = _tolerance(atol_a, rtol_a, w_abs.max(-1, keepdims=True))
+            _bcast(w_abs.shape, tol.shape)
             with errstate(divide="ignore"):
-                winv = xp.where(xp.abs(w) > tol, 1 / w, 0).astype(arr.dtype)
-            out = (v * winv[..., None, :]) @ xp.conj(v).mT
+                winv = xp.where(w_abs > tol, 1 / w, 0).astype(arr.dtype)
+            out = xp.matmul(v * winv[..., None, :], xp.conj(v).mT)
         else:
+            _check_finite("linalg.svd", arr)
             u, s, vh = (xp.asarray(r) for r in xp.linalg.svd(arr, full_matrices=False))
-            tol = _tol_arrays(xp, arr, s[..., :1], atol, rtol)
+            tol = _tolerance(atol_a, rtol_a, s[..., :1])
+            _bcast(s.shape, tol.shape)
             with errstate(divide="ignore"):
                 sinv = xp.where(s > tol, 1 / s, 0).astype(arr.dtype)
-            out = (xp.conj(vh).mT * sinv[..., None, :]) @ xp.conj(u).mT
+            out = xp.matmul(xp.conj(vh).mT * sinv[..., None, :], xp.conj(u).mT)
         out = _w(xp.asarray(out).astype(arr.dtype))
         ctx.save_for_backward(a, out)
         return out
@@ -1090,7 +1142,10 @@ class LinalgPinv(Function):
     @staticmethod
     def backward(ctx, grad_output):
         a, out = ctx.saved_tensors
-        return _pinv_backward(grad_output, out, a), None, None, None
+        grad = _pinv_backward(grad_output, out, a)
+        if tuple(grad.shape) != tuple(a.shape):
+            grad = sum_to(grad, tuple(a.shape))
+        return grad, None, None, None
 
 
 class LinalgMatrixExp(Function):
@@ -1235,7 +1290,7 @@ class LinalgLstsq(Function):
         Xm = X.unsqueeze(-1) if vec else X
         if gX is not None:
             gX = gX.unsqueeze(-1) if vec else gX
-            pinvA = LinalgPinv.apply(a, None, None, False)
+            pinvA = LinalgPinv.apply(a, *_atol_rtol(a._array, None, None, ""), False)
             if ctx.needs_input_grad[0]:
                 ga = _pinv_backward(matmul(gX, B.mH), pinvA, a)
             if ctx.needs_input_grad[1]:
@@ -1490,6 +1545,10 @@ class LuUnpack(Function):
         from .shape import cat
         m, n = ctx.shape
         k = min(m, n)
+        # NOTE: the empty 1-D L and U of unpack_data=False reach torch's triu/tril and fail there.
+        for name, gr in (("triu", gU), ("tril", gL)):
+            if gr is not None and gr.ndim < 2:
+                raise RuntimeError("%s: input tensor must have at least 2 dimensions" % name)
         g = None
         if gL is not None and gL.shape[-1] == k:
             g = gL.tril(-1)
@@ -1507,6 +1566,10 @@ class LuUnpack(Function):
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """``(P, L, U)`` from a packed LU factorisation and its pivots."""
+    if LU_pivots._array.dtype != np.int32:
+        raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of "
+                           "torch.int32 dtype.\nNote: this function is intended to be used with "
+                           "the output produced by torch.linalg.lu_factor")
     return _rt.lu_unpack(*LuUnpack.apply(LU_data, LU_pivots, unpack_data, unpack_pivots))
 
 
@@ -1536,29 +1599,39 @@ class LinalgLuSolve(Function):
     def forward(ctx, LU, pivots, B, left, adjoint):
         op = "torch.linalg.lu_solve"
         lu, pv, b = LU._array, pivots._array, B._array
-        _square_check(op, lu, "linalg.lu_solve_cpu")
-        if b.ndim < 2:
-            raise RuntimeError("%s: The input tensor B must have at least 2 dimensions." % op)
-        _lapack_dtype(b, op, "linalg.lu_solve_cpu")
+        _float_or_complex(op, lu)
+        if lu.dtype != b.dtype:
+            raise RuntimeError("linalg.lu_solve: Expected LU and B to have the same dtype, but "
+                               "found LU of type %s and B of type %s instead"
+                               % (_tname(lu.dtype), _tname(b.dtype)))
         if pv.dtype != np.int32:
             raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type "
                                "torch.int32")
-        if pv.shape[-1] != lu.shape[-1]:
-            raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as "
-                               "the dimension of the matrix")
+        _square_shape(op, lu)
+        if b.ndim < 2:
+            raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 "
+                               "dimensions.")
         if (b.shape[-2] if left else b.shape[-1]) != lu.shape[-1]:
             raise RuntimeError("linalg.lu_solve: Incompatible shapes of A and B for the equation "
                                "%s (%s and %s)" % ("AX = B" if left else "XA = B",
                                                    _shape_str(lu.shape[-2:]),
                                                    _shape_str(b.shape[-2:])))
+        if pv.shape[-1:] != lu.shape[-1:]:
+            raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as "
+                               "the dimension of the matrix")
+        if pv.shape != lu.shape[:-1]:
+            raise RuntimeError("linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be "
+                               "the same, but got pivots with shape [%s] instead"
+                               % ", ".join(str(d) for d in pv.shape))
         xp = xp_of(LU)
-        batch = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2], pv.shape[:-1])
+        batch = _bcast(lu.shape[:-2], b.shape[:-2])
         lu = xp.broadcast_to(lu, batch + lu.shape[-2:])
         pv = xp.broadcast_to(pv, batch + pv.shape[-1:])
         b = xp.broadcast_to(b, batch + b.shape[-2:])
-        if lu.size == 0 or b.size == 0:
+        if b.size == 0:
             x = xp.zeros(b.shape, dtype=b.dtype)
         else:
+            _lapack_dtype(lu, None, "linalg.lu_solve_cpu")
             x = _lu_solve_arrays(lu, pv, b, left, adjoint).astype(b.dtype, copy=False)
         ctx.left, ctx.adjoint = left, adjoint
         ctx.mark_edges(0, 2)
@@ -1599,6 +1672,10 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
 
 def lu_solve(b, LU_data, LU_pivots, *, out=None):
     """``torch.lu_solve``: solve ``A X = b`` from ``torch.lu``'s output."""
+    _warn_once("lu_solve", "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand "
+               "will be removed in a future PyTorch release.\nNote that torch.linalg.lu_solve "
+               "has its arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be "
+               "replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
     return linalg_lu_solve(LU_data, LU_pivots, b)
 
 
@@ -1628,44 +1705,65 @@ def logdet(input):
 
 def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """The Moore-Penrose pseudo-inverse; singular values below ``max(atol, rtol * s_max)`` are
-    treated as zero."""
+    treated as zero. Tensor tolerances broadcast against ``A``'s batch shape."""
+    arr = A._array
+    if arr.ndim < 2 or arr.dtype.char not in "fdFD":
+        raise RuntimeError("linalg.pinv(%s{[%s]}): expected a tensor with 2 or more "
+                           "dimensions of float, double, cfloat or cdouble types"
+                           % (_tname(arr.dtype), ", ".join(str(d) for d in arr.shape)))
     if rcond is not None:
-        rtol = rcond
+        if isinstance(rcond, Tensor) and rcond._array.dtype.kind == "c":
+            raise RuntimeError("torch.linalg.pinv: rcond tensor of complex type is not "
+                               "supported. Got %s" % _tname(rcond._array.dtype))
+        atol, rtol = 0.0, rcond
     if is_grad_enabled():
         for name, v in (("atol", atol), ("rtol", rtol)):
             if isinstance(v, Tensor) and v.requires_grad:
                 raise RuntimeError("The function 'linalg_pinv' is not differentiable with "
                                    "respect to argument '%s'. This input cannot have "
                                    "requires_grad True." % name)
-    return LinalgPinv.apply(A, atol, rtol, hermitian)
+    atol_a, rtol_a = _atol_rtol(arr, atol, rtol, "torch.linalg.pinv")
+    return LinalgPinv.apply(A, atol_a, rtol_a, hermitian)
 
 
 def pinverse(input, rcond=1e-15):
     """``torch.pinverse``: the pseudo-inverse with relative cut-off ``rcond``."""
-    return LinalgPinv.apply(input, None, rcond, False)
+    return linalg_pinv(input, rcond)
+
+
+def _resized(result_shape, shape):
+    """torch's warning when an allocated result is resized to a broadcast shape."""
+    if tuple(result_shape) != tuple(shape) and math.prod(result_shape) > 0:
+        import warnings
+        from ._out import _RESIZE_MSG
+        warnings.warn(_RESIZE_MSG % (list(result_shape), list(shape)), UserWarning, stacklevel=3)
 
 
 def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
-    """The number of singular values above ``max(atol, rtol * s_max)`` (int64)."""
+    """The number of singular values above ``max(atol, rtol * s_max)`` (int64). Tensor
+    tolerances broadcast against ``A``'s batch shape."""
     arr = A._array
     if arr.ndim < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at "
                            "least 2 dimensions.")
-    if arr.size:
-        _float_double(arr)
     if tol is not None:
-        atol, rtol = tol, 0.0
+        zero = tol._array.dtype if isinstance(tol, Tensor) else np.float64
+        atol, rtol = tol, _w(xp_of(A).zeros((), dtype=zero))
+    atol_a, rtol_a = _atol_rtol(arr, atol, rtol, "torch.linalg.matrix_rank")
     xp = xp_of(A)
     if arr.size == 0:
         return _w(xp.zeros(arr.shape[:-2], dtype=np.int64))
     if hermitian:
-        s = xp.abs(xp.asarray(xp.linalg.eigvalsh(arr)))
+        s = xp.abs(linalg_eigvalsh(A.detach())._array)
+        s_max = s.max(-1, keepdims=True)
     else:
-        s = xp.asarray(xp.linalg.svd(arr, compute_uv=False))
-    tol_a = _tol_arrays(xp, arr, s.max(-1, keepdims=True), atol, rtol)
-    if tol_a.ndim == s.ndim - 1:
-        tol_a = tol_a[..., None]
-    return _w((s > tol_a).sum(-1).astype(np.int64))
+        s = _svdvals(A.detach())._array
+        s_max = s[..., :1]
+    tol_a = _tolerance(atol_a, rtol_a, s_max)
+    _bcast(s.shape, tol_a.shape)
+    rank = (s > tol_a).sum(-1).astype(np.int64)
+    _resized(arr.shape[:-2], rank.shape)
+    return _w(rank)
 
 
 def matrix_power(input, n):
@@ -1760,6 +1858,19 @@ def _hh_arrays(a, tau, ncols):
     return q
 
 
+def _orgqr(a, tau):
+    """LAPACK's ``?orgqr``/``?ungqr`` on each matrix (the same non-finite propagation as torch)."""
+    if a.size == 0 or tau.shape[-1] == 0:
+        return _hh_arrays(a, tau, a.shape[-1])
+    xp = get_array_module(a)
+    orgqr_ = _lapack(a, "ungqr" if a.dtype.kind == "c" else "orgqr")
+    batch = a.shape[:-2]
+    af, tf = a.reshape((-1,) + a.shape[-2:]), tau.reshape((-1, tau.shape[-1]))
+    with errstate(invalid="ignore", over="ignore"):
+        outs = [xp.asarray(orgqr_(af[i], tf[i])[0]) for i in range(af.shape[0])]
+    return xp.stack(outs).reshape(batch + a.shape[-2:]).astype(a.dtype)
+
+
 def _hh_vjp(A, tau, gQ, ncols):
     """The gradients of ``A`` and ``tau`` for ``Q = H_1 ... H_k I[:, :ncols]`` (Tensor ops)."""
     from .creation import zeros
@@ -1804,11 +1915,13 @@ class LinalgHouseholderProduct(Function):
     @staticmethod
     def forward(ctx, a, tau):
         ctx.save_for_backward(a, tau)
-        return _w(_colmajor(_hh_arrays(a._array, tau._array, a._array.shape[-1])))
+        return _w(_colmajor(_orgqr(a._array, tau._array)))
 
     @staticmethod
     def backward(ctx, grad_output):
         a, tau = ctx.saved_tensors
+        if a.numel() == 0 or tau.numel() == 0:
+            return None, None           # (torch leaves both undefined)
         return _hh_vjp(a, tau, grad_output, a.shape[-1])
 
 
@@ -1870,7 +1983,8 @@ class Ormqr(Function):
             Q = LinalgHouseholderProduct.apply(Ormqr._square(a, tau), tau)
             Qop = Q.mH if transpose else Q
             gc = matmul(Qop.mH, g) if left else matmul(g, Qop.mH)
-        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
+        # NOTE: torch leaves the reflectors' gradients undefined for empty inputs.
+        if (ctx.needs_input_grad[0] or ctx.needs_input_grad[1]) and a.numel() and tau.numel():
             gQop = matmul(g, c.mH) if left else matmul(c.mH, g)
             gQ = gQop.mH if transpose else gQop
             ga, gt = _hh_vjp(a, tau, gQ, a.shape[-2])
@@ -1893,6 +2007,9 @@ def geqrf(input, *, out=None):
     """``(a, tau)``: LAPACK's packed QR factorisation (not differentiable, as torch's)."""
     arr = input._array
     _matrix_check("geqrf", arr, "geqrf_cpu", False)
+    if arr.dtype.kind == "c" and input.requires_grad and is_grad_enabled():
+        raise RuntimeError("geqrf does not support automatic differentiation for outputs with "
+                           "complex dtype.")
     xp = xp_of(input)
 
     def run():
@@ -1951,7 +2068,7 @@ def _ldl_arrays(arr, hermitian):
 
 def linalg_ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     """``(LD, pivots, info)``: the Bunch-Kaufman LDL^T factorisation (LAPACK's sytrf)."""
-    _square_check("torch.linalg.ldl_factor_ex", A._array)
+    _square_check("torch.linalg.ldl_factor_ex", A._array, "ldl_factor_kernel_cpu")
 
     def run():
         ld, piv, info = _ldl_arrays(A._array, hermitian)
@@ -1971,11 +2088,30 @@ def linalg_ldl_factor(A, *, hermitian=False, out=None):
 
 def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     """Solve ``A X = B`` from ``ldl_factor``'s output (not differentiable, as torch's)."""
+    op = "torch.linalg.ldl_solve"
     xp = xp_of(LD)
     ld, pv, b = LD._array, pivots._array, B._array
-    batch = np.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
+    _square_shape(op, ld)
+    _float_or_complex(op, ld)
+    if b.ndim < 2:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
+                         "-2)")
+    if pv.shape != ld.shape[:-1]:
+        raise RuntimeError("%s: Expected LD.shape[:-1] and pivots.shape to be the same, but got "
+                           "pivots with shape [%s] instead"
+                           % (op, ", ".join(str(d) for d in pv.shape)))
+    if b.shape[-2] != ld.shape[-1]:
+        raise RuntimeError("Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix "
+                           "is %d by %d but each b matrix is %d by %d"
+                           % (ld.shape[-2], ld.shape[-1], b.shape[-2], b.shape[-1]))
+    if b.dtype != ld.dtype:
+        raise RuntimeError("Expected b and A to have the same dtype, but found b of type %s and "
+                           "A of type %s instead." % (_tname(b.dtype), _tname(ld.dtype)))
+    if ld.size:
+        _lapack_dtype(ld, None, "ldl_solve_kernel_cpu")
+    batch = _bcast(ld.shape[:-2], b.shape[:-2])
     ld = xp.broadcast_to(ld, batch + ld.shape[-2:])
-    pv = xp.broadcast_to(pv, batch + pv.shape[-1:])
+    pv = xp.broadcast_to(pv, batch + pv.shape[-1:]).astype(np.int32)
     b = xp.broadcast_to(b, batch + b.shape[-2:])
 
     def run():
@@ -2053,21 +2189,23 @@ def linalg_vander(x, *, N=None):
 
 def vander(x, N=None, increasing=False):
     """``torch.vander``: powers of the 1-D ``x`` (decreasing unless ``increasing``)."""
-    from .creation import ones
+    from .creation import empty
     from .reduction import cumprod
-    from .shape import cat, flip
+    from .shape import flip
     if x._array.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
     n = x.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")
     dt = np.dtype(np.int64) if x._array.dtype.kind in "biu" else x._array.dtype
-    dtype = _dt.from_numpy_dtype(dt)
-    if n > 1:
-        pw = cumprod(x.unsqueeze(1).expand(x.shape[0], n - 1).to(dtype), 1)
-        v = cat([ones((x.shape[0], 1), dtype=dtype, device=x.device), pw], 1)
-    else:
-        v = ones((x.shape[0], n), dtype=dtype, device=x.device)
+    v = empty((x.shape[0], n), dtype=_dt.from_numpy_dtype(dt), device=x.device)
+    # NOTE: built in place as torch builds it, so its backward fails as torch's does (cumprod's
+    # saved input is overwritten by the second copy_).
+    if n > 0:
+        v.select(1, 0).fill_(1)
+        if n > 1:
+            v[:, 1:].copy_(x.unsqueeze(1))
+            v[:, 1:].copy_(cumprod(v[:, 1:], 1))
     return v if increasing else flip(v, (1,))
 
 
@@ -2080,7 +2218,8 @@ def _ord_str(p):
 def _cond_helper(A, p):
     """``norm(A) * norm(inv(A))``, infinite for a singular ``A`` (torch's cond helper)."""
     inverse, info = inv_ex(A)
-    inverse = inverse.masked_fill(info.unsqueeze(-1).unsqueeze(-1) > 0, float("inf"))
+    # NOTE: in place as torch's helper, so the backward through inv_ex fails as torch's does.
+    inverse.masked_fill_(info.unsqueeze(-1).unsqueeze(-1) > 0, float("inf"))
     with errstate(invalid="ignore"):
         res = matrix_norm(A, p) * matrix_norm(inverse, p)
     return res.nan_to_num(float("inf"), float("inf"), -float("inf"))

@@ -313,7 +313,28 @@ def _mode_kernel(arr, dim):
             bests = best.reshape(-1).tolist()
             for i in todo:
                 idx[i, 0] = _last_after_std_sort(ranks[i].tolist(), bests[i])
+    if rows.dtype.kind == "f" and r and n:
+        # NOTE: a nan breaks std::sort's ordering and never equals its neighbour: those rows
+        # are replayed on the values themselves
+        for i in xp.flatnonzero(xp.isnan(rows).any(axis=-1)).tolist():
+            idx[i, 0] = _mode_with_nan(rows[i].tolist())
     return xp.moveaxis(idx.reshape(moved.shape[:-1] + (1,)), -1, dim)
+
+
+def _mode_with_nan(values):
+    """torch's CPU mode of one row (a list of floats holding a nan): std::sort the
+    ``(value, index)`` pairs by value, then keep the first longest run of equal values' last
+    index."""
+    pairs = list(zip(values, range(len(values))))
+    _std_sort(pairs, 0, len(pairs))
+    best, best_freq, freq = 0, 0, 0
+    for i, (v, j) in enumerate(pairs):
+        freq += 1
+        if i == len(pairs) - 1 or v != pairs[i + 1][0]:
+            if freq > best_freq:
+                best, best_freq = j, freq
+            freq = 0
+    return best
 
 
 def _last_after_std_sort(keys, key):
@@ -508,13 +529,14 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """The most frequent value along ``dim`` (smallest on ties) and its last index."""
     arr = input._array
-    if arr.ndim or arr.dtype.kind != "c":
-        not_implemented_for(arr, "mode_cpu", "c")
-    elif input._requires_grad and _grad_state.enabled:     # (a 0-d tensor is copied, no kernel)
-        raise RuntimeError("mode does not support automatic differentiation for outputs with "
-                           "complex dtype.")
     d = wrap_dim(dim, arr.ndim, "mode")
     _nonempty("mode", arr, d)
+    if arr.ndim and arr.size:
+        not_implemented_for(arr, "mode_cpu", "c")
+    elif arr.dtype.kind == "c" and input._requires_grad and _grad_state.enabled:
+        # (a 0-d or empty tensor runs no kernel)
+        raise RuntimeError("mode does not support automatic differentiation for outputs with "
+                           "complex dtype.")
     return _mode_t(*_SelectDim.apply(input, d, keepdim, "mode"))
 
 
@@ -804,7 +826,20 @@ class VarMean(Function):
             ctx.set_node_name("StdMeanBackward0")
         ctx.std = std
         v = (Std if std else Var).forward(ctx, a, dims, correction, keepdim)
-        return v, MeanDim.forward(ctx, a, dims, keepdim, None)
+        m = MeanDim.forward(ctx, a, dims, keepdim, None)._array
+        arr = a._array
+        if arr.size and not bool(xp_of(a).isfinite(arr).all()):
+            if arr.dtype.kind == "c":     # (torch: the real and imaginary parts separately)
+                n = _prod(arr.shape[d] for d in dims)
+                m = m.copy()
+                for part in ("real", "imag"):
+                    comp = getattr(arr, part)
+                    with errstate(invalid="ignore"):
+                        cm = comp.sum(axis=dims, keepdims=keepdim) / comp.dtype.type(n)
+                    setattr(m, part, _welford_mean(comp, cm, dims, keepdim))
+            else:
+                m = _welford_mean(arr, m, dims, keepdim)
+        return v, Tensor._wrap(m)
 
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
@@ -821,6 +856,17 @@ class VarMean(Function):
             gm = _expand_back(grad_mean / n if n else grad_mean, shape, ctx.dims, ctx.keepdim)
             g = gm if g is None else g + gm
         return g, None, None, None, None
+
+
+def _welford_mean(arr, mean, dims, keepdim):
+    """``mean`` (of the real ``arr`` over ``dims``) as torch's running (Welford) mean leaves it
+    when an infinity is met: one stays only as the last element in order; any other is nan."""
+    xp = get_array_module(arr)
+    infs = xp.isinf(arr).sum(axis=dims, keepdims=keepdim)
+    last = arr[tuple(slice(-1, None) if d in dims else slice(None) for d in range(arr.ndim))]
+    last = last.reshape(infs.shape)
+    fixed = xp.where((infs == 1) & xp.isinf(last), last, np.nan).astype(mean.dtype)
+    return xp.where((infs > 0) & ~xp.isnan(mean), fixed, mean)
 
 
 def _var_mean(op, input, dim, unbiased, keepdim, correction):

@@ -7,6 +7,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import return_types as _rt
 from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
 from ._util import get_array_module, not_implemented_for, wrap_dim, xp_of
 from .shape import unsqueeze
@@ -443,7 +444,12 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
         raise IndexError("kthvalue(): Expected reduction dim %d to have non-zero size." % d)
     if k < 1 or k > n:
         raise RuntimeError("kthvalue(): selected number k out of range for dimension %d" % d)
-    not_implemented_for(arr, "kthvalue_cpu", "bc")      # (after the size checks, as torch)
+    if arr.ndim:
+        not_implemented_for(arr, "kthvalue_cpu", "bc")      # (after the size checks, as torch)
+    elif arr.dtype.kind == "c" and input._requires_grad and _grad_state.enabled:
+        # (a 0-d tensor runs no kernel)
+        raise RuntimeError("kthvalue does not support automatic differentiation for outputs "
+                           "with complex dtype.")
     ind = _indices(_torch_order(arr, d, False, "kth", k - 1))
     values = _Select.apply(input, d, ind, keepdim, "KthvalueBackward0")
     if arr.ndim and not keepdim:

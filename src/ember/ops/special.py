@@ -9,7 +9,7 @@ from ..autograd.function import Function
 from ..backend import backend_of
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
-from ._inplace import inplace
+from ._inplace import check_into, inplace
 from .comparison import where as _where
 from .complex import conj
 from .reduction import sum as _sum
@@ -245,11 +245,11 @@ def mvlgamma(input, p, *, out=None):
     arr = input._array
     if arr.dtype.kind == "b":
         raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
     if arr.dtype.kind == "c":
         raise NotImplementedError("\"arange_cpu\" not implemented for '%s'"
                                   % _dt.scalar_type_name(arr.dtype))
-    if p < 1:
-        raise RuntimeError("p has to be greater than or equal to 1")
     return Mvlgamma.apply(input, p)
 
 
@@ -298,8 +298,10 @@ def sinc_(input):
 
 
 def _check_inplace_cast(input, other):
-    """torch checks that the result type can be written into ``input`` before the kernel."""
+    """torch checks that the result (its shape, then its type) can be written into ``input``
+    before the kernel."""
     if isinstance(other, Tensor):
+        check_into(input.shape, other.shape)
         res, dst = _dt.result_type(input, other).np, input._array.dtype
         rank = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
         if rank[res.kind] > rank[dst.kind]:
