@@ -138,6 +138,8 @@ _EMPTY_VIEWS = {"view_as_complex", "view_as_real", "view_as_complex_copy",
 # - batch_norm in eval mode with strided (non-contiguous) running statistics: torch's backward
 #   reads them as if contiguous, so its gradient changes from run to run (NaN or garbage).
 # - multi_margin_loss of an empty batch with mean/sum: torch returns its uninitialised output.
+# - matrix_exp of float16/bfloat16: torch's reduced-precision kernel is wrong (exp(0.1 * I)
+#   comes out NaN in float16, inf in bfloat16); ember computes it in float32 and rounds.
 # - torch's own internal assertion failures (e.g. lstsq on inf/NaN: oneMKL reports illegal
 #   parameters and torch ends in "INTERNAL ASSERT FAILED"): torch has no answer to compare.
 _TORCH_BUG = "INTERNAL ASSERT FAILED"
@@ -165,6 +167,9 @@ def _torch_quirk(case):
     if base == "batch_norm" and any(s[4] != "c" for s in specs[1:3]):
         return True
     if base == "chalf" or (base == "complex" and any(s[2] == "float16" for s in specs)):
+        return True
+    if base.startswith("matrix_exp") and ("float16" in (case[2][1] if ns == "opdb" else "") or
+                                          any(s[2] == "float16" for s in specs)):
         return True
     if base == "resize_" and any(isinstance(a, int) and a < 0 for a in case[2][1:]):
         return True
