@@ -3,6 +3,8 @@
 ``import ember as torch`` runs PyTorch-style code: tensors record the operations applied to
 them, ``backward()`` walks the graph, ``nn``, ``optim`` and ``utils.data`` train models.
 """
+import builtins as _builtins
+
 from . import dtypes
 from .dtypes import (bool, float, float16, float32, float64, double, half, int, int8, int16,
                      int32, int64, long, short, uint8, bfloat16, dtype, finfo, iinfo,
@@ -72,6 +74,15 @@ def dsplit(input, indices_or_sections):
 def adaptive_max_pool1d(input, output_size):
     """``torch.adaptive_max_pool1d``: ``(values, indices)`` (``nn.functional``'s returns the
     values only)."""
+    if isinstance(output_size, (tuple, list)):
+        for i, v in enumerate(output_size):
+            if not isinstance(v, _builtins.int) or isinstance(v, _builtins.bool):
+                raise TypeError("adaptive_max_pool1d(): argument 'output_size' (position 2) must "
+                                "be tuple of ints, but found element of type %s at pos %d"
+                                % (type(v).__name__, i))
+        if len(output_size) != 1:
+            raise RuntimeError("adaptive_max_pool1d() argument 'output_size' should contain one "
+                               "int (got %d)" % len(output_size))
     return ops.adaptive_max_pool1d(input, output_size, return_indices=True)
 # ``from .ops import *`` bound ``linalg`` to ``ops.linalg``; load the public ``ember.linalg``.
 linalg = __import__("importlib").import_module(__name__ + ".linalg")

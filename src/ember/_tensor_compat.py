@@ -5,6 +5,8 @@ ember works (tensor.py), only of what torch code may call."""
 from __future__ import annotations
 
 import builtins
+import functools
+import operator
 import warnings
 from typing import Any, Iterator, List, Optional, Sequence
 
@@ -13,9 +15,68 @@ import numpy as np
 from . import backend as _backend
 from . import dtypes as _dt
 from . import ops as _ops
+from .autograd.function import Function
 from .tensor import Size, Tensor
 
 __all__ = ["install", "TypedStorage", "UntypedStorage", "REMOVED"]
+
+
+def _is_int(x: Any) -> builtins.bool:
+    return isinstance(x, (builtins.int, np.integer)) and not isinstance(x, builtins.bool)
+
+
+def _type_name(x: Any) -> str:
+    return "Tensor" if isinstance(x, Tensor) else type(x).__name__
+
+
+# the C++ type names in torch's TensorOptions text
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "uint8": "unsigned char", "int8": "signed char",
+              "int16": "short int", "int32": "int", "int64": "long int", "bool": "bool",
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _options(t: Tensor) -> str:
+    """torch's text of a tensor's TensorOptions (in ``Tensor.new``'s dtype error)."""
+    return ("TensorOptions(dtype=%s, device=%s, layout=Strided, requires_grad=false (default), "
+            "pinned_memory=false (default), memory_format=(nullopt))"
+            % (_CPP_NAMES.get(str(t.dtype).split(".")[-1], str(t.dtype)), t.device))
+
+
+def _new_mismatch(args: Any, kwargs: Any, why: str) -> str:
+    got = [_type_name(a) for a in args] + ["%s=%s" % (k, "torch.dtype" if isinstance(
+        v, _dt.dtype) else _type_name(v)) for k, v in kwargs.items()]
+    return ("new() received an invalid combination of arguments - got (%s), but expected one "
+            "of:\n * (*, torch.device device = None)\n%s * (torch.Storage storage)\n"
+            " * (Tensor other)\n * (tuple of ints size, *, torch.device device = None)\n"
+            " * (object data, *, torch.device device = None)\n" % (", ".join(got), why))
+
+
+class _Resize(Function):
+    """torch's ``torch.autograd._functions.Resize`` (its arithmetic and messages included)."""
+
+    node_name = "ResizeBackward"
+
+    @staticmethod
+    def forward(ctx: Any, tensor: Tensor, sizes: Any) -> Tensor:
+        numel = functools.reduce(operator.mul, sizes, 1)
+        if tensor.numel() != numel:
+            raise RuntimeError(
+                "requested resize to %s (%s elements in total), but the given tensor has a size "
+                "of %s (%d elements). autograd's resize can only change the shape of a given "
+                "tensor, while preserving the number of elements. "
+                % ("x".join(map(str, sizes)), numel, "x".join(map(str, tensor.shape)),
+                   tensor.numel()))
+        if not sizes or not all(_is_int(n) for n in sizes):
+            raise TypeError("view() received an invalid combination of arguments - got (%s), "
+                            "but expected one of:\n * (torch.dtype dtype)\n * (tuple of ints "
+                            "size)\n" % ", ".join(_type_name(n) for n in sizes))
+        ctx.input_sizes = tuple(tensor.shape)
+        return _ops.view(_ops.contiguous(tensor), *sizes)
+
+    @staticmethod
+    def backward(ctx: Any, grad_output: Tensor) -> Any:
+        return _ops.reshape(grad_output, ctx.input_sizes), None
 
 
 class _Compat:
@@ -58,20 +119,49 @@ class _Compat:
 
     def new(self, *args: Any, **kwargs: Any) -> Tensor:
         """torch's legacy constructor: ``x.new(2, 3)`` (uninitialised, this dtype and device),
-        ``x.new([1, 2])`` (data) or ``x.new()`` (empty)."""
-        dtype = kwargs.pop("dtype", None) or self.dtype
-        device = kwargs.pop("device", None) or self.device
+        ``x.new([1, 2])`` (data), ``x.new(t)`` (an alias of ``t``, of this dtype) or
+        ``x.new()`` (empty); only ``device`` is a keyword."""
+        device = kwargs.pop("device", None)
+        for key in ("size", "data", "other"):
+            if key in kwargs and not args:
+                args = (kwargs.pop(key),)
+                if key == "size":
+                    args = tuple(args[0])
+        if kwargs:
+            raise TypeError(_new_mismatch(args, kwargs, "      didn't match because some of "
+                                          "the keywords were incorrect: %s\n"
+                                          % ", ".join(kwargs)))
+        dtype, dev = self.dtype, device or self.device
         if not args:
-            return _ops.empty(0, dtype=dtype, device=device)
-        if len(args) == 1 and isinstance(args[0], Tensor):
-            return args[0].detach()
-        if all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):
-            return _ops.empty(*args, dtype=dtype, device=device)
-        if len(args) == 1 and isinstance(args[0], Size):
-            return _ops.empty(*args[0], dtype=dtype, device=device)
-        if len(args) == 1:
-            return _ops.tensor(args[0], dtype=dtype, device=device)
-        raise TypeError("new() received an invalid combination of arguments")
+            return _ops.empty(0, dtype=dtype, device=dev)
+        first = args[0]
+        if len(args) == 1 and isinstance(first, Tensor):
+            if device is not None:
+                raise RuntimeError("Legacy tensor new of the form tensor.new(tensor, "
+                                   "device=device) is not supported.  Use torch.as_tensor(...) "
+                                   "instead.")
+            if first.dtype != dtype:
+                raise TypeError("expected %s (got %s)" % (_options(self), _options(first)))
+            return first[...]     # (torch's alias: a view, AliasBackward0)
+        if len(args) == 1 and isinstance(first, Size):
+            args = tuple(first)
+        elif len(args) == 1 and not _is_int(first):
+            if isinstance(first, (builtins.float, builtins.complex, builtins.bool)) or \
+                    first is None or isinstance(first, np.generic):
+                name = type(first).__name__
+                raise TypeError("new(): data must be a sequence (got %s)" % (
+                    "numpy." + name if isinstance(first, np.generic) else name))
+            return _ops.tensor(first, dtype=dtype, device=dev)
+        if not _is_int(args[0]):
+            types = "(%s)" % ", ".join("!%s!" % _type_name(a) for a in args)
+            raise TypeError(_new_mismatch(args, {}, "      didn't match because some of the "
+                                          "arguments have invalid types: %s\n" % types))
+        for i, a in enumerate(args):
+            if not (_is_int(a) or isinstance(a, (builtins.bool, np.bool_))):
+                raise TypeError("new(): argument 'size' failed to unpack the object at pos %d "
+                                "with error \"type must be tuple of ints,but got %s\""
+                                % (i + 1, _type_name(a)))
+        return _ops.empty(*[builtins.int(a) for a in args], dtype=dtype, device=dev)
 
     def new_empty_strided(self, size: Any, stride: Any, dtype: Optional[_dt.dtype] = None,
                           device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
@@ -110,22 +200,14 @@ class _Compat:
         return self.resize_(tuple(the_template.shape))
 
     def resize(self, *sizes: Any) -> Tensor:
-        """Deprecated out-of-place ``resize_``: this tensor's elements in shape ``sizes``."""
+        """Deprecated out-of-place ``resize_``: this tensor's elements viewed in shape
+        ``sizes`` (the same number of elements), as torch's autograd ``Resize``."""
         warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
-        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-            sizes = tuple(sizes[0])
-        n = 1
-        for d in sizes:
-            n *= d
-        if n == self._array.size:
-            return _ops.reshape(self, sizes)
-        return self.detach().clone().resize_(*sizes)
+        return _Resize.apply(self, sizes)
 
     def resize_as(self, tensor: Tensor) -> Tensor:
         warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return self.resize(tuple(tensor.shape))
+        return _Resize.apply(self, tensor.shape)
 
     def as_strided_(self, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
         """Make this tensor the view ``as_strided(size, stride, storage_offset)`` of its own

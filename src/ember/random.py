@@ -498,6 +498,87 @@ class Generator:
             else:
                 return x
 
+    def _binomial(self, counts, probs, single):
+        """torch's CPU ``sample_binomial`` per (count, prob) pair, in its arithmetic: BTRS
+        (Hormann's transformed rejection) where ``count * min(p, 1 - p) >= 10``, else the
+        inversion of geometric waiting times; ``single``: the values are float32, whose
+        arithmetic torch's kernel does in float32 where its C++ types are ``float``."""
+        out = []
+        f = np.float32 if single else float
+        log1p = _log1pf if single else math.log1p
+        for count, prob in zip(counts, probs):
+            count, prob = f(count), f(prob)
+            out.append(self._binomial_one(count, prob, f, log1p))
+        return out
+
+    def _binomial_one(self, count, prob, f, log1p):
+        if count <= 0 or prob <= 0:
+            return 0.0
+        if prob >= 1:
+            return float(count)
+        if prob <= 0.5:
+            if f(count * prob) >= 10:
+                return float(self._btrs(count, prob, f))
+            return float(self._binomial_inversion(count, prob, f, log1p))
+        if prob > 0.5:
+            q = f(1.0 - float(prob))
+            if f(count * q) >= 10:
+                return float(f(count - self._btrs(count, q, f)))
+            if count != count:     # (torch's loop never ends for a NaN count)
+                return math.nan
+            return float(f(count - self._binomial_inversion(count, q, f, log1p)))
+        return math.nan
+
+    def _binomial_inversion(self, count, prob, f, log1p):
+        logprob = float(log1p(-prob))
+        count = float(count)
+        if count != count:
+            return math.nan
+        geom_sum, num_geom = 0.0, f(0)
+        while True:
+            u = self._unit_scalar()
+            if u == 0:
+                break       # (log(0) / logprob: an infinite wait)
+            g = math.log(u) / logprob
+            geom_sum += float(math.ceil(g)) if g != math.inf else math.inf
+            if geom_sum > count:
+                break
+            num_geom = f(num_geom + 1)
+        return num_geom
+
+    def _btrs(self, count, prob, f):
+        log = _clog
+        stddev = float(np.sqrt(f(f(count * prob) * f(1 - prob))))
+        b = 1.15 + 2.53 * stddev
+        a = -0.0873 + 0.0248 * b + 0.01 * float(prob)
+        c = float(f(count * prob)) + 0.5
+        v_r = 0.92 - 4.2 / b
+        r = float(f(prob / f(1 - prob)))
+        alpha = (2.83 + 5.1 / b) * stddev
+        m = float(math.floor(f(f(count + 1) * prob)))
+        cnt = float(count)
+        while True:
+            u = self._unit_scalar() - 0.5
+            v = self._unit_scalar()
+            us = 0.5 - abs(u)
+            if us == 0:
+                continue        # (k is -inf: rejected)
+            x = (2 * a / us + b) * u + c
+            k = f(math.floor(x) if math.isfinite(x) else x)
+            if k < 0 or k > count:
+                continue
+            if us >= 0.07 and v <= v_r:
+                return k
+            v = log(v * alpha / (a / (us * us) + b))
+            kd = float(k)
+            upperbound = ((m + 0.5) * log((m + 1) / (r * (cnt - m + 1)))
+                          + float(f(count + 1)) * log((cnt - m + 1) / float(f(f(count - k) + 1)))
+                          + (kd + 0.5) * log(r * float(f(f(count - k) + 1)) / float(f(k + 1)))
+                          + _stirling_tail(m) + _stirling_tail(cnt - m)
+                          - _stirling_tail(kd) - _stirling_tail(float(f(count - k))))
+            if v <= upperbound:
+                return k
+
     def _unit_scalar(self):
         return float(self._unit(1, np.float64)[0])
 
@@ -528,6 +609,44 @@ class Generator:
 
 default_generator = Generator()
 default_generator.seed()        # like torch: a fresh seed in each process
+
+
+_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+         0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+         0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k):
+    """torch's ``stirling_approx_tail`` (float64): log(k!) minus its Stirling approximation."""
+    if k <= 9:
+        return _TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _clog(x):
+    """C's ``log`` of a float: -inf at 0, NaN below (where Python's raises)."""
+    if x > 0:
+        return math.log(x)
+    return -math.inf if x == 0 else math.nan
+
+
+_LOG1PF = []
+
+
+def _log1pf(x):
+    """The C library's float32 ``log1pf`` (torch's ``std::log1p(float)``); NumPy's float32
+    log1p can differ in the last bit."""
+    if not _LOG1PF:
+        try:
+            import ctypes
+            import ctypes.util
+            fn = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6").log1pf
+            fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+            _LOG1PF.append(lambda v: np.float32(fn(float(v))))
+        except (OSError, AttributeError):       # (no C library to call: NumPy's)
+            _LOG1PF.append(lambda v: np.log1p(np.float32(v)))
+    return _LOG1PF[0](x)
 
 
 _FLOAT_DIGITS = {2: 11, 4: 24, 8: 53}
@@ -581,6 +700,9 @@ def _random_range(d, from_, to):
         if from_ >= to:
             raise RuntimeError("random_ expects 'from' to be less than 'to', but got from=%d >= "
                                "to=%d" % (from_, to))
+        if d.kind not in "biuf":
+            raise RuntimeError("check_random_bounds handles only integral, floating-point and "
+                               "boolean types")
         if d.kind == "f":
             from_, to = _update_from(from_, d), _update_to(to, d)
             if from_ >= to:
@@ -588,6 +710,9 @@ def _random_range(d, from_, to):
                                    "casted to dtype, but got from=%d >= to=%d" % (from_, to))
         _check_in_range(from_, to - 1, d)
         return to - from_, from_
+    if d.kind not in "biuf":
+        raise RuntimeError("random_from_to_impl handles only integral, floating-point and "
+                           "boolean types")
     if from_ == -(1 << 63):
         return None
     if d.kind == "f":

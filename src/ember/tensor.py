@@ -839,6 +839,16 @@ def _to_array(data, d=None):
         arr = data
     elif isinstance(data, (list, tuple)):
         arr = _nested_to_array(data)
+        if d is None and arr.dtype.kind in "biufc":
+            want = _numpy_scalars_dtype(data)
+            if want is not None:
+                return arr.astype(want)
+    elif isinstance(data, np.generic) and d is None:
+        arr = np.asarray(data)    # host: a NumPy scalar keeps its dtype, as a 0-d array
+        given = True
+        if arr.dtype not in _dt._BY_NP:
+            _dt.from_numpy_dtype(arr.dtype)
+        return arr
     else:
         arr = np.asarray(data)    # host: a Python scalar or host array-like
         if arr.dtype == object:
@@ -856,6 +866,34 @@ def _to_array(data, d=None):
     if arr.dtype not in _dt._BY_NP:
         _dt.from_numpy_dtype(arr.dtype)
     return arr
+
+
+def _numpy_scalars_dtype(data):
+    """torch's dtype for a nested sequence holding NumPy scalars (each counts with its own
+    dtype, a Python float as the default dtype, an int as int64; all promoted together), or
+    None when it holds none."""
+    found, seen = False, set()
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, np.generic):
+            found = True
+            seen.add(x.dtype)
+        elif isinstance(x, (bool, int, float, complex)):
+            seen.add(type(x))
+        else:
+            return None       # (tensors, arrays: the general path)
+    if not found:
+        return None
+    py = {bool: _dt.bool, int: _dt.int64, float: _dt.get_default_dtype(),
+          complex: _dt.default_complex_dtype()}
+    out = None
+    for k in seen:
+        e = py[k] if k in py else _dt.from_numpy_dtype(k)
+        out = e if out is None else _dt.promote_types(out, e)
+    return out.np
 
 
 def _nested_to_array(data):

@@ -25,14 +25,7 @@ def write(t, arr, op):
         raise RuntimeError("result type %s can't be cast to the desired output type %s"
                            % (_legacy(arr.dtype), _legacy(dst.dtype)))     # (torch's words)
     if arr.shape != dst.shape:
-        try:
-            if np.broadcast_shapes(arr.shape, dst.shape) != dst.shape:
-                raise ValueError
-        except ValueError:
-            raise RuntimeError("%s: output with shape %s doesn't match the broadcast shape %s"
-                               % (op, list(dst.shape), list(np.broadcast_shapes(
-                                   arr.shape, dst.shape)) if _bcastable(arr.shape, dst.shape)
-                                  else list(arr.shape))) from None
+        check_into(dst.shape, arr.shape)
     if dst.size == 0:           # nothing to write (an expanded size-0 view is read-only)
         t._version_ref[0] += 1
         return
@@ -43,6 +36,21 @@ def write(t, arr, op):
                            "tensor before performing the operation.")
     xp_of(t).copyto(dst, arr, casting="unsafe")
     t._version_ref[0] += 1
+
+
+def check_into(dst_shape, src_shape):
+    """torch's error when values of shape ``src_shape`` cannot be written into ``dst_shape``."""
+    dst_shape, src_shape = tuple(dst_shape), tuple(src_shape)
+    if not _bcastable(src_shape, dst_shape):
+        for i, (a, b) in enumerate(zip(reversed(dst_shape), reversed(src_shape))):
+            if a != b and a != 1 and b != 1:
+                raise RuntimeError("The size of tensor a (%d) must match the size of tensor b "
+                                   "(%d) at non-singleton dimension %d"
+                                   % (a, b, max(len(dst_shape), len(src_shape)) - 1 - i))
+    full = np.broadcast_shapes(src_shape, dst_shape)
+    if full != dst_shape:
+        raise RuntimeError("output with shape %s doesn't match the broadcast shape %s"
+                           % (list(dst_shape), list(full)))
 
 
 def _bcastable(a, b):
@@ -237,6 +245,8 @@ def overwrite(t, value, op):
     arr = src._array if src is not None else xp.asarray(value, dtype=t._array.dtype)
     if arr.dtype != t._array.dtype:
         arr = arr.astype(t._array.dtype)
+    if arr.shape != t._array.shape:
+        check_into(t._array.shape, arr.shape)
     if _state.enabled and (t._requires_grad or (src is not None and src._requires_grad)):
         def fn(old):
             return Overwrite.apply(old, arr, src, name)

@@ -39,7 +39,7 @@ class Add(Function):
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = binary_arrays("add", a, b)
-        return Tensor._wrap(aa + bb)
+        return Tensor._wrap(_plus(aa, bb, 1))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -56,7 +56,7 @@ class Sub(Function):
     def forward(ctx, a, b):
         _no_bool_sub(a, b)
         aa, bb = binary_arrays("sub", a, b)
-        return Tensor._wrap(aa - bb)
+        return Tensor._wrap(_plus(aa, bb, -1))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -64,6 +64,32 @@ class Sub(Function):
         ga = sum_to(grad_output, _grad_shape(ctx, 0)) if need[0] else None
         gb = sum_to(-grad_output, _grad_shape(ctx, 1)) if need[1] else None
         return ga, gb
+
+
+def _plus(aa, bb, one):
+    """``aa + one * bb`` (``one`` is 1 or -1) as torch's kernel: for a complex result, torch
+    multiplies ``bb`` by ``one + 0j`` first, so an infinite part of ``bb`` makes a NaN."""
+    if _complex(aa) or _complex(bb):
+        with _quiet():
+            return aa + (complex(bb) * one if isinstance(bb, SCALAR_TYPES) else bb * complex(one))
+    return aa + bb if one == 1 else aa - bb
+
+
+def _complex(x):
+    """Whether the array or number ``x`` is complex."""
+    return isinstance(x, complex) if isinstance(x, SCALAR_TYPES) else x.dtype.kind == "c"
+
+
+def _plus_alpha(op, a, b, alpha):
+    """``a + alpha * b`` (``b`` a tensor, or a number for a complex result), the product in the
+    result dtype as torch's kernel."""
+    aa, bb = binary_arrays(op, a, b)
+    if _complex(aa) or _complex(bb):
+        with _quiet():
+            if isinstance(bb, SCALAR_TYPES):
+                return Tensor._wrap(aa + complex(bb) * complex(alpha))
+            return Tensor._wrap(aa + bb * complex(alpha))
+    return Tensor._wrap(aa + mul(Tensor._wrap(bb), alpha)._array)
 
 
 class AddAlpha(Function):
@@ -76,7 +102,7 @@ class AddAlpha(Function):
     @staticmethod
     def forward(ctx, a, b, alpha):
         ctx.alpha = alpha
-        return Add.forward(ctx, a, mul(b, alpha))
+        return _plus_alpha("add", a, b, alpha)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -98,7 +124,8 @@ class SubAlpha(AddAlpha):
     @staticmethod
     def forward(ctx, a, b, alpha):
         ctx.alpha = alpha
-        return Sub.forward(ctx, a, mul(b, alpha))
+        _no_bool_sub(a, b)
+        return _plus_alpha("sub", a, b, -alpha)
 
 
 def _no_bool_sub(a, b):
@@ -126,8 +153,12 @@ class Rsub(Function):
         if not isinstance(b, Tensor):
             ctx.set_node_name("RsubBackward1")    # torch's name for a number ``other``
         xp = xp_of(a)
+        if _complex(aa) or _complex(bb):
+            with _quiet():     # (torch's ``other + (-alpha + 0j) * input``)
+                out = bb + aa * complex(-alpha)
+            return Tensor._wrap(xp.asarray(out))
         if alpha != 1:
-            out = bb - aa * alpha
+            out = bb - aa * binary_arrays("rsub", Tensor._wrap(aa), alpha)[1]
             return Tensor._wrap(xp.asarray(out).astype(aa.dtype, copy=False))
         return Tensor._wrap(xp.asarray(bb - aa))
 
@@ -500,20 +531,21 @@ def _tensor_first(op, a, b):
 def add(input, other, *args, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting. Matches ``torch.add`` (and its deprecated
     form ``add(input, alpha, other)``)."""
-    if alpha == 1 and isinstance(input, Tensor) and isinstance(other, _OPERAND) and \
-            alpha is not True and not args:
+    if alpha.__class__ is int and alpha == 1 and isinstance(input, Tensor) and \
+            isinstance(other, _OPERAND) and not args:
         return Add.apply(input, other)     # the common case, without argument juggling
     if args:
         other, alpha = _deprecated_alpha("add", other, args, alpha)
-    if not isinstance(input, Tensor) and isinstance(other, Tensor) and alpha == 1 and \
-            alpha is not True:
-        input, other = other, input
+    if not isinstance(input, Tensor) and isinstance(other, Tensor) and \
+            alpha.__class__ is int and alpha == 1 and not isinstance(input, complex) and \
+            not other.is_complex():
+        input, other = other, input     # (not for complex: torch's ``input + (1+0j) * other``)
     input, other = _tensor_first("add", input, other)
-    if alpha != 1 or isinstance(alpha, bool):
+    if alpha.__class__ is not int or alpha != 1:
         if _check_alpha(input, other, alpha):
             return Add.apply(input, other if alpha else (
                 mul(other, False) if isinstance(other, Tensor) else False))
-        if isinstance(other, Tensor):
+        if isinstance(other, Tensor) or input.is_complex() or isinstance(other, complex):
             return AddAlpha.apply(input, other, alpha)
         other = other * alpha
     return Add.apply(input, other)
@@ -548,20 +580,22 @@ def _positional_alpha(op, other, args, kw_alpha):
 def _check_alpha(input, other, alpha):
     """torch's checks of ``alpha`` against the result dtype; True for a bool result."""
     rd = _dt.result_type(input, other)
-    if rd._rank == 0:
-        return True
-    if isinstance(alpha, bool):
+    if isinstance(alpha, (bool, np.bool_)) and rd._rank != 0:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if rd._rank == 1 and not isinstance(alpha, (int, np.integer)):
+    if rd._rank <= 1 and not isinstance(alpha, (int, np.integer, np.bool_)):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
-    return False
+    if rd._rank != 3 and isinstance(alpha, (complex, np.complexfloating)):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           "number.")
+    return rd._rank == 0
 
 
 def sub(input, other, *args, alpha=1, out=None):
     """``input - alpha * other`` with broadcasting. Matches ``torch.sub`` (and its deprecated
     form ``sub(input, alpha, other)``)."""
-    if alpha == 1 and isinstance(input, Tensor) and isinstance(other, _OPERAND) and not args:
+    if alpha.__class__ is int and alpha == 1 and isinstance(input, Tensor) and \
+            isinstance(other, _OPERAND) and not args:
         return Sub.apply(input, other)
     if args:
         other, alpha = _deprecated_alpha("sub", other, args, alpha)
@@ -569,11 +603,14 @@ def sub(input, other, *args, alpha=1, out=None):
 
 
 def _sub(input, other, alpha):
+    if isinstance(input, (bool, np.bool_)) and isinstance(other, Tensor):
+        _no_bool_sub(other, input)     # (torch wraps a bool ``input`` as a bool tensor)
     input, other = _tensor_first("sub", input, other)
-    if alpha != 1:
+    if alpha.__class__ is not int or alpha != 1:
         _no_bool_sub(input, other)
         _check_alpha(input, other, alpha)
-        if isinstance(other, Tensor):
+    if alpha != 1:
+        if isinstance(other, Tensor) or input.is_complex() or isinstance(other, complex):
             return SubAlpha.apply(input, other, alpha)
         other = other * alpha
     return Sub.apply(input, other)
@@ -594,7 +631,7 @@ def rsub(input, other, *args, alpha=1):
     if not isinstance(other, Tensor) and not is_scalar(other):
         from .creation import as_tensor
         other = as_tensor(other)
-    if alpha != 1 and isinstance(input, Tensor):
+    if (alpha.__class__ is not int or alpha != 1) and isinstance(input, Tensor):
         _no_bool_sub(input, other)
         _check_alpha(input, other, alpha)
     return Rsub.apply(input, other, alpha)
@@ -873,21 +910,40 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return Addcdiv.apply(input, tensor1, tensor2, value)
 
 
+def _cast_before_alpha(input, other, alpha):
+    """torch's in-place result-dtype check, then its checks of ``alpha``."""
+    if (alpha.__class__ is not int or alpha != 1) and isinstance(input, Tensor) and \
+            isinstance(other, _OPERAND):
+        res = _dt.result_type(input, other)
+        if res._rank > input.dtype._rank:
+            raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                               % (_dt.scalar_type_name(res.np),
+                                  _dt.scalar_type_name(input._array.dtype)))
+        _check_alpha(input, other, alpha)
+
+
 def add_(input, other, *args, alpha=1):
     if args:
         other, alpha = _deprecated_alpha("add_", other, args, alpha)
+    _cast_before_alpha(input, other, alpha)
     return inplace(input, add, other, alpha=alpha)
 
 
 def sub_(input, other, *args, alpha=1):
     if args:
         other, alpha = _deprecated_alpha("sub_", other, args, alpha)
+    if isinstance(input, Tensor):
+        _no_bool_sub(input, other)
+    _cast_before_alpha(input, other, alpha)
     return inplace(input, sub, other, alpha=alpha)
 
 
 def subtract_(input, other, *args, alpha=1):
     if args:
         alpha = _positional_alpha("subtract_", other, args, alpha)
+    if isinstance(input, Tensor):
+        _no_bool_sub(input, other)
+    _cast_before_alpha(input, other, alpha)
     return inplace(input, sub, other, alpha=alpha)
 
 

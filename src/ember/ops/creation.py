@@ -23,9 +23,9 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "ful
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace",
            "logspace", "eye", "rand", "randn", "randint", "rand_like", "randn_like",
            "randint_like", "randperm", "normal", "bernoulli", "multinomial", "poisson",
-           "empty_strided", "scalar_tensor", "from_dlpack", "frombuffer", "set_default_device",
-           "get_default_device", "set_num_threads", "get_num_threads", "set_num_interop_threads",
-           "get_num_interop_threads"]
+           "binomial", "empty_strided", "scalar_tensor", "from_dlpack", "frombuffer",
+           "set_default_device", "get_default_device", "set_num_threads", "get_num_threads",
+           "set_num_interop_threads", "get_num_interop_threads"]
 
 _builtin_range = range
 
@@ -279,10 +279,13 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     shape = _size((tuple(size),), "empty_strided")
     stride = tuple(int(st) for st in stride)
     if len(stride) != len(shape):
-        raise RuntimeError("mismatch in length of strides and shape")
+        raise RuntimeError("dimensionality of sizes (%d) must match dimensionality of strides "
+                           "(%d)" % (len(shape), len(stride)))
     if any(st < 0 for st in stride):
-        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
-                           "strides: %s" % list(stride))
+        if 0 not in shape and any(st < 0 and n > 1 for n, st in zip(shape, stride)):
+            raise RuntimeError("Storage size calculation overflowed with sizes=%s and strides=%s"
+                               % (list(shape), list(stride)))
+        return empty(shape, dtype=dtype, device=device, requires_grad=requires_grad)
     b = backend_for(device)
     d = _float_dtype(dtype).np
     n = 0 if 0 in shape else 1 + sum((n - 1) * st for n, st in zip(shape, stride))
@@ -447,15 +450,24 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     return _new(arr.astype(_float_dtype(dtype).np, copy=False), requires_grad)
 
 
+_EYE_MISMATCH = (
+    "eye() received an invalid combination of arguments - got (%s, %s), but expected one of:\n"
+    " * (int n, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+    " * (int n, int m, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = "
+    "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
+
+
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The ``n x m`` identity matrix."""
+    bad = [not isinstance(v, (int, np.integer)) or isinstance(v, bool) for v in (n, m)]
+    if m is not None and (bad[0] or bad[1]):
+        raise TypeError(_EYE_MISMATCH % (type(n).__name__, type(m).__name__))
+    if bad[0]:
+        raise TypeError("eye(): argument 'n' (position 1) must be int, not %s"
+                        % type(n).__name__)
     for name, v in (("n", n), ("m", m)):
-        if v is None:
-            continue
-        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
-            raise TypeError("eye(): argument '%s' (position %d) must be int, not %s"
-                            % (name, 1 if name == "n" else 2, type(v).__name__))
-        if v < 0:
+        if v is not None and v < 0:
             raise RuntimeError("%s must be greater or equal to 0, got %d" % (name, v))
     return _new(backend_for(device).xp.eye(n, n if m is None else m,
                                            dtype=_float_dtype(dtype).np), requires_grad)
@@ -521,17 +533,38 @@ def _random_from_to(gen, shape, d, low, high):
     return gen._random_from_to(_numel(shape), d.np, *span).reshape(shape)
 
 
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+_RANDINT_MISMATCH = "randint() received an invalid combination of arguments - got (%s), but " \
+    "expected one of:\n" + "".join(
+        " * (%s, *, %sTensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+        "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+        % (args, gen) for args in ("int high, tuple of ints size", "int low, int high, tuple of "
+                                   "ints size") for gen in ("torch.Generator generator, ", ""))
+
+
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
             device=None, requires_grad=False):
     """Integers uniform on [low, high); ``randint(high, size)`` and ``randint(low, high, size)``."""
-    if size is None:
-        if isinstance(high, (tuple, list)):
-            low, high, size = 0, low, high
-        else:
-            raise TypeError("randint() missing required argument 'size'")
-    if high is None:
-        raise TypeError("randint() missing required argument 'high'")
-    low, high = int(_num(low)), int(_num(high))
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high      # randint(high, size)
+        if not _is_int(high):
+            raise TypeError("randint(): argument 'high' (position 1) must be int, not %s"
+                            % type(high).__name__)
+        for i, n in enumerate(size):
+            if not _is_int(n):
+                raise TypeError("randint(): argument 'size' (position 2) must be tuple of ints, "
+                                "but found element of type %s at pos %d" % (type(n).__name__, i))
+    elif high is None and size is not None:
+        low, high = 0, low                  # randint(high, size=size)
+    given = [v for v in (low, high, size) if v is not None]
+    if size is None or high is None or not (
+            _is_int(low) and _is_int(high) and isinstance(size, (tuple, list)) and
+            all(_is_int(n) for n in size)):
+        raise TypeError(_RANDINT_MISMATCH % ", ".join(type(v).__name__ for v in given))
+    low, high = int(low), int(high)
     b = backend_for(device)
     d = _dt.int64 if dtype is None else _dt.to_dtype(dtype)
     shape = _size((size,) if isinstance(size, int) else (tuple(size),))
@@ -555,14 +588,27 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                  dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
+_RANDINT_LIKE_MISMATCH = "randint_like() received an invalid combination of arguments - got " \
+    "(%s), but expected one of:\n" + "".join(
+        " * (Tensor input, %s, *, %storch.memory_format memory_format = None, torch.dtype dtype = "
+        "None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+        "bool requires_grad = False)\n" % (args, gen)
+        for args in ("int low, int high", "Tensor high", "int high")
+        for gen in ("torch.Generator generator, ", ""))
+
+
 def randint_like(input, low=None, high=None, *, generator=None, dtype=None, layout=None,
                  device=None, requires_grad=False, memory_format=None):
     """Integers on [low, high) with the shape (and dtype and device) of ``input``."""
-    if low is None:
-        raise TypeError("randint_like() received an invalid combination of arguments - got "
-                        "(Tensor), but expected one of:\n * (Tensor input, int low, int high, "
-                        "*, torch.Generator generator, ...)\n * (Tensor input, int high, *, "
-                        "torch.Generator generator, ...)")
+    if high is None and isinstance(low, Tensor):
+        low = low.item()     # (torch's ``randint_like(input, Tensor high)``)
+        if not isinstance(low, int):
+            low = None
+    given = [v for v in (low, high) if v is not None]
+    if low is None or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                              for v in given):
+        raise TypeError(_RANDINT_LIKE_MISMATCH % ", ".join(
+            ["Tensor"] + [type(v).__name__ for v in given]))
     if high is None:
         low, high = 0, low
     return randint(low, high, tuple(input._array.shape), generator=generator,
@@ -587,6 +633,7 @@ class _Sample(Function):
 
     @staticmethod
     def forward(ctx, name, sample, *params):
+        name, _, ctx.op = name.partition(":")     # ("NotImplemented:op": torch's op name)
         ctx.set_node_name(name)
         ctx.metas = tuple((p.shape, p._array.dtype) if isinstance(p, Tensor) else None
                           for p in params)
@@ -595,7 +642,7 @@ class _Sample(Function):
     @staticmethod
     def backward(ctx, grad_output):
         if ctx.name() == "NotImplemented":
-            raise RuntimeError("derivative for aten::bernoulli is not implemented")
+            raise RuntimeError("derivative for aten::%s is not implemented" % ctx.op)
         xp = backend_of(grad_output._array).xp
         return (None, None) + tuple(
             None if m is None or not need else Tensor._wrap(xp.zeros(m[0], dtype=m[1]))
@@ -674,13 +721,13 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         u = gen._unit(n, np.float64 if probs.dtype == np.float64 else np.float32)
         sample = u.reshape(arr.shape) < probs
     else:
-        if n:
-            not_implemented_for(arr, "bernoulli_scalar_cpu_", "c")
         p = float(p)
         if not 0 <= p <= 1:
             raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p=%g" % p)
+        if n:
+            not_implemented_for(arr, "bernoulli_scalar_cpu_", "c")
         sample = (gen._unit(n, np.float64) < p).reshape(arr.shape)
-    name = "BernoulliBackward0" if p is None else "NotImplemented"
+    name = "BernoulliBackward0" if p is None else "NotImplemented:bernoulli"
     return _sampled(name, b.asarray(sample.astype(arr.dtype)), input)
 
 
@@ -744,6 +791,55 @@ def poisson(input, generator=None):
         sample = gen._poisson(rates)
     sample = backend_of(arr).asarray(sample.reshape(arr.shape).astype(arr.dtype))
     return _sampled("PoissonBackward0", sample, input)
+
+
+def _broadcast_shape(a, b):
+    """The broadcast shape of ``a`` and ``b``, with torch's error."""
+    if a == b:
+        return a
+    for i, (x, y) in enumerate(zip(reversed(a), reversed(b))):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) "
+                               "at non-singleton dimension %d"
+                               % (x, y, max(len(a), len(b)) - 1 - i))
+    return np.broadcast_shapes(a, b)
+
+
+def binomial(count, prob, generator=None):
+    """Binomial samples: successes in ``count`` trials of probability ``prob`` (tensors of one
+    floating dtype, ``prob`` broadcast to ``count``'s shape); torch's CPU algorithm and stream.
+    Not differentiable (torch's node raises in backward)."""
+    for name, t in (("count", count), ("prob", prob)):
+        if not isinstance(t, Tensor):
+            raise TypeError("binomial(): argument '%s' (position %d) must be Tensor, not %s"
+                            % (name, 1 if name == "count" else 2, type(t).__name__))
+    if generator is not None and not hasattr(generator, "_binomial"):
+        raise TypeError("binomial(): argument 'generator' must be torch.Generator, not %s"
+                        % type(generator).__name__)
+    ca, pa = count._array, prob._array
+    for name, arr in (("count", ca), ("prob", pa)):
+        if arr.dtype.kind not in "fV":
+            raise ValueError("binomial only supports floating-point dtypes for %s, got: %s"
+                             % (name, _dt.scalar_type_name(arr.dtype)))
+    shape = _broadcast_shape(ca.shape, pa.shape)
+    if ca.dtype != pa.dtype:
+        raise RuntimeError("Found dtype %s but expected %s" % (
+            _dt.scalar_type_name(pa.dtype), _dt.scalar_type_name(ca.dtype)))
+    if ca.dtype not in (np.float32, np.float64):
+        raise NotImplementedError("\"binomial_cpu\" not implemented for '%s'"
+                                  % _dt.scalar_type_name(ca.dtype))
+    if shape != ca.shape and ca.size:
+        warnings.warn("An output with one or more elements was resized since it had shape %s, "
+                      "which does not match the required output shape %s. This behavior is "
+                      "deprecated, and in a future PyTorch release outputs will not be resized "
+                      "unless they have zero elements. You can explicitly reuse an out tensor t "
+                      "by resizing it, inplace, to zero elements with t.resize_(0)."
+                      % (list(ca.shape), list(shape)), UserWarning, stacklevel=2)
+    counts = np.broadcast_to(to_host(ca), shape).ravel().tolist()     # host: the host copy
+    probs = np.broadcast_to(to_host(pa), shape).ravel().tolist()     # host: the host copy
+    values = _gen(generator)._binomial(counts, probs, ca.dtype == np.float32)
+    sample = np.array(values, dtype=ca.dtype).reshape(shape)     # host: the host sample
+    return _sampled("NotImplemented:binomial", backend_of(ca).asarray(sample), count, prob)
 
 
 def _poisson_inf(gen):

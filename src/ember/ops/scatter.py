@@ -7,11 +7,13 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad_state
 from ..backend import backend_of
 from ..tensor import Tensor
 from ._index import IndexPut, dtype_name as _tname
 from ._inplace import inplace
-from ._util import check_shapes_broadcast, checked_scalar, sum_to, wrap_dim, xp_of
+from ._util import (check_shapes_broadcast, checked_scalar, not_implemented_for, sum_to,
+                    wrap_dim, xp_of)
 from .comparison import where
 from .reduction import sum as _sum
 from .shape import Clone, _view_of, expand, movedim, reshape, unsqueeze, view
@@ -201,7 +203,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
         red = {"add": "sum", "multiply": "prod"}[reduce]
         if not isinstance(src, Tensor):
             src = full_like_index(index, src, input._array.dtype)
-        return scatter_reduce(input, dim, index, src, red)
+        return _scatter_reduce(input, dim, index, src, red)
     if isinstance(src, Tensor):
         _check_scatter_dtypes("scatter", input, src)
         return Scatter.apply(input, d, index, src, None)
@@ -257,7 +259,7 @@ class ScatterReduce(Function):
             counts = xp.full(shape, 1 if include_self else 0, dtype=np.int64)
             backend_of(counts).scatter_add(counts, nd_idx, 1)
             counts = xp.maximum(counts, 1)
-            out = out / counts if out.dtype.kind in "fV" else out // counts
+            out = out / counts if out.dtype.kind in "fVc" else out // counts
             out = out.astype(arr.dtype, copy=False)
             counts = Tensor._wrap(counts.reshape(arr.shape))
         ctx.dim, ctx.reduce, ctx.include_self = dim, reduce, include_self
@@ -318,14 +320,35 @@ def _src_part_t(src, index):
     return src[tuple(slice(0, s) for s in shape)]
 
 
+def _no_complex_grad(name, out, *inputs):
+    """torch's error when an op without a complex derivative returns a complex result for
+    inputs that require grad (its out-of-place form only)."""
+    if out._array.dtype.kind == "c" and _grad_state.enabled and any(
+            isinstance(t, Tensor) and t._requires_grad for t in inputs):
+        raise RuntimeError("%s does not support automatic differentiation for outputs with "
+                           "complex dtype." % name)
+
+
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """Reduce ``src`` into ``input`` at ``index`` with ``reduce`` in sum, prod, mean, amax, amin."""
+    result = _scatter_reduce(input, dim, index, src, reduce, include_self=include_self)
+    _no_complex_grad("scatter_reduce", result, input, src)
+    return result
+
+
+def _scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     _check_index_tensor("scatter_reduce", index)
     if reduce not in _REDUCE_INIT:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got %s"
                            % reduce)
     _check_scatter_dtypes("scatter_reduce", input, src)
     d = _dim("scatter_reduce", dim, input._array.ndim)
+    arr = input._array
+    if index._array.size:
+        kinds = {"amax": "c", "amin": "c", "mean": "b"}.get(reduce, "")
+        not_implemented_for(arr, "scatter_gather_tensor_cpu_reduce_" + reduce, kinds)
+    elif reduce == "mean":
+        not_implemented_for(arr, "div_floor_cpu", "b")   # (the division runs without a scatter)
     return ScatterReduce.apply(input, d, _on_device_of(index, input), src, reduce, include_self)
 
 
@@ -591,18 +614,58 @@ def index_fill(input, dim, index, value):
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """Reduce ``source`` slices into ``input`` at ``index`` (prod, mean, amax, amin)."""
+    result = _index_reduce(input, dim, index, source, reduce, include_self=include_self)
+    _no_complex_grad("index_reduce", result, input, source)
+    return result
+
+
+def _index_reduce(input, dim, index, source, reduce, *, include_self=True):
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or amin "
                            "but got %s." % reduce)
-    d = _dim("index_reduce", dim, input._array.ndim)
-    idx = _index_1d("index_reduce", index, input, input._array.shape[d])
-    shape = [1] * source._array.ndim
-    shape[d] = -1
-    full = expand(idx.reshape(shape), source._array.shape)
-    _check_scatter_dtypes("index_reduce", input, source)
-    full = Tensor._wrap(xp_of(full).ascontiguousarray(full._array))
+    arr, sarr = input._array, source._array
+    d = _dim("index_reduce", dim, arr.ndim)
+    idx = _index_1d("index_reduce", index, input, arr.shape[d] if arr.ndim else 1)
+    _check_index_source("index_reduce", arr, sarr, d, idx._array.size)
+    if not include_self:
+        not_implemented_for(arr, "index_reduce_func_exclude_input_init", "bc")
+    if arr.ndim <= 1:
+        not_implemented_for(arr, "index_func_", "bc")     # (torch's kernel for 0-d and 1-D)
+    elif reduce == "mean":
+        not_implemented_for(arr, "div_floor_cpu", "b")
+    elif reduce in ("amax", "amin") and idx._array.size and include_self:
+        not_implemented_for(arr, "maximum_cpu" if reduce == "amax" else "minimum_cpu", "c")
+    if sarr.ndim == 0:
+        full = Tensor._wrap(idx._array.reshape(()))
+    else:
+        shape = [1] * sarr.ndim
+        shape[d] = -1
+        full = expand(idx.reshape(shape), sarr.shape)
+        full = Tensor._wrap(xp_of(full).ascontiguousarray(full._array))
     return ScatterReduce.apply(input, d, full, source, reduce, include_self,
                                "IndexReduceBackward0")
+
+
+def _check_index_source(op, arr, sarr, d, n):
+    """torch's checks of ``source`` against ``self`` and ``n`` indices along ``d``."""
+    if sarr.dtype != arr.dtype:
+        raise RuntimeError("%s_(): self (%s) and source (%s) must have the same scalar type"
+                           % (op, _tname(arr.dtype), _tname(sarr.dtype)))
+    if d != 0 and d >= sarr.ndim:
+        raise RuntimeError("%s_(): Indexing dim %d is out of bounds of the source tensor with "
+                           "dim %d" % (op, d, sarr.ndim))
+    if n != (sarr.shape[d] if sarr.ndim else 1):
+        if sarr.ndim == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        raise RuntimeError("%s_(): Number of indices (%d) should be equal to source.size(dim): "
+                           "(%d), for dim: %d" % (op, n, sarr.shape[d], d))
+    self_sizes, source_sizes = list(arr.shape), list(sarr.shape)
+    if arr.ndim and sarr.ndim:
+        del self_sizes[d], source_sizes[d]
+    if self_sizes != source_sizes:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           "specified dimension. Got self.shape = %s source.shape = %s"
+                           % (list(arr.shape), list(sarr.shape)))
 
 
 def _mask(op, mask, input):
@@ -852,14 +915,32 @@ def _inplace_of(fn, name):
 
 scatter_ = _inplace_of(scatter, "scatter")
 scatter_add_ = _inplace_of(scatter_add, "scatter_add")
-scatter_reduce_ = _inplace_of(scatter_reduce, "scatter_reduce")
+# (the in-place forms raise no complex-autograd error, as torch; the name is for messages)
+_scatter_reduce.__name__, _index_reduce.__name__ = "scatter_reduce", "index_reduce"
+_scatter_reduce_ = _inplace_of(_scatter_reduce, "scatter_reduce")
+
+
+def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
+    """In-place ``scatter_reduce``."""
+    try:
+        return _scatter_reduce_(input, dim, index, src, reduce, include_self=include_self)
+    except NotImplementedError:
+        # NOTE: torch writes the mean's initial value (0) at the indices before its kernel
+        # refuses a bool tensor: the input is left changed
+        arr = input._array
+        if reduce == "mean" and not include_self and arr.dtype.kind == "b" and \
+                arr.flags.writeable:
+            pos = _scatter_index("scatter_reduce", arr.shape, wrap_dim(dim, max(arr.ndim, 1)),
+                                 _on_device_of(index, input), src._array.shape)[0]
+            arr.reshape(arr.shape or (1,))[pos] = False
+        raise
 index_add_ = _inplace_of(index_add, "index_add")
 index_copy_ = _inplace_of(index_copy, "index_copy")
 index_fill_ = _inplace_of(index_fill, "index_fill")
 masked_fill_ = _inplace_of(masked_fill, "masked_fill")
 masked_scatter_ = _inplace_of(masked_scatter, "masked_scatter")
 put_ = _inplace_of(put, "put")
-index_reduce_ = _inplace_of(index_reduce, "index_reduce")
+index_reduce_ = _inplace_of(_index_reduce, "index_reduce")
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
@@ -867,11 +948,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     xp = xp_of(input)
     if repeats is None:
         counts = input._array
-        if counts.ndim != 1:
-            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if counts.dtype.kind not in "iu":
             raise NotImplementedError("\"repeat_interleave_cpu\" not implemented for '%s'"
                                       % _tname(counts.dtype))
+        if counts.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if bool((counts < 0).any()):
             raise RuntimeError("repeats can not be negative")
         return Tensor._wrap(xp.repeat(xp.arange(counts.size, dtype=np.int64), counts))
@@ -913,6 +994,19 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if output_size is not None and output_size != idx.size:
         raise RuntimeError("allocated size does not match required size")
     return index_select(input, d, Tensor._wrap(idx))
+
+
+def _repeat_interleave_method(input, repeats=None, dim=None, *, output_size=None):
+    """``Tensor.repeat_interleave``: ``repeats`` is required (only the function takes the
+    counts alone)."""
+    if repeats is None:
+        got = ", ".join("%s=%s" % (k, type(v).__name__) for k, v in
+                        (("dim", dim), ("output_size", output_size)) if v is not None)
+        raise TypeError("repeat_interleave() received an invalid combination of arguments - got "
+                        "(%s), but expected one of:\n * (Tensor repeats, int dim = None, *, int "
+                        "output_size = None)\n * (int repeats, int dim = None, *, int "
+                        "output_size = None)\n" % (got + ", " if got else ""))
+    return repeat_interleave(input, repeats, dim, output_size=output_size)
 
 
 class Unfold(Function):

@@ -146,21 +146,27 @@ def zero_flat(t, idx):
 
 
 def _infer_shape(op, shape, numel):
+    """``shape`` with its -1 filled in for ``numel`` elements (torch's infer_size errors)."""
     shape = list(shape)
-    neg = [i for i, s in enumerate(shape) if s == -1]
-    if len(neg) > 1:
-        raise RuntimeError("only one dimension can be inferred")
+    infer = None
     known = 1
-    for s in shape:
-        if s != -1:
-            if s < 0:
-                raise RuntimeError("invalid shape dimension %d" % s)
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s < 0:
+            raise RuntimeError("invalid shape dimension %d at index %d of shape %s"
+                               % (s, i, shape))
+        else:
             known *= s
-    if neg:
-        if known == 0 or numel % known:
-            raise RuntimeError("shape '%s' is invalid for input of size %d" % (shape, numel))
-        shape[neg[0]] = numel // known
-    elif known != numel:
+    if infer is not None and known == 0 and numel == 0:
+        raise RuntimeError("cannot reshape tensor of 0 elements into shape %s because the "
+                           "unspecified dimension size -1 can be any value and is ambiguous"
+                           % shape)
+    if infer is not None and known and numel % known == 0:
+        shape[infer] = numel // known
+    elif infer is not None or known != numel:
         raise RuntimeError("shape '%s' is invalid for input of size %d" % (shape, numel))
     return tuple(shape)
 
@@ -1441,12 +1447,23 @@ class Repeat(Function):
         ctx.repeats = repeats
         arr = a._array
         arr = arr.reshape((1,) * (len(repeats) - arr.ndim) + arr.shape)
-        return Tensor._wrap(xp_of(a).tile(arr, repeats))
+        # (a negative count on an empty dim gives that dim size 0, as in torch)
+        return Tensor._wrap(xp_of(a).tile(arr, tuple(max(r, 0) for r in repeats)))
 
     @staticmethod
     def backward(ctx, grad_output):
         shape = ctx._input_meta(0)[0]
         reps = ctx.repeats
+        if 0 in reps:
+            return Tensor._wrap(xp_of(grad_output).zeros(shape, grad_output._array.dtype)), None
+        if any(r < 0 for r in reps):
+            # NOTE: torch's backward reshapes to [repeat, size, ...] and fails on the negative
+            # count (a forward with one passes only on an empty dim)
+            lead = len(reps) - len(shape)
+            split = []
+            for r, s in zip(reps[lead:], shape):
+                split += ([r] if r != 1 else []) + [s]
+            reshape(grad_output.sum(tuple(range(lead))) if lead else grad_output, tuple(split))
         full = (1,) * (len(reps) - len(shape)) + tuple(shape)
         split, kept = [], []
         for r, s in zip(reps, full):
@@ -1470,8 +1487,7 @@ def repeat(input, *sizes):
         if n < 0:
             raise RuntimeError("Trying to create tensor with negative dimension %d: %s"
                                % (n, _shape_list(target)))
-    # (a negative count on an empty dim gives that dim size 0, as in torch)
-    return Repeat.apply(input, tuple(max(r, 0) for r in sizes))
+    return Repeat.apply(input, tuple(sizes))
 
 
 def tile(input, *dims, **kwargs):

@@ -7,7 +7,8 @@ whose gradients are the incoming gradient with the view's elements zeroed (input
 of the incoming gradient (``src``).
 """
 from ..autograd.function import Function
-from ..backend import get_array_module
+from ..autograd.grad_mode import state as _grad_state
+from ..backend import backend_of, get_array_module
 from ..tensor import Tensor
 from .complex import view_as_complex as _view_as_complex, view_as_real as _view_as_real
 from .indexing import nonzero as _nonzero
@@ -38,11 +39,22 @@ def _copied(view, name=None):
     return out
 
 
-def _copy_op(view_fn, name, node=None):
+def _no_complex_grad(name, out, *inputs):
+    """torch's error for an op without a complex derivative whose result is complex while an
+    input requires grad (raised after the forward, as torch)."""
+    if out._array.dtype.kind == "c" and _grad_state.enabled and any(
+            isinstance(t, Tensor) and t._requires_grad for t in inputs):
+        raise RuntimeError("%s does not support automatic differentiation for outputs with "
+                           "complex dtype." % name)
+
+
+def _copy_op(view_fn, name, node=None, real_grad_only=False):
     def op(input, *args, **kwargs):
         out = view_fn(input, *args, **kwargs)
         if isinstance(out, (tuple, list)):
             return [_copied(o) for o in out]
+        if real_grad_only:
+            _no_complex_grad(name, out, input)
         return _copied(out, node)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = "``%s`` as a new tensor (no memory shared with ``input``)." % (
@@ -68,7 +80,16 @@ def _slice(input, dim=0, start=None, end=None, step=1):
 
 
 def _view_dtype_or_shape(input, *shape):
-    return input.view(*shape)
+    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
+        return input.view(*shape)
+    shape = _shape._infer_shape("view", _shape._shape_arg(shape), input._array.size)
+    if _shape._reshaped_view(input._array, shape) is not None:
+        return _shape.view(input, shape)
+    # NOTE: torch's view_copy copies any layout (no "view size is not compatible" error)
+    out = _shape.Reshape.apply(input, shape)
+    if out.grad_fn is not None:
+        out.grad_fn.set_node_name("ViewBackward0")
+    return out
 
 
 alias_copy = _copy_op(_alias, "alias_copy", "AliasBackward0")
@@ -76,8 +97,8 @@ as_strided_copy = _copy_op(_shape.as_strided, "as_strided_copy")
 diagonal_copy = _copy_op(_shape.diagonal, "diagonal_copy")
 expand_copy = _copy_op(_shape.expand, "expand_copy")
 permute_copy = _copy_op(_shape.permute, "permute_copy")
-select_copy = _copy_op(_shape.select, "select_copy")
-slice_copy = _copy_op(_slice, "slice_copy")
+select_copy = _copy_op(_shape.select, "select_copy", real_grad_only=True)
+slice_copy = _copy_op(_slice, "slice_copy", real_grad_only=True)
 split_copy = _copy_op(_shape.split, "split_copy")
 split_with_sizes_copy = _copy_op(_shape.split_with_sizes, "split_with_sizes_copy")
 squeeze_copy = _copy_op(_shape.squeeze, "squeeze_copy")
@@ -88,11 +109,17 @@ unfold_copy = _copy_op(_unfold, "unfold_copy")
 unsqueeze_copy = _copy_op(_shape.unsqueeze, "unsqueeze_copy")
 view_copy = _copy_op(_view_dtype_or_shape, "view_copy")
 view_as_real_copy = _copy_op(_view_as_real, "view_as_real_copy")
-view_as_complex_copy = _copy_op(_view_as_complex, "view_as_complex_copy")
+view_as_complex_copy = _copy_op(_view_as_complex, "view_as_complex_copy",
+                                real_grad_only=True)
 
 
 def narrow_copy(input, dim, start, length):
     """``narrow`` as a new tensor."""
+    n = input._array.ndim
+    if n and isinstance(dim, int) and dim >= n:
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, "
+                           "but got false.  (Could this error message be improved?  If so, "
+                           "please report an enhancement request to PyTorch.)")
     out = _shape.narrow(input, dim, start, length)
     copy = Tensor._wrap(out._array.copy())
     if out.grad_fn is not None:
@@ -101,9 +128,26 @@ def narrow_copy(input, dim, start, length):
     return copy
 
 
+class DetachCopy(Function):
+    """``detach_copy``: a copy whose backward raises torch's error (it has no derivative)."""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a):
+        return Tensor._wrap(a._array.copy())
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise RuntimeError("derivative for aten::detach_copy is not implemented")
+
+
 def detach_copy(input):
-    """``detach`` as a new tensor."""
-    return Tensor._wrap(input._array.copy())
+    """``detach`` as a new tensor (torch records it: its backward raises)."""
+    if not isinstance(input, Tensor):
+        raise TypeError("detach_copy(): argument 'input' (position 1) must be Tensor, not %s"
+                        % type(input).__name__)
+    return DetachCopy.apply(input)
 
 
 class ViewScatter(Function):
@@ -136,7 +180,15 @@ def _scatter_into(name, input, src, view):
     need_tensors(name.replace("ScatterBackward0", "_scatter").lower(), input, src)
     if src.dtype != input.dtype:
         src = src.to(input.dtype)
-    return ViewScatter.apply(input, src, view, name)
+    out = ViewScatter.apply(input, src, view, name)
+    if name in _REAL_GRAD_ONLY:
+        _no_complex_grad(_REAL_GRAD_ONLY[name], out, input, src)
+    return out
+
+
+# the scatters torch has no complex derivative for
+_REAL_GRAD_ONLY = {"SelectScatterBackward0": "select_scatter",
+                   "SliceScatterBackward0": "slice_scatter"}
 
 
 def select_scatter(input, src, dim, index):
@@ -160,11 +212,70 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
                          lambda t: _shape.diagonal(t, offset, dim1, dim2))
 
 
+class AsStridedScatter(Function):
+    """A copy of ``input`` with ``src`` at ``size``, ``stride`` and ``offset`` of its memory.
+
+    As torch (clone_preserve_strides), the copy is of ``input``'s whole storage, viewed with
+    ``input``'s geometry; ``offset`` None is that view's storage offset."""
+
+    node_name = "AsStridedScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, input, src, size, stride, offset):
+        ctx.geometry = (size, stride, offset)
+        arr = input._array
+        storage = input._base._array if input._base is not None else arr
+        geom = _shape._strided_geometry(arr, storage)
+        if geom is None or any(n > 1 and st == 0 for n, st in zip(arr.shape, arr.strides)):
+            storage = arr.copy()
+            geom = (arr.shape, tuple(st // arr.itemsize for st in storage.strides), 0)
+        flat = backend_of(storage).as_strided(storage, (_shape._storage_size(storage),),
+                                              (storage.itemsize,)).copy()
+        out = _shape.as_strided(Tensor._wrap(flat), *geom)
+        target = _shape.as_strided(out, size, stride, offset)
+        if target._array.shape != src._array.shape:
+            raise RuntimeError("expected src to have a size equal to the slice of self. src size "
+                               "= %s, slice size = %s" % (list(src._array.shape),
+                                                          list(target._array.shape)))
+        if any(n > 1 and st == 0 for n, st in zip(size, stride)):
+            raise RuntimeError("unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the "
+                               "tensor before performing the operation.")
+        target._array[...] = src._array
+        return Tensor._wrap(out._array)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        # NOTE: torch's formula for ``input`` (as_strided_scatter_backward) keeps the gradient
+        # inside the scattered region and zeroes the rest, the reverse of the derivative; the
+        # derivative is used here. Both take positions in the gradient's row-major order.
+        size, stride, offset = ctx.geometry
+        g = grad_output.contiguous()
+        part = _shape.as_strided(g, size, stride, offset)
+        g_input = g_src = None
+        if ctx.needs_input_grad[0]:
+            zeros = Tensor._wrap(get_array_module(part._array).zeros_like(part._array))
+            g_input = AsStridedScatter.apply(g, zeros, size, stride, offset)
+        if ctx.needs_input_grad[1]:
+            g_src = _shape.Clone.apply(part)
+        return g_input, g_src, None, None, None
+
+
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
-    """``input`` with ``input.as_strided(size, stride, storage_offset)`` replaced by ``src``."""
-    _shape.as_strided(input.contiguous(), size, stride, storage_offset)
-    return _scatter_into("AsStridedScatterBackward0", input.contiguous(), src,
-                         lambda t: _shape.as_strided(t, size, stride, storage_offset))
+    """``input`` with ``input.as_strided(size, stride, storage_offset)`` replaced by ``src``
+    (positions in the memory of a copy of ``input`` that keeps its layout)."""
+    need_tensors("as_strided_scatter", input, src)
+    if input._requires_grad and not input.is_contiguous():
+        raise RuntimeError("!self.requires_grad() || self.is_contiguous() INTERNAL ASSERT FAILED "
+                           "at \"/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp\":4754, "
+                           "please report a bug to PyTorch. as_strided_scatter is currently only "
+                           "supported for contiguous inputs")
+    size = tuple(int(n) for n in size)
+    stride = tuple(int(n) for n in stride)
+    if src.dtype != input.dtype:
+        src = src.to(input.dtype)
+    offset = None if storage_offset is None else int(storage_offset)
+    return AsStridedScatter.apply(input, src, size, stride, offset)
 
 
 def nonzero_static(input, *, size, fill_value=-1):
