@@ -16,6 +16,7 @@ from . import backend as _backend
 from . import dtypes as _dt
 from . import ops as _ops
 from .autograd.function import Function
+from .autograd.grad_mode import state as _grad_state
 from .tensor import Size, Tensor
 
 __all__ = ["install", "TypedStorage", "UntypedStorage", "REMOVED"]
@@ -212,9 +213,21 @@ class _Compat:
     def as_strided_(self, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
         """Make this tensor the view ``as_strided(size, stride, storage_offset)`` of its own
         memory, in place."""
-        view = _ops.as_strided(self.detach(), size, stride, storage_offset)
+        if _grad_state.enabled and self.requires_grad:
+            if self.grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                                   "in-place operation.")
+            view = _ops.as_strided(self, size, stride, storage_offset)
+            view.grad_fn.set_node_name("AsStridedBackward1")
+            self.grad_fn, self._output_nr = view.grad_fn, view._output_nr
+            if self._base is not None:
+                self.__dict__["_view_fn"] = view.__dict__.get("_view_fn")
+        else:
+            view = _ops.as_strided(self.detach(), size, stride, storage_offset)
         self._array = view._array
         self._bump()
+        if "_view_version" in self.__dict__:
+            self.__dict__["_view_version"] = self._version_ref[0]
         return self
 
     name = None     # (torch's named-tensor name; ember tensors have none)

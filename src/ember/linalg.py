@@ -13,6 +13,7 @@ from .ops.linalg import (vector_norm, matrix_norm, solve, linalg_norm as norm, i
                          linalg_ldl_factor as ldl_factor, linalg_ldl_factor_ex as ldl_factor_ex,
                          linalg_ldl_solve as ldl_solve, tensorinv, tensorsolve,
                          linalg_vander as vander, cond, lstsq)
+from .ops.matmul import _multi_dot
 from .ops.shape import diagonal as _diagonal
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "det", "solve", "matmul", "svdvals",
@@ -29,44 +30,10 @@ def svdvals(A, *, driver=None, out=None):
     return _svdvals(A)
 
 
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-              "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool"}
-
-
 def multi_dot(tensors, *, out=None):
-    """``tensors[0] @ tensors[1] @ ...`` (the first may be 1-D, as may the last)."""
-    n = len(tensors)
-    if n < 2:
-        raise RuntimeError("multi_dot(): expected at least 2 tensors but got %d" % n)
-    dims = [t.dim() for t in tensors]
-    if dims[0] not in (1, 2):
-        raise RuntimeError("multi_dot(): the first tensor must be 1D or 2D but got %dD" % dims[0])
-    if dims[-1] not in (1, 2):
-        raise RuntimeError("multi_dot(): the last tensor must be 1D or 2D but got %dD" % dims[-1])
-    for i in range(1, n - 1):
-        if dims[i] != 2:
-            raise RuntimeError("multi_dot(): tensor %d must be 2D but got %dD" % (i, dims[i]))
-    for i in range(1, n):
-        if tensors[i].dtype != tensors[0].dtype:
-            raise RuntimeError("multi_dot(): all tensors must have be the same dtype but tensor 0 "
-                               "is %s and tensor %d %s"
-                               % (_CPP_NAMES.get(str(tensors[0].dtype)[6:]), i,
-                                  _CPP_NAMES.get(str(tensors[i].dtype)[6:])))
-    shapes = [tuple(t.shape) for t in tensors]
-    for i in range(n - 1):
-        left = shapes[i][-1]
-        right = shapes[i + 1][0]
-        if left != right:
-            raise RuntimeError("multi_dot(): tensors %d and %d with shapes [%s] and [%s] cannot be "
-                               "multiplied" % (i, i + 1, ", ".join(map(str, shapes[i])),
-                                               ", ".join(map(str, shapes[i + 1]))))
-    out = tensors[0]
-    for t in tensors[1:]:
-        out = matmul(out, t)
-    return out
+    """``tensors[0] @ tensors[1] @ ...`` (the first may be 1-D, as may the last), multiplied in
+    the cheapest order, as torch."""
+    return _multi_dot(tensors)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):

@@ -36,17 +36,6 @@ def _overlaps(size, stride):
     return 0 not in stride and len(pos) < int(np.prod(size))
 
 
-def _views_as_strided_nograd(g):
-    # NOTE: ``as_strided_`` keeps the tensor's old grad_fn in ember (_tensor_compat.py, not
-    # this area's file: fix proposed in the session 8 views report); use
-    # ``_views_as_strided`` for it once that lands
-    shape, size, stride, offset = _strided_geom(g)
-    args = [g.tensor(shape, grad=False), size, stride]
-    if offset is not None:
-        args.append(offset)
-    return args, {}
-
-
 def _views_as_strided_scatter(g):
     shape, size, stride, offset = _strided_geom(g)
     while _overlaps(size, stride):
@@ -126,7 +115,6 @@ def _views_nonzero_static(g):
 
 
 TEMPLATES = {"views_as_strided": _views_as_strided,
-             "views_as_strided_nograd": _views_as_strided_nograd,
              "views_as_strided_scatter": _views_as_strided_scatter,
              "views_dsplit": _views_dsplit, "views_select_scatter": _views_select_scatter,
              "views_scatter_reduce": _views_scatter_reduce,
@@ -136,7 +124,7 @@ TEMPLATES = {"views_as_strided": _views_as_strided,
 HAND = {}
 for _ns in ("torch", "Tensor"):
     HAND[(_ns, "as_strided")] = ["views_as_strided"]
-    HAND[(_ns, "as_strided_")] = ["views_as_strided_nograd"]
+    HAND[(_ns, "as_strided_")] = ["views_as_strided"]
     HAND[(_ns, "as_strided_scatter")] = ["views_as_strided_scatter"]
     HAND[(_ns, "dsplit")] = ["views_dsplit"]
     HAND[(_ns, "index_reduce")] = ["views_index_reduce"]

@@ -65,3 +65,4 @@ for _name in _OUT_NAMES:
         _PLAIN[_name] = globals()[_name]
         globals()[_name] = _with_out(_PLAIN[_name], _name)
 del _name
+_PLAIN["repeat_interleave"] = _scatter._repeat_interleave_method   # (torch's method errors)

@@ -89,7 +89,19 @@ def _plus_alpha(op, a, b, alpha):
             if isinstance(bb, SCALAR_TYPES):
                 return Tensor._wrap(aa + complex(bb) * complex(alpha))
             return Tensor._wrap(aa + bb * complex(alpha))
+    if _reduced_float(aa):
+        # (torch's float16/bfloat16 kernel: alpha and a number ``b`` in the tensors' dtype,
+        # then a + alpha * b in float32, rounded once)
+        f32 = np.float32
+        al = f32(aa.dtype.type(f32(alpha)))
+        b32 = f32(aa.dtype.type(f32(bb))) if isinstance(bb, SCALAR_TYPES) else bb.astype(f32)
+        return Tensor._wrap((aa.astype(f32) + al * b32).astype(aa.dtype))
     return Tensor._wrap(aa + mul(Tensor._wrap(bb), alpha)._array)
+
+
+def _reduced_float(arr):
+    return not isinstance(arr, SCALAR_TYPES) and (arr.dtype == np.float16 or
+                                                  arr.dtype.kind == "V")
 
 
 class AddAlpha(Function):
@@ -157,6 +169,13 @@ class Rsub(Function):
             with _quiet():     # (torch's ``other + (-alpha + 0j) * input``)
                 out = bb + aa * complex(-alpha)
             return Tensor._wrap(xp.asarray(out))
+        if alpha != 1 and _reduced_float(aa) and (isinstance(bb, SCALAR_TYPES) or
+                                                  bb.dtype == aa.dtype):
+            f32 = np.float32
+            b32 = f32(aa.dtype.type(f32(bb))) if isinstance(bb, SCALAR_TYPES) else \
+                bb.astype(f32)
+            out = b32 - f32(aa.dtype.type(f32(alpha))) * aa.astype(f32)
+            return Tensor._wrap(xp.asarray(out.astype(aa.dtype)))
         if alpha != 1:
             out = bb - aa * binary_arrays("rsub", Tensor._wrap(aa), alpha)[1]
             return Tensor._wrap(xp.asarray(out).astype(aa.dtype, copy=False))
@@ -545,7 +564,8 @@ def add(input, other, *args, alpha=1, out=None):
         if _check_alpha(input, other, alpha):
             return Add.apply(input, other if alpha else (
                 mul(other, False) if isinstance(other, Tensor) else False))
-        if isinstance(other, Tensor) or input.is_complex() or isinstance(other, complex):
+        if isinstance(other, Tensor) or input.is_complex() or isinstance(other, complex) or \
+                _reduced_float(input._array):
             return AddAlpha.apply(input, other, alpha)
         other = other * alpha
     return Add.apply(input, other)
@@ -610,7 +630,8 @@ def _sub(input, other, alpha):
         _no_bool_sub(input, other)
         _check_alpha(input, other, alpha)
     if alpha != 1:
-        if isinstance(other, Tensor) or input.is_complex() or isinstance(other, complex):
+        if isinstance(other, Tensor) or input.is_complex() or isinstance(other, complex) or \
+                _reduced_float(input._array):
             return SubAlpha.apply(input, other, alpha)
         other = other * alpha
     return Sub.apply(input, other)

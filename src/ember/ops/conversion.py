@@ -268,12 +268,12 @@ def random_(input, from_=_MISSING, to=_MISSING, *, generator=None):
     """Fill with integers: ``random_()`` on [0, 2**mantissa] (floats) or [0, max] (integers),
     ``random_(to)`` on [0, to), ``random_(from, to)`` on [from, to), ``random_(from, None)``
     on [from, max] (torch's stream for the same seed)."""
-    if input._array.dtype.kind == "c":
-        if not input._array.size:
-            return input
-        not_implemented_for(input._array, "random_kernel_cpu", "c")
     gen, d = _gen(generator), input._array.dtype
     if from_ is _MISSING and to is _MISSING:
+        if d.kind == "c":
+            if not input._array.size:
+                return input
+            not_implemented_for(input._array, "random_kernel_cpu", "c")
         return _fill(input, lambda n, c: gen._random_default(n, d), "random_")
     if to is _MISSING:
         from_, to = 0, from_

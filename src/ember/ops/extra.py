@@ -374,10 +374,13 @@ class Nextafter(Function):
 
 def float_power_(input, exponent):
     """In-place ``float_power`` (``input`` must be float64)."""
-    if input._array.dtype != np.float64:
+    cplx = input._array.dtype.kind == "c" or isinstance(exponent, complex) or (
+        isinstance(exponent, Tensor) and exponent._array.dtype.kind == "c")
+    if input._array.dtype != (np.complex128 if cplx else np.float64):
         raise RuntimeError("the base given to float_power_ has dtype %s but the operation's "
-                           "result requires dtype Double"
-                           % _dt.from_numpy_dtype(input._array.dtype)._legacy[:-6])
+                           "result requires dtype %s"
+                           % (_dt.from_numpy_dtype(input._array.dtype)._legacy[:-6],
+                              "ComplexDouble" if cplx else "Double"))
     return inplace(input, float_power, exponent)
 
 
@@ -1841,8 +1844,24 @@ def _flat_list(t):
     return t._array.reshape(-1).tolist()    # host: per-element Python callables
 
 
+def _map_checks(name, input, args):
+    for pos, (arg, t) in enumerate(args, 1):
+        if not isinstance(t, Tensor):
+            raise TypeError("%s(): argument '%s' (position %d) must be Tensor, not %s"
+                            % (name, arg, pos, type(t).__name__))
+    if input.requires_grad:
+        raise RuntimeError("Can't call %s() on Variable that requires grad. Use "
+                           "var.detach().%s() instead." % (name, name))
+    for arg, t in args:
+        if t._array.dtype != input._array.dtype:
+            raise TypeError("%s: expected torch.%s for %s'%s' (got torch.%s)" % (
+                name, input.dtype._legacy, "argument " if name == "map2_" else "", arg,
+                t.dtype._legacy))
+
+
 def map_(input, tensor, callable):
     """``input[i] = callable(input[i], tensor[i])`` element-wise (``tensor`` broadcast)."""
+    _map_checks("map_", input, [("other", tensor)])
     other = tensor.expand(*input.shape).contiguous()
     vals = [callable(a, b) for a, b in zip(_flat_list(input), _flat_list(other))]
     write(input, xp_of(input).asarray(vals, dtype=input._array.dtype).reshape(input.shape),
@@ -1852,6 +1871,7 @@ def map_(input, tensor, callable):
 
 def map2_(input, x, y, callable):
     """``input[i] = callable(input[i], x[i], y[i])`` element-wise."""
+    _map_checks("map2_", input, [("x", x), ("y", y)])
     xs = x.expand(*input.shape).contiguous()
     ys = y.expand(*input.shape).contiguous()
     vals = [callable(a, b, c) for a, b, c in zip(_flat_list(input), _flat_list(xs),
@@ -1878,6 +1898,21 @@ def dim_order(input, *, ambiguity_check=False):
 
 def fill_diagonal_(input, fill_value, wrap=False):
     """Write ``fill_value`` on the main diagonal (``wrap``: restart below a tall matrix's)."""
+    if isinstance(fill_value, Tensor) and fill_value._array.ndim == 0:
+        fill_value = fill_value.item()
+    if not isinstance(fill_value, (int, float, complex, np.number, np.bool_)):
+        raise TypeError("fill_diagonal_(): argument 'fill_value' (position 1) must be Number, "
+                        "not %s" % type(fill_value).__name__)
+    if not isinstance(wrap, (bool, np.bool_)):
+        raise TypeError("fill_diagonal_(): argument 'wrap' (position 2) must be bool, not %s"
+                        % type(wrap).__name__)
+    if input.dim() >= 2:
+        d = _dt._BY_NP[input._array.dtype]
+        if isinstance(fill_value, (complex, np.complexfloating)) and fill_value.imag and \
+                input._array.dtype.kind not in "cb":
+            raise RuntimeError("value cannot be converted to type %s without overflow"
+                               % _dt._C_NAME.get(d.name, d.name))
+        fill_value = checked_scalar(fill_value, d, reduced=True)
     if input.dim() < 2:
         raise RuntimeError("dimensions must larger than 1")
     shape = tuple(input.shape)

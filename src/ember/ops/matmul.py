@@ -1,15 +1,18 @@
 """Matrix products: mm, bmm, mv, dot, matmul, addmm/addmv/baddbmm/addbmm, outer, kron,
 einsum, tensordot, with torch's backward formulas and node names."""
 import math
+import warnings
 
 import numpy as np
 
 from ..autograd._sum_to import sum_to_array
 from ..autograd.function import Function
-from ..backend import same_device
+from ..autograd.grad_mode import state as _grad_state
+from ..backend import errstate, same_device
 from ..tensor import Tensor
+from ._out import _RESIZE_MSG
 from ._util import binary_arrays, mm2d, not_implemented_for, sum_to, wrap_dim, xp_of
-from ..dtypes import int64 as _int64, scalar_type_name as _tname
+from ..dtypes import get_default_dtype, scalar_type_name as _tname
 from .shape import Clone, Expand, Reshape, Squeeze, T, Transpose, Unsqueeze, reshape
 
 __all__ = ["mm", "matmul", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm",
@@ -55,7 +58,8 @@ class Mm(Function):
         if aa.dtype is not bb.dtype and aa.dtype != bb.dtype:
             raise RuntimeError("expected m1 and m2 to have the same dtype, but got: %s != %s"
                                % (_cpp_name(aa.dtype), _cpp_name(bb.dtype)))
-        _no_bool(aa, "addmm_impl_cpu_")
+        if aa.size and bb.size:     # (torch skips its kernel when there is nothing to sum)
+            _no_bool(aa, "addmm_impl_cpu_")
         need = ctx.needs_input_grad
         ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         # (a C-contiguous input, the common case, needs no second look at its flags)
@@ -114,7 +118,7 @@ class Bmm(Function):
     node_name = "BmmBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, kernel="bmm"):
         aa, bb = a._array, b._array
         if type(aa) is not type(bb):
             same_device(aa, bb)     # (torch's mixed-device message)
@@ -126,12 +130,19 @@ class Bmm(Function):
             raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
                                "[%d, %d] but got: [%d, %d]."
                                % (aa.shape[0], aa.shape[2], bb.shape[0], bb.shape[1]))
+        need = ctx.needs_input_grad
+        ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
+        if not (aa.size and bb.size):
+            # (torch returns before its kernel: no dtype checks, and batch2's dtype)
+            _differentiable_out(ctx, bb.dtype)
+            return Tensor._wrap(xp_of(a).zeros(aa.shape[:2] + bb.shape[2:], dtype=bb.dtype))
+        _no_bool(aa, kernel)
         if aa.dtype != bb.dtype:
             raise RuntimeError("expected scalar type %s but found %s"
                                % (_tname(aa.dtype), _tname(bb.dtype)))
-        _no_bool(aa, "bmm")
-        need = ctx.needs_input_grad
-        ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
+        if _small_complex(aa, bb):
+            with errstate(invalid="ignore", over="ignore"):
+                return Tensor._wrap((aa[:, :, :, None] * bb[:, None, :, :]).sum(2))
         # (bfloat16 products come back float32: rounded once to bfloat16, as torch)
         return Tensor._wrap(xp_of(a).matmul(aa, bb).astype(aa.dtype, copy=False))
 
@@ -141,7 +152,21 @@ class Bmm(Function):
         need = ctx.needs_input_grad
         ga = bmm(grad_output, _adj(b)) if need[0] else None
         gb = bmm(_adj(a), grad_output) if need[1] else None
-        return ga, gb
+        return ga, gb, None
+
+
+def _differentiable_out(ctx, dtype):
+    """torch's error for an output that cannot carry a gradient (batch2's dtype) of inputs
+    that require one."""
+    if dtype.kind not in "fcV" and any(ctx.needs_input_grad):
+        raise RuntimeError("Autograd not support dtype: %s" % _tname(dtype))
+
+
+def _small_complex(aa, bb):
+    """A complex bmm that torch's CPU kernel computes with its own loop (under 400
+    multiply-adds per matrix), not BLAS: plain products summed, whose infinities and NaNs
+    differ from BLAS's."""
+    return aa.dtype.kind == "c" and aa.shape[1] * aa.shape[2] * bb.shape[2] < 400
 
 
 class Mv(Function):
@@ -159,7 +184,8 @@ class Mv(Function):
         if ma.dtype != va.dtype:
             raise RuntimeError("addmv input tensors must have the same dtype, but got %s, %s, "
                                "and %s" % (_tname(va.dtype), _tname(ma.dtype), _tname(va.dtype)))
-        _no_bool(ma, "addmv_impl_cpu")
+        if ma.size:     # (torch skips its kernel for an empty matrix)
+            _no_bool(ma, "addmv_impl_cpu")
         need = ctx.needs_input_grad
         ctx.save_for_backward(m if need[1] else None, v if need[0] else None)
         return Tensor._wrap((ma @ va).astype(ma.dtype, copy=False))    # (bfloat16: see Bmm)
@@ -275,17 +301,14 @@ class _AddProduct(Function):
         if not type(ia) is type(a1) is type(a2):
             same_device(ia, a1, a2)     # (torch's mixed-device message)
         cls._check_dtypes(ia, a1, a2)
-        if ia.dtype.kind in "iu":   # (torch casts the scalars to the integer type)
-            beta, alpha = int(beta), int(alpha)
         ctx.layouts = (_transposed(a1), _transposed(a2))
         if cls is Addmm and a1.ndim == 2 and a2.ndim == 2 and a1.shape[1] == a2.shape[0] \
-                and a1.dtype == a2.dtype:
+                and a1.size and a2.size:
+            if a1.dtype == np.bool_:
+                _no_bool(a1, "addmm_impl_cpu_")
             prod = mm2d(a1, a2)     # (mm's checks pass: no Mm node is needed for them)
         else:
             prod = cls.prod(Tensor._wrap(a1), Tensor._wrap(a2))._array
-        if ia.dtype != prod.dtype:
-            raise RuntimeError("expected scalar type %s but found %s"
-                               % (_tname(prod.dtype), _tname(ia.dtype)))
         try:
             base = xp_of(inp).broadcast_to(ia, prod.shape)
         except ValueError:
@@ -294,15 +317,40 @@ class _AddProduct(Function):
                                "Tensor sizes: %s" % (prod.shape[-1], ia.shape[-1],
                                                      prod.ndim - 1, list(prod.shape),
                                                      list(ia.shape))) from None
-        out = prod      # a new array: the rest is done in place
-        if alpha != 1:
-            out *= alpha
-        if beta != 0:
-            out += base * beta if beta != 1 else base
         need = ctx.needs_input_grad
+        if not (a1.size and a2.size):
+            out = cls._nothing_to_sum(ia, base, prod, beta)
+            _differentiable_out(ctx, prod.dtype)
+            beta, alpha = _kernel_scalars(ia.dtype, beta, alpha)
+        else:
+            beta, alpha = _kernel_scalars(ia.dtype, beta, alpha)
+            out = prod      # a new array: the rest is done in place
+            if cls is Baddbmm and _small_complex(a1, a2):
+                # (torch's own small complex kernel scales by 1 + 0j too: inf * 0j is NaN)
+                with errstate(invalid="ignore", over="ignore"):
+                    out *= alpha
+                    if beta != 0:
+                        out += base * beta
+            else:
+                if alpha != 1:
+                    out *= alpha
+                if beta != 0:
+                    out += base * beta if beta != 1 else base
         ctx.beta, ctx.alpha = beta, alpha
         ctx.save_for_backward(m1 if need[2] else None, m2 if need[1] else None)
-        return Tensor._wrap(xp_of(inp).ascontiguousarray(out, dtype=prod.dtype))
+        xp = xp_of(inp)
+        if not out.ndim:    # (an addmv of an empty matrix keeps a 0-d input's shape)
+            return Tensor._wrap(xp.asarray(out, dtype=prod.dtype))
+        return Tensor._wrap(xp.ascontiguousarray(out, dtype=prod.dtype))
+
+    @staticmethod
+    def _nothing_to_sum(ia, base, prod, beta):
+        """torch's result when the product has no terms: ``beta * input`` (its in-place
+        ``mul_``, so a number of a higher kind than the result is refused), or zeros."""
+        if prod.size == 0 or beta == 0:
+            return prod
+        _check_scale(prod.dtype, beta)
+        return base * beta
 
     @classmethod
     def _grads(cls, ctx, g, prod_a, prod_b):
@@ -321,15 +369,44 @@ class _AddProduct(Function):
         return gi, g1, g2, None, None
 
 
+def _kernel_scalars(dtype, beta, alpha):
+    """beta and alpha as torch's kernel takes them: cast to an integer result's type."""
+    if dtype.kind in "iu":
+        return int(beta), int(alpha)
+    if dtype.kind == "b":
+        return bool(beta), bool(alpha)
+    return beta, alpha
+
+
+# the kind order of torch's in-place cast check, and a Python number's kind in it
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
+
+
+def _check_scale(dtype, beta):
+    """torch's error for ``result.mul_(beta)`` when ``beta`` is of a higher kind than the
+    result (an int into bool, a float into an integer type, a complex into a real type)."""
+    rank = 0 if isinstance(beta, (bool, np.bool_)) else 1 if isinstance(beta, (int, np.integer)) \
+        else 3 if isinstance(beta, complex) else 2
+    if rank <= _KIND_RANK[dtype.kind]:
+        return
+    if rank == 1:
+        name = "Long"
+    elif rank == 2:
+        name = _tname(get_default_dtype().np)
+    else:
+        name = "ComplexDouble" if dtype == np.float64 else "ComplexFloat"
+    raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                       % (name, _tname(dtype)))
+
+
 def _addmm_dtypes(ia, a1, a2):
     """torch's dtype checks of addmm and addbmm."""
-    if a1.dtype != a2.dtype:
-        raise RuntimeError("mat1 and mat2 must have the same dtype, but got %s and %s"
-                           % (_tname(a1.dtype), _tname(a2.dtype)))
     if ia.dtype != a2.dtype:
         raise RuntimeError("self and mat2 must have the same dtype, but got %s and %s"
                            % (_tname(ia.dtype), _tname(a2.dtype)))
-    _no_bool(a1, "addmm_impl_cpu_")
+    if a1.dtype != a2.dtype:
+        raise RuntimeError("mat1 and mat2 must have the same dtype, but got %s and %s"
+                           % (_tname(a1.dtype), _tname(a2.dtype)))
 
 
 class Addmm(_AddProduct):
@@ -376,20 +453,60 @@ def _addmv_dtypes(ia, a1, a2):
     if not ia.dtype == a1.dtype == a2.dtype:
         raise RuntimeError("addmv input tensors must have the same dtype, but got %s, %s, and %s"
                            % (_tname(ia.dtype), _tname(a1.dtype), _tname(a2.dtype)))
-    _no_bool(a1, "addmv_impl_cpu")
 
 
 def _baddbmm_dtypes(ia, a1, a2):
-    if not ia.dtype == a1.dtype == a2.dtype:
+    """torch's meta check of baddbmm: input and batch1 only (batch2 is its kernel's)."""
+    if ia.dtype != a1.dtype:
         raise RuntimeError("Input dtypes must be the same, got: input %s, batch1: %s, batch2: %s"
                            % (_cpp_name(ia.dtype), _cpp_name(a1.dtype), _cpp_name(a2.dtype)))
-    _no_bool(a1, "baddbmm")
+
+
+def check_inplace_product(op, input, a, b):
+    """torch's check that ``addmm_``, ``addmv_`` or ``baddbmm_`` (``op`` without the
+    underscore) would write a result of ``input``'s own dtype and shape, made after the op's
+    dtype checks; operands whose shapes don't multiply are left to the op's own error."""
+    ia, aa, ba = input._array, a._array, b._array
+    if op == "addmv":
+        _addmv_dtypes(ia, aa, ba)
+        if aa.ndim != 2 or ba.ndim != 1 or aa.shape[1] != ba.shape[0]:
+            return
+        shape = (aa.shape[0],)
+    elif op == "addmm":
+        _addmm_dtypes(ia, aa, ba)
+        if aa.ndim != 2 or ba.ndim != 2 or aa.shape[1] != ba.shape[0]:
+            return
+        shape = (aa.shape[0], ba.shape[1])
+    else:
+        if aa.ndim != 3 or ba.ndim != 3 or aa.shape[0] != ba.shape[0] or \
+                aa.shape[2] != ba.shape[1]:
+            return
+        shape = (aa.shape[0], aa.shape[1], ba.shape[2])
+        _expand_input(xp_of(input), ia, shape)
+        _baddbmm_dtypes(ia, aa, ba)
+    if ia.dtype != ba.dtype:
+        raise RuntimeError("Bad in-place call: input tensor dtype %s and output tensor dtype %s "
+                           "should match" % (_cpp_name(ia.dtype), _cpp_name(ba.dtype)))
+    if ia.shape != shape:
+        raise RuntimeError("Bad in-place call: input tensor size %s and output tensor size %s "
+                           "should match" % (list(ia.shape), list(shape)))
 
 
 class Addmv(_AddProduct):
     node_name = "AddmvBackward0"
     prod = staticmethod(lambda m, v: mv(m, v))
     _check_dtypes = staticmethod(_addmv_dtypes)
+
+    @staticmethod
+    def _nothing_to_sum(ia, base, prod, beta):
+        """torch's result for an empty matrix: zeros, or ``input * beta`` in the shape of the
+        input itself (not broadcast), with beta cast to the input's dtype."""
+        if beta == 0:
+            return prod
+        if ia.shape != prod.shape and prod.size:   # (torch's out= resize warning)
+            warnings.warn(_RESIZE_MSG % (list(prod.shape), list(ia.shape)), UserWarning,
+                          stacklevel=2)
+        return ia * _kernel_scalars(ia.dtype, beta, beta)[0]
 
     @staticmethod
     def forward(ctx, inp, m1, m2, beta, alpha):
@@ -403,7 +520,7 @@ class Addmv(_AddProduct):
 
 class Baddbmm(_AddProduct):
     node_name = "BaddbmmBackward0"
-    prod = staticmethod(lambda a, b: bmm(a, b))
+    prod = staticmethod(lambda a, b: Bmm.apply(a, b, "baddbmm"))
     _check_dtypes = staticmethod(_baddbmm_dtypes)
 
     @staticmethod
@@ -614,13 +731,63 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * bmm(batch1, batch2).sum(0)``."""
     from .reduction import sum as _sum
-    ia = input._array
-    _addmm_dtypes(ia, batch1._array, batch2._array)
+    ia, b1, b2 = input._array, batch1._array, batch2._array
+    if b1.ndim == 3 and b2.ndim == 3 and b1.shape[0] == b2.shape[0] and \
+            b1.shape[2] == b2.shape[1] and not (b1.size and b2.size):
+        return AddbmmEmpty.apply(input, batch1, batch2, _scalar(beta), _scalar(alpha))
+    _addmm_dtypes(ia, b1, b2)
+    _no_bool(b1, "addmm_impl_cpu_")
     if ia.dtype.kind in "iu":   # (torch casts the scalars to the integer type)
         beta, alpha = int(_scalar(beta)), int(_scalar(alpha))
     prod = _sum(bmm(batch1, batch2), 0, dtype=input.dtype if ia.dtype.kind in "iu" else None)
     prod = prod * alpha if alpha != 1 else prod
     return prod + (input * beta if beta != 1 else input)
+
+
+class AddbmmEmpty(Function):
+    """``addbmm`` of a product with no terms (no batch, nothing to sum, or an empty result),
+    as torch's loop of ``addmm_`` calls leaves it: ``beta * input`` or zeros."""
+
+    node_name = "AddbmmBackward0"
+
+    @staticmethod
+    def forward(ctx, inp, batch1, batch2, beta, alpha):
+        ia, b1, b2 = inp._array, batch1._array, batch2._array
+        xp = xp_of(inp)
+        shape = (b1.shape[1], b2.shape[2])
+        base = _expand_input(xp, ia, shape)
+        if b1.shape[0]:     # (each addmm_ call checks the dtypes; the first applies beta)
+            _addmm_dtypes(ia, b1, b2)
+        if beta == 0 or base.size == 0:
+            out = xp.zeros(shape, dtype=ia.dtype)
+        else:
+            _check_scale(ia.dtype, beta)
+            out = base * beta
+        if b1.shape[0] > 1 and base.size:
+            _check_scale(ia.dtype, 1)   # (the later calls scale by an int 1)
+        ctx.beta = beta
+        ctx.save_for_backward(batch1, batch2)
+        return Tensor._wrap(xp.ascontiguousarray(out, dtype=ia.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from .creation import zeros_like
+        b1, b2 = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        gi = sum_to(grad_output * ctx.beta, ctx._input_meta(0)[0]) if need[0] else None
+        return (gi, zeros_like(b1) if need[1] else None, zeros_like(b2) if need[2] else None,
+                None, None)
+
+
+def _expand_input(xp, ia, shape):
+    """``input`` broadcast to the product's ``shape``, with torch's expand error."""
+    try:
+        return xp.broadcast_to(ia, shape)
+    except ValueError:
+        raise RuntimeError("The expanded size of the tensor (%d) must match the existing "
+                           "size (%d) at non-singleton dimension %d.  Target sizes: %s.  "
+                           "Tensor sizes: %s" % (shape[-1], ia.shape[-1], len(shape) - 1,
+                                                 list(shape), list(ia.shape))) from None
 
 
 def chain_matmul(*matrices, out=None):
@@ -634,10 +801,77 @@ def chain_matmul(*matrices, out=None):
             raise RuntimeError("Tensor dimension is %d, expected 2 instead." % m._array.ndim)
     if len(matrices) == 1:
         return Clone.apply(matrices[0])
-    out = matrices[0]
-    for m in matrices[1:]:
-        out = mm(out, m)
-    return out
+    return _multi_dot(matrices)
+
+
+def _multi_dot(tensors):
+    """torch's linalg.multi_dot (and chain_matmul's product): the checks, then the cheapest
+    order of the chain."""
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError("multi_dot(): expected at least 2 tensors but got %d" % n)
+    dims = [t.dim() for t in tensors]
+    if dims[0] not in (1, 2):
+        raise RuntimeError("multi_dot(): the first tensor must be 1D or 2D but got %dD" % dims[0])
+    if dims[-1] not in (1, 2):
+        raise RuntimeError("multi_dot(): the last tensor must be 1D or 2D but got %dD" % dims[-1])
+    for i in range(1, n - 1):
+        if dims[i] != 2:
+            raise RuntimeError("multi_dot(): tensor %d must be 2D but got %dD" % (i, dims[i]))
+    for i in range(1, n):
+        if tensors[i].dtype != tensors[0].dtype:
+            raise RuntimeError("multi_dot(): all tensors must have be the same dtype but tensor 0 "
+                               "is %s and tensor %d %s"
+                               % (_cpp_name(tensors[0]._array.dtype), i,
+                                  _cpp_name(tensors[i]._array.dtype)))
+    shapes = [tuple(t.shape) for t in tensors]
+    for i in range(n - 1):
+        left = shapes[i][-1]
+        right = shapes[i + 1][0]
+        if left != right:
+            raise RuntimeError("multi_dot(): tensors %d and %d with shapes [%s] and [%s] cannot be "
+                               "multiplied" % (i, i + 1, ", ".join(map(str, shapes[i])),
+                                               ", ".join(map(str, shapes[i + 1]))))
+    ts = list(tensors)
+    if dims[0] == 1:    # (a row vector, and a column vector last, as torch)
+        ts[0] = ts[0].unsqueeze(0)
+    if dims[-1] == 1:
+        ts[-1] = ts[-1].unsqueeze(-1)
+    if n == 3:      # (torch compares the two orders directly)
+        a, b = ts[0].shape
+        c, d = ts[2].shape
+        if a * c * (b + d) > b * d * (a + c):
+            res = mm(ts[0], mm(ts[1], ts[2]))
+        else:
+            res = mm(mm(ts[0], ts[1]), ts[2])
+    else:
+        res = _chain(ts, _chain_order(ts), 0, n - 1)
+    shape = shapes[0][:-1] + shapes[-1][1:]
+    return res.view(shape)
+
+
+def _chain_order(ts):
+    """The split points of the cheapest order of a matrix chain (Cormen et al., as torch)."""
+    n = len(ts)
+    p = [t.shape[0] for t in ts] + [ts[-1].shape[1]]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if cost[i][j] is None or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def _chain(ts, split, i, j):
+    if i == j:
+        return ts[i]
+    k = split[i][j]
+    return mm(_chain(ts, split, i, k), _chain(ts, split, k + 1, j))
 
 
 def kron(input, other, *, out=None):
@@ -650,7 +884,78 @@ def kron(input, other, *, out=None):
     sa, sb = a._array.shape, b._array.shape
     ea = reshape(a, tuple(x for s in sa for x in (s, 1)))
     eb = reshape(b, tuple(x for s in sb for x in (1, s)))
-    return reshape(ea * eb, tuple(x * y for x, y in zip(sa, sb)))
+    out_shape = tuple(x * y for x, y in zip(sa, sb))
+    _check_kron_view(input._array, other._array, ea._array.shape, eb._array.shape, out_shape)
+    return reshape(ea * eb, out_shape)
+
+
+def _view_strides(shape, strides, new_shape):
+    """torch's strides for a view of a ``shape``/``strides`` tensor as ``new_shape`` (its
+    computeStride), or None where no view exists."""
+    if not shape:
+        shape, strides = (1,), (1,)
+    new = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    base = strides[-1]
+    numel = view_numel = 1
+    for d in range(len(shape) - 1, -1, -1):
+        numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != numel * base):
+            while view_d >= 0 and (view_numel < numel or new_shape[view_d] == 1):
+                new[view_d] = view_numel * base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != numel:
+                return None
+            if d > 0:
+                base, numel, view_numel = strides[d - 1], 1, 1
+    return new if view_d == -1 else None
+
+
+def _check_kron_view(aa, bb, shape_a, shape_b, out_shape):
+    """torch's kron views ``input * other`` (interleaved dims) as the result: the product,
+    laid out by TensorIterator after its operands' strides, may not allow that view."""
+    if not (aa.size and bb.size) or not aa.ndim or not bb.ndim:
+        return
+    pad_a, pad_b = (1,) * (len(shape_a) // 2 - aa.ndim), (1,) * (len(shape_b) // 2 - bb.ndim)
+    ops_ = []
+    for arr, pad, shape in ((aa, pad_a, shape_a), (bb, pad_b, shape_b)):
+        st = _view_strides(pad + arr.shape, (0,) * len(pad) + tuple(
+            x // arr.itemsize for x in arr.strides), shape)
+        ops_.append([0 if n == 1 and m != 1 else s * arr.itemsize
+                     for s, n, m in zip(st, shape, np.broadcast_shapes(shape_a, shape_b))])
+    full = np.broadcast_shapes(shape_a, shape_b)
+    nd = len(full)
+
+    def order(d0, d1):      # (TensorIterator's should_swap)
+        for st in ops_:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return 1 if s0 > s1 else -1
+            if full[d0] > full[d1]:
+                return 1
+        return 0
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = order(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    strides = [0] * nd
+    step = 1
+    for d in perm:
+        strides[d] = step
+        step *= full[d]
+    if _view_strides(full, strides, out_shape) is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.")
 
 
 def _parse_einsum(equation, shapes):
@@ -692,72 +997,16 @@ def _parse_einsum(equation, shapes):
     return out_ins, rhs
 
 
-class Einsum(Function):
-    node_name = "EinsumBackward0"
-
-    @staticmethod
-    def forward(ctx, subs, out_sub, *operands):
-        eq = ",".join(subs) + "->" + out_sub
-        ctx.subs, ctx.out_sub = subs, out_sub
-        ctx.save_for_backward(*operands)
-        arrs = [o._array for o in operands]
-        xp = xp_of(operands[0])
-        d = arrs[0].dtype
-        if d.kind == "V":    # (bfloat16: computed in float32, rounded once, as torch)
-            arrs = [x.astype(np.float32) for x in arrs]
-        out = xp.asarray(xp.einsum(eq, *arrs, optimize=len(arrs) > 2))
-        return Tensor._wrap(out.astype(d, copy=False))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        ops_ = ctx.saved_tensors
-        subs, out_sub = ctx.subs, ctx.out_sub
-        grads = [None, None]
-        for i in range(len(subs)):
-            if not ctx.needs_input_grad[i + 2]:
-                grads.append(None)
-                continue
-            grads.append(_einsum_grad(grad_output, out_sub, ops_, subs, i))
-        return tuple(grads)
-
-
-def _einsum_grad(g, out_sub, ops_, subs, i):
-    """Gradient of an einsum for operand ``i``: an einsum of ``g`` with the other operands."""
-    from .creation import ones, eye
-    sub = subs[i]
-    shape = ops_[i]._array.shape
-    dtype = ops_[i]._array.dtype
-    sizes = dict(zip(sub, shape))
-    terms = [out_sub] + [s for k, s in enumerate(subs) if k != i]
-    args = [g] + [o for k, o in enumerate(ops_) if k != i]
-    present = set("".join(terms))
-    used = set("".join(subs) + out_sub)
-    fresh = (c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used)
-    target = []
-    seen = set()
-    for c in sub:
-        if c not in present and c not in seen:
-            terms.append(c)
-            args.append(ones(sizes[c], dtype=_dt_of(dtype), device=g.device))
-            present.add(c)
-        if c in seen:
-            f = next(fresh)
-            terms.append(c + f)
-            args.append(eye(sizes[c], dtype=_dt_of(dtype), device=g.device))
-            target.append(f)
-        else:
-            target.append(c)
-            seen.add(c)
-    return _einsum_apply(terms, "".join(target), args)
-
-
-def _dt_of(np_dtype):
-    from ..dtypes import from_numpy_dtype
-    return from_numpy_dtype(np_dtype)
-
-
 def _einsum_apply(subs, out_sub, operands):
-    return Einsum.apply(tuple(subs), out_sub, *operands)
+    """The einsum of operands that need no graph, in one array call."""
+    eq = ",".join(subs) + "->" + out_sub
+    arrs = [o._array for o in operands]
+    xp = xp_of(operands[0])
+    d = arrs[0].dtype
+    if d.kind == "V":    # (bfloat16: computed in float32, rounded once, as torch)
+        arrs = [x.astype(np.float32) for x in arrs]
+    out = xp.asarray(xp.einsum(eq, *arrs, optimize=len(arrs) > 2))
+    return Tensor._wrap(out.astype(d, copy=False))
 
 
 def einsum(equation, *operands):
@@ -774,6 +1023,11 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     subs, out_sub = _parse_einsum(equation, [o._array.shape for o in operands])
+    # (the one-call path needs one float dtype; torch's own steps promote or refuse a
+    # mixture, and give integer sums and bool products torch's dtypes and errors)
+    d = operands[0]._array.dtype
+    graph = _grad_state.enabled and any(o._requires_grad for o in operands) or \
+        d.kind in "biu" or any(o._array.dtype != d for o in operands)
     sizes = {}
     for k, (sub, o) in enumerate(zip(subs, operands)):
         for c, n in zip(sub, o._array.shape):
@@ -783,32 +1037,155 @@ def einsum(equation, *operands):
                                    % (c, n, k, sizes[c]))
             if sizes.get(c, 1) == 1:
                 sizes[c] = n
+    if graph:
+        return _einsum_graph(equation, operands)
     ops_ = []
     for sub, o in zip(subs, operands):
         want = tuple(sizes[c] for c in sub)
         if want != o._array.shape and len(set(sub)) == len(sub):
             o = expand(o, want)
         ops_.append(o)
-    d = ops_[0]._array.dtype
-    for o in ops_[1:]:
-        if o._array.dtype != d:
-            raise RuntimeError("expected scalar type %s but found %s"
-                               % (_tname(d), _tname(o._array.dtype)))
-    if d.kind in "biu":
-        ops_ = _einsum_int_operands(subs, out_sub, ops_)
     return _einsum_apply(subs, out_sub, ops_)
 
 
-def _einsum_int_operands(subs, out_sub, ops_):
-    """torch's dtypes for an integer or bool einsum: a letter summed within one operand is a
-    ``sum`` (int64); a contraction of bool operands is a ``bmm`` (refused)."""
-    summed = [c for c in set("".join(subs)) if c not in out_sub]
-    solo = [c for c in summed if sum(c in sub for sub in subs) == 1]
-    if solo:
-        return [o.to(_int64) for o in ops_]
-    if summed and ops_[0]._array.dtype == np.bool_:
-        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
-    return ops_
+_ELLIPSIS = 52
+
+
+def _label(c):
+    """torch's subscript of a label: A-Z are 0-25, a-z are 26-51."""
+    return ord(c) - ord("A") if c.isupper() else ord(c) - ord("a") + 26
+
+
+def _einsum_graph(equation, operands):
+    """``einsum`` as torch computes it (so with its graph): each operand's diagonals taken,
+    missing dims unsqueezed and dims permuted to (output, contracted); then operands reduced
+    left to right, each pair by ``_sumproduct_pair`` (permute, reshape, bmm)."""
+    lhs, arrow, rhs = equation.partition("->")
+    op_labels = [[_ELLIPSIS if c == "." else _label(c) for c in
+                  part.replace(" ", "").replace("...", ".")] for part in lhs.split(",")]
+    count = [0] * _ELLIPSIS
+    ell_num_dim = 0
+    for labels, o in zip(op_labels, operands):
+        for s in labels:
+            if s == _ELLIPSIS:
+                ell_num_dim = max(ell_num_dim, o._array.ndim - len(labels) + 1)
+            else:
+                count[s] += 1
+    perm_index = [-1] * _ELLIPSIS
+    n_perm = ell_index = 0
+    ell_in_output = not arrow
+    if not arrow:   # (implicit output: the ellipsis, then the labels seen once, in order)
+        n_perm = ell_num_dim
+        for s in range(_ELLIPSIS):
+            if count[s] == 1:
+                perm_index[s] = n_perm
+                n_perm += 1
+    else:
+        for c in rhs.replace(" ", "").replace("...", "."):
+            if c == ".":
+                ell_index, ell_in_output = n_perm, True
+                n_perm += ell_num_dim
+            else:
+                perm_index[_label(c)] = n_perm
+                n_perm += 1
+    out_num_dim = n_perm
+    if not ell_in_output:
+        ell_index = n_perm
+        n_perm += ell_num_dim
+    for s in range(_ELLIPSIS):
+        if count[s] and perm_index[s] == -1:
+            perm_index[s] = n_perm
+            n_perm += 1
+    dim_counts = [0] * n_perm
+    ops_ = []
+    for labels, op in zip(op_labels, operands):
+        perm = [-1] * n_perm
+        dim = 0
+        for s in labels:
+            if s == _ELLIPSIS:
+                ndim = op._array.ndim - len(labels) + 1
+                for j in range(ell_num_dim - ndim, ell_num_dim):
+                    if op._array.shape[dim] != 1:
+                        dim_counts[ell_index + j] += 1
+                    perm[ell_index + j] = dim
+                    dim += 1
+            elif perm[perm_index[s]] == -1:
+                if op._array.shape[dim] != 1:
+                    dim_counts[perm_index[s]] += 1
+                perm[perm_index[s]] = dim
+                dim += 1
+            else:   # (a repeated label: its diagonal)
+                prev = perm[perm_index[s]]
+                op = op.diagonal(0, prev, dim).movedim(-1, prev)
+        for k in range(n_perm):
+            if perm[k] == -1:
+                op = op.unsqueeze(dim)
+                perm[k] = dim
+                dim += 1
+        ops_.append(op.permute(perm))
+    while len(ops_) > 1:
+        a, b = ops_[0], ops_[1]
+        sum_dims, a_sum, b_sum = [], [], []
+        for dim in range(out_num_dim, n_perm):
+            if a._array.shape[dim] != 1 and b._array.shape[dim] != 1:
+                dim_counts[dim] -= 1
+                if dim_counts[dim] == 1:
+                    sum_dims.append(dim)
+                    dim_counts[dim] = 0
+            elif dim_counts[dim] == 1:
+                if a._array.shape[dim] != 1:
+                    a_sum.append(dim)
+                    dim_counts[dim] = 0
+                elif b._array.shape[dim] != 1:
+                    b_sum.append(dim)
+                    dim_counts[dim] = 0
+        if a_sum:
+            a = a.sum(a_sum, True)
+        if b_sum:
+            b = b.sum(b_sum, True)
+        ops_[:2] = [_sumproduct_pair(a, b, sum_dims)]
+    out = ops_[0]
+    if n_perm > out_num_dim:
+        if len(operands) > 1:
+            return out.view(out._array.shape[:out_num_dim])
+        return out.sum(list(range(out_num_dim, n_perm)))
+    return out
+
+
+def _sumproduct_pair(left, right, sum_dims):
+    """``(left * right).sum(sum_dims, keepdim=True)`` of two aligned operands, through one bmm
+    (torch's sumproduct_pair)."""
+    if not sum_dims:
+        return left * right
+    lro, lo, ro = [], [], []
+    lro_size = lo_size = ro_size = sum_size = 1
+    for i in range(left._array.ndim):
+        nl, nr = left._array.shape[i], right._array.shape[i]
+        if i in sum_dims:
+            if nl != 1 and nr != 1:
+                sum_size *= nl
+            elif nl != 1:
+                left = left.sum(i, True)
+            elif nr != 1:
+                right = right.sum(i, True)
+        elif nl != 1 and nr != 1:
+            lro.append(i)
+            lro_size *= nl
+        elif nl != 1:
+            lo.append(i)
+            lo_size *= nl
+        else:
+            ro.append(i)
+            ro_size *= nr
+    out_size = ([left._array.shape[d] for d in lro + lo] + [1] * len(sum_dims)
+                + [right._array.shape[d] for d in ro])
+    order = lro + lo + sum_dims + ro
+    out_perm = [0] * len(order)
+    for i, d in enumerate(order):
+        out_perm[d] = i
+    left = left.permute(order).reshape(lro_size, lo_size, sum_size)
+    right = right.permute(lro + sum_dims + ro + lo).reshape(lro_size, sum_size, ro_size)
+    return bmm(left, right).view(out_size).permute(out_perm)
 
 
 def _sublist_equation(args):
@@ -873,13 +1250,13 @@ def tensordot(a, b, dims=2, out=None):
             k *= sa
     fa = [d for d in range(na) if d not in da]
     fb = [d for d in range(nb) if d not in db]
-    if not fa and not fb:
-        _no_bool(a._array, "dot")
     size_a = math.prod(a._array.shape[d] for d in fa)
     size_b = math.prod(b._array.shape[d] for d in fb)
     pa = reshape(permute(t1, fa + da), (size_a, k))
     pb = reshape(permute(t2, db + fb), (k, size_b))
     shape = tuple(a._array.shape[d] for d in fa) + tuple(b._array.shape[d] for d in fb)
+    if size_a == 1 and size_b == 1:     # (a single output element: torch's dot)
+        return reshape(dot(reshape(pa, (k,)), reshape(pb, (k,))), shape)
     return reshape(mm(pa, pb), shape)
 
 

@@ -447,7 +447,7 @@ class Expand(Function):
 
 def _broadcast_scalar(arr, shape):
     """``broadcast_to`` of a 0-d array (a read-only view), without NumPy's Python overhead."""
-    if type(arr) is not np.ndarray:
+    if type(arr) is not np.ndarray or arr.dtype.kind == "V":    # (bfloat16: no buffer format)
         return get_array_module(arr).broadcast_to(arr, shape)
     # (a read-only buffer: setting ``flags.writeable`` afterwards makes NumPy keep memory)
     return np.ndarray(shape, arr.dtype, memoryview(arr).toreadonly(), 0, (0,) * len(shape))

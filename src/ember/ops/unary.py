@@ -510,6 +510,9 @@ def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if isinstance(min, Tensor) and isinstance(max, Tensor) and \
+                _dt.result_type(input, min, max) is _dt.bool:
+            raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
         return ClampTensors.apply(input, min, max, "clamp")
     return Clamp.apply(input, min, max, "clamp")
 
