@@ -87,6 +87,7 @@ def adaptive_max_pool1d(input, output_size):
 # ``from .ops import *`` bound ``linalg`` to ``ops.linalg``; load the public ``ember.linalg``.
 linalg = __import__("importlib").import_module(__name__ + ".linalg")
 from ._lowrank import svd_lowrank, pca_lowrank  # noqa: E402
+from ._lobpcg import lobpcg  # noqa: E402
 
 __version__ = "0.1.0"
 from math import inf, nan, pi, e  # noqa: E402
