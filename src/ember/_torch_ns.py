@@ -4,53 +4,67 @@ none, 1 mean, 2 sum; when left out, 0, as torch's bindings) over ``ember.nn.func
 ``ember.NAME`` loads them on first use."""
 import warnings
 
+import numpy as np
+
+from . import dtypes as _dt
 from . import linalg
 from .autograd import anomaly_mode
-from .autograd.grad_mode import no_grad
+from .autograd.grad_mode import is_grad_enabled, no_grad
 from .nn import functional as F
 from ._tensor_compat import REMOVED
+from .ops._util import not_implemented_for as _not_implemented_for
+from .ops.loss import BroadcastNoBackward as _BroadcastNoBackward
+from .ops.normalization import batch_norm_cxx as _batch_norm_cxx
+from .ops.normalization import group_norm as _group_norm
 
 _REDUCTION = {0: "none", 1: "mean", 2: "sum"}
 
 
-def _reduction(r):
-    if isinstance(r, str):      # (a string is what F takes; torch's C++ form takes an int)
-        return r
-    if r not in _REDUCTION:
-        raise ValueError("%s is not a valid value for reduction" % r)
-    return _REDUCTION[r]
+def _reduction(r, op, pos):
+    """torch's int ``reduction`` as F's string (1 mean, 2 sum, any other int none)."""
+    if isinstance(r, bool) or not isinstance(r, (int, np.integer)):
+        raise TypeError("%s(): argument 'reduction' (position %d) must be int, not %s"
+                        % (op, pos, type(r).__name__))
+    return _REDUCTION.get(int(r), "none")
+
+
+def _p_check(p):
+    if p < 0 or p > 1:
+        raise RuntimeError("dropout probability has to be between 0 and 1, but got %s"
+                           % (int(p) if float(p).is_integer() else p))
+    return p
 
 
 def dropout(input, p, train):
-    return F.dropout(input, p, train)
+    return F.dropout(input, _p_check(p), train)
 
 
 def dropout_(input, p, train):
-    return F.dropout(input, p, train, inplace=True)
+    return F.dropout(input, _p_check(p), train, inplace=True)
 
 
 def alpha_dropout(input, p, train):
-    return F.alpha_dropout(input, p, train)
+    return F.alpha_dropout(input, _p_check(p), train)
 
 
 def alpha_dropout_(input, p, train):
-    return F.alpha_dropout(input, p, train, inplace=True)
+    return F.alpha_dropout(input, _p_check(p), train, inplace=True)
 
 
 def feature_dropout(input, p, train):
-    return _feature(F.dropout2d, input, p, train, False)
+    return _feature(F.dropout2d, input, _p_check(p), train, False)
 
 
 def feature_dropout_(input, p, train):
-    return _feature(F.dropout2d, input, p, train, True)
+    return _feature(F.dropout2d, input, _p_check(p), train, True)
 
 
 def feature_alpha_dropout(input, p, train):
-    return F.feature_alpha_dropout(input, p, train)
+    return F.feature_alpha_dropout(input, _p_check(p), train)
 
 
 def feature_alpha_dropout_(input, p, train):
-    return F.feature_alpha_dropout(input, p, train, inplace=True)
+    return F.feature_alpha_dropout(input, _p_check(p), train, inplace=True)
 
 
 def _feature(fn, input, p, train, inplace):
@@ -60,22 +74,85 @@ def _feature(fn, input, p, train, inplace):
 
 
 def native_dropout(input, p, train):
-    """``(output, mask)``: ``output`` is ``input * mask / (1 - p)`` in training."""
-    if train is False:
-        return input.clone(), input.new_ones(input.shape).bool()
-    keep = (input.new_empty(input.shape).bernoulli_(1 - p)).bool()
-    scale = 0.0 if p == 1 else 1.0 / (1 - p)
-    return input * keep * scale, keep
+    """``(output, mask)``: in training (``train`` True or None) ``output`` is ``input * mask /
+    (1 - p)`` with a bool ``mask``; otherwise a copy and an all-True mask. An empty input
+    gives a mask of its own dtype, as torch's CPU kernel."""
+    if input.is_complex() and input.requires_grad and is_grad_enabled():
+        raise RuntimeError("native_dropout does not support automatic differentiation for "
+                           "outputs with complex dtype.")
+    if input.numel() == 0:
+        return input.clone(), input.new_empty(input.shape)
+    if train is None or train:
+        p1m = 1.0 - p
+        if not 0 <= p1m <= 1:
+            raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p=%g" % p1m)
+        if not (input.is_floating_point() or input.is_complex()):
+            raise RuntimeError("result type Float can't be cast to the desired output type %s"
+                               % _dt.scalar_type_name(input._array.dtype))
+        keep = input.new_empty(input.shape, dtype=_dt.float32).bernoulli_(p1m).bool()
+        scale = 0.0 if p1m == 0 else 1.0 / p1m
+        return input * keep * scale, keep
+    return input.clone(), input.new_ones(input.shape).bool()
 
 
 def bilinear(input1, input2, weight, bias=None):
-    return F.bilinear(input1, input2, weight, bias)
+    out = F.bilinear(input1, input2, weight, bias)
+    if out.is_complex() and is_grad_enabled() and \
+            any(t is not None and t.requires_grad for t in (input1, input2, weight)):
+        raise RuntimeError("_trilinear does not support automatic differentiation for outputs "
+                           "with complex dtype.")
+    return out
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
-    return F.binary_cross_entropy_with_logits(input, target, weight,
-                                              reduction=_reduction(reduction),
-                                              pos_weight=pos_weight)
+    """torch's C++ form: the target (and weights) broadcast against the input, the loss takes
+    the target's shape (``(1 - target).mul_(input)``), no size check."""
+    reduction = _reduction(reduction, "binary_cross_entropy_with_logits", 5)
+    _not_implemented_for(input._array, "log_sigmoid_cpu", "biuc")
+    x_shape, t_shape = tuple(input.shape), tuple(target.shape)
+    if pos_weight is not None:
+        lw_shape = _broadcast(tuple(pos_weight.shape), t_shape)
+        _inplace_shape(x_shape, lw_shape)
+    shape = _inplace_shape(t_shape, x_shape)
+    if weight is not None:
+        _inplace_shape(shape, tuple(weight.shape))
+    if shape != x_shape and pos_weight is None:
+        # (torch's backward writes sigmoid(input) - target into the input's shape)
+        input = _BroadcastNoBackward.apply(input, shape, _shape_msg(x_shape, shape))
+    elif shape != x_shape:
+        input = input.expand(shape)
+    if weight is not None and tuple(weight.shape) != shape:
+        weight = weight.expand(shape)
+    if pos_weight is not None and tuple(pos_weight.shape) != shape:
+        pos_weight = pos_weight.expand(shape)
+    out = F.binary_cross_entropy_with_logits(input, target, weight, reduction=reduction,
+                                             pos_weight=pos_weight)
+    if out.dtype.is_complex and is_grad_enabled() and \
+            (input.requires_grad or target.requires_grad):
+        raise RuntimeError("binary_cross_entropy_with_logits does not support automatic "
+                           "differentiation for outputs with complex dtype.")
+    return out
+
+
+def _broadcast(a, b):
+    try:
+        return tuple(np.broadcast_shapes(a, b))
+    except ValueError:
+        raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) at "
+                           "non-singleton dimension" % (a[-1], b[-1])) from None
+
+
+def _shape_msg(out, shape):
+    return "output with shape %s doesn't match the broadcast shape %s" % (list(out), list(shape))
+
+
+def _inplace_shape(out, other):
+    """``out``, if an in-place op on a tensor of shape ``out`` can take ``other`` (torch's
+    error otherwise)."""
+    shape = _broadcast(out, other)
+    if shape != out:
+        raise RuntimeError(_shape_msg(out, shape))
+    return out
 
 
 def channel_shuffle(input, groups):
@@ -86,6 +163,34 @@ native_channel_shuffle = channel_shuffle
 
 
 def constant_pad_nd(input, pad, value=0):
+    """``input`` padded with ``value`` (a negative pad trims), with torch's checks."""
+    pad = tuple(pad)
+    if len(pad) % 2:
+        raise RuntimeError("Length of pad must be even but instead it equals %d" % len(pad))
+    nd, n_pad = input.dim(), len(pad) // 2
+    if nd < n_pad:
+        raise RuntimeError("Length of pad should be no more than twice the number of dimensions "
+                           "of the input. Pad length is %dwhile the input has %ddimensions."
+                           % (len(pad), nd))
+    sizes = list(input.shape)
+    for i in range(nd - n_pad, nd):
+        k = 2 * (nd - i - 1)
+        for p in pad[k:k + 2]:
+            if p < 0:
+                sizes[i] += p
+                if sizes[i] < 0:
+                    raise RuntimeError("narrow(): length must be non-negative.")
+    if any(p > 0 for p in pad):
+        for i in range(n_pad):
+            k = len(pad) - 2 * (i + 1)
+            d = nd - n_pad + i
+            if input.shape[d] + pad[k] + pad[k + 1] < 0:
+                raise RuntimeError(
+                    "The input size %d, plus negative padding %d and %d resulted in a negative "
+                    "output size, which is invalid. Check dimension %d of your input."
+                    % (input.shape[d], pad[k], pad[k + 1], d))
+    if not pad:
+        return input.clone()
     return F.pad(input, pad, "constant", value)
 
 
@@ -117,9 +222,15 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     return fn(input, weight, bias, stride, padding, dilation, groups)
 
 
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
+             zero_infinity=False):
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                      _reduction(reduction, "ctc_loss", 6), zero_infinity)
+
+
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     return F.cosine_embedding_loss(input1, input2, target, margin,
-                                   reduction=_reduction(reduction))
+                                   reduction=_reduction(reduction, "cosine_embedding_loss", 5))
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
@@ -145,23 +256,44 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
 
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
-    return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
+    return F.hinge_embedding_loss(input, target, margin,
+                                  reduction=_reduction(reduction, "hinge_embedding_loss", 4))
 
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
                   eps, cudnn_enabled):
-    return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
-                           momentum, eps)
+    """torch's C++ instance norm: batch norm of the input seen as ``(1, N * C, ...)`` (none of
+    F.instance_norm's Python checks); the running statistics take the batch mean."""
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    b, c = input.shape[0], input.shape[1]
+    shape = (1, b * c) + tuple(input.shape[2:])
+
+    def rep(t):
+        return None if t is None else t.repeat(b)
+
+    rm, rv = rep(running_mean), rep(running_var)
+    out = _batch_norm_cxx(input.contiguous().view(shape), rep(weight), rep(bias), rm, rv,
+                          use_input_stats, momentum, eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(rm.view(b, c).mean(0))
+        if running_var is not None:
+            running_var.copy_(rv.view(b, c).mean(0))
+    return out.view(input.shape)
 
 
 def kl_div(input, target, reduction=0, *, log_target=False):
     with warnings.catch_warnings():     # (torch's C++ form does not warn about 'mean')
         warnings.simplefilter("ignore")
-        return F.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
+        return F.kl_div(input, target, reduction=_reduction(reduction, "kl_div", 3),
+                        log_target=log_target)
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
-    return F._margin_ranking_loss(input1, input2, target, margin, _reduction(reduction))
+    return F._margin_ranking_loss(input1, input2, target, margin,
+                                  _reduction(reduction, "margin_ranking_loss", 5))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
@@ -174,15 +306,26 @@ def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
     return F.max_pool3d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
 
 
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+               cudnn_enabled):
+    """Batch norm with torch's C++ argument order and checks (not F.batch_norm's)."""
+    return _batch_norm_cxx(input, weight, bias, running_mean, running_var, training, momentum,
+                           eps)
+
+
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """``(output, save_mean, save_invstd)`` of batch norm (the saved statistics are empty
     outside training, as torch's CPU kernel)."""
-    out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if input.numel() == 0:
+        raise RuntimeError("input tensor must have at least one element, but got input_sizes = "
+                           "%s" % list(input.shape))
+    out = _batch_norm_cxx(input, weight, bias, running_mean, running_var, training, momentum,
+                          eps)
     if not training:
         empty = input.new_empty((0,))
         return out, empty, empty
     dims = [0] + list(range(2, input.dim()))
-    x = input.detach()
+    x = input.detach()      # (torch's node passes no gradient back through the statistics)
     mean = x.mean(dims)
     var = x.var(dims, unbiased=False)
     return out, mean, (var + eps).rsqrt()
@@ -191,43 +334,97 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """``(output, mean, rstd)`` of layer norm; the statistics keep the normalized dims as 1."""
     out = F.layer_norm(input, normalized_shape, weight, bias, eps)
-    dims = list(range(input.dim() - len(normalized_shape), input.dim()))
-    x = input.detach()
+    k = len(normalized_shape)
+    dims = list(range(input.dim() - k, input.dim()))
+    stat_shape = tuple(input.shape[:input.dim() - k]) + (1,) * k
+    if any(input.shape[d] == 0 for d in dims):
+        mean = input.new_zeros(stat_shape)
+        return out, mean, mean.detach() * float("nan")
+    x = input.detach()      # (torch's statistics outputs take no gradient here)
     mean = x.mean(dims, keepdim=True)
     var = x.var(dims, unbiased=False, keepdim=True)
     return out, mean, (var + eps).rsqrt()
 
 
+_NUMEL_MSG = ("Expected X.numel() == N * C * HxW to be true, but got false.  (Could this error "
+              "message be improved?  If so, please report an enhancement request to PyTorch.)")
+
+
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     """``(output, mean, rstd)`` of group norm; the statistics have shape ``(N, group)``."""
-    out = F.group_norm(input, group, weight, bias, eps)
-    x = input.detach().reshape(N, group, -1)
+    if group <= 0:
+        raise RuntimeError("Expected num groups to be greater than 0, got %d" % group)
+    if C % group:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, "
+                           "but got input of shape %s and num_groups=%d"
+                           % (list(input.shape), group))
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != C):
+            raise RuntimeError("Expected %s to be a vector of size equal to the number of "
+                               "channels in input, but got %s of shape %s and input of shape %s"
+                               % (name, name, list(t.shape), list(input.shape)))
+    if input.numel() != N * C * HxW:
+        raise RuntimeError(_NUMEL_MSG)
+    if not input.is_contiguous():
+        raise RuntimeError(_NUMEL_MSG.replace("X.numel() == N * C * HxW",
+                                              "X.is_contiguous(memory_format)"))
+    if input.numel() == 0:
+        _not_implemented_for(input._array, "GroupNormKernelImpl", "biuc")
+        out = input.clone()
+        for p in (weight, bias):        # (their gradient: zeros, as torch's kernel gives)
+            if p is not None:
+                out = out + (p * 0).sum()
+        empty = input.new_empty((N, group))
+        return out, empty, empty.clone()
+    out = _group_norm(input, group, weight, bias, eps)
+    x = input.reshape(N, group, -1)
     mean = x.mean(2)
     var = x.var(2, unbiased=False)
     return out, mean, (var + eps).rsqrt()
 
 
 def native_norm(input, p=2, dim=None, keepdim=False, dtype=None):
-    if dim is None:
-        return input.norm(p)
-    return input.norm(p, dim, keepdim, dtype=dtype)
+    """torch's ``native_norm`` exists for sparse tensors only: dense ones raise as torch."""
+    raise NotImplementedError(
+        "Could not run 'aten::native_norm' with arguments from the 'CPU' backend. This could be "
+        "because the operator doesn't exist for this backend, or was omitted during the "
+        "selective/custom build process (if using custom build).")
 
 
 def norm_except_dim(v, pow=2, dim=0):
-    """The ``pow``-norm of ``v`` over every dim but ``dim`` (shape 1 there, as weight norm)."""
+    """The ``pow``-norm of ``v`` over every dim but ``dim`` (shape 1 there, as weight norm),
+    computed as torch's: through a 2-D view of ``v``."""
     if dim == -1:
         return v.norm(pow)
-    dims = [d for d in range(v.dim()) if d != dim]
-    return v.norm(pow, dims, keepdim=True)
+    last = v.dim() - 1
+    if dim == 0:
+        size = [1] * v.dim()
+        if not v.dim():
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        size[0] = v.shape[0]
+        return v.contiguous().view(size[0], -1).norm(pow, 1).view(size)
+    if dim == last:
+        size = [1] * v.dim()
+        size[last] = v.shape[last]
+        return v.contiguous().view(-1, v.shape[last]).norm(pow, 0).view(size)
+    return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
 
 
 def nuclear_norm(input, dim=None, keepdim=False):
     if isinstance(dim, bool):
         dim, keepdim = None, dim
-    return linalg.matrix_norm(input, "nuc", dim if dim is not None else (-2, -1), keepdim)
+    dim = (-2, -1) if dim is None else tuple(dim)
+    if len(dim) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got %s"
+                           % " ".join(str(d) for d in dim))
+    return linalg.matrix_norm(input, "nuc", dim, keepdim)
 
 
 def frobenius_norm(input, dim, keepdim=False):
+    dim = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dim) > 2:
+        raise RuntimeError("Expected at most 2 dimensions, but got %d dimensions instead."
+                           % len(dim))
     return linalg.vector_norm(input, 2, dim, keepdim)
 
 
@@ -249,7 +446,7 @@ def pixel_unshuffle(input, downscale_factor):
 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     return F.poisson_nll_loss(input, target, log_input, full, eps=eps,
-                              reduction=_reduction(reduction))
+                              reduction=_reduction(reduction, "poisson_nll_loss", 6))
 
 
 def prelu(input, weight):
@@ -271,7 +468,7 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
                         reduction=0):
     return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
-                                 reduction=_reduction(reduction))
+                                 reduction=_reduction(reduction, "triplet_margin_loss", 8))
 
 
 def affine_grid_generator(theta, size, align_corners):
@@ -292,8 +489,24 @@ grid_sampler_2d = grid_sampler_3d = grid_sampler
 
 def _cell(kind):
     def cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+        if kind == "lstm" and len(hx) != 2:
+            raise RuntimeError("lstm_cell expects two hidden states")
+        if input.size(1) != w_ih.size(1):
+            raise RuntimeError("input has inconsistent input_size: got %d expected %d"
+                               % (input.size(1), w_ih.size(1)))
+        for i, h in enumerate(hx if kind == "lstm" else (hx,)):
+            if input.size(0) != h.size(0):
+                raise RuntimeError("Input batch size %d doesn't match hidden%d batch size %d"
+                                   % (input.size(0), i, h.size(0)))
+            if h.size(1) != w_hh.size(1):
+                raise RuntimeError("hidden%d has inconsistent hidden_size: got %d, expected %d"
+                                   % (i, h.size(1), w_hh.size(1)))
         gi = F.linear(input, w_ih, b_ih)
         gh = F.linear(hx if kind != "lstm" else hx[0], w_hh, b_hh)
+        if kind in ("lstm", "gru") and not (gi + gh).is_floating_point():
+            # (torch's gates are activated in place: sigmoid_ of an integer tensor)
+            raise RuntimeError("result type Float can't be cast to the desired output type %s"
+                               % _dt.scalar_type_name((gi + gh)._array.dtype))
         if kind == "tanh":
             return (gi + gh).tanh()
         if kind == "relu":
@@ -562,7 +775,16 @@ def hash_tensor(input, dim=(), *, keepdim=False, mode=0):
 
 
 def detach_(input):
+    if input._base is not None:
+        raise RuntimeError(_DETACH_VIEW)
     return input.detach_()
+
+
+_DETACH_VIEW = ("Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
 
 
 def as_strided_(input, size, stride, storage_offset=None):
@@ -706,7 +928,8 @@ class AcceleratorError(RuntimeError):
 
 NAMES = frozenset(n for n, v in list(globals().items())
                   if not n.startswith("_") and callable(v)
-                  and n not in ("F", "NAMES", "REMOVED", "linalg", "anomaly_mode", "no_grad"))
+                  and n not in ("F", "NAMES", "REMOVED", "linalg", "anomaly_mode", "no_grad",
+                                "is_grad_enabled"))
 
 
 def _with_out_forms():

@@ -138,7 +138,11 @@ _EMPTY_VIEWS = {"view_as_complex", "view_as_real", "view_as_complex_copy",
 #   refuses complex32 by design (see _NO_CHALF).
 # - batch_norm in eval mode with strided (non-contiguous) running statistics: torch's backward
 #   reads them as if contiguous, so its gradient changes from run to run (NaN or garbage).
-# - multi_margin_loss of an empty batch with mean/sum: torch returns its uninitialised output.
+# - multi_margin_loss / multilabel_margin_loss of an empty batch with mean/sum: torch returns
+#   its uninitialised output.
+# - batch_norm in eval mode with strided weight or bias (either form): as for the statistics.
+# - native_group_norm without a weight but with a bias that requires grad: torch's backward
+#   fails with "shape '[0]' is invalid".
 # - complex matrix products of inf/NaN through BLAS (mm, mv, addmm, addmv, dot, inner,
 #   tensordot, linear, matmul): MKL's complex kernels decide which outputs are NaN by the
 #   operands' layout (2,700 random products matched no single formula).
@@ -171,9 +175,14 @@ def _torch_quirk(case):
         return True
     if base == "block_diag" and any(tuple(s[1]) == (0,) for s in specs):
         return True
-    if base == "multi_margin_loss" and any(0 in tuple(s[1]) for s in specs):
+    if base in ("multi_margin_loss", "multilabel_margin_loss") and \
+            any(0 in tuple(s[1]) for s in specs):
         return True
-    if base == "batch_norm" and any(s[4] != "c" for s in specs[1:3]):
+    if base in ("batch_norm", "native_batch_norm") and any(s[4] != "c" for s in specs[1:5]):
+        return True
+    if base == "native_group_norm" and len(case[2]) > 2 and case[2][1] is None and \
+            isinstance(case[2][2], (list, tuple)) and len(case[2][2]) == 6 and \
+            case[2][2][0] == "T" and case[2][2][5]:
         return True
     if base == "chalf" or (base == "complex" and any(s[2] == "float16" for s in specs)):
         return True

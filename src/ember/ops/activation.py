@@ -35,16 +35,15 @@ class Softmax(Function):
         arr = a._array
         _kernel_check("softmax", arr, dim)
         xp = xp_of(a)
-        if arr.ndim == 0:
-            out = xp.ones_like(arr)
-        else:
-            # NOTE: subtracting the max keeps exp from overflowing; an all -inf row gives nan.
-            with errstate(invalid="ignore", over="ignore"):
-                if arr.size:
-                    e = xp.exp(arr - arr.max(axis=dim, keepdims=True))
-                    out = e / e.sum(axis=dim, keepdims=True)
-                else:
-                    out = arr.copy()
+        # NOTE: subtracting the max keeps exp from overflowing; an all -inf row gives nan
+        # (a 0-d input is a row of one: 1, or NaN when not finite, as torch).
+        x = arr.reshape(1) if arr.ndim == 0 else arr
+        with errstate(invalid="ignore", over="ignore"):
+            if x.size:
+                e = xp.exp(x - x.max(axis=dim, keepdims=True))
+                out = (e / e.sum(axis=dim, keepdims=True)).reshape(arr.shape)
+            else:
+                out = arr.copy()
         out = Tensor._wrap(out)
         ctx.dim = dim
         ctx.save_for_backward(out)
@@ -54,9 +53,9 @@ class Softmax(Function):
     def backward(ctx, grad_output):
         from .reduction import sum
         out, = ctx.saved_tensors
-        if out._array.ndim == 0:
-            return grad_output * 0, None
         g = grad_output * out
+        if out._array.ndim == 0:
+            return g - out * g, None
         return g - out * sum(g, ctx.dim, keepdim=True), None
 
 
@@ -91,15 +90,15 @@ class LogSoftmax(Function):
         arr = a._array
         _kernel_check("log_softmax", arr, dim)
         xp = xp_of(a)
-        if arr.ndim == 0:
-            out = xp.zeros_like(arr)
-        elif arr.size == 0:
+        x = arr.reshape(1) if arr.ndim == 0 else arr    # (0-d: a row of one, as torch)
+        if arr.size == 0:
             out = arr.copy()
         else:
             with errstate(invalid="ignore", over="ignore", divide="ignore"):
                 # NOTE: as torch, a row holding +inf, NaN or only -inf is all NaN (inf - inf).
-                shifted = arr - arr.max(axis=dim, keepdims=True)
+                shifted = x - x.max(axis=dim, keepdims=True)
                 out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+                out = out.reshape(arr.shape)
         out = Tensor._wrap(out)
         ctx.dim = dim
         ctx.save_for_backward(out)
@@ -110,7 +109,7 @@ class LogSoftmax(Function):
         from .reduction import sum
         out, = ctx.saved_tensors
         if out._array.ndim == 0:
-            return grad_output * 0, None
+            return grad_output - exp(out) * grad_output, None
         return grad_output - exp(out) * sum(grad_output, ctx.dim, keepdim=True), None
 
 
@@ -203,9 +202,15 @@ def _elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
     return Elu.apply(input, alpha, scale, input_scale)
 
 
+def _celu_alpha(alpha):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return alpha
+
+
 def celu(input, alpha=1.0):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``. Matches ``torch.celu``."""
-    return Elu.apply(input, alpha, 1.0, 1.0 / alpha, "CeluBackward0")
+    return Elu.apply(input, alpha, 1.0, 1.0 / _celu_alpha(alpha), "CeluBackward0")
 
 
 def selu(input):
@@ -214,7 +219,7 @@ def selu(input):
 
 
 def _celu_result(input, alpha=1.0):
-    return Elu.apply(input, alpha, 1.0, 1.0 / alpha, "CeluBackward1", True)
+    return Elu.apply(input, alpha, 1.0, 1.0 / _celu_alpha(alpha), "CeluBackward1", True)
 
 
 def _selu_result(input):

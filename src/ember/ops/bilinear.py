@@ -15,9 +15,11 @@ class Trilinear(Function):
     @staticmethod
     def forward(ctx, x1, weight, x2):
         ctx.save_for_backward(x1, weight, x2)
-        out = xp_of(x1).einsum("bi,oij,bj->bo", x1._array, weight._array, x2._array,
-                               optimize=True)
-        return Tensor._wrap(out)
+        xp = xp_of(x1)
+        # NOTE: x1 and the weight first, then x2, as torch's _trilinear (which decides how
+        # inf/NaN inputs propagate)
+        t = xp.einsum("bi,oij->boj", x1._array, weight._array)
+        return Tensor._wrap(xp.einsum("boj,bj->bo", t, x2._array))
 
     @staticmethod
     def backward(ctx, grad_output):

@@ -4,6 +4,9 @@ unreduced binary cross entropy behind ``binary_cross_entropy``.
 The other losses are composed from element-wise ops in ``ember.nn.functional``.
 """
 import math
+import warnings
+
+import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd import _autocast
@@ -11,13 +14,18 @@ from ..autograd.grad_mode import is_grad_enabled, state as _ac_state
 from ..autograd.function import Function, once_differentiable
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
-from ._util import not_implemented_for, xp_of
+from ._util import not_implemented_for, wrap_dim, xp_of
 from .comparison import where
+from .reduction import VectorNorm
 from .activation import LogSoftmax, Softplus
 from .arithmetic import AddScalar, DivScalar, MulScalar
+from .matmul import addmm, matmul
+from .shape import t as _t
 from .unary import clamp, logit, sigmoid
 
-__all__ = ["cross_entropy", "nll_loss", "ctc_loss"]
+# (``torch.ctc_loss`` is the C++ form in ``ember._torch_ns``: ``reduction`` as an int)
+__all__ = ["cross_entropy", "nll_loss"]
+# (``linear_cross_entropy`` is ``nn.functional``'s only, not ``torch.NAME``)
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -128,6 +136,8 @@ class CrossEntropy(Function):
             if empty:
                 loss = float("nan")
         ctx.reduction, ctx.smoothing, ctx.logits = reduction, label_smoothing, logits
+        if x.ndim == 4 and target._array.dtype.kind != "f":
+            ctx.set_node_name("NllLoss2DBackward0")
         out = _finish(ctx, loss, logp, x, logits)
         ctx.save_for_backward(out[1] if logits else input, Tensor._wrap(a), target, weight)
         return out
@@ -298,34 +308,66 @@ class BinaryCrossEntropy(Function):
         return grad_input, grad_target, None, None
 
 
-def _check(op, input, target, weight, reduction, probs_ok):
-    if reduction not in _REDUCTIONS:
-        raise ValueError("%s is not a valid value for reduction" % reduction)
-    if input.dim() < 1:
-        raise RuntimeError("%s: input tensor should be 1D or more, got 0-D" % op)
-    x_shape = tuple(input.shape)
-    t_shape = tuple(target.shape)
-    if probs_ok and target.is_floating_point():
-        if t_shape != x_shape:
-            raise RuntimeError("Expected target size %s, got %s" % (list(x_shape), list(t_shape)))
-        return
-    if target.is_floating_point():
-        raise RuntimeError("expected scalar type Long but found %s" % target.dtype)
-    n_in = x_shape[0] if input.dim() > 1 else None
-    if input.dim() == 1:
-        if target.dim() != 0:
-            raise RuntimeError("%s: expected target to be 0-D for a 1-D input, got shape %s"
-                               % (op, t_shape))
-    elif t_shape[:1] != (n_in,):
-        raise ValueError("Expected input batch_size (%d) to match target batch_size (%d)."
-                         % (n_in, t_shape[0] if t_shape else 0))
-    elif t_shape != x_shape[:1] + x_shape[2:]:
-        raise RuntimeError("%s: expected target of shape %s for input of shape %s, got %s"
-                           % (op, x_shape[:1] + x_shape[2:], x_shape, t_shape))
-    if weight is not None and tuple(weight.shape) != (x_shape[0 if input.dim() == 1 else 1],):
-        raise RuntimeError("weight tensor should be defined either for all %d classes or no "
+def _weight_check(weight, n_classes, prefix=""):
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+        raise RuntimeError("%sweight tensor should be defined either for all %d classes or no "
                            "classes but got weight tensor of shape: %s"
-                           % (x_shape[0 if input.dim() == 1 else 1], list(weight.shape)))
+                           % (prefix, n_classes, list(weight.shape)))
+
+
+def _nll_check(input, target, weight):
+    """torch's checks of ``nll_loss_nd`` (and the nll_loss / nll_loss2d kernels it calls), in
+    its order; returns the target to use (a 1-D input takes a 0-D or a size-1 target)."""
+    nd = input.dim()
+    xs, ts = tuple(input.shape), tuple(target.shape)
+    if nd < 1:
+        raise ValueError("Expected 1 or more dimensions (got %d)" % nd)
+    if nd != 1 and xs[0] != (ts[0] if ts else 0):
+        raise ValueError("Expected input batch_size (%d) to match target batch_size (%d)."
+                         % (xs[0], ts[0] if ts else 0))
+    if nd == 1 and target.dim() == 1:
+        if ts[0] != 1:
+            raise ValueError("For 1D input, 1D target must have size 1, but got target size: "
+                             "%d" % ts[0])
+        target = target.reshape(())
+    if nd <= 2:
+        if target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if not (nd == 1 and target.dim() == 0) and xs[0] != target.shape[0]:
+            raise RuntimeError("size mismatch (got input: %s, target: %s)"
+                               % (list(xs), list(target.shape)))
+        _weight_check(weight, xs[-1])
+        kernel = "nll_loss_out_frame"
+    else:
+        if nd == 4 and target.dim() != 3:
+            raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                               "targets of dimension: %d" % target.dim())
+        if nd != 4 and ts[1:] != xs[2:]:
+            raise RuntimeError("Expected target size %s, got %s"
+                               % (list(xs[:1] + xs[2:]), list(ts)))
+        if weight is not None and weight.numel() != xs[1]:
+            _weight_check(weight, xs[1])
+        if nd == 4 and (xs[0], xs[2], xs[3]) != ts:
+            raise RuntimeError("size mismatch (got input: %s , target: %s"
+                               % (list(xs), list(ts)))
+        kernel = "nll_loss2d_forward_out_frame"
+    if target._array.dtype not in (np.int64, np.uint8):
+        raise RuntimeError("expected target dtype to be Long or Byte, but got %s"
+                           % _dt.scalar_type_name(target._array.dtype))
+    not_implemented_for(input._array, kernel, "biuc")
+    if weight is not None and weight._array.dtype != input._array.dtype:
+        raise RuntimeError("expected scalar type %s but found %s"
+                           % (_dt.scalar_type_name(input._array.dtype),
+                              _dt.scalar_type_name(weight._array.dtype)))
+    return target
+
+
+def _log_softmax_check(input, class_dim):
+    """The checks of ``log_softmax(input, class_dim)`` that cross_entropy runs first."""
+    wrap_dim(class_dim, input.dim(), "log_softmax")
+    if input._array.size:
+        not_implemented_for(input._array, "log_softmax_lastdim_kernel_impl", "biuc")
+    _complex_autograd_check(input, "_log_softmax")
 
 
 def _apply(input, target, weight, ignore_index, reduction, label_smoothing, logits):
@@ -337,6 +379,14 @@ def _apply(input, target, weight, ignore_index, reduction, label_smoothing, logi
     if indices and label_smoothing <= 0 and logits:
         # NOTE: torch's graph for class indices: NllLossBackward0 <- LogSoftmaxBackward0
         input, logits = LogSoftmax.apply(input, 1), False
+    out_size = None
+    if indices and not logits and input.dim() >= 3 and input.dim() != 4:
+        # NOTE: torch's nll_loss_nd folds the dims past 2 into a 4-D nll_loss2d (View nodes)
+        n, c = input.shape[:2]
+        out_size = (n,) + tuple(input.shape[2:])
+        input = input.view(n, c, 1, -1) if input.numel() else input.view(n, c, 0, 0)
+        target = target.contiguous().view(n, 1, -1) if target.numel() else \
+            target.view(n, 0, 0)
     if weight is None and label_smoothing <= 0 and input.dim() == 2 and indices:
         out = ClassNll.apply(input, (target,), ignore_index, reduction, logits)
     else:
@@ -344,6 +394,8 @@ def _apply(input, target, weight, ignore_index, reduction, label_smoothing, logi
                                  ignore_index, reduction, label_smoothing, logits)
     if logits:
         out = out[0]    # (the log-softmax output is the node's, for double backward)
+    if out_size is not None and reduction == "none":
+        return out.view(out_size)
     return out.squeeze(0) if unbatched and reduction == "none" else out
 
 
@@ -356,28 +408,40 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     ``label_smoothing``.
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction not in _REDUCTIONS:
+        raise ValueError("%s is not a valid value for reduction" % reduction)
     if _ac_state.autocast:
         input, target, weight = _autocast.inputs("fp32", (input, target, weight))
-    if input.dim() == 0:
-        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
-    probs = tuple(input.shape) == tuple(target.shape)
-    if probs:
+    class_dim = 0 if input.dim() == 1 else 1
+    if tuple(input.shape) == tuple(target.shape):
         if not target.is_floating_point():
             raise RuntimeError("Expected floating point type for target with class "
                                "probabilities, got %s" % _dt.scalar_type_name(target._array.dtype))
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
-    _check("cross_entropy", input, target, weight, reduction, probs)
-    if input._array.size:
-        not_implemented_for(input._array, "log_softmax_lastdim_kernel_impl", "biuc")
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: %s"
-                           % label_smoothing)
-    if probs:
-        return _prob_target_loss(input, target, weight, reduction, label_smoothing)
+        if input.dim() == 0:
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+        _weight_check(weight, input.shape[class_dim], "cross_entropy: ")
+        _log_softmax_check(input, class_dim)
+        if label_smoothing > 1.0:
+            raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: %s"
+                               % _fmt_float(label_smoothing))
+        return _prob_target_loss(input, target, weight, reduction, max(label_smoothing, 0.0))
     if label_smoothing > 0:
+        if label_smoothing > 1.0:
+            raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: %s"
+                               % _fmt_float(label_smoothing))
+        _log_softmax_check(input, class_dim)
+        _nll_check(input, target, weight)
         return _smoothed_loss(input, target, weight, reduction, ignore_index, label_smoothing)
-    return _apply(input, target, weight, ignore_index, reduction, label_smoothing, True)
+    _log_softmax_check(input, class_dim)
+    target = _nll_check(input, target, weight)
+    return _apply(input, target, weight, ignore_index, reduction, 0.0, True)
+
+
+def _fmt_float(v):
+    """A double as torch's messages print it (``2``, ``1.5``)."""
+    return "%g" % v if float(v).is_integer() else repr(float(v))
 
 
 def _class_weight(weight, ndim, class_dim):
@@ -441,9 +505,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     Matches ``torch.nn.functional.nll_loss``.
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _check("nll_loss", input, target, weight, reduction, False)
-    not_implemented_for(input._array, "nll_loss_out_frame" if input.dim() <= 2 else
-                        "nll_loss2d_forward_out_frame", "biuc")
+    if reduction not in _REDUCTIONS:
+        raise ValueError("%s is not a valid value for reduction" % reduction)
+    target = _nll_check(input, target, weight)
     return _apply(input, target, weight, ignore_index, reduction, 0.0, False)
 
 
@@ -478,7 +542,9 @@ def _ctc_labels(xp, targets, in_lens, tgt_lens, blank):
         off += tgt_lens[b]
         ext[b, 1:2 * tgt_lens[b]:2] = lab
     skip = xp.zeros(ext.shape, dtype=bool)
-    skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    # NOTE: torch's rule: a position may be reached from two back when its label differs
+    # (so a target label equal to ``blank`` can be skipped to, as in torch's kernel)
+    skip[:, 2:] = ext[:, 2:] != ext[:, :-2]
     return ext, skip
 
 
@@ -560,6 +626,12 @@ class CtcLoss(Function):
             idx = ext[:, s]
             cur = lcab[:, xp.arange(n), idx]
             lcab[:, xp.arange(n), idx] = _lse(xp, cur, ab[:, :, s])
+        for b in range(n):
+            # NOTE: torch's last frame assigns the last label's term (it assumes that label is
+            # not the blank): with a blank there, the blank's end term is dropped, as torch.
+            tl, il = tgt_lens[b], in_lens[b]
+            if il > 0 and tl > 0 and int(ext[b, 2 * tl - 1]) == int(ext[b, 0]):
+                lcab[il - 1, b, ext[b, 0]] = ab[il - 1, b, 2 * tl - 1]
         with errstate(over="ignore", invalid="ignore"):
             grad = xp.exp(lp) - xp.exp(lcab + nll[None, :, None] - lp)
         valid = (xp.arange(steps)[:, None] < in_arr[None, :])[:, :, None]
@@ -580,6 +652,15 @@ def _lengths(v):
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
              zero_infinity=False):
     """Connectionist temporal classification loss. Matches ``torch.nn.functional.ctc_loss``."""
+    if isinstance(input_lengths, Tensor) != isinstance(target_lengths, Tensor):
+        raise TypeError(
+            "ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, %s, "
+            "%s, int, int, bool), but expected one of:\n * (Tensor log_probs, Tensor targets, "
+            "tuple of ints input_lengths, tuple of ints target_lengths, int blank = 0, int "
+            "reduction = Mean, bool zero_infinity = False)\n * (Tensor log_probs, Tensor "
+            "targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, int reduction "
+            "= Mean, bool zero_infinity = False)\n"
+            % (type(input_lengths).__name__, type(target_lengths).__name__))
     if reduction not in _REDUCTIONS:
         raise ValueError("%s is not a valid value for reduction" % reduction)
     unbatched = log_probs.dim() == 2
@@ -587,6 +668,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         log_probs = log_probs.unsqueeze(1)
         if targets.dim() == 1:
             targets = targets.unsqueeze(0)
+    if log_probs._array.dtype not in (np.float32, np.float64):
+        not_implemented_for(log_probs._array, "ctc_loss_cpu", log_probs._array.dtype.kind)
     in_lens, tgt_lens = _lengths(input_lengths), _lengths(target_lengths)
     steps, n = log_probs.shape[:2]
     if len(in_lens) != n:
@@ -800,6 +883,37 @@ class BinaryCrossEntropyWithLogits(Function):
         return _grads_as_inputs(ctx, gi, gt) + (None, None)
 
 
+class BroadcastNoBackward(Function):
+    """``input`` broadcast to ``shape``, for a kernel that reads it broadcast but whose torch
+    backward fails (``message``) writing the gradient in place into the input's shape."""
+
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"
+
+    @staticmethod
+    def forward(ctx, input, shape, message):
+        ctx.message = message
+        return Tensor._wrap(xp_of(input).broadcast_to(input._array, shape).copy())
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise RuntimeError(ctx.message)
+
+
+class NormDim(VectorNorm):
+    """torch's ``at::norm(x, p, dim, keepdim)``, the norm its C++ distances call
+    (``pairwise_distance``): the vector norm with node ``NormBackward1``."""
+
+    node_name = "NormBackward1"
+
+
+def pairwise_norm(x, p, dim, keepdim=False):
+    """The ``p``-norm of ``x`` over ``dim`` with torch's ``NormBackward1`` node."""
+    if x._array.dtype.kind not in "fcV":
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           "Got %s instead." % _dt.scalar_type_name(x._array.dtype))
+    return NormDim.apply(x, float(p), (wrap_dim(dim, x.dim(), "norm"),), keepdim, None)
+
+
 class _NoDerivative(Function):
     """A gradient computed by a node whose own backward torch does not implement: the result
     has a ``NotImplemented`` node that raises when differentiated (``grad`` its value)."""
@@ -905,6 +1019,8 @@ class MultilabelMarginLoss(Function):
     @staticmethod
     def forward(ctx, input, target, reduction):
         x = input._array
+        if x.dtype not in (np.float32, np.float64):
+            not_implemented_for(x, "multilabel_margin_loss_forward_out_frame", x.dtype.kind)
         xp = xp_of(input)
         c = x.shape[-1] if x.ndim else 1
         x2, t2 = x.reshape(-1, c), target._array.reshape(-1, c).astype("int64", copy=False)
@@ -934,3 +1050,170 @@ class MultilabelMarginLoss(Function):
         return (_NoDerivative.apply(Tensor._wrap(grad.reshape(x.shape)),
                                     "multilabel_margin_loss_backward", grad_output, input),
                 None, None)
+
+
+def _linear(input, weight, bias):
+    """``F.linear`` with torch's graph (Addmm for a 2-D or contiguous input with a bias)."""
+    x = input._array
+    if bias is not None and x.dtype == weight._array.dtype == bias._array.dtype and \
+            (x.ndim == 2 or x.flags.c_contiguous) and x.shape[-1] == weight.shape[1]:
+        if x.ndim == 2:
+            return addmm(bias, input, _t(weight))
+        out = addmm(bias, input.reshape(-1, x.shape[-1]), _t(weight))
+        return out.view(*x.shape[:-1], weight.shape[0])
+    out = matmul(input, _t(weight))
+    return out if bias is None else out + bias
+
+
+_CHUNKED = "GeneratedBackwardFor_torch_nn__linear_cross_entropy_batch_chunked_%sdefaultBackward"
+
+
+class LinearCrossEntropyChunked(Function):
+    """torch's chunked ``linear_cross_entropy`` op (``options`` given): logits, loss and the
+    gradients in one forward; the backward scales the precomputed gradients (so it runs
+    once, unless ``allow_retain_graph``, and has no double backward, as torch's).
+
+    Edges: input, linear weight, linear bias (a 0-element placeholder when absent); the
+    target and class weights come boxed (no edge).
+    """
+
+    node_name = _CHUNKED % ""
+
+    @staticmethod
+    def forward(ctx, input, linear_weight, linear_bias, boxed, reduction, ignore_index,
+                retain):
+        target, weight = boxed
+        xp = xp_of(input)
+        x, w = input._array, linear_weight._array
+        acc = np.float32 if x.dtype in (np.float16,) else x.dtype
+        has_bias = linear_bias.numel() > 0
+        logits = x.astype(acc) @ w.astype(acc).T
+        if has_bias:
+            logits = logits + linear_bias._array.astype(acc)
+        n, c = logits.shape
+        t = target._array
+        valid = t != ignore_index
+        safe = xp.where(valid, t, 0)
+        bad = (safe < 0) | (safe >= c)
+        if bool(bad.any()):
+            raise RuntimeError("index %d is out of bounds for dimension 1 with size %d"
+                               % (int(safe[bad][0]), c))
+        with errstate(invalid="ignore", divide="ignore"):
+            logp = _log_softmax(logits)
+            wt = valid.astype(acc) if weight is None else \
+                weight._array.astype(acc)[safe] * valid
+            nll = xp.where(valid, -logp[xp.arange(n), safe] * wt, 0)
+            grad = xp.exp(logp)
+            grad[xp.arange(n), safe] -= 1
+            grad *= wt[:, None]
+            if reduction == "none":
+                ctx.set_node_name(_CHUNKED % "no_reduction_")
+                loss = nll
+            elif reduction == "sum":
+                loss = nll.sum()
+            else:
+                total = wt.sum()
+                loss = nll.sum() / total
+                grad /= total
+        ctx.conf = (reduction, has_bias, retain)
+        ctx.save_for_backward(input, linear_weight, Tensor._wrap(grad))
+        return Tensor._wrap(xp.asarray(loss, dtype=x.dtype))
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        reduction, has_bias, retain = ctx.conf
+        if ctx.conf[2] is None:
+            raise RuntimeError("linear_cross_entropy chunked backward called twice; "
+                               "retain_graph=True / double backward are not supported.")
+        input, linear_weight, grad = ctx.saved_tensors
+        if not retain and reduction != "none":
+            ctx.conf = (reduction, has_bias, None)
+        x, w, d = input._array, linear_weight._array, grad._array
+        g = grad_output._array.astype(d.dtype)
+        d = d * (g[:, None] if reduction == "none" else g)
+        gx = gw = gb = None
+        if ctx.needs_input_grad[0]:
+            gx = Tensor._wrap((d @ w.astype(d.dtype)).astype(x.dtype, copy=False))
+        if ctx.needs_input_grad[1]:
+            gw = Tensor._wrap((d.T @ x.astype(d.dtype)).astype(w.dtype, copy=False))
+        if has_bias and ctx.needs_input_grad[2]:
+            gb = Tensor._wrap(d.sum(0).astype(w.dtype, copy=False))
+        return gx, gw, gb, None, None, None, None
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    """Cross entropy of ``linear(input, linear_weight, linear_bias)`` against ``target``.
+
+    Equals ``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)``; a
+    ``linear_weight`` of shape ``(C, d_1, ..., d_K, in_features)`` gives logits
+    ``(N, C, d_1, ..., d_K)`` (K-dimensional loss). ``ignore_index=None`` means -100.
+    ``options`` (``nn.LinearCrossEntropyOptions``) selects torch's chunked op, which ember
+    computes in one node for the whole batch (same values and gradients). Matches
+    ``torch.nn.functional.linear_cross_entropy``.
+    """
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError("expected input with dimensionality 1 or 2, got %d" % input.dim())
+    if linear_weight.dim() < 2:
+        raise RuntimeError("expected linear_weight with dimensionality at least 2, got %d"
+                           % linear_weight.dim())
+    batches, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions "
+                           "(in_features), got %d and %d, respectively"
+                           % (in_features, linear_weight.shape[-1]))
+    n_classes = linear_weight.shape[0]
+    out_features = tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (n_classes,) + out_features:
+        raise RuntimeError("expected linear_bias shape %s, got %s"
+                           % ((n_classes,) + out_features, tuple(linear_bias.shape)))
+    if out_features and not batches:
+        raise RuntimeError("K-dimensional loss defined by linear_weight shape %s requires "
+                           "batched input, (N, %d), got unbatched input with shape %s"
+                           % (tuple(linear_weight.shape), in_features, tuple(input.shape)))
+    logits_shape = batches + (n_classes,) + out_features
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains "
+                           "probabilities")
+    ignore_index = -100 if ignore_index is None else ignore_index
+    chunked = reduction in _REDUCTIONS and label_smoothing == 0.0 and \
+        target._array.dtype == np.int64 and not out_features
+    if options is not None and not chunked:
+        warnings.warn("linear_cross_entropy: ``options`` ignored; chunked path needs reduction "
+                      "in {'mean','sum','none'}, label_smoothing == 0, target.dtype == int64, "
+                      "out_features == (). Got reduction=%r, label_smoothing=%s, target.dtype="
+                      "%s, out_features=%s, tracing=False, linear_bias.shape=%s."
+                      % (reduction, label_smoothing, target.dtype, out_features,
+                         None if linear_bias is None else tuple(linear_bias.shape)),
+                      stacklevel=2)
+    if options is not None and chunked and _chunkable(input, linear_weight, linear_bias,
+                                                      target, weight):
+        unbatched = input.dim() == 1
+        x, tg = (input.unsqueeze(0), target.unsqueeze(0)) if unbatched else (input, target)
+        bias = linear_bias if linear_bias is not None else \
+            Tensor._wrap(xp_of(input).empty(0, dtype=input._array.dtype))
+        out = LinearCrossEntropyChunked.apply(x, linear_weight, bias, (tg, weight), reduction,
+                                              ignore_index, bool(options.allow_retain_graph))
+        return out.squeeze(0) if unbatched else out
+    if out_features:
+        rows = math.prod(out_features, start=n_classes)
+        linear_weight = linear_weight.reshape(rows, in_features)
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(rows)
+    logits = _linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=ignore_index, label_smoothing=label_smoothing)
+
+
+def _chunkable(input, linear_weight, linear_bias, target, weight):
+    """Whether the chunked node applies (else the reference path, with its checks)."""
+    dt = input._array.dtype
+    if dt.kind != "f" or linear_weight._array.dtype != dt or \
+            (linear_bias is not None and linear_bias._array.dtype != dt):
+        return False
+    if weight is not None and (weight._array.dtype != dt or tuple(weight.shape) !=
+                               (linear_weight.shape[0],)):
+        return False
+    return tuple(target.shape) == tuple(input.shape[:-1])

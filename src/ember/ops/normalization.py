@@ -3,6 +3,8 @@
 One Function per call, with torch's node: it standardises over a set of axes (``(x - mean) /
 sqrt(var + eps)``, biased variance) and applies the affine part.
 """
+import numpy as np
+
 from ..autograd._sum_to import sum_to_size
 from ..autograd.function import Function
 from ..backend import errstate
@@ -10,7 +12,8 @@ from ..tensor import Tensor
 from .. import dtypes as _dt
 from ._util import not_implemented_for, xp_of
 
-__all__ = ["batch_norm", "layer_norm", "group_norm"]
+# (``torch.batch_norm`` is the C++ form, ``ember._torch_ns.batch_norm``: another argument order)
+__all__ = ["layer_norm", "group_norm"]
 
 
 class Norm(Function):
@@ -66,6 +69,13 @@ class Norm(Function):
                     out = xc * alpha
                     if ctx.affine[1]:
                         out += bias._array.reshape(pshape)
+                elif stats is not None and not x.flags.c_contiguous:
+                    # (torch's strided evaluation kernel: ((x - mean) * invstd) * w + b)
+                    out = xc * invstd
+                    if ctx.affine[0]:
+                        out = out * weight._array.reshape(pshape)
+                    if ctx.affine[1]:
+                        out = out + bias._array.reshape(pshape)
                 else:
                     out = xs * alpha + beta
             return Tensor._wrap(out.astype(x.dtype, copy=False))
@@ -157,18 +167,21 @@ def update_running_stats(x, running_mean, running_var, momentum):
         running_mean._bump()
     if running_var is not None:
         rv = running_var._array
-        var = x.var(axis=axes) * (n / (n - 1))
+        # (one value per channel: torch's unbiased variance is 0 / 0)
+        with errstate(invalid="ignore"):
+            var = x.var(axis=axes) * (n / (n - 1) if n > 1 else float("inf"))
         rv[...] = (1 - momentum) * rv + momentum * var.astype(rv.dtype)
         running_var._bump()
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.1, eps=1e-05):
+               momentum=0.1, eps=1e-05, *, _cxx=False):
     """Batch normalization over all dims but the channel dim 1.
 
     In training it normalises with the batch statistics and updates ``running_mean`` and
     ``running_var`` (the unbiased variance) in place; otherwise it uses the running ones.
-    Matches ``torch.nn.functional.batch_norm``.
+    Matches ``torch.nn.functional.batch_norm`` (``_cxx``: without its Python-level checks of
+    the batch size and ``eps``, as ``torch.batch_norm``).
     """
     x = input._array
     c = x.shape[1] if x.ndim > 1 else x.shape[0]
@@ -186,19 +199,20 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             deferred = str(e)
     else:
         _check_dtypes("batch_norm", input, weight, bias, running_mean, running_var)
-    if training:
+    if training and not _cxx:
         n = x.size // max(c, 1)
         if n <= 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              "size %s" % (input.shape,))
         if eps <= 0.0:
             raise ValueError("batch_norm eps must be positive during training, but got %s" % eps)
+    if training:
         axes = (0,) + tuple(range(2, x.ndim))
         out = Norm.apply(input, _param(weight, input), _param(bias, input), axes, eps,
                          "NativeBatchNormBackward0", shape, None, None)
         update_running_stats(x, running_mean, running_var, momentum)
     else:
-        if eps < 0.0:
+        if eps < 0.0 and not _cxx:
             raise ValueError("batch_norm eps must be non-negative, but got %s" % eps)
         if running_mean is None or running_var is None:
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
@@ -232,6 +246,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """Normalise over groups of channels (and all spatial dims). Matches torch's group_norm."""
+    if isinstance(num_groups, bool) or not isinstance(num_groups, (int, np.integer)):
+        raise TypeError("group_norm(): argument 'num_groups' (position 2) must be int, not %s"
+                        % type(num_groups).__name__)
     nd = input.dim()
     if nd < 2:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions" if nd == 0 else
@@ -252,3 +269,26 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     return Norm.apply(input, _param(weight, input), _param(bias, input), (2,), eps,
                       "NativeGroupNormBackward0", (1, c) + (1,) * (input.dim() - 2),
                       (n, num_groups, -1), None)
+
+
+def batch_norm_cxx(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """``torch.batch_norm``'s C++ checks and result (an empty input gives a copy scaled by the
+    first weight and shifted by the first bias, keeping the graph)."""
+    if input.numel() == 0:
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
+    c = input.shape[1] if input.dim() > 1 else input.size(1)
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError("%s should contain %d elements not %d" % (name, c, t.numel()))
+        if t is None and not training:
+            raise RuntimeError("%s must be defined in evaluation mode" % name)
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError("%s should contain %d elements not %d" % (name, c, t.numel()))
+    return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps,
+                      _cxx=True)

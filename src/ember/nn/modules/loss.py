@@ -1,13 +1,20 @@
 """Loss layers: thin Modules over the ``nn.functional`` losses (``reduction`` none/mean/sum)."""
+import dataclasses
+import math
+
+from ... import dtypes as _dt
 from ...ops.loss import _legacy_reduction
+from ...ops.loss import linear_cross_entropy as _linear_cross_entropy
 from .. import functional as F
+from .linear import Linear
 from .module import Module
 
 __all__ = ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
            "TripletMarginLoss", "GaussianNLLLoss", "PoissonNLLLoss", "CTCLoss",
            "HingeEmbeddingLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss",
-           "MultiMarginLoss", "SoftMarginLoss", "TripletMarginWithDistanceLoss", "NLLLoss2d"]
+           "MultiMarginLoss", "SoftMarginLoss", "TripletMarginWithDistanceLoss", "NLLLoss2d",
+           "LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
 
 
 class _Loss(Module):
@@ -265,3 +272,84 @@ class TripletMarginWithDistanceLoss(_Loss):
 
 class NLLLoss2d(NLLLoss):
     """Deprecated alias of NLLLoss."""
+
+
+@dataclasses.dataclass(slots=True, frozen=True)
+class LinearCrossEntropyOptions:
+    """Options of the chunked ``linear_cross_entropy`` (``options=`` of
+    :func:`~ember.nn.functional.linear_cross_entropy`), validated as torch's.
+
+    Passing an instance selects torch's chunked op (one ``...batch_chunked...Backward`` node,
+    whose backward runs once unless ``allow_retain_graph``). ember computes the whole batch at
+    once: ``batch_chunk_size``, ``chunking_method``, ``acc_policy`` and ``acc_dtype`` change
+    memory use in torch, not the results, and are only checked here.
+    """
+
+    allow_retain_graph: bool = False
+    batch_chunk_size: "int | None" = None
+    chunking_method: "str | None" = "auto"
+    acc_policy: str = "auto"
+    acc_dtype: object = None
+
+    def __post_init__(self):
+        if self.acc_policy not in {"auto", "accurate", "balanced", "compact"}:
+            raise ValueError(f"invalid acc_policy: {self.acc_policy!r}")
+        if self.chunking_method is not None and self.chunking_method != "auto":
+            name, sep, factor = self.chunking_method.partition(":")
+            if not sep:
+                factor = "1"
+            if not (name == "aspect_ratio" and factor.isdigit() and int(factor) > 0):
+                raise ValueError(f"invalid chunking_method: {self.chunking_method!r}")
+        if not (self.batch_chunk_size is None or (isinstance(self.batch_chunk_size, int)
+                                                  and self.batch_chunk_size > 0)):
+            raise ValueError("batch_chunk_size must be positive int or None, got "
+                             f"{self.batch_chunk_size!r}")
+        supported = (_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64)
+        if self.acc_dtype is not None and self.acc_dtype not in supported:
+            raise ValueError("acc_dtype must be one of {None, torch.float16, torch.bfloat16, "
+                             f"torch.float32, torch.float64}}, got {self.acc_dtype!r}. Pass "
+                             "acc_dtype=None to let the op pick automatically.")
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of ``input`` mapped to logits by an internal ``Linear`` (no bias by
+    default) of ``num_classes * prod(out_features)`` outputs, stored flat as torch's
+    (state_dict keys ``linear.weight``, ``linear.bias``, ``weight``)."""
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None,
+                 dtype=None, reduction="mean", weight=None, ignore_index=None,
+                 label_smoothing=0.0, options=None):
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError("expected weight shape to be %s, got %s"
+                               % ((num_classes,), tuple(weight.shape)))
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError("expected label_smoothing to be in range [0, 1], got %s"
+                               % label_smoothing)
+        super().__init__(weight=weight, size_average=None, reduce=None, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias,
+                             device=device, dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        linear_weight = self.linear.weight.reshape(
+            (self.num_classes, *self.out_features, self.linear.in_features))
+        linear_bias = self.linear.bias.reshape((self.num_classes, *self.out_features)) \
+            if self.linear.bias is not None else None
+        return _linear_cross_entropy(
+            input, linear_weight, target, linear_bias=linear_bias, weight=self.weight,
+            reduction=self.reduction, ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features},"
+                f" num_classes={self.num_classes},"
+                f" out_features={self.out_features},"
+                f" bias={self.linear.bias is not None},"
+                f" reduction={self.reduction},"
+                f" ignore_index={self.ignore_index},"
+                f" label_smoothing={self.label_smoothing},"
+                f" options={self.options}")
