@@ -530,19 +530,29 @@ rnn_tanh_cell, rnn_relu_cell, lstm_cell, gru_cell = (_cell(k) for k in ("tanh", 
                                                                         "gru"))
 
 
-def _removed(name, n_args):
-    def fn(*args, **kwargs):
-        if len(args) + len(kwargs) < n_args:
-            raise TypeError("%s() missing 1 required positional argument: 'A'" % name)
-        raise RuntimeError(REMOVED[name])
-    fn.__name__ = name
-    return fn
+# (torch keeps these names only to raise and say what replaced them; their signatures are
+# torch's, so a wrong call raises Python's TypeError first, as there)
+def eig(self, eigenvectors=False, *, e=None, v=None):
+    raise RuntimeError(REMOVED["eig"])
 
 
-# (torch keeps these names only to raise and say what replaced them)
-eig, symeig = _removed("eig", 1), _removed("symeig", 1)
-lstsq, solve = _removed("lstsq", 2), _removed("solve", 2)
-matrix_rank = _removed("matrix_rank", 1)
+def _symeig(input, eigenvectors=False, upper=True, *, out=None):
+    raise RuntimeError(REMOVED["symeig"])
+
+
+def lstsq(input, A, *, out=None):
+    raise RuntimeError(REMOVED["lstsq"])
+
+
+def solve(input, A, *, out=None):
+    raise RuntimeError(REMOVED["solve"])
+
+
+def matrix_rank(input, tol=None, symmetric=False, *, out=None):
+    raise RuntimeError(REMOVED["matrix_rank"])
+
+
+symeig = _symeig
 
 
 is_anomaly_enabled = anomaly_mode.is_anomaly_enabled
