@@ -345,7 +345,7 @@ def test_gradcheck_fused(name):
         "nll": (lambda a: F.nll_loss(a, ember.tensor([1, 0, 2]), reduction="sum"),
                 (_f64(3, 3),)),
         "pad_reflect": (lambda a: F.pad(a, (2, 1, 1, 3), mode="reflect"), (x4,)),
-        "pad_replicate": (lambda a: F.pad(a, (2, 1), mode="replicate"), (x4,)),
+        "pad_replicate": (lambda a: F.pad(a, (2, 1, 1, 0), mode="replicate"), (x4,)),
         "interpolate": (lambda a: F.interpolate(a, (7, 3), mode="bilinear"), (x4,)),
         "lstm_cell": (lambda a, h, c: ember.nn.LSTMCell(3, 2).double()(a, (h, c)),
                       (_f64(2, 3), _f64(2, 2, seed=1), _f64(2, 2, seed=2))),

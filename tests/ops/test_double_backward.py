@@ -174,8 +174,10 @@ def test_layer_norm_critic_gradient_penalty_matches_torch(torch):
 @pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
 def test_pad_and_padded_conv_second_derivatives(mode):
     x = _t(1, 2, 4, 5)
-    for pad in [(1, 2), (1, 2, 2, 1), (0, 0, 0, 0)] + ([(1, -1, 0, 2)] if mode == "constant"
-                                                      else []):
+    # (a non-constant pad of a 4-d input pads two dims, as torch requires)
+    pads = [(1, 2), (1, 2, 2, 1), (0, 0, 0, 0), (1, -1, 0, 2)] if mode == "constant" else \
+        [(1, 2, 0, 0), (1, 2, 2, 1), (0, 0, 0, 0)]
+    for pad in pads:
         assert gradgradcheck(lambda x: F.pad(x, pad, mode=mode) ** 2, (x,))
     if mode != "constant":
         conv = ember.nn.Conv2d(2, 2, 3, padding=1, padding_mode=mode).double()

@@ -17,7 +17,8 @@ from ..ops import pooling as _pooling
 from ..ops.vision import (channel_shuffle, fold, grid_sample, native_channel_shuffle,
                           pixel_shuffle, pixel_unshuffle, unfold)
 from ..ops.vision import resample as _resample
-from ..ops.loss import cross_entropy, ctc_loss, nll_loss, _legacy_reduction
+from ..ops.loss import (cross_entropy, ctc_loss, linear_cross_entropy, nll_loss,
+                        _legacy_reduction)
 from ..ops import loss as _loss
 from ..ops.normalization import batch_norm, layer_norm
 from ..ops import normalization as _normalization
@@ -32,7 +33,7 @@ from ..ops._util import not_implemented_for, wrap_dim, xp_of
 from ..ops._util import check_shapes_broadcast as _check_shapes_broadcast
 from .. import dtypes as _dt
 from ..ops import activation as _act
-from ..ops.padding import Pad as _Pad
+from ..ops.padding import pad_nd as _pad_nd
 from ..ops.sparse import Embedding as _Embedding
 from ..ops.bilinear import Trilinear as _Trilinear
 from ..ops import attention as _attention
@@ -45,6 +46,7 @@ from ..ops.loss import (BinaryCrossEntropy, BinaryCrossEntropyWithLogits, MseLos
                         SmoothL1Loss)
 
 __all__ = [
+    "linear_cross_entropy",
     "linear", "bilinear", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
     "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
     "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
@@ -429,64 +431,95 @@ def pad(input, pad, mode="constant", value=None):
 
     ``mode`` is ``'constant'``, ``'reflect'``, ``'replicate'`` or ``'circular'``.
     """
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    k = len(pad) // 2
-    if k > input.dim():
-        raise RuntimeError("Padding length should be less than or equal to two times the input "
-                           "dimension but got padding length %d and input of dimension %d"
-                           % (len(pad), input.dim()))
-    if mode not in ("constant", "reflect", "replicate", "circular"):
-        raise NotImplementedError("Unrecognised padding mode %s" % mode)
-    pads = [(0, 0)] * (input.dim() - k) + [(int(pad[2 * i]), int(pad[2 * i + 1]))
-                                           for i in reversed(range(k))]
-    if mode == "reflect":
-        for a, (lo, hi) in reversed(list(enumerate(pads))):    # (torch checks the last dim first)
-            if max(lo, hi) >= input.shape[a] and (lo or hi):
-                raise RuntimeError("Argument #%d: Padding size should be less than the "
-                                   "corresponding input dimension, but got: padding (%d, %d) at "
-                                   "dimension %d of input %s" % (4 + 2 * (input.dim() - 1 - a),
-                                                                 lo, hi, a, list(input.shape)))
-    return _Pad.apply(input, pads, mode, 0 if value is None else value, k)
+    return _pad_nd(input, pad, mode, value)
 
 
 _INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 
 
+def _is_integer(x):
+    return isinstance(x, (int, np.integer)) or (isinstance(x, Tensor)
+                                                 and not x.is_floating_point())
+
+
+def _interp_sizes(input, size, scale_factor, nd):
+    """interpolate's ``(output sizes, scale factors)``: exactly one is a tuple, as torch's."""
+    spatial = list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if not isinstance(size, (list, tuple)):
+            return (size,) * nd, None
+        if len(size) != nd:
+            raise ValueError("Input and output must have the same number of spatial dimensions, "
+                             "but got input with spatial dimensions of %s and output size of %s. "
+                             "Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                             "output size in (o1, o2, ...,oK) format." % (spatial, size))
+        if not all(_is_integer(x) for x in size):
+            raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                            "Tuple[int, int, int], but got size with types %s"
+                            % [type(x) for x in size])
+        return tuple(size), None
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if not isinstance(scale_factor, (list, tuple)):
+        return None, (scale_factor,) * nd
+    if len(scale_factor) != nd:
+        raise ValueError("Input and scale_factor must have the same number of spatial dimensions, "
+                         "but got input with spatial dimensions of %s and scale_factor of shape "
+                         "%s. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                         "scale_factor in (s1, s2, ...,sK) format." % (spatial, scale_factor))
+    return None, tuple(scale_factor)
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dims (``nearest``, ``nearest-exact``, ``linear``, ``bilinear``,
-    ``bicubic``, ``trilinear``, ``area``), as torch does.
+    ``bicubic``, ``trilinear``, ``area``), as torch does (its argument checks in its order).
 
     The resampling is separable, so it runs as one small matmul per spatial dim.
     """
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
     nd = input.dim() - 2
-    modes = ("nearest", "nearest-exact", "area") + tuple(_INTERP_DIMS)
-    if mode not in modes:
-        raise NotImplementedError("Input Error: Only 3D, 4D and 5D input Tensors supported (got "
-                                  "%dD) for the modes: nearest | linear | bilinear | bicubic | "
-                                  "trilinear | area | nearest-exact (got %s)"
-                                  % (input.dim(), mode))
-    if mode in ("nearest", "nearest-exact", "area") and align_corners is not None:
-        raise ValueError("align_corners option can only be set with the interpolating modes: "
-                         "linear | bilinear | bicubic | trilinear")
+    out_sizes, sf = _interp_sizes(input, size, scale_factor, nd)
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and out_sizes is None:
+        recompute_scale_factor = True
+    in_sizes = tuple(input.shape[2:])
+    if recompute_scale_factor:
+        out_sizes = tuple(int(math.floor(i * s)) for i, s in zip(in_sizes, sf))
+        scales = [i / o if o else 0.0 for i, o in zip(in_sizes, out_sizes)]
+    elif out_sizes is None:
+        out_sizes = tuple(int(math.floor(i * s)) for i, s in zip(in_sizes, sf))
+        scales = [1.0 / s if s else 0.0 for s in sf]
+    else:
+        scales = [i / o if o else 0.0 for i, o in zip(in_sizes, out_sizes)]
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes "
+                         "and requires a 4-D tensor as input")
+    if mode == "lanczos" and input.dim() == 4:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not supported")
-    if (size is None) == (scale_factor is None):
-        raise ValueError("only one of size or scale_factor should be defined")
-    if mode in _INTERP_DIMS and nd != _INTERP_DIMS[mode]:
+    if mode in ("linear", "bilinear", "trilinear") and nd in (1, 2, 3) and \
+            nd != _INTERP_DIMS[mode]:
         raise NotImplementedError("Got %dD input, but %s mode needs %dD input"
                                   % (input.dim(), mode, _INTERP_DIMS[mode] + 2))
-    in_sizes = tuple(input.shape[2:])
-    if size is not None:
-        out_sizes = tuple(size) if isinstance(size, (list, tuple)) else (size,) * nd
-        scales = [i / o for i, o in zip(in_sizes, out_sizes)]
-    else:
-        sf = tuple(scale_factor) if isinstance(scale_factor, (list, tuple)) \
-            else (scale_factor,) * nd
-        out_sizes = tuple(int(math.floor(i * s)) for i, s in zip(in_sizes, sf))
-        scales = [1.0 / s for s in sf] if not recompute_scale_factor else \
-            [i / o for i, o in zip(in_sizes, out_sizes)]
+    if nd not in (1, 2, 3) or mode not in ("nearest", "nearest-exact", "area") + tuple(
+            _INTERP_DIMS) or (mode == "bicubic" and nd != 2):
+        raise NotImplementedError("Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                                  "%dD) for the modes: nearest | linear | bilinear | bicubic | "
+                                  "trilinear | lanczos | area | nearest-exact (got %s)"
+                                  % (input.dim(), mode))
     if mode == "area":
         pool = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}[nd]
         return pool(input, out_sizes)
@@ -636,6 +669,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     # (torch computes (1 - target).mul_(input)...: the loss takes the target's dtype)
     _loss._cast_check(np.promote_types(t, input._array.dtype), t)
+    if pos_weight is not None:      # (torch: log_sigmoid(input).mul_(pos_weight-based weight))
+        lw = np.promote_types(pos_weight._array.dtype, t)
+        _loss._cast_check(np.promote_types(input._array.dtype, lw), input._array.dtype)
+    if t.kind == "c" and is_grad_enabled() and any(
+            a is not None and a.requires_grad for a in (input, target, weight, pos_weight)):
+        raise RuntimeError("binary_cross_entropy_with_logits does not support automatic "
+                           "differentiation for outputs with complex dtype.")
     return BinaryCrossEntropyWithLogits.apply(input, target, (weight, pos_weight), reduction)
 
 
@@ -697,7 +737,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """``||x1 - x2 + eps||_p`` over the last dim."""
-    return _norm(ops.arithmetic.AddScalar.apply(x1 - x2, eps), p, -1, keepdim)
+    return _loss.pairwise_norm(ops.arithmetic.AddScalar.apply(x1 - x2, eps), p, -1, keepdim)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -1694,7 +1734,10 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         if input._array.dtype.kind != "f":
             return _empty_margin_loss(input, target, reduction, target.dim() > 0)
         return _loss.MultiMarginLoss.apply(input, target, p, margin, weight, reduction)
-    not_implemented_for(input._array, "multi_margin_loss_cpu_kernel", "biuc")
+    name = _dt.scalar_type_name(input._array.dtype)
+    if name not in ("Float", "Double"):     # (no reduced-precision kernel either)
+        raise NotImplementedError("\"multi_margin_loss_cpu_kernel\" not implemented for '%s'"
+                                  % name)
     _long_target(target)
     if weight is not None and weight._array.dtype != input._array.dtype:
         _long_target(weight, _dt.scalar_type_name(input._array.dtype))
@@ -1718,7 +1761,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     d_neg = dist(anchor, negative)
     if swap:
         d_neg = ops.minimum(d_neg, dist(positive, negative))
-    loss = ops.clamp(margin + d_pos - d_neg, min=0)
+    loss = ops.clamp_min(margin + d_pos - d_neg, 0)
     return _reduce(loss, reduction)
 
 

@@ -495,11 +495,26 @@ def _check_dtypes(input, weight, bias, transposed, nd):
                                   _dt.scalar_type_name(other.dtype)))
 
 
+def _empty_batch(input, weight, bias):
+    """An empty batch is torch's ``input * weight.flatten()[0]`` (no kernel runs): the input in
+    that product's dtype; a complex one refuses autograd."""
+    w = weight._array
+    w0 = Tensor._wrap(w.reshape(-1)[:1].reshape(()) if w.size else w.reshape(-1))
+    dt = _dt.result_type(input, w0)
+    if dt.is_complex and is_grad_enabled() and any(
+            t is not None and t.requires_grad for t in (input, weight, bias)):
+        raise RuntimeError("convolution does not support automatic differentiation for outputs "
+                           "with complex dtype.")
+    return input if dt is input.dtype else input.to(dt)
+
+
 def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups):
     unbatched = _check_input(op, input, weight, nd, groups=groups)
     _check_dtypes(input, weight, bias, False, nd)
     if unbatched:
         input = input.unsqueeze(0)
+    if input.shape[0] == 0:
+        input = _empty_batch(input, weight, bias)
     stride = _pair(stride, nd, "stride")
     dilation = _pair(dilation, nd, "dilation")
     k = weight.shape[2:]
@@ -535,11 +550,35 @@ def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups):
     return out.squeeze(0) if unbatched else out
 
 
+def _check_transposed_size(input, weight, nd, unbatched, stride, padding, output_padding,
+                           dilation):
+    """torch's error for a transposed convolution whose output would be empty (a non-empty
+    batch only; a 1-d one reads as 2-d)."""
+    if not unbatched and input.shape[0] == 0:
+        return
+    sizes = tuple(input.shape[-nd:])
+    s, p = _pair(stride, nd, "stride"), _pair(padding, nd, "padding")
+    op, d = _pair(output_padding, nd, "output_padding"), _pair(dilation, nd, "dilation")
+    k = tuple(weight.shape[2:])
+    outs = tuple((sizes[a] - 1) * s[a] - 2 * p[a] + d[a] * (k[a] - 1) + op[a] + 1
+                 for a in range(nd))
+    if any(o < 1 for o in outs):
+        if nd == 1:
+            sizes, outs = (1,) + sizes, (1,) + outs
+        raise RuntimeError("Given input size per channel: (%s). Calculated output size per "
+                           "channel: (%s). Output size is too small"
+                           % (" x ".join(map(str, sizes)), " x ".join(map(str, outs))))
+
+
 def _conv_t(op, nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
     unbatched = _check_input(op, input, weight, nd, transposed=True, groups=groups)
+    _check_transposed_size(input, weight, nd, unbatched, stride, padding, output_padding,
+                           dilation)
     _check_dtypes(input, weight, bias, True, nd)
     if unbatched:
         input = input.unsqueeze(0)
+    if input.shape[0] == 0:
+        input = _empty_batch(input, weight, bias)
     stride = _pair(stride, nd, "stride")
     padding = _pair(padding, nd, "padding")
     output_padding = _pair(output_padding, nd, "output_padding")
@@ -621,6 +660,7 @@ class ConvTbc(Function):
         x = input._array.transpose(1, 2, 0)
         w = weight._array.transpose(2, 1, 0)
         out = _conv_nd_arr(x, w, (1,), ((pad, pad),), (1,), 1) + bias._array.reshape(1, -1, 1)
+        out = out.astype(x.dtype, copy=False)     # (torch's output takes the input's dtype)
         ctx.pad = pad
         ctx.save_for_backward(input, weight)
         return Tensor._wrap(get_array_module(out).ascontiguousarray(out.transpose(2, 0, 1)))
@@ -652,4 +692,28 @@ def conv_tbc(input, weight, bias, pad=0):
             t.requires_grad for t in (input, weight, bias)):
         raise RuntimeError("conv_tbc does not support automatic differentiation for outputs "
                            "with complex dtype.")
+    _tbc_views(input, weight.shape[0], int(pad), weight.shape[2], weight._array.dtype)
     return ConvTbc.apply(input, weight, bias, int(pad))
+
+
+def _tbc_views(input, kw, pad, out_channels, weight_dtype):
+    """torch's conv_tbc views each kernel tap's time window (t, B, C) as (t * B, C): a strided
+    input whose time and batch dims do not merge raises its view error."""
+    length, b = input.shape[0], input.shape[1]
+    st = input.stride()
+    olen = length - kw + 1 + 2 * pad
+    if olen < 0:
+        raise RuntimeError("Trying to create tensor with negative dimension %d: %s"
+                           % (olen, [olen, b, out_channels]))
+    for k in range(kw):
+        t = min(length + pad - k, olen) - max(0, pad - k)
+        if t > 1 and b > 1 and input.shape[2] and st[0] != st[1] * b:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride "
+                               "(at least one dimension spans across two contiguous subspaces). "
+                               "Use .reshape(...) instead.")
+        if t > 0:
+            not_implemented_for(input._array, "addmm_impl_cpu_", "b")
+            if weight_dtype != input._array.dtype:
+                raise RuntimeError("self and mat2 must have the same dtype, but got %s and %s"
+                                   % (_dt.scalar_type_name(input._array.dtype),
+                                      _dt.scalar_type_name(weight_dtype)))

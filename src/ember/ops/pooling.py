@@ -567,10 +567,16 @@ class AdaptiveAvgPoolGrad(Function):
 
 
 def _adaptive_size_arg(op, output_size, nd):
-    if isinstance(output_size, float) or (isinstance(output_size, (list, tuple)) and any(
-            isinstance(v, float) for v in output_size)):
-        raise TypeError("%s(): argument 'output_size' (position 2) must be tuple of ints, not "
-                        "float" % op)
+    """torch's argument parser's TypeErrors for ``output_size`` (None entries only for 2-d+)."""
+    head = "%s(): argument 'output_size' (position 2) must be tuple of ints" % op
+    if isinstance(output_size, (list, tuple)):
+        for i, v in enumerate(output_size):
+            if not isinstance(v, int) and not (v is None and nd > 1):
+                raise TypeError("%s, but found element of type %s at pos %d"
+                                % (head, type(v).__name__, i))
+    elif isinstance(output_size, bool) or not isinstance(output_size, int) and (
+            nd == 1 or isinstance(output_size, float)):
+        raise TypeError("%s, not %s" % (head, type(output_size).__name__))
 
 
 def _adaptive_avg_pool(op, input, output_size, nd):
@@ -605,12 +611,13 @@ def _adaptive_avg_pool(op, input, output_size, nd):
                                "non-batch dimensions, but input has sizes %s with dimension %d "
                                "being empty" % (k, list(input.shape), a))
     kernel = "adaptive_avg_pool2d" if k == 2 else "adaptive_avg_pool3d_cpu"
-    if k == 3:
+    # NOTE: torch's 2-d kernel returns an empty output before its dtype dispatch, so only
+    # autograd's complex check sees it.
+    if k == 3 or math.prod(input.shape[:-k]) * math.prod(outs):
         not_implemented_for(input._array, kernel, "biuc")
     if input.is_complex() and input.requires_grad and is_grad_enabled():
         raise RuntimeError("_%s does not support automatic differentiation for outputs with "
                            "complex dtype." % kernel.replace("_cpu", ""))
-    not_implemented_for(input._array, kernel, "biuc")
     out = AdaptiveAvgPool.apply(input, tuple(outs))
     return out.squeeze(-2) if nd == 1 else out
 
@@ -686,8 +693,9 @@ def _plane_scatter(g, idx, shape, nd):
     xp = get_array_module(g)
     planes = math.prod(shape[:-nd])
     gx = xp.zeros((planes, math.prod(shape[-nd:])), dtype=g.dtype)
-    backend_of(gx).scatter_add(gx, (xp.arange(planes)[:, None], idx.reshape(planes, -1)),
-                               g.reshape(planes, -1))
+    per = math.prod(idx.shape[-nd:])
+    backend_of(gx).scatter_add(gx, (xp.arange(planes)[:, None], idx.reshape(planes, per)),
+                               g.reshape(planes, per))
     return gx.reshape(shape)
 
 
@@ -695,8 +703,9 @@ def _plane_take(x, idx, nd):
     """``x`` at ``idx``, flat indices into its last ``nd`` dims (one set per plane)."""
     xp = get_array_module(x)
     planes = math.prod(x.shape[:-nd])
-    flat = x.reshape(planes, -1)
-    return xp.take_along_axis(flat, idx.reshape(planes, -1), axis=1).reshape(idx.shape)
+    flat = x.reshape(planes, math.prod(x.shape[-nd:]))
+    per = math.prod(idx.shape[-nd:])
+    return xp.take_along_axis(flat, idx.reshape(planes, per), axis=1).reshape(idx.shape)
 
 
 class MaxPoolIndexed(Function):
@@ -789,7 +798,7 @@ def _windowed_argmax(x, flat, ok, nd):
     xp = get_array_module(x)
     outs = flat.shape[:nd]
     m, kk = math.prod(outs), math.prod(flat.shape[nd:])
-    planes = x.reshape(-1, math.prod(x.shape[-nd:]))
+    planes = x.reshape(math.prod(x.shape[:-nd]), math.prod(x.shape[-nd:]))
     vals = xp.take(planes, flat.reshape(-1), axis=1).reshape((planes.shape[0], m, kk))
     fl = xp.broadcast_to(flat.reshape(1, m, kk), vals.shape)
     arg = _first_max(vals, xp.broadcast_to(ok, flat.shape).reshape(1, m, kk))
@@ -1016,6 +1025,8 @@ def _fractional_find(samples, k, outs):
         xp = get_array_module(x)
         nd = len(k)
         sizes = x.shape[-nd:]
+        if not math.prod(x.shape[:-nd]):
+            return xp.zeros(x.shape[:-nd] + tuple(outs), dtype=np.int64)
         u = samples.reshape(-1, nd)
         order = (1, 0) if nd == 2 else (0, 1, 2)
         flat, mult = 0, 1
@@ -1027,7 +1038,7 @@ def _fractional_find(samples, k, outs):
             kshape[1 + nd + a] = k[a]
             flat = flat + (st.reshape(shape) + xp.arange(k[a]).reshape(kshape)) * mult
             mult *= sizes[a]
-        planes = x.reshape(-1, math.prod(sizes))
+        planes = x.reshape(math.prod(x.shape[:-nd]), math.prod(sizes))
         flat = xp.broadcast_to(flat.reshape(u.shape[0], 1, -1),
                                (u.shape[0], planes.shape[0] // u.shape[0], flat[0].size))
         flat = flat.reshape(planes.shape[0], math.prod(outs), -1)
@@ -1054,17 +1065,25 @@ def fractional_max_pool(input, kernel_size, output_size, output_ratio, return_in
                            % (name, nd + 1, nd + 2, list(input.shape)))
     sizes = tuple(input.shape[-nd:])
     k = _tuple(kernel_size, nd)
+    if output_size is None and nd == 2:     # (torch's Python takes len() of a 2-d ratio)
+        if len(output_ratio) > 2:
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single "
+                             "Int or tuple of Ints.")
     if output_size is None:
         ratio = tuple(float(v) for v in output_ratio) if isinstance(
             output_ratio, (list, tuple)) else (float(output_ratio),) * nd
         outs = tuple(int(sizes[a] * ratio[a]) for a in range(nd))
     else:
         outs = _tuple(output_size, nd)
+    if _random_samples is None and input._array.dtype.kind in "biu":
+        not_implemented_for(input._array, "check_uniform_bounds", "biu")   # (torch.rand's)
     for a in range(nd):
-        if outs[a] + k[a] - 1 > sizes[a]:
+        # NOTE: torch's 3-d check is strict (a window may not end on the last element)
+        if outs[a] + k[a] - 1 > sizes[a] - (nd == 3):
             what = _FRAC_DIM_NAMES[nd][a]
             raise RuntimeError("%s(): pool %s %d too large relative to input %s %d"
-                               % (name, what, k[a], what, sizes[a]))
+                               % (name if nd == 2 else name + "_out", what, k[a], what,
+                                  sizes[a]))
     not_implemented_for(input._array, name, "biuc")
     if _random_samples is None:
         n = 1 if input.dim() == nd + 1 else input.shape[0]
@@ -1104,7 +1123,8 @@ class MaxUnpool(Function):
         xp = xp_of(input)
         planes = math.prod(x.shape[:-nd])
         out = xp.zeros((planes, math.prod(outs)), dtype=x.dtype)
-        out[xp.arange(planes)[:, None], idx.reshape(planes, -1)] = x.reshape(planes, -1)
+        per = math.prod(x.shape[-nd:])
+        out[xp.arange(planes)[:, None], idx.reshape(planes, per)] = x.reshape(planes, per)
         ctx.nd = nd
         ctx.save_for_backward(indices)
         return Tensor._wrap(out.reshape(x.shape[:-nd] + tuple(outs)))
@@ -1114,8 +1134,9 @@ class MaxUnpool(Function):
         idx, = ctx.saved_tensors
         nd = ctx.nd
         planes = math.prod(idx.shape[:-nd])
-        flat = grad_output.reshape(planes, -1)
-        return flat.gather(1, idx.reshape(planes, -1)).reshape(tuple(idx.shape)), None, None
+        flat = grad_output.reshape(planes, math.prod(grad_output.shape[-nd:]))
+        per = math.prod(idx.shape[-nd:])
+        return flat.gather(1, idx.reshape(planes, per)).reshape(tuple(idx.shape)), None, None
 
 
 def max_unpool(input, indices, kernel_size, stride, padding, output_size, nd):
@@ -1138,7 +1159,25 @@ def max_unpool(input, indices, kernel_size, stride, padding, output_size, nd):
             if not lo < outs[a] < hi:
                 raise ValueError("invalid output_size \"%s\" (dim %d must be between %d and %d)"
                                  % (list(outs), a, lo, hi))
+    _check_unpool(input, indices, tuple(outs) + ((1,) if nd == 1 else ()),
+                  "max_unpool3d" if nd == 3 else "max_unpool2d")
     if nd == 1:
         out = MaxUnpool.apply(input.unsqueeze(-1), indices.unsqueeze(-1), tuple(outs) + (1,))
         return out.squeeze(-1)
     return MaxUnpool.apply(input, indices, tuple(outs))
+
+
+def _check_unpool(input, indices, outs, kernel):
+    """torch's max_unpool kernels: floating types only (an empty input runs none), and every
+    index inside its output plane."""
+    if input.numel() == 0:
+        if input.is_complex() and input.requires_grad and is_grad_enabled():
+            raise RuntimeError("%s does not support automatic differentiation for outputs with "
+                               "complex dtype." % kernel)
+        return
+    not_implemented_for(input._array, kernel, "biuc")
+    idx = indices._array.reshape(-1)
+    bad = (idx < 0) | (idx >= math.prod(outs))
+    if bad.any():
+        raise RuntimeError("Found an invalid max index: %d (output volumes are of size %s)"
+                           % (int(idx[bad][-1]), "x".join(map(str, outs))))

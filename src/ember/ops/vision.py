@@ -115,8 +115,22 @@ class ChannelShuffle(Function):
         return ChannelShuffle.apply(grad_output, ctx.c // ctx.groups), None
 
 
-def channel_shuffle(input, groups):
-    """Interleave the ``groups`` channel groups of dim 1. Matches torch's."""
+class NativeChannelShuffle(Function):
+    """``native_channel_shuffle``: channel_shuffle's values; torch has no derivative for it."""
+
+    node_name = "NotImplemented"
+    edge_args = (0,)
+
+    @staticmethod
+    def forward(ctx, input, groups):
+        return ChannelShuffle.forward(ctx, input, groups)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise RuntimeError("derivative for aten::native_channel_shuffle is not implemented")
+
+
+def _channel_shuffle(input, groups, fn):
     if input.dim() <= 2:
         raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
                            "sizes %s" % list(input.shape))
@@ -128,10 +142,17 @@ def channel_shuffle(input, groups):
     if c % groups:
         raise RuntimeError("Number of channels must be divisible by groups. Got %d channels and "
                            "%d groups." % (c, groups))
-    return ChannelShuffle.apply(input, groups)
+    return fn.apply(input, groups)
 
 
-native_channel_shuffle = channel_shuffle
+def channel_shuffle(input, groups):
+    """Interleave the ``groups`` channel groups of dim 1. Matches torch's."""
+    return _channel_shuffle(input, groups, ChannelShuffle)
+
+
+def native_channel_shuffle(input, groups):
+    """``channel_shuffle`` without a derivative (its backward raises, as torch's)."""
+    return _channel_shuffle(input, groups, NativeChannelShuffle)
 
 
 def _pair(v):
@@ -422,7 +443,7 @@ def _source_coords(xp, coord, size, padding_mode, align_corners):
         extra = xp.fmod(x, span)
         even = xp.fmod(xp.floor(x / span), 2) == 0
         x = xp.where(even, extra + low, span - extra + low)
-        return _clip_coords(xp, x, g * xp.where(even, sign, -sign), size)
+        return _clip_coords(xp, x, (g * xp.where(even, sign, -sign)).astype(x.dtype), size)
     return x, g
 
 
@@ -496,15 +517,15 @@ class GridSampler2D(Function):
             # (a nan weight of an outside corner sends nothing, as torch)
             grad_in = grad_in.scatter_add(2, idx, where(inb, go * wt, 0.0))
             if ctx.needs_input_grad[1]:
-                v = input.reshape(n, c, h * w).gather(2, idx) * keep
+                v = where(inb, input.reshape(n, c, h * w).gather(2, idx), 0.0)
                 gv = (go * v).sum(1)
                 gx = gx + gv * (sx * wy).reshape(n, -1)
                 gy = gy + gv * (sy * wx).reshape(n, -1)
         grad_in = grad_in.reshape(n, c, h, w) if ctx.needs_input_grad[0] else None
         grad_grid = None
         if ctx.needs_input_grad[1]:
-            if mode == "nearest":
-                grad_grid = grid * 0
+            if mode == "nearest":     # (torch: zero, even at inf/NaN positions)
+                grad_grid = Tensor._wrap(xp.zeros_like(gr))
             else:
                 gx = gx.reshape(tuple(ix.shape)) * Tensor._wrap(gxm)
                 gy = gy.reshape(tuple(iy.shape)) * Tensor._wrap(gym)
@@ -523,19 +544,49 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          "'border', or 'reflection', but got: '%s'" % padding_mode)
-    if input.dim() != 4 or mode == "bicubic":
-        raise NotImplementedError("grid_sample: only 4-D input with bilinear or nearest mode "
-                                  "is supported")
-    if grid.dim() != 4 or grid.shape[-1] != 2:
-        raise RuntimeError("grid_sampler(): expected grid to have size 2 in last dimension, but "
-                           "got grid with sizes %s" % list(grid.shape))
-    if grid.shape[0] != input.shape[0]:
+    return grid_sampler(input, grid, ("bilinear", "nearest", "bicubic").index(mode),
+                        ("zeros", "border", "reflection").index(padding_mode),
+                        bool(align_corners))
+
+
+def _check_grid_sampler(input, grid, interpolation_mode):
+    """torch's check_grid_sampler_common and its 2-d/3-d checks, in torch's order."""
+    shapes = "input with sizes %s and grid with sizes %s" % (list(input.shape), list(grid.shape))
+    if input.dim() != grid.dim():
+        raise RuntimeError("grid_sampler(): expected grid and input to have same number of "
+                           "dimensions, but got " + shapes)
+    if input.shape[0] != grid.shape[0]:
         raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, "
-                           "but got input with sizes %s and grid with sizes %s"
-                           % (list(input.shape), list(grid.shape)))
-    not_implemented_for(input._array, "grid_sampler_2d_cpu_kernel_impl", "biuc")
+                           "but got " + shapes)
+    if grid.shape[-1] != input.dim() - 2:
+        raise RuntimeError("grid_sampler(): expected grid to have size %d in last dimension, but "
+                           "got grid with sizes %s" % (input.dim() - 2, list(grid.shape)))
+    for i in range(2, input.dim()):
+        if input.shape[i] <= 0:
+            raise RuntimeError("grid_sampler(): expected input to have non-empty spatial "
+                               "dimensions, but input has sizes %s with dimension %d being empty"
+                               % (list(input.shape), i))
+    if input.dim() not in (4, 5):
+        raise RuntimeError("grid_sampler(): expected 5D input and grid with same number of "
+                           "dimensions, but got " + shapes)
+    if input.dim() == 5 and interpolation_mode == 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """``torch.grid_sampler``: modes as ints (0 bilinear, 1 nearest, 2 bicubic; padding 0
+    zeros, 1 border, 2 reflection). ember samples 4-D input in bilinear and nearest modes."""
+    _check_grid_sampler(input, grid, interpolation_mode)
+    nd = input.dim() - 2
+    not_implemented_for(input._array, "grid_sampler_%dd_cpu" % nd if nd == 3 else
+                        "grid_sampler_2d_cpu_kernel_impl", "biuc")
     if grid._array.dtype != input._array.dtype:
         raise RuntimeError("expected scalar type %s but found %s"
                            % (_dt.scalar_type_name(input._array.dtype),
                               _dt.scalar_type_name(grid._array.dtype)))
-    return GridSampler2D.apply(input, grid, mode, padding_mode, bool(align_corners))
+    if nd != 2 or interpolation_mode == 2:
+        raise NotImplementedError("grid_sample: only 4-D input with bilinear or nearest mode "
+                                  "is supported")
+    return GridSampler2D.apply(input, grid, ("bilinear", "nearest")[interpolation_mode],
+                               ("zeros", "border", "reflection")[padding_mode],
+                               bool(align_corners))
