@@ -188,7 +188,8 @@ def _torch_quirk(case):
             isinstance(case[2][2], (list, tuple)) and len(case[2][2]) == 6 and \
             case[2][2][0] == "T" and case[2][2][5]:
         return True
-    if base == "chalf" or (base == "complex" and any(s[2] == "float16" for s in specs)):
+    if base == "chalf" or (base == "complex" and any(s[2] == "float16" for s in specs)) or \
+            (ns == "opdb" and name.startswith("complex_") and case[2][1] == "float16"):
         return True
     if special and base in _CBLAS and (
             (ns == "opdb" and "complex" in case[2][1]) or any("complex" in s[2] for s in specs)):
