@@ -271,51 +271,6 @@ LOSSES = {
 # with one edge; ember: ...Backward0 with a None edge); ops composed from several ember nodes
 # where torch has one (pooling 3-D, adaptive pools, pads, shuffles, fold/unfold, linalg...).
 KNOWN = {
-    'layer-PairwiseDistance':
-        'node 0: ember LinalgVectorNormBackward0 where torch has NormBackward1 (ember has'
-        ' 3 nodes, torch 3)',
-    'layer-CircularPad1d':
-        'node 0: ember ConstantPadNdBackward0 where torch has CopySlices (ember has 1 '
-        'nodes, torch 6)',
-    'loss-TripletMarginLoss':
-        'node 1: ember ClampBackward1 where torch has ClampMinBackward0 (ember has 10 '
-        'nodes, torch 10)',
-    'loss-TripletMarginWithDistanceLoss':
-        'node 1: ember ClampBackward1 where torch has ClampMinBackward0 (ember has 10 '
-        'nodes, torch 10)',
-    'op-frexp_mantissa-0':
-        'node 0: ember MulBackward0 where torch has FrexpBackward0 (ember has 2 nodes, '
-        'torch 2)',
-    'op-gradient-0':
-        'node 2: ember DivBackward0 where torch has DivBackward1 (ember has 26 nodes, '
-        'torch 28)',
-    'op-gradient_e2-0':
-        'node 1: ember DivBackward0 where torch has DivBackward1 (ember has 23 nodes, '
-        'torch 24)',
-    'op-trapezoid-0':
-        'node 0: ember MulBackward0 where torch has MulBackward1 (ember has 5 nodes, '
-        'torch 7)',
-    'op-trapezoid_x-0':
-        'node 0: ember MulBackward0 where torch has DivBackward1 (ember has 10 nodes, '
-        'torch 10)',
-    'op-trapz_dx-0':
-        'node 0: ember MulBackward0 where torch has MulBackward1 (ember has 5 nodes, '
-        'torch 7)',
-    'op-cumulative_trapezoid-0':
-        'node 1: ember MulBackward0 where torch has MulBackward1 (ember has 5 nodes, '
-        'torch 5)',
-    'op-cumulative_trapezoid_x-0':
-        'node 0: ember CumsumBackward0 where torch has DivBackward1 (ember has 10 nodes, '
-        'torch 10)',
-    'op-einsum_bmm-0':
-        'node 0: ember EinsumBackward0 where torch has ViewBackward0 (ember has 1 nodes, '
-        'torch 12)',
-    'op-einsum_trace_ellipsis-0':
-        'node 0: ember EinsumBackward0 where torch has ViewBackward0 (ember has 1 nodes, '
-        'torch 13)',
-    'op-pad_circular-0':
-        'node 0: ember ConstantPadNdBackward0 where torch has CopySlices (ember has 1 '
-        'nodes, torch 9)',
 }
 
 
