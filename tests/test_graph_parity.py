@@ -264,12 +264,7 @@ LOSSES = {
                                       [r(3, 4), r(3, 4, seed=1), r(3, 4, seed=2)], (0,)),
 }
 
-# Known differences: case id -> where the graphs first differ. Common causes outside the files
-# of this test's issue: a non-differentiable tensor argument (integer index, bool condition)
-# listed as a None edge (ember/autograd/function.py records one entry per Tensor argument;
-# torch's built-in nodes omit them); a Python-number operand (torch: AddBackward1/MulBackward1
-# with one edge; ember: ...Backward0 with a None edge); ops composed from several ember nodes
-# where torch has one (pooling 3-D, adaptive pools, pads, shuffles, fold/unfold, linalg...).
+# Known differences (case id -> where the graphs first differ, a strict xfail): none left.
 KNOWN = {
 }
 
