@@ -88,7 +88,7 @@ RANDOM = {"rand", "rand_like", "randn", "randn_like", "randint", "randint_like",
           "empty_like", "empty_strided", "uniform_", "exponential_", "geometric_", "cauchy_",
           "log_normal_", "random_", "new_empty", "new_empty_strided", "resize_", "resize_as_",
           "new", "resize", "resize_as", "empty_permuted", "native_dropout", "svd_lowrank",
-          "pca_lowrank"}
+          "pca_lowrank", "binomial", "lobpcg"}
 
 # Cases where torch itself is not a usable oracle; the fuzzer skips them (``_torch_quirk``):
 # - NaN inputs to these activations: torch's CPU kernels handle whole SIMD blocks (16 float32
