@@ -752,8 +752,14 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if n_cat > 1 << 24:
         raise RuntimeError("number of categories cannot exceed 2^24")
     gen = _gen(generator)
-    rows = probs.reshape(-1, n_cat)
+    rows = probs.reshape(probs.shape[0] if probs.ndim == 2 else 1, n_cat)
+    if not rows.shape[0]:
+        xp = backend_of(input._array).xp
+        return Tensor._wrap(xp.zeros(probs.shape[:-1] + (num_samples,), dtype=np.int64))
     if not replacement or num_samples == 1:
+        if not rows.size:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
+                               "the operation has no identity.")
         if not (bool((rows < np.inf).all()) and bool((rows >= 0).all())):   # host: checks
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
         if bool((rows.sum(-1) == 0).any()):
@@ -767,15 +773,25 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         else:
             idx = (-keys).argsort(-1, kind="stable")[:, :num_samples]
     else:
-        if not bool(np.isfinite(rows).all()):   # host: the host copy
-            raise RuntimeError("invalid multinomial distribution (encountering probability "
-                               "entry = infinity or NaN)")
-        if bool((rows < 0).any()):
-            raise RuntimeError("invalid multinomial distribution (encountering probability "
-                               "entry < 0)")
+        _check_rows(rows)
         idx = gen._multinomial_replacement(rows, num_samples)
     arr = idx.astype(np.int64).reshape(probs.shape[:-1] + (num_samples,))
     return Tensor._wrap(backend_of(input._array).asarray(arr))
+
+
+def _check_rows(rows):
+    """torch's checks of multinomial's probabilities with replacement, row by row: each entry
+    in order (NaN fails its ``>= 0`` test), then the row's sum."""
+    for row in rows:
+        bad = ~(row >= 0) | ~np.isfinite(row)   # host: the host copy
+        if bool(bad.any()):
+            if not row[int(bad.argmax())] >= 0:
+                raise RuntimeError("invalid multinomial distribution (encountering probability "
+                                   "entry < 0)")
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry = infinity or NaN)")
+        if not (row.size and row.cumsum(dtype=row.dtype)[-1] > 0):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
 
 
 def poisson(input, generator=None):

@@ -21,7 +21,7 @@ from .comparison import (_KIND_RANK, _castable_into, bitwise_left_shift, bitwise
                          bitwise_right_shift,
                          ge_, gt_, le_, logical_xor, lt_, ne_)
 from .creation import _new, as_tensor, zeros
-from .matmul import addbmm, addmm, addmv, baddbmm
+from .matmul import addbmm, addmm, addmv, baddbmm, check_inplace_product
 from .reduction import cumsum, norm
 from .scatter import gather, masked_select
 from .complex import complex as _complex
@@ -424,10 +424,11 @@ lcm_ = _inplace_checked(lcm, "lcm")
 nextafter_ = _inplace_checked(nextafter, "nextafter")
 
 
-def _inplace_product(fn, name, dims, out_shape):
+def _inplace_product(fn, name, dims, out_shape, pre=None):
     """In-place ``fn`` (addmm, addmv, baddbmm) with torch's check, after ``fn``'s own: the
     shape ``out_shape(a, b)`` of the product of ``a`` and ``b`` (of ``dims`` dimensions) must be
-    ``input``'s (no broadcasting)."""
+    ``input``'s (no broadcasting); ``pre(input, a, b)``, if given, is torch's check made
+    before the kernel (its meta function's)."""
     def check(t, a, b):
         shape = out_shape(a, b)
         if tuple(t.shape) != shape:
@@ -435,6 +436,8 @@ def _inplace_product(fn, name, dims, out_shape):
                                " should match" % (list(t.shape), list(shape)))
 
     def checked(t, a, b, **kwargs):
+        if pre is not None:
+            pre(t, a, b)
         try:
             out = fn(t, a, b, **kwargs)
         except NotImplementedError:     # (a dtype torch's kernel lacks: checked after shapes)
@@ -456,7 +459,8 @@ addmm_ = _inplace_product(addmm, "addmm", (2, 2), lambda a, b: (a.shape[0], b.sh
 addmv_ = _inplace_product(addmv, "addmv", (2, 1), lambda a, b: (a.shape[0],))
 addbmm_ = _inplace_of(addbmm, "addbmm")
 baddbmm_ = _inplace_product(baddbmm, "baddbmm", (3, 3),
-                            lambda a, b: (a.shape[0], a.shape[1], b.shape[2]))
+                            lambda a, b: (a.shape[0], a.shape[1], b.shape[2]),
+                            lambda t, a, b: check_inplace_product("baddbmm", t, a, b))
 bitwise_not_ = _inplace_of(bitwise_not, "bitwise_not")
 _left_shift_ = _inplace_of(bitwise_left_shift, "bitwise_left_shift")
 _right_shift_ = _inplace_of(bitwise_right_shift, "bitwise_right_shift")

@@ -1901,6 +1901,60 @@ def _hh_vjp(A, tau, gQ, ncols):
     return gA, gtau
 
 
+def _hh_reflect(K, v_full, t, j, left, narrow):
+    """``(I - t v v^H) K`` (``left``) or ``K (I - t v v^H)``: torch's
+    apply_simple_transformation; ``narrow`` (its in-place first-order form) touches only rows
+    (columns) ``j:`` of ``K``, where ``v`` is nonzero."""
+    from .shape import cat
+    m = K.shape[-1]
+    tt = t.unsqueeze(-1)
+    if not narrow:
+        if left:
+            return K - (tt * v_full) * matmul(v_full.mH, K)
+        return K - matmul(K, tt * v_full) * v_full.mH
+    v = v_full[..., j:, :]
+    if left:
+        low = K[..., j:, :]
+        return cat([K[..., :j, :], low - (tt * v) * matmul(v.mH, low)], -2) if j else \
+            low - (tt * v) * matmul(v.mH, low)
+    right = K[..., :, j:m]
+    right = right - matmul(right, tt * v) * v.mH
+    return cat([K[..., :, :j], right], -1) if j else right
+
+
+def _hh_backward(grad, result, input_, tau):
+    """torch's householder_product_backward (flip_order false): the gradients of ``input``
+    and ``tau`` through ``K = result grad^H`` updated by one reflector at a time."""
+    from .creation import zeros
+    from .shape import cat, stack
+    m, n, k = input_.shape[-2], input_.shape[-1], tau.shape[-1]
+    narrow = not is_grad_enabled()     # (torch's in-place K updates of a first-order backward)
+    inp = input_.tril(-1) + _eye_like(input_._array, m, n)
+    cols = inp[..., :, :k]
+    sigma = tau / (tau * (cols * cols.conj()).sum(-2) - 1.0)
+    K = matmul(result, grad.mH)
+    K = _hh_reflect(K, inp[..., :, 0:1], sigma[..., 0:1], 0, True, narrow)
+    v_grads, t_grads = [], []
+    for i in range(k):
+        v_i, t_i = inp[..., :, i:i + 1], tau[..., i:i + 1]
+        v = v_i[..., i:, :]
+        vHK = matmul(v.mH, K[..., i:, :])
+        Kv = matmul(K[..., :, i:], v)
+        tt = t_i.unsqueeze(-1)
+        v_grads.append((-tt * vHK).conj().squeeze(-2) - (tt * Kv).squeeze(-1))
+        t_grads.append(-(matmul(vHK[..., :, i:], v)).conj().squeeze(-1).squeeze(-1))
+        if i != k - 1:
+            K = _hh_reflect(K, inp[..., :, i + 1:i + 2], sigma[..., i + 1:i + 2], i + 1, True,
+                            narrow)
+            K = _hh_reflect(K, v_i, t_i, i, False, narrow)
+    gA = stack(v_grads, -1)
+    if k < n:
+        pad = zeros(tuple(input_.shape[:-1]) + (n - k,), dtype=input_.dtype,
+                    device=input_.device)
+        gA = cat([gA, pad], -1)
+    return gA.tril(-1), stack(t_grads, -1)
+
+
 def _colmajor(arr):
     """``arr`` with each matrix stored column by column (LAPACK's layout, as torch returns)."""
     xp = get_array_module(arr)
@@ -1914,15 +1968,16 @@ class LinalgHouseholderProduct(Function):
 
     @staticmethod
     def forward(ctx, a, tau):
-        ctx.save_for_backward(a, tau)
-        return _w(_colmajor(_orgqr(a._array, tau._array)))
+        out = _w(_colmajor(_orgqr(a._array, tau._array)))
+        ctx.save_for_backward(a, tau, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad_output):
-        a, tau = ctx.saved_tensors
+        a, tau, out = ctx.saved_tensors
         if a.numel() == 0 or tau.numel() == 0:
             return None, None           # (torch leaves both undefined)
-        return _hh_vjp(a, tau, grad_output, a.shape[-1])
+        return _hh_backward(grad_output, out, a, tau)
 
 
 def _hh_checks(op, A, tau, what):

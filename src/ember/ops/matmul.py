@@ -12,7 +12,7 @@ from ..backend import errstate, same_device
 from ..tensor import Tensor
 from ._out import _RESIZE_MSG
 from ._util import binary_arrays, mm2d, not_implemented_for, sum_to, wrap_dim, xp_of
-from ..dtypes import get_default_dtype, scalar_type_name as _tname
+from ..dtypes import from_numpy_dtype, get_default_dtype, scalar_type_name as _tname
 from .shape import Clone, Expand, Reshape, Squeeze, T, Transpose, Unsqueeze, reshape
 
 __all__ = ["mm", "matmul", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm",
@@ -309,14 +309,7 @@ class _AddProduct(Function):
             prod = mm2d(a1, a2)     # (mm's checks pass: no Mm node is needed for them)
         else:
             prod = cls.prod(Tensor._wrap(a1), Tensor._wrap(a2))._array
-        try:
-            base = xp_of(inp).broadcast_to(ia, prod.shape)
-        except ValueError:
-            raise RuntimeError("The expanded size of the tensor (%d) must match the existing "
-                               "size (%d) at non-singleton dimension %d.  Target sizes: %s.  "
-                               "Tensor sizes: %s" % (prod.shape[-1], ia.shape[-1],
-                                                     prod.ndim - 1, list(prod.shape),
-                                                     list(ia.shape))) from None
+        base = _expand_input(xp_of(inp), ia, prod.shape)
         need = ctx.needs_input_grad
         if not (a1.size and a2.size):
             out = cls._nothing_to_sum(ia, base, prod, beta)
@@ -450,6 +443,15 @@ class Addmm(_AddProduct):
 
 
 def _addmv_dtypes(ia, a1, a2):
+    """torch's checks of addmv: its meta function's dimensions and sizes, then the dtypes."""
+    if not (a1.ndim == 2 and a2.ndim == 1 and ia.ndim <= 1):
+        raise RuntimeError("vector + matrix @ vector expected, got %d, %d, %d"
+                           % (ia.ndim, a1.ndim, a2.ndim))
+    if not (a1.shape[1] == a2.shape[0] and (a1.shape[0] == ia.size or ia.size == 1)):
+        if not ia.ndim:     # (torch's message reads input.size(0))
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        raise RuntimeError("size mismatch, got input (%d), mat (%dx%d), vec (%d)"
+                           % (ia.shape[0], a1.shape[0], a1.shape[1], a2.shape[0]))
     if not ia.dtype == a1.dtype == a2.dtype:
         raise RuntimeError("addmv input tensors must have the same dtype, but got %s, %s, and %s"
                            % (_tname(ia.dtype), _tname(a1.dtype), _tname(a2.dtype)))
@@ -765,6 +767,7 @@ class AddbmmEmpty(Function):
             out = base * beta
         if b1.shape[0] > 1 and base.size:
             _check_scale(ia.dtype, 1)   # (the later calls scale by an int 1)
+        _differentiable_out(ctx, ia.dtype)     # (the result is made like input)
         ctx.beta = beta
         ctx.save_for_backward(batch1, batch2)
         return Tensor._wrap(xp.ascontiguousarray(out, dtype=ia.dtype))
@@ -784,10 +787,21 @@ def _expand_input(xp, ia, shape):
     try:
         return xp.broadcast_to(ia, shape)
     except ValueError:
-        raise RuntimeError("The expanded size of the tensor (%d) must match the existing "
-                           "size (%d) at non-singleton dimension %d.  Target sizes: %s.  "
-                           "Tensor sizes: %s" % (shape[-1], ia.shape[-1], len(shape) - 1,
-                                                 list(shape), list(ia.shape))) from None
+        pass
+    shape = tuple(shape)
+    if ia.ndim > len(shape):
+        raise RuntimeError("expand(torch.%s{%s}, size=%s): the number of sizes provided (%d) must "
+                           "be greater or equal to the number of dimensions in the tensor (%d)"
+                           % (from_numpy_dtype(ia.dtype)._legacy, list(ia.shape), list(shape),
+                              len(shape), ia.ndim))
+    for d in range(len(shape) - 1, -1, -1):
+        k = d - (len(shape) - ia.ndim)
+        if k >= 0 and ia.shape[k] != 1 and ia.shape[k] != shape[d]:
+            raise RuntimeError("The expanded size of the tensor (%d) must match the existing "
+                               "size (%d) at non-singleton dimension %d.  Target sizes: %s.  "
+                               "Tensor sizes: %s" % (shape[d], ia.shape[k], d, list(shape),
+                                                     list(ia.shape)))
+    raise AssertionError("unreachable")
 
 
 def chain_matmul(*matrices, out=None):

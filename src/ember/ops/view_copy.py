@@ -6,6 +6,7 @@ A ``*_copy`` result has the view's backward under torch's ``..._copy`` node name
 whose gradients are the incoming gradient with the view's elements zeroed (input) and the view
 of the incoming gradient (``src``).
 """
+from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
 from ..backend import backend_of, get_array_module
@@ -178,9 +179,11 @@ class ViewScatter(Function):
 
 def _scatter_into(name, input, src, view):
     need_tensors(name.replace("ScatterBackward0", "_scatter").lower(), input, src)
+    grad = src.requires_grad
     if src.dtype != input.dtype:
         src = src.to(input.dtype)
     out = ViewScatter.apply(input, src, view, name)
+    _differentiable_out(out, grad)
     if name in _REAL_GRAD_ONLY:
         _no_complex_grad(_REAL_GRAD_ONLY[name], out, input, src)
     return out
@@ -272,10 +275,21 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
                            "supported for contiguous inputs")
     size = tuple(int(n) for n in size)
     stride = tuple(int(n) for n in stride)
+    grad = src.requires_grad
     if src.dtype != input.dtype:
         src = src.to(input.dtype)
     offset = None if storage_offset is None else int(storage_offset)
-    return AsStridedScatter.apply(input, src, size, stride, offset)
+    out = AsStridedScatter.apply(input, src, size, stride, offset)
+    _differentiable_out(out, grad)
+    return out
+
+
+def _differentiable_out(out, grad):
+    """torch's error for a scatter into an integer or bool ``input`` of a ``src`` that
+    requires grad (the result, of ``input``'s dtype, cannot carry the gradient)."""
+    dtype = out._array.dtype
+    if grad and _grad_state.enabled and dtype.kind not in "fcV":
+        raise RuntimeError("Autograd not support dtype: %s" % _dt.scalar_type_name(dtype))
 
 
 def nonzero_static(input, *, size, fill_value=-1):
