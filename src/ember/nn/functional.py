@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from .. import ops
-from ..backend import same_device
+from ..backend import errstate, same_device
 from ..ops.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
 from ..ops.conv import conv3d, conv_tbc, conv_transpose3d
 from ..ops.pooling import (adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d,
@@ -113,9 +113,15 @@ def bilinear(input1, input2, weight, bias=None):
     if bias is not None and bias.shape[0] != weight.shape[0]:
         raise RuntimeError("bilinear(): bias size does not match weight size: got %d but "
                            "expected %d" % (bias.shape[0], weight.shape[0]))
+    if input1.numel() and input2.numel() and weight.numel():
+        not_implemented_for(input1._array, "bmm", "b")
     out_shape = tuple(input1.shape[:-1]) + (weight.shape[0],)
     out = _Trilinear.apply(input1.reshape(-1, input1.shape[-1]), weight,
                            input2.reshape(-1, input2.shape[-1])).reshape(out_shape)
+    if out.is_complex() and is_grad_enabled() and \
+            any(t.requires_grad for t in (input1, input2, weight)):
+        raise RuntimeError("_trilinear does not support automatic differentiation for outputs "
+                           "with complex dtype.")
     if bias is not None:
         out = out + bias
     return out
@@ -401,10 +407,14 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         w = weight._array
         xp = xp_of(weight)
         rows = xp.unique(idx)
-        norms = (xp.abs(w[rows]) ** norm_type).sum(-1) ** (1.0 / norm_type)
-        scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
-        w[rows] *= scale[:, None].astype(w.dtype)
-    return _Embedding.apply(weight, input, padding_idx)
+        with _no_grad():
+            norms = Tensor._wrap(w[rows]).norm(p=norm_type, dim=1)._array.astype(np.float64)
+        # (torch rescales only a row whose norm exceeds max_norm: not a NaN one)
+        big = norms > max_norm
+        scale = max_norm / (xp.where(big, norms, 1.0) + 1e-7)
+        with errstate(invalid="ignore", over="ignore"):
+            w[rows[big]] *= scale[big][:, None].astype(w.dtype)
+    return _Embedding.apply(weight, input, padding_idx, bool(scale_grad_by_freq))
 
 
 def one_hot(tensor, num_classes=-1):

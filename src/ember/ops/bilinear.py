@@ -25,7 +25,13 @@ class Trilinear(Function):
     def backward(ctx, grad_output):
         x1, weight, x2 = ctx.saved_tensors
         need = ctx.needs_input_grad
-        g1 = einsum("bo,oij,bj->bi", grad_output, weight, x2) if need[0] else None
-        gw = einsum("bo,bi,bj->oij", grad_output, x1, x2) if need[1] else None
-        g2 = einsum("bo,bi,oij->bj", grad_output, x1, weight) if need[2] else None
+        # (torch's _trilinear_backward: each gradient is a _trilinear unrolled over the output
+        # features, summed last, which decides how inf/NaN inputs propagate)
+        g1 = gw = g2 = None
+        if need[0]:
+            g1 = einsum("bo,boi->bi", grad_output, einsum("oij,bj->boi", weight, x2))
+        if need[1]:
+            gw = einsum("boi,bj->oij", einsum("bi,bo->boi", x1, grad_output), x2)
+        if need[2]:
+            g2 = einsum("bo,boj->bj", grad_output, einsum("bi,oij->boj", x1, weight))
         return g1, gw, g2

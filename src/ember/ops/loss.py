@@ -805,12 +805,12 @@ class SmoothL1Loss(Function):
         d = _as(input, ctx.common) - _as(target, ctx.common)
         g = _upstream(grad_output, ctx.reduction, d)
         beta = ctx.beta
-        # NOTE: torch's kernel: -1 below -beta, 1 above beta, the quadratic slope between (so a
-        # NaN difference gives a NaN gradient); at |d| = beta both branches have the same slope
-        # and the curvature is 0 there, as torch's double backward.
+        # NOTE: torch's kernel: -1 below -beta, 1 above beta, the quadratic slope otherwise (so
+        # a NaN difference gives a NaN gradient); at |d| = beta both branches have the same
+        # slope and the curvature is 0 there, as torch's double backward.
         outer = beta if ctx.huber else 1.0
         inner = d if ctx.huber else d / beta
-        slope = where(d.abs() < beta, inner, d.sign() * outer)
+        slope = where(d.abs() >= beta, d.sign() * outer, inner)
         grad = g * slope
         return _grads_as_inputs(ctx, grad, -grad) + (None, None, None, None)
 

@@ -4,6 +4,8 @@ Its gradient sums the upstream rows of each index into a weight-shaped zero arra
 no index picked stay zero; the ``padding_idx`` row always does).
 """
 
+import numpy as np
+
 from ..autograd.function import Function, once_differentiable
 from ..tensor import Tensor
 from ._util import backend_of, xp_of
@@ -18,10 +20,16 @@ class Embedding(Function):
     edge_args = (0,)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
-    def forward(ctx, weight, indices, padding_idx):
-        ctx.padding_idx = padding_idx
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq=False):
+        ctx.padding_idx, ctx.scale = padding_idx, scale_grad_by_freq
         ctx.save_for_backward(indices)
         return Tensor._wrap(weight._array[indices._array])
+
+    @staticmethod
+    def _inv_freq(xp, flat, n, dtype):
+        """``1 / count`` of each position's index (``scale_grad_by_freq``), as a column."""
+        counts = xp.bincount(flat, minlength=n) if flat.size else xp.zeros(n, xp.int64)
+        return (1.0 / counts[flat].astype(np.float64)).astype(dtype)[:, None]
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -29,12 +37,15 @@ class Embedding(Function):
         shape, dtype = ctx._input_meta(0)
         xp = xp_of(grad_output)
         rows = grad_output.reshape(-1, shape[1])
+        if ctx.scale:
+            rows = rows * Tensor._wrap(Embedding._inv_freq(xp, indices._array.reshape(-1),
+                                                           shape[0], dtype))
         grad = Tensor._wrap(xp.zeros(shape, dtype)).index_add(0, indices.reshape(-1), rows)
         if ctx.padding_idx is not None:
             keep = xp.ones((shape[0], 1), dtype)
             keep[ctx.padding_idx] = 0
             grad = grad * Tensor._wrap(keep)
-        return grad, None, None
+        return grad, None, None, None
 
     @staticmethod
     def array_backward(ctx, grad_output):
@@ -43,11 +54,13 @@ class Embedding(Function):
         g = grad_output._array.reshape(-1, shape[1]).astype(dtype, copy=False)
         grad = xp_of(grad_output).zeros(shape, dtype=dtype)
         flat = indices._array.reshape(-1)
+        if ctx.scale:
+            g = g * Embedding._inv_freq(xp_of(grad_output), flat, shape[0], dtype)
         if flat.size:
             backend_of(grad).index_add_rows(grad, flat, g)
         if ctx.padding_idx is not None:
             grad[ctx.padding_idx] = 0
-        return Tensor._wrap(grad), None, None
+        return Tensor._wrap(grad), None, None, None
 
 
 class EmbeddingBag(Function):
