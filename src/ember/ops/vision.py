@@ -1,11 +1,12 @@
 """Vision ops, each one node as torch's: pixel_shuffle/pixel_unshuffle, channel_shuffle,
 unfold (im2col)/fold (col2im), the separable resampling behind ``interpolate`` and
-grid_sample (2-d).
+grid_sample.
 
 Each op is linear in its input, so its backward is its adjoint, written as the adjoint op
 (whose own backward is the op again): double backward comes free.
 """
 import itertools
+import math
 
 import numpy as np
 
@@ -423,27 +424,38 @@ def _clip_coords(xp, x, g, size):
     return xp.clip(x, 0, size - 1), xp.where(out, 0.0, g)
 
 
-def _source_coords(xp, coord, size, padding_mode, align_corners):
-    """Each grid coordinate's source position in a dim of ``size`` and its derivative."""
+def _unnormalize(xp, coord, size, align_corners):
+    """A grid coordinate in [-1, 1] as a position in a dim of ``size``, and its derivative."""
     if align_corners:
         x, g = (coord + 1) / 2 * (size - 1), (size - 1) / 2
     else:
         x, g = ((coord + 1) * size - 1) / 2, size / 2
-    g = xp.full(x.shape, g, dtype=x.dtype)
+    return x, xp.full(x.shape, g, dtype=x.dtype)
+
+
+def _source_coords(xp, coord, size, padding_mode, align_corners):
+    """Each grid coordinate's source position in a dim of ``size`` and its derivative."""
+    x, g = _unnormalize(xp, coord, size, align_corners)
+    return _pad_coords(xp, x, g, size, padding_mode, align_corners)
+
+
+def _pad_coords(xp, x, g, size, padding_mode, align_corners):
+    """Positions ``x`` (derivative ``g``) moved inside by the padding (the 2-d kernel's way)."""
     if padding_mode == "border":
         return _clip_coords(xp, x, g, size)
     if padding_mode == "reflection":
-        lo2, hi2 = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
-        if lo2 == hi2:
+        # (torch's vectorised reflect_coordinates, op for op: its rounding at huge |x| shows)
+        dt = x.dtype
+        low, twice = (0.0, 2.0 * (size - 1)) if align_corners else (-0.5, 2.0 * size)
+        if twice == 0:
             return xp.zeros_like(x), xp.zeros_like(x)
-        low, span = lo2 / 2, (hi2 - lo2) / 2
-        x = x - low
-        sign = xp.where(x < 0, -1.0, 1.0)
-        x = xp.abs(x)
-        extra = xp.fmod(x, span)
-        even = xp.fmod(xp.floor(x / span), 2) == 0
-        x = xp.where(even, extra + low, span - extra + low)
-        return _clip_coords(xp, x, (g * xp.where(even, sign, -sign)).astype(x.dtype), size)
+        shifted = x - low
+        mag = xp.abs(shifted)
+        extra = mag - xp.trunc(mag / twice) * twice
+        flip = extra > twice - extra
+        x = xp.where(flip, twice - extra, extra) + low
+        g = g * xp.where(flip ^ (shifted < 0), -1.0, 1.0)
+        return _clip_coords(xp, x.astype(dt, copy=False), g.astype(dt, copy=False), size)
     return x, g
 
 
@@ -475,11 +487,14 @@ class GridSampler2D(Function):
         n, c, h, w = x.shape
         ix, _ = _source_coords(xp, gr[..., 0], w, padding_mode, align_corners)
         iy, _ = _source_coords(xp, gr[..., 1], h, padding_mode, align_corners)
+        if padding_mode != "zeros":     # (torch's forward clip sends NaN to 0)
+            ix, iy = xp.where(xp.isnan(ix), 0, ix), xp.where(xp.isnan(iy), 0, iy)
         planes = x.reshape(n, c, h * w)
+        p = int(math.prod(ix.shape[1:]))
         out = 0
         for flat, inside, xc, yc in _corners(xp, ix, iy, h, w, mode):
-            v = xp.take_along_axis(planes, flat.reshape(n, 1, -1), axis=2)
-            v = xp.where(inside.reshape(n, 1, -1), v, 0).reshape((n, c) + ix.shape[1:])
+            v = xp.take_along_axis(planes, flat.reshape(n, 1, p), axis=2)
+            v = xp.where(inside.reshape(n, 1, p), v, 0).reshape((n, c) + ix.shape[1:])
             if mode != "nearest":
                 v = v * ((1 - xp.abs(ix - xc)) * (1 - xp.abs(iy - yc)))[:, None]
             out = out + v
@@ -497,15 +512,17 @@ class GridSampler2D(Function):
         ix, gxm = _source_coords(xp, gr[..., 0], w, padding_mode, align_corners)
         iy, gym = _source_coords(xp, gr[..., 1], h, padding_mode, align_corners)
         # the positions as Tensors of the grid (their derivative: the arrays gxm, gym)
-        ixt = grid[..., 0] * Tensor._wrap(gxm) + Tensor._wrap(ix - gr[..., 0] * gxm)
-        iyt = grid[..., 1] * Tensor._wrap(gym) + Tensor._wrap(iy - gr[..., 1] * gym)
-        go = grad_output.reshape(n, c, -1)
+        # (grid - gr is an exact zero: the value stays ix even at huge coordinates)
+        ixt = (grid[..., 0] - Tensor._wrap(gr[..., 0])) * Tensor._wrap(gxm) + Tensor._wrap(ix)
+        iyt = (grid[..., 1] - Tensor._wrap(gr[..., 1])) * Tensor._wrap(gym) + Tensor._wrap(iy)
+        p = int(math.prod(ix.shape[1:]))
+        go = grad_output.reshape(n, c, p)
         grad_in = Tensor._wrap(xp.zeros((n, c, h * w), dtype=input._array.dtype))
         gx = gy = 0
         for flat, inside, xc, yc in _corners(xp, ix, iy, h, w, mode):
-            idx = Tensor._wrap(xp.broadcast_to(flat.reshape(n, 1, -1), (n, c, flat[0].size)))
-            keep = Tensor._wrap(inside.reshape(n, 1, -1).astype(input._array.dtype))
-            inb = Tensor._wrap(xp.broadcast_to(inside.reshape(n, 1, -1), (n, c, flat[0].size)))
+            idx = Tensor._wrap(xp.broadcast_to(flat.reshape(n, 1, p), (n, c, p)))
+            keep = Tensor._wrap(inside.reshape(n, 1, p).astype(input._array.dtype))
+            inb = Tensor._wrap(xp.broadcast_to(inside.reshape(n, 1, p), (n, c, p)))
             if mode == "nearest":
                 grad_in = grad_in.scatter_add(2, idx, go * keep)
                 continue
@@ -513,14 +530,14 @@ class GridSampler2D(Function):
             sy = Tensor._wrap(xp.where(yc > iy, 1.0, -1.0).astype(gr.dtype))
             wx = 1 + (ixt - Tensor._wrap(xc)) * sx     # (1 - |ix - xc|, differentiable)
             wy = 1 + (iyt - Tensor._wrap(yc)) * sy
-            wt = (wx * wy).reshape(n, 1, -1)
+            wt = (wx * wy).reshape(n, 1, p)
             # (a nan weight of an outside corner sends nothing, as torch)
             grad_in = grad_in.scatter_add(2, idx, where(inb, go * wt, 0.0))
             if ctx.needs_input_grad[1]:
                 v = where(inb, input.reshape(n, c, h * w).gather(2, idx), 0.0)
                 gv = (go * v).sum(1)
-                gx = gx + gv * (sx * wy).reshape(n, -1)
-                gy = gy + gv * (sy * wx).reshape(n, -1)
+                gx = gx + gv * (sx * wy).reshape(n, p)
+                gy = gy + gv * (sy * wx).reshape(n, p)
         grad_in = grad_in.reshape(n, c, h, w) if ctx.needs_input_grad[0] else None
         grad_grid = None
         if ctx.needs_input_grad[1]:
@@ -533,10 +550,195 @@ class GridSampler2D(Function):
         return grad_in, grad_grid, None, None, None
 
 
+_CUBIC_A = -0.75
+
+
+def _cubic_coeffs(t):
+    """torch's get_cubic_coefficients (A = -0.75): the 4 taps' weights at offset t in [0, 1)."""
+    a = _CUBIC_A
+    x0, x2, x3 = t + 1, 1 - t, 2 - t
+    return [((a * x0 - 5 * a) * x0 + 8 * a) * x0 - 4 * a,
+            ((a + 2) * t - (a + 3)) * t * t + 1,
+            ((a + 2) * x2 - (a + 3)) * x2 * x2 + 1,
+            ((a * x3 - 5 * a) * x3 + 8 * a) * x3 - 4 * a]
+
+
+def _cubic_coeffs_grad(t):
+    """The derivatives of :func:`_cubic_coeffs` in t."""
+    a = _CUBIC_A
+    x0, x2, x3 = t + 1, 1 - t, 2 - t
+    return [(3 * a * x0 - 10 * a) * x0 + 8 * a,
+            (3 * (a + 2) * t - 2 * (a + 3)) * t,
+            (2 * (a + 3) - 3 * (a + 2) * x2) * x2,
+            (10 * a - 3 * a * x3) * x3 - 8 * a]
+
+
+def _clip_scalar(xp, x, g, size, for_grad):
+    """torch's scalar clip_coordinates (NaN goes to ``size - 1``) or, ``for_grad``,
+    clip_coordinates_set_grad (NaN stays; the borders have derivative 0)."""
+    if for_grad:
+        out = (x <= 0) | (x >= size - 1)
+        return xp.where(x <= 0, 0, xp.where(x >= size - 1, size - 1, x)), xp.where(out, 0, g)
+    return xp.where(x < size - 1, xp.where(x < 0, 0, x), size - 1), g
+
+
+def _source_coords_scalar(xp, coord, size, padding_mode, align_corners, for_grad):
+    """torch's scalar grid_sampler_compute_source_index(_set_grad) (the 3-d kernels)."""
+    x, g = _unnormalize(xp, coord, size, align_corners)
+    if padding_mode == "reflection":
+        lo2, hi2 = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+        if lo2 == hi2:
+            x, g = xp.zeros_like(x), xp.zeros_like(x)
+        else:
+            low, span = lo2 / 2, (hi2 - lo2) / 2
+            x = x - low
+            sign = xp.where(x < 0, -1.0, 1.0)
+            x = xp.abs(x)
+            extra = xp.fmod(x, span)
+            flips = xp.floor(x / span)
+            # (a flip count past int's range casts to INT_MIN: even)
+            even = ~(flips < 2.0 ** 31) | (xp.fmod(flips, 2) == 0)
+            x = xp.where(even, extra + low, span - extra + low)
+            g = g * xp.where(even, sign, -sign)
+    if padding_mode != "zeros":
+        x, g = _clip_scalar(xp, x, g, size, for_grad)
+    return x.astype(coord.dtype, copy=False), g.astype(coord.dtype, copy=False)
+
+
+def _tap_dim(xp, coord, size, mode, padding_mode, align_corners, for_grad):
+    """One spatial dim's (position, its derivative, first tap, [read coords], [inside])."""
+    if mode == "cubic":
+        pos, mult = _unnormalize(xp, coord, size, align_corners)
+        first = xp.floor(pos)
+        zero = xp.zeros_like(pos)
+        reads = [_pad_coords(xp, first + k, zero, size, padding_mode, align_corners)[0]
+                 for k in (-1, 0, 1, 2)]
+        return pos, mult, first, reads, [(r > -1) & (r < size) for r in reads]
+    pos, mult = _source_coords_scalar(xp, coord, size, padding_mode, align_corners, for_grad)
+    first = xp.round(pos) if mode == "nearest" else xp.floor(pos)
+    reads = [first] if mode == "nearest" else [first, first + 1]
+    return pos, mult, first, reads, [(r >= 0) & (r <= size - 1) for r in reads]
+
+
+def _tap_weights(mode, pos, first):
+    """Per tap of a dim: the weights and their derivatives in ``pos`` (arrays or Tensors)."""
+    if mode == "linear":
+        return [first + 1 - pos, pos - first], [-1.0, 1.0]
+    return _cubic_coeffs(pos - first), _cubic_coeffs_grad(pos - first)
+
+
+def _tap_combos(xp, dims, sizes):
+    """Each tap of the grid: (its per-dim tap numbers, inside mask, flat index)."""
+    strides = [int(math.prod(sizes[:d])) for d in range(len(sizes))]
+    for ks in itertools.product(*[range(len(dm[3])) for dm in dims]):
+        inside = flat = None
+        for d, k in enumerate(ks):
+            ins, off = dims[d][4][k], dims[d][3][k] * strides[d]
+            inside = ins if inside is None else inside & ins
+            flat = off if flat is None else flat + off
+        yield ks, inside, xp.where(inside, flat, 0).astype(np.int64)
+
+
+class GridSamplerTaps(Function):
+    """``input`` (N, C, [D,] H, W) sampled at ``grid`` (N, [Do,] Ho, Wo, nd) as a weighted sum
+    of taps: torch's 3-d kernels (trilinear, nearest) and its 2-d bicubic one."""
+
+    edge_args = (0, 1)
+
+    @staticmethod
+    def forward(ctx, input, grid, mode, padding_mode, align_corners):
+        x, gr = input._array, grid._array
+        xp = xp_of(input)
+        n, c = x.shape[:2]
+        nd = x.ndim - 2
+        sizes = x.shape[2:][::-1]
+        g = gr.reshape(n, int(math.prod(gr.shape[1:-1])), nd)
+        dims = [_tap_dim(xp, g[..., d], sizes[d], mode, padding_mode, align_corners, False)
+                for d in range(nd)]
+        ws = [None if mode == "nearest" else _tap_weights(mode, dm[0], dm[2])[0] for dm in dims]
+        planes = x.reshape(n, c, int(math.prod(sizes)))
+        out = xp.zeros((n, c, g.shape[1]), dtype=x.dtype)
+        for ks, inside, flat in _tap_combos(xp, dims, sizes):
+            v = xp.take_along_axis(planes, flat[:, None], axis=2)
+            if mode == "nearest":
+                out = out + xp.where(inside[:, None], v, 0)
+                continue
+            w = ws[0][ks[0]]
+            for d in range(1, nd):
+                w = w * ws[d][ks[d]]
+            if nd == 2:     # (the 2-d kernel: a NaN weight reaches the output)
+                out = out + xp.where(inside[:, None], v, 0) * w[:, None]
+            else:
+                out = out + xp.where(inside[:, None], v * w[:, None], 0)
+        ctx.conf = (mode, padding_mode, align_corners)
+        ctx.set_node_name("GridSampler%dDBackward0" % nd)
+        ctx.save_for_backward(input, grid)
+        return Tensor._wrap(out.reshape((n, c) + gr.shape[1:-1]).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, grid = ctx.saved_tensors
+        mode, padding_mode, align_corners = ctx.conf
+        xp = xp_of(input)
+        n, c = input.shape[:2]
+        nd = input.dim() - 2
+        sizes = tuple(input.shape[2:])[::-1]
+        gr = grid._array
+        p = int(math.prod(gr.shape[1:-1]))
+        g = gr.reshape(n, p, nd)
+        dims = [_tap_dim(xp, g[..., d], sizes[d], mode, padding_mode, align_corners, True)
+                for d in range(nd)]
+        gt = grid.reshape(n, p, nd)
+        wts = []
+        for d, (pos, mult, first, _, _) in enumerate(dims):
+            # the position as a Tensor of the grid (derivative ``mult``)
+            # (gt - g is an exact zero: the value stays pos even at huge coordinates)
+            live = Tensor._wrap(xp.isfinite(g[..., d]))
+            post = where(live, (gt[..., d] - Tensor._wrap(g[..., d])) * Tensor._wrap(mult)
+                         + Tensor._wrap(pos), Tensor._wrap(pos))
+            wts.append(None if mode == "nearest" else
+                       _tap_weights(mode, post, Tensor._wrap(first)))
+        go = grad_output.reshape(n, c, p)
+        grad_in = Tensor._wrap(xp.zeros((n, c, int(math.prod(sizes))), dtype=input._array.dtype))
+        planes = input.reshape(n, c, int(math.prod(sizes)))
+        gds = [0] * nd
+        for ks, inside, flat in _tap_combos(xp, dims, sizes):
+            idx = Tensor._wrap(xp.broadcast_to(flat[:, None], (n, c, p)))
+            inb = Tensor._wrap(xp.broadcast_to(inside[:, None], (n, c, p)))
+            if mode == "nearest":
+                grad_in = grad_in.scatter_add(2, idx, where(inb, go, 0.0))
+                continue
+            w = wts[0][0][ks[0]]
+            for d in range(1, nd):
+                w = w * wts[d][0][ks[d]]
+            grad_in = grad_in.scatter_add(2, idx, where(inb, go * w.reshape(n, 1, p), 0.0))
+            if not ctx.needs_input_grad[1]:
+                continue
+            gv = (go * where(inb, planes.gather(2, idx), 0.0)).sum(1)
+            for d in range(nd):
+                term = gv * wts[d][1][ks[d]]
+                for e in range(nd):
+                    if e != d:
+                        term = term * wts[e][0][ks[e]]
+                if nd == 3:     # (the 3-d kernel skips outside corners)
+                    term = where(Tensor._wrap(inside), term, 0.0)
+                gds[d] = gds[d] + term
+        grad_in = grad_in.reshape(input.shape) if ctx.needs_input_grad[0] else None
+        grad_grid = None
+        if ctx.needs_input_grad[1]:
+            if mode == "nearest":     # (torch: zero)
+                grad_grid = Tensor._wrap(xp.zeros_like(gr))
+            else:
+                grad_grid = stack([gds[d] * Tensor._wrap(dims[d][1]) for d in range(nd)], -1)
+                grad_grid = grad_grid.reshape(grid.shape)
+        return grad_in, grad_grid, None, None, None
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample ``input`` (N, C, H, W) at ``grid`` (N, Ho, Wo, 2) points in [-1, 1] (x, y).
 
-    Matches ``torch.nn.functional.grid_sample`` (2-d, ``bilinear``/``nearest``).
+    Matches ``torch.nn.functional.grid_sample``: 4-D input (bilinear, nearest, bicubic) or
+    5-D input (N, C, D, H, W) at (N, Do, Ho, Wo, 3) points (x, y, z) (bilinear, nearest).
     """
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
@@ -549,12 +751,12 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                         bool(align_corners))
 
 
-def _check_grid_sampler(input, grid, interpolation_mode):
-    """torch's check_grid_sampler_common and its 2-d/3-d checks, in torch's order."""
+def _check_grid_sampler(input, grid, interpolation_mode, nd=None):
+    """torch's check_grid_sampler_common and its 2-d/3-d checks, in torch's order (``nd``:
+    the rank grid_sampler_2d/3d ask for; else chosen by the input's)."""
     shapes = "input with sizes %s and grid with sizes %s" % (list(input.shape), list(grid.shape))
-    if input.dim() != grid.dim():
-        raise RuntimeError("grid_sampler(): expected grid and input to have same number of "
-                           "dimensions, but got " + shapes)
+    if input.dim() == 0 or grid.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, "
                            "but got " + shapes)
@@ -566,17 +768,15 @@ def _check_grid_sampler(input, grid, interpolation_mode):
             raise RuntimeError("grid_sampler(): expected input to have non-empty spatial "
                                "dimensions, but input has sizes %s with dimension %d being empty"
                                % (list(input.shape), i))
-    if input.dim() not in (4, 5):
-        raise RuntimeError("grid_sampler(): expected 5D input and grid with same number of "
-                           "dimensions, but got " + shapes)
-    if input.dim() == 5 and interpolation_mode == 2:
+    nd = nd or (2 if input.dim() == 4 else 3)
+    if input.dim() != nd + 2 or grid.dim() != nd + 2:
+        raise RuntimeError("grid_sampler(): expected %dD input and grid with same number of "
+                           "dimensions, but got %s" % (nd + 2, shapes))
+    if nd == 3 and interpolation_mode == 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
 
 
-def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
-    """``torch.grid_sampler``: modes as ints (0 bilinear, 1 nearest, 2 bicubic; padding 0
-    zeros, 1 border, 2 reflection). ember samples 4-D input in bilinear and nearest modes."""
-    _check_grid_sampler(input, grid, interpolation_mode)
+def _grid_sampler_checked(input, grid, interpolation_mode, padding_mode, align_corners):
     nd = input.dim() - 2
     not_implemented_for(input._array, "grid_sampler_%dd_cpu" % nd if nd == 3 else
                         "grid_sampler_2d_cpu_kernel_impl", "biuc")
@@ -584,9 +784,28 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
         raise RuntimeError("expected scalar type %s but found %s"
                            % (_dt.scalar_type_name(input._array.dtype),
                               _dt.scalar_type_name(grid._array.dtype)))
-    if nd != 2 or interpolation_mode == 2:
-        raise NotImplementedError("grid_sample: only 4-D input with bilinear or nearest mode "
-                                  "is supported")
+    padding = ("zeros", "border", "reflection")[padding_mode]
+    if nd == 3 or interpolation_mode == 2:
+        kind = ("linear", "nearest", "cubic")[interpolation_mode]
+        return GridSamplerTaps.apply(input, grid, kind, padding, bool(align_corners))
     return GridSampler2D.apply(input, grid, ("bilinear", "nearest")[interpolation_mode],
-                               ("zeros", "border", "reflection")[padding_mode],
-                               bool(align_corners))
+                               padding, bool(align_corners))
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """``torch.grid_sampler``: modes as ints (0 bilinear, 1 nearest, 2 bicubic; padding 0
+    zeros, 1 border, 2 reflection); 4-D or 5-D (no bicubic) input."""
+    _check_grid_sampler(input, grid, interpolation_mode)
+    return _grid_sampler_checked(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    """``torch.grid_sampler_2d``: :func:`grid_sampler` on 4-D input only."""
+    _check_grid_sampler(input, grid, interpolation_mode, 2)
+    return _grid_sampler_checked(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    """``torch.grid_sampler_3d``: :func:`grid_sampler` on 5-D input only."""
+    _check_grid_sampler(input, grid, interpolation_mode, 3)
+    return _grid_sampler_checked(input, grid, interpolation_mode, padding_mode, align_corners)
