@@ -9,10 +9,14 @@ import numpy as np
 from . import dtypes as _dt
 from . import linalg
 from .autograd import anomaly_mode
+from .autograd.function import Function
 from .autograd.grad_mode import is_grad_enabled, no_grad
+from .backend import get_array_module
 from .nn import functional as F
 from ._tensor_compat import REMOVED
+from .tensor import Tensor
 from .ops._util import not_implemented_for as _not_implemented_for
+from .ops.conv import convolution_cxx as _convolution_cxx
 from .ops.loss import BroadcastNoBackward as _BroadcastNoBackward
 from .ops.normalization import batch_norm_cxx as _batch_norm_cxx
 from .ops.normalization import group_norm as _group_norm
@@ -159,7 +163,7 @@ def channel_shuffle(input, groups):
     return F.channel_shuffle(input, groups)
 
 
-native_channel_shuffle = channel_shuffle
+native_channel_shuffle = F.native_channel_shuffle
 
 
 def constant_pad_nd(input, pad, value=0):
@@ -211,15 +215,8 @@ def conv_tbc(input, weight, bias, pad=0):
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups):
     """The convolution (``transposed``: its adjoint) of ``input.dim() - 2`` spatial dims."""
-    n = input.dim() - 2
-    if n not in (1, 2, 3):
-        raise RuntimeError("Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
-                           "input of size: %s" % list(input.shape))
-    if transposed:
-        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
-        return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
-    fn = (F.conv1d, F.conv2d, F.conv3d)[n - 1]
-    return fn(input, weight, bias, stride, padding, dilation, groups)
+    return _convolution_cxx(input, weight, bias, stride, padding, dilation, transposed,
+                            output_padding, groups)
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
@@ -471,8 +468,73 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
                                  reduction=_reduction(reduction, "triplet_margin_loss", 8))
 
 
+def _base_grid(theta, spatial, align_corners):
+    """torch's base grid (D,) H, W, nd + 1 of ``affine_grid_generator`` in theta's dtype:
+    x (W) first, then y (, z), then ones."""
+    xp = get_array_module(theta._array)
+    dt = theta._array.dtype
+    if dt.kind == "b":
+        _not_implemented_for(theta._array, "linspace_cpu", "b")
+    nd = len(spatial)
+    base = xp.zeros(tuple(spatial) + (nd + 1,), dtype=dt)
+    for a, n in enumerate(spatial):
+        if n <= 1:
+            continue
+        ramp = xp.linspace(-1, 1, n, dtype=np.float64 if dt.kind in "iu" else dt)
+        if dt.kind in "iu":
+            ramp = ramp.astype(dt)
+        if not align_corners:
+            ramp = ramp * (n - 1) / n
+        shape = [1] * nd
+        shape[a] = n
+        base[..., nd - 1 - a] = ramp.reshape(shape).astype(dt)
+    base[..., nd] = 1
+    return base.reshape(-1, nd + 1)
+
+
+class AffineGridGenerator(Function):
+    """The sampling grid ``base @ theta^T`` of affine maps ``theta`` (N, nd, nd + 1)."""
+
+    node_name = "AffineGridGeneratorBackward0"
+
+    @staticmethod
+    def forward(ctx, theta, size, align_corners):
+        base = _base_grid(theta, size[2:], align_corners)
+        ctx.save_for_backward(Tensor._wrap(base))
+        out = get_array_module(base).matmul(base, theta._array.transpose(0, 2, 1))
+        return Tensor._wrap(out.reshape((size[0],) + tuple(size[2:]) + (len(size) - 2,)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (base,) = ctx.saved_tensors
+        g = grad_output.reshape(grad_output.shape[0], base.shape[0], grad_output.shape[-1])
+        return g.transpose(1, 2).matmul(base), None, None
+
+
 def affine_grid_generator(theta, size, align_corners):
-    return F.affine_grid(theta, size, align_corners)
+    """torch's ``affine_grid_generator`` (no Python checks of ``F.affine_grid``)."""
+    size = [int(v) for v in size]
+    if len(size) not in (4, 5):
+        raise RuntimeError("AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs.")
+    nd = len(size) - 2
+    shape = [size[0]] + size[2:] + [nd + 1]
+    for v in shape:
+        if v < 0:
+            raise RuntimeError("Trying to create tensor with negative dimension %d: %s"
+                               % (v, shape))
+    if theta._array.dtype.kind == "b":
+        _not_implemented_for(theta._array, "linspace_cpu", "b")
+    theta.transpose(1, 2)
+    if theta.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if theta.shape[0] != size[0] or theta.shape[2] != nd + 1:
+        raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
+                           "[%d, %d] but got: [%d, %d]." % (size[0], nd + 1, theta.shape[0],
+                                                           theta.shape[2]))
+    if theta.is_complex() and is_grad_enabled() and theta.requires_grad:
+        raise RuntimeError("affine_grid_generator does not support automatic differentiation "
+                           "for outputs with complex dtype.")
+    return AffineGridGenerator.apply(theta, size, bool(align_corners))
 
 
 _MODES = ("bilinear", "nearest", "bicubic")

@@ -431,7 +431,7 @@ class ConvTransposeNd(Function):
         return gx, gw, gb, None, None, None, None, None
 
 
-def _check_input(op, input, weight, nd, transposed=False, groups=1):
+def _check_input(op, input, weight, nd, transposed=False, groups=1, geometry=()):
     if not isinstance(input, Tensor):
         raise TypeError("%s(): argument 'input' must be Tensor, not %s"
                         % (op, type(input).__name__))
@@ -441,6 +441,15 @@ def _check_input(op, input, weight, nd, transposed=False, groups=1):
     if weight.dim() != nd + 2:
         raise RuntimeError("%s: expected weight to be %d-D, got %d-D of shape %s"
                            % (op, nd + 2, weight.dim(), tuple(weight.shape)))
+    _check_params(nd, *geometry)
+    if weight.shape[0] < groups:
+        raise RuntimeError("Given groups=%d, expected weight to be at least %d at dimension 0, "
+                           "but got weight of size %s instead"
+                           % (groups, groups, list(weight.shape)))
+    if weight.shape[0] % groups:
+        raise RuntimeError("Given groups=%d, expected weight to be divisible by %d at dimension "
+                           "0, but got weight of size %s instead"
+                           % (groups, groups, list(weight.shape)))
     c = input.shape[1] if input.dim() == nd + 2 else input.shape[0]
     shape = list(input.shape) if input.dim() == nd + 2 else [1] + list(input.shape)
     if not transposed and c != weight.shape[1] * groups:
@@ -467,11 +476,20 @@ def _type_string(arr, legacy=False):
     return "torch." + _dt.from_numpy_dtype(arr.dtype)._legacy
 
 
-def _check_dtypes(input, weight, bias, transposed, nd):
+def _check_dtypes(input, weight, bias, transposed, nd, cxx=None):
     """torch's dtype errors of a convolution: one dtype for input, weight (and bias); kernels
     for bool (and, transposed, integers other than int64) do not exist. An empty batch only
-    checks complex weights and the bias."""
+    checks complex weights and the bias. ``cxx`` (torch.convolution's form: whether a 3-d
+    kernel runs without columns): no kernel takes a complex input."""
     x, w = input._array, weight._array
+    if cxx is not None and x.dtype.kind == "c":
+        if x.ndim == nd + 2 and x.shape[0] == 0:
+            return
+        if transposed:
+            name = "slow_conv_transpose%dd_out_cpu" % max(nd, 2)
+        else:
+            name = "slow_conv%dd_cpu" % max(nd, 2) if nd < 3 or cxx else "compute_columns3d"
+        not_implemented_for(x, name, "c")
     if x.dtype.kind == "c" and w.dtype != x.dtype:
         raise RuntimeError("Input type (%s) and weight type (%s) should be the same"
                            % (_type_string(x), _type_string(w, w.dtype.kind != "c")))
@@ -495,26 +513,60 @@ def _check_dtypes(input, weight, bias, transposed, nd):
                                   _dt.scalar_type_name(other.dtype)))
 
 
-def _empty_batch(input, weight, bias):
+def _empty_batch(input, weight, bias, cxx=False):
     """An empty batch is torch's ``input * weight.flatten()[0]`` (no kernel runs): the input in
-    that product's dtype; a complex one refuses autograd."""
+    that product's dtype. ``F.conv*`` split a complex input into real convolutions (autograd
+    works); otherwise (``torch.convolution``: ``cxx``) a complex output refuses autograd."""
     w = weight._array
     w0 = Tensor._wrap(w.reshape(-1)[:1].reshape(()) if w.size else w.reshape(-1))
     dt = _dt.result_type(input, w0)
-    if dt.is_complex and is_grad_enabled() and any(
+    split = input.is_complex() and not cxx
+    if dt.is_complex and not split and is_grad_enabled() and any(
             t is not None and t.requires_grad for t in (input, weight, bias)):
         raise RuntimeError("convolution does not support automatic differentiation for outputs "
                            "with complex dtype.")
     return input if dt is input.dtype else input.to(dt)
 
 
-def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups):
-    unbatched = _check_input(op, input, weight, nd, groups=groups)
-    _check_dtypes(input, weight, bias, False, nd)
+def _check_params(nd, stride=1, padding=0, output_padding=0, dilation=1):
+    """torch's checks of a convolution's geometry (before its channel checks)."""
+    if not isinstance(padding, str) and min(_pair(padding, nd, "padding")) < 0:
+        raise RuntimeError("negative padding is not supported")
+    if min(_pair(output_padding, nd, "output_padding")) < 0:
+        raise RuntimeError("negative output_padding is not supported")
+    if min(_pair(stride, nd, "stride")) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(_pair(dilation, nd, "dilation")) < 0:
+        raise RuntimeError("dilation should be greater than zero")
+
+
+def _check_zero_dilation(nd, dilation, transposed):
+    """The kernels' error for a zero dilation (a non-empty batch; 1-d reads as 2-d)."""
+    d = _pair(dilation, nd, "dilation")
+    if min(d) > 0:
+        return
+    d = (1,) + d if nd == 1 else d
+    if not transposed:
+        raise RuntimeError("dilation should be greater than zero, but got %s" % list(d))
+    raise RuntimeError("dilation should be greater than zero, but got " + ", ".join(
+        "dilation_%s: %d" % (name, v) for name, v in zip(("depth", "height", "width")[-len(d):],
+                                                          d)))
+
+
+def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups, cxx=False):
+    unbatched = _check_input(op, input, weight, nd, groups=groups,
+                             geometry=(stride, padding, 0, dilation))
+    direct = None
+    if cxx:
+        direct = (all(v == 1 for v in weight.shape[2:]) and max(_pair(stride, nd)) == 1
+                  and not isinstance(padding, str) and max(_pair(padding, nd)) == 0)
+    _check_dtypes(input, weight, bias, False, nd, direct)
     if unbatched:
         input = input.unsqueeze(0)
     if input.shape[0] == 0:
-        input = _empty_batch(input, weight, bias)
+        input = _empty_batch(input, weight, bias, cxx)
+    else:
+        _check_zero_dilation(nd, dilation, False)
     stride = _pair(stride, nd, "stride")
     dilation = _pair(dilation, nd, "dilation")
     k = weight.shape[2:]
@@ -551,17 +603,18 @@ def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups):
 
 
 def _check_transposed_size(input, weight, nd, unbatched, stride, padding, output_padding,
-                           dilation):
+                           dilation, groups):
     """torch's error for a transposed convolution whose output would be empty (a non-empty
-    batch only; a 1-d one reads as 2-d)."""
-    if not unbatched and input.shape[0] == 0:
-        return
+    batch; a 1-d one reads as 2-d). An empty batch views its output to the computed shape."""
     sizes = tuple(input.shape[-nd:])
     s, p = _pair(stride, nd, "stride"), _pair(padding, nd, "padding")
     op, d = _pair(output_padding, nd, "output_padding"), _pair(dilation, nd, "dilation")
     k = tuple(weight.shape[2:])
     outs = tuple((sizes[a] - 1) * s[a] - 2 * p[a] + d[a] * (k[a] - 1) + op[a] + 1
                  for a in range(nd))
+    if not unbatched and input.shape[0] == 0:
+        _check_view([0, weight.shape[1] * groups] + [1] * (nd == 1) + list(outs))
+        return
     if any(o < 1 for o in outs):
         if nd == 1:
             sizes, outs = (1,) + sizes, (1,) + outs
@@ -570,34 +623,59 @@ def _check_transposed_size(input, weight, nd, unbatched, stride, padding, output
                            % (" x ".join(map(str, sizes)), " x ".join(map(str, outs))))
 
 
-def _conv_t(op, nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
-    unbatched = _check_input(op, input, weight, nd, transposed=True, groups=groups)
+def _check_view(shape):
+    """torch's error when an empty tensor is viewed to ``shape`` (negative sizes)."""
+    infer = False
+    for i, v in enumerate(shape):
+        if v == -1:
+            if infer:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = True
+        elif v < 0:
+            raise RuntimeError("invalid shape dimension %d at index %d of shape %s"
+                               % (v, i, list(shape)))
+    if infer:
+        raise RuntimeError("cannot reshape tensor of 0 elements into shape %s because the "
+                           "unspecified dimension size -1 can be any value and is ambiguous"
+                           % list(shape))
+
+
+def _conv_t(op, nd, input, weight, bias, stride, padding, output_padding, groups, dilation,
+            cxx=False):
+    unbatched = _check_input(op, input, weight, nd, transposed=True, groups=groups,
+                             geometry=(stride, padding, output_padding, dilation))
     _check_transposed_size(input, weight, nd, unbatched, stride, padding, output_padding,
-                           dilation)
-    _check_dtypes(input, weight, bias, True, nd)
+                           dilation, groups)
+    _check_dtypes(input, weight, bias, True, nd, True if cxx else None)
     if unbatched:
         input = input.unsqueeze(0)
-    if input.shape[0] == 0:
-        input = _empty_batch(input, weight, bias)
+    empty = input.shape[0] == 0
+    if empty:
+        input = _empty_batch(input, weight, bias, cxx)
+    else:
+        _check_zero_dilation(nd, dilation, True)
     stride = _pair(stride, nd, "stride")
     padding = _pair(padding, nd, "padding")
     output_padding = _pair(output_padding, nd, "output_padding")
     dilation = _pair(dilation, nd, "dilation")
-    for a in range(nd):
-        if output_padding[a] >= stride[a] and output_padding[a] >= dilation[a] and nd == 3:
+    o_pad, o_str, o_dil = output_padding, stride, dilation
+    if nd == 1:     # (checked as 2-d)
+        o_pad, o_str, o_dil = (0,) + o_pad, (1,) + o_str, (1,) + o_dil
+    for a in range(len(o_pad) if not empty else 0):
+        if o_pad[a] < o_str[a] or o_pad[a] < o_dil[a]:
+            continue
+        if nd == 3:
             raise RuntimeError("output padding must be smaller than either stride or dilation, "
                                "but got " + " ".join(
                                    "%s_%s: %d" % (what, dim, v[i]) for what, v in
-                                   (("output_padding", output_padding), ("stride", stride),
-                                    ("dilation", dilation))
+                                   (("output_padding", o_pad), ("stride", o_str),
+                                    ("dilation", o_dil))
                                    for i, dim in enumerate(("depth", "height", "width"))))
-        if output_padding[a] >= stride[a] and output_padding[a] >= dilation[a]:
-            raise RuntimeError("output padding must be smaller than either stride or dilation, "
-                               "but got output_padding_height: %d output_padding_width: %d "
-                               "stride_height: %d stride_width: %d dilation_height: %d "
-                               "dilation_width: %d" % (output_padding[0], output_padding[-1],
-                                                       stride[0], stride[-1], dilation[0],
-                                                       dilation[-1]))
+        raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                           "but got output_padding_height: %d output_padding_width: %d "
+                           "stride_height: %d stride_width: %d dilation_height: %d "
+                           "dilation_width: %d" % (o_pad[0], o_pad[-1], o_str[0], o_str[-1],
+                                                   o_dil[0], o_dil[-1]))
     if nd == 3:
         out = ConvTransposeNd.apply(input, weight, bias, stride, padding, output_padding,
                                     dilation, groups)
@@ -608,6 +686,21 @@ def _conv_t(op, nd, input, weight, bias, stride, padding, output_padding, groups
     out = ConvTranspose.apply(input, weight, bias, stride, padding, output_padding, dilation,
                               groups, nd == 1)
     return out.squeeze(0) if unbatched else out
+
+
+def convolution_cxx(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                    groups):
+    """``torch.convolution``: no complex kernel (``F.conv*`` split a complex convolution into
+    real ones)."""
+    n = input.dim() - 2
+    if n not in (1, 2, 3):
+        raise RuntimeError("Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
+                           "input of size: %s" % list(input.shape))
+    if transposed:
+        return _conv_t("conv_transpose%dd" % n, n, input, weight, bias, stride, padding,
+                       output_padding, groups, dilation, cxx=True)
+    return _conv("conv%dd" % n, n, input, weight, bias, stride, padding, dilation, groups,
+                 cxx=True)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -711,9 +804,17 @@ def _tbc_views(input, kw, pad, out_channels, weight_dtype):
             raise RuntimeError("view size is not compatible with input tensor's size and stride "
                                "(at least one dimension spans across two contiguous subspaces). "
                                "Use .reshape(...) instead.")
-        if t > 0:
-            not_implemented_for(input._array, "addmm_impl_cpu_", "b")
-            if weight_dtype != input._array.dtype:
-                raise RuntimeError("self and mat2 must have the same dtype, but got %s and %s"
-                                   % (_dt.scalar_type_name(input._array.dtype),
-                                      _dt.scalar_type_name(weight_dtype)))
+        if t <= 0:
+            continue
+        if weight_dtype != input._array.dtype:
+            raise RuntimeError("self and mat2 must have the same dtype, but got %s and %s"
+                               % (_dt.scalar_type_name(input._array.dtype),
+                                  _dt.scalar_type_name(weight_dtype)))
+        if not b * out_channels:
+            continue        # (torch's addmm returns before its kernel)
+        if not input.shape[2]:
+            if input._array.dtype.kind == "b":
+                raise RuntimeError("result type Long can't be cast to the desired output type "
+                                   "Bool")
+            continue
+        not_implemented_for(input._array, "addmm_impl_cpu_", "b")

@@ -1025,7 +1025,7 @@ def _fractional_find(samples, k, outs):
         xp = get_array_module(x)
         nd = len(k)
         sizes = x.shape[-nd:]
-        if not math.prod(x.shape[:-nd]):
+        if not math.prod(x.shape[:-nd]) or not math.prod(outs):
             return xp.zeros(x.shape[:-nd] + tuple(outs), dtype=np.int64)
         u = samples.reshape(-1, nd)
         order = (1, 0) if nd == 2 else (0, 1, 2)
@@ -1063,6 +1063,12 @@ def fractional_max_pool(input, kernel_size, output_size, output_ratio, return_in
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError("%s(): Expected %dD or %dD tensor, but got: %s"
                            % (name, nd + 1, nd + 2, list(input.shape)))
+    where = name if nd == 2 else name + "_out"
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError("%s(): Expected input to have non-zero size for non-batch "
+                               "dimensions, but got%s with dimension %d being empty."
+                               % (where, list(input.shape), i))
     sizes = tuple(input.shape[-nd:])
     k = _tuple(kernel_size, nd)
     if output_size is None and nd == 2:     # (torch's Python takes len() of a 2-d ratio)
@@ -1084,15 +1090,36 @@ def fractional_max_pool(input, kernel_size, output_size, output_ratio, return_in
             raise RuntimeError("%s(): pool %s %d too large relative to input %s %d"
                                % (name if nd == 2 else name + "_out", what, k[a], what,
                                   sizes[a]))
-    not_implemented_for(input._array, name, "biuc")
+    n = 1 if input.dim() == nd + 1 else input.shape[0]
     if _random_samples is None:
-        n = 1 if input.dim() == nd + 1 else input.shape[0]
         _random_samples = rand(n, input.shape[-nd - 1], nd, dtype=input.dtype,
                                device=input.device)
+    _check_samples(input, _random_samples, n, nd)
+    if input.numel() and math.prod(outs):
+        not_implemented_for(input._array, name + "_out_frame", "biuc")
+    if input.is_complex() and is_grad_enabled() and input.requires_grad:
+        raise RuntimeError("%s does not support automatic differentiation for outputs with "
+                           "complex dtype." % name)
+    _random_samples = _random_samples[:n]
     names = ("FractionalMaxPool%dDBackward0" % nd, "FractionalMaxPool%dDBackwardBackward0" % nd)
     out, idx = MaxPoolIndexed.apply(input, _fractional_find(_random_samples._array, k, outs),
                                     nd, names)
     return (out, idx) if return_indices else out
+
+
+def _check_samples(input, samples, n, nd):
+    """torch's checks of ``_random_samples`` against the input: (>= N, C, nd), same dtype."""
+    if samples.dtype != input.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if samples.dim() != 3:
+        raise RuntimeError("Expect _random_samples to have 3 dimensions, got %d" % samples.dim())
+    if samples.shape[0] < n:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples.shape[1] != input.shape[-nd - 1]:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if samples.shape[2] != nd:
+        raise RuntimeError("Expect _random_samples.size(2) equals to %d; got %d."
+                           % (nd, samples.shape[2]))
 
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
