@@ -111,6 +111,12 @@ def bilinear(input1, input2, weight, bias=None):
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     """torch's C++ form: the target (and weights) broadcast against the input, the loss takes
     the target's shape (``(1 - target).mul_(input)``), no size check."""
+    if is_grad_enabled():       # (torch's autograd check precedes every other)
+        for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+            if t is not None and t.requires_grad:
+                raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not "
+                                   "differentiable with respect to argument '%s'. This input "
+                                   "cannot have requires_grad True." % name)
     reduction = _reduction(reduction, "binary_cross_entropy_with_logits", 5)
     _not_implemented_for(input._array, "log_sigmoid_cpu", "biuc")
     x_shape, t_shape = tuple(input.shape), tuple(target.shape)
@@ -246,9 +252,11 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     with no_grad():
         rows = indices.reshape(-1).unique()
         sel = input.index_select(0, rows)
-        norms = sel.norm(p=norm_type, dim=1, keepdim=True)
-        scale = (max_norm / (norms + 1e-7)).clamp(max=1.0)
-        input.index_copy_(0, rows, sel * scale)
+        norms = sel.norm(p=norm_type, dim=1, keepdim=True).double()
+        # (torch rescales a row only when its norm exceeds max_norm: not a NaN-norm one)
+        big = norms > max_norm
+        scale = (max_norm / (norms + 1e-7)).masked_fill(~big, 1.0)
+        input.index_copy_(0, rows, sel * scale.to(sel.dtype))
     return input
 
 
@@ -340,6 +348,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     x = input.detach()      # (torch's statistics outputs take no gradient here)
     mean = x.mean(dims, keepdim=True)
     var = x.var(dims, unbiased=False, keepdim=True)
+    # (torch's Welford moments: an inf in a row makes its mean NaN, as its variance)
+    mean = mean.masked_fill(var.isnan(), float("nan"))
     return out, mean, (var + eps).rsqrt()
 
 
@@ -377,6 +387,8 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     x = input.reshape(N, group, -1)
     mean = x.mean(2)
     var = x.var(2, unbiased=False)
+    # (torch's Welford moments: an inf in a group makes its mean NaN, as its variance)
+    mean = mean.masked_fill(var.isnan(), float("nan"))
     return out, mean, (var + eps).rsqrt()
 
 
@@ -537,16 +549,7 @@ def affine_grid_generator(theta, size, align_corners):
     return AffineGridGenerator.apply(theta, size, bool(align_corners))
 
 
-_MODES = ("bilinear", "nearest", "bicubic")
-_PADS = ("zeros", "border", "reflection")
-
-
-def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
-    return F.grid_sample(input, grid, _MODES[interpolation_mode], _PADS[padding_mode],
-                         align_corners)
-
-
-grid_sampler_2d = grid_sampler_3d = grid_sampler
+from .ops.vision import grid_sampler, grid_sampler_2d, grid_sampler_3d  # noqa: E402,F401
 
 
 def _cell(kind):
@@ -565,7 +568,8 @@ def _cell(kind):
                                    % (i, h.size(1), w_hh.size(1)))
         gi = F.linear(input, w_ih, b_ih)
         gh = F.linear(hx if kind != "lstm" else hx[0], w_hh, b_hh)
-        if kind in ("lstm", "gru") and not (gi + gh).is_floating_point():
+        if kind in ("lstm", "gru") and not ((gi + gh).is_floating_point()
+                                            or (gi + gh).is_complex()):
             # (torch's gates are activated in place: sigmoid_ of an integer tensor)
             raise RuntimeError("result type Float can't be cast to the desired output type %s"
                                % _dt.scalar_type_name((gi + gh)._array.dtype))
