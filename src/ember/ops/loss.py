@@ -911,7 +911,9 @@ def pairwise_norm(x, p, dim, keepdim=False):
     if x._array.dtype.kind not in "fcV":
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            "Got %s instead." % _dt.scalar_type_name(x._array.dtype))
-    return NormDim.apply(x, float(p), (wrap_dim(dim, x.dim(), "norm"),), keepdim, None)
+    # (a 0-d tensor's dim 0 / -1 is the tensor itself: nothing to reduce)
+    dims = (wrap_dim(dim, x.dim(), "norm"),) if x.dim() else ()
+    return NormDim.apply(x, float(p), dims, keepdim, None)
 
 
 class _NoDerivative(Function):
