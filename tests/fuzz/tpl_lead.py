@@ -5,7 +5,8 @@ from .ops import Gen  # noqa: F401  (the argument drawer these functions receive
 def _binomial(g):
     shape = g.pick([(3,), (2, 3), (), (0,)])
     dt = g.pick(["float32", "float64", "float64", "float16", "int64"])
-    return [g.tensor(shape, "pos", dtype=dt, grad=False),
+    # (finite integral counts: torch's sampler never returns for a NaN count)
+    return [g.tensor(shape, ("idx", 30), dtype=dt, grad=False),
             g.tensor(g.broadcast_like(shape), "prob", dtype=dt, grad=False)], {}
 
 
