@@ -255,3 +255,27 @@ def test_binomial_not_differentiable():
         return names
     same(fn)
     assert callable(ember.binomial)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16", "bfloat16", "int64", "uint8",
+                                "int8", "int32"])
+def test_linspace_values_are_torchs(dt):
+    # torch's CPU kernel: start + step * i for the first half, end - step * (n - 1 - i) for
+    # the rest, as fused multiply-adds (each operation rounded for float16/bfloat16; integers
+    # in double from the dtype's start and end, truncated)
+    import numpy as np
+    rng = np.random.default_rng(1)
+    cases = [(-1, 1, 7), (0, 1, 10), (0.3, 7.1, 13), (-3.3, 2.2, 100), (1e-3, 5, 1000),
+             (2, -7, 55), (5, 9, 1), (3, 3, 0)]
+    cases += [(float(a), float(b), int(n)) for a, b, n in
+              zip(rng.uniform(-100, 100, 20), rng.uniform(-100, 100, 20),
+                  rng.integers(2, 2000, 20))]
+    for a, b, n in cases:
+        try:
+            want = torch.linspace(a, b, n, dtype=getattr(torch, dt)).float().numpy()
+        except RuntimeError:
+            with pytest.raises(RuntimeError):
+                ember.linspace(a, b, n, dtype=getattr(ember, dt))
+            continue
+        got = ember.linspace(a, b, n, dtype=getattr(ember, dt)).float().numpy()
+        np.testing.assert_array_equal(got, want, err_msg="%r" % ((a, b, n),))

@@ -303,6 +303,8 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
 
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
                             ceil_mode=False):
+    if 0 in (stride if isinstance(stride, (list, tuple)) else [stride]):
+        raise RuntimeError("stride should not be zero")     # (torch's first check here)
     return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode,
                         return_indices=True)
 

@@ -158,7 +158,7 @@ _CBLAS = {"mm", "mv", "addmm", "addmm_", "addmv", "addmv_", "dot", "vdot", "inne
 # - embedding_bag with include_last_offset=True on float32 weights: torch's float32 path drops
 #   the positions after the last offset from the sum but still divides by their count, and
 #   its gradients there read uninitialised memory (float64 takes the right path).
-# - native_group_norm with a strided weight: torch reads the weight's storage as contiguous.
+# - native_group_norm with a strided weight or bias: torch reads its storage as contiguous.
 # - native_dropout of an empty input: torch returns the input tensor itself (an alias its
 #   schema does not declare), so its backward fails on the leaf.
 # - matrix_exp of float16/bfloat16: torch's reduced-precision kernel is wrong (exp(0.1 * I)
@@ -211,8 +211,9 @@ def _torch_quirk(case):
     if base == "embedding_bag" and case[3].get("include_last_offset") and \
             any(s[2] != "float64" for s in specs[1:2]):
         return True
-    if base == "native_group_norm" and len(specs) > 1 and specs[1][4] != "c" and \
-            case[2][1] is not None:
+    if base == "native_group_norm" and any(
+            isinstance(a, (list, tuple)) and len(a) == 6 and a[0] == "T" and a[4] != "c"
+            for a in case[2][1:3]):
         return True
     if base == "native_dropout" and specs and 0 in tuple(specs[0][1]):
         return True

@@ -438,8 +438,61 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     d = _float_dtype(dtype)
     _dt.check_scalar(start, d, reduced=False)
     _dt.check_scalar(end, d, reduced=False)
-    arr = backend_for(device).xp.linspace(start, end, int(steps), dtype=np.float64)
-    return _new(arr.astype(d.np, copy=False), requires_grad)
+    xp = backend_for(device).xp
+    if d.np.kind == "c" or isinstance(start, complex) or isinstance(end, complex):
+        arr = xp.linspace(start, end, int(steps), dtype=np.complex128)
+        return _new(arr.astype(d.np, copy=False), requires_grad)
+    return _new(_linspace(xp, start, end, int(steps), d.np), requires_grad)
+
+
+def _fma(a, b, c):
+    """``a * b + c`` rounded once (float64 arrays; Dekker's product and Knuth's sum)."""
+    p = a * b
+
+    def split(x):
+        t = 134217729.0 * x
+        hi = t - (t - x)
+        return hi, x - hi
+    ah, al = split(a)
+    bh, bl = split(b)
+    err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    v = s - p
+    return s + (((p - (s - v)) + (c - v)) + err)
+
+
+def _linspace(xp, start, end, n, nd):
+    """torch's CPU linspace: ``start + step * i`` for the first half, ``end - step * (n - 1 -
+    i)`` for the rest, fused multiply-adds in the dtype (float16/bfloat16: each operation
+    rounded to it; integers: in double from the dtype's start and end, truncated)."""
+    if n <= 1:
+        return xp.full(n, start, dtype=np.float64).astype(nd)
+    i = xp.arange(n, dtype=np.float64)
+    first = i < n // 2
+    if nd.kind in "iub":
+        s, e = (float(np.array(int(v)).astype(np.int64).astype(nd)) for v in (start, end))
+        step = (e - s) / (n - 1)
+        vals = xp.where(first, _fma(step, i, s), _fma(-step, (n - 1) - i, e))
+        return xp.trunc(vals).astype(np.int64).astype(nd)
+    if nd.itemsize == 2:        # float16 / bfloat16
+        def r(x):
+            return xp.asarray(x, dtype=np.float32).astype(nd).astype(np.float32)
+        with np.errstate(over="ignore", invalid="ignore"):   # (float16 indices past 65504)
+            s, e = r(start), r(end)
+            step = r(r(e - s) / r(n - 1))
+            lo = r(s + r(step * r(i)))
+            hi = r(e - r(step * r((n - 1) - i)))
+            return xp.where(first, lo, hi).astype(nd)
+    f = nd.type
+    s, e = f(start), f(end)
+    step = f((e - s) / f(n - 1))
+    if nd == np.float32:        # (the product of two float32s is exact in float64)
+        lo = float(step) * i + float(s)
+        hi = float(e) - float(step) * ((n - 1) - i)
+    else:
+        lo = _fma(float(step), i, float(s))
+        hi = _fma(-float(step), (n - 1) - i, float(e))
+    return xp.where(first, lo, hi).astype(nd)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
