@@ -15,6 +15,7 @@ from .backend import get_array_module
 from .nn import functional as F
 from ._tensor_compat import REMOVED
 from .tensor import Tensor
+from .ops import creation as _creation
 from .ops._util import not_implemented_for as _not_implemented_for
 from .ops.conv import convolution_cxx as _convolution_cxx
 from .ops.loss import BroadcastNoBackward as _BroadcastNoBackward
@@ -494,11 +495,11 @@ def _base_grid(theta, spatial, align_corners):
     for a, n in enumerate(spatial):
         if n <= 1:
             continue
-        ramp = xp.linspace(-1, 1, n, dtype=np.float64 if dt.kind in "iu" else dt)
-        if dt.kind in "iu":
-            ramp = ramp.astype(dt)
+        ramp = _creation._linspace(xp, -1, 1, n, dt)       # (torch's linspace in theta's dtype)
         if not align_corners:
-            ramp = ramp * (n - 1) / n
+            with np.errstate(over="ignore"):
+                ramp = ramp * dt.type(n - 1)
+            ramp = ramp.astype(np.float32) / n if dt.kind in "iu" else ramp / dt.type(n)
         shape = [1] * nd
         shape[a] = n
         base[..., nd - 1 - a] = ramp.reshape(shape).astype(dt)
