@@ -140,7 +140,8 @@ _EMPTY_VIEWS = {"view_as_complex", "view_as_real", "view_as_complex_copy",
 #   reads them as if contiguous, so its gradient changes from run to run (NaN or garbage).
 # - multi_margin_loss / multilabel_margin_loss of an empty batch with mean/sum: torch returns
 #   its uninitialised output.
-# - batch_norm in eval mode with strided weight or bias (either form): as for the statistics.
+# - batch_norm in eval mode with strided weight or bias (either form): as for the statistics;
+#   and torch.batch_norm / native_batch_norm of an empty input kill torch's process (SIGFPE).
 # - native_group_norm without a weight but with a bias that requires grad: torch's backward
 #   fails with "shape '[0]' is invalid".
 # - complex matrix products of inf/NaN through BLAS (mm, mv, addmm, addmv, dot, inner,
@@ -188,7 +189,9 @@ def _torch_quirk(case):
     if base in ("multi_margin_loss", "multilabel_margin_loss") and \
             any(0 in tuple(s[1]) for s in specs):
         return True
-    if base in ("batch_norm", "native_batch_norm") and any(s[4] != "c" for s in specs[1:5]):
+    if base in ("batch_norm", "native_batch_norm") and (
+            any(s[4] != "c" for s in specs[1:5]) or
+            (ns == "torch" and specs and 0 in tuple(specs[0][1]))):
         return True
     if base == "native_group_norm" and len(case[2]) > 2 and case[2][1] is None and \
             isinstance(case[2][2], (list, tuple)) and len(case[2][2]) == 6 and \
@@ -203,6 +206,10 @@ def _torch_quirk(case):
     if base == "addbmm_" and len(specs) >= 3 and len(specs[1][1]) == 3 and \
             len(specs[2][1]) == 3 and tuple(specs[0][1]) != (specs[1][1][1], specs[2][1][2]):
         return True
+    if special and base.startswith("grid_sample") and (
+            case[3].get("padding_mode", "zeros") != "zeros" or
+            (ns == "torch" and len(case[2]) > 3 and case[2][3] in (1, 2))):
+        return True     # (torch segfaults on inf/NaN coordinates with border/reflection)
     if special and base.startswith("grid_sample") and (
             (ns == "opdb" and case[2][1] == "float16") or any(s[2] == "float16" for s in specs)):
         return True
