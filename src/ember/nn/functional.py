@@ -68,9 +68,10 @@ def linear(input, weight, bias=None):
     if _ac_state.autocast:
         input, weight, bias = _autocast.inputs("lower", (input, weight, bias))
     x = input._array
-    if x.ndim >= 1 and bias is not None and bias.dim() == 1 and weight.dim() == 2 and \
-            x.dtype == weight._array.dtype == bias._array.dtype and \
-            (x.ndim == 2 or x.flags.c_contiguous):
+    # NOTE: as torch, 2-D input (any bias) and contiguous input with a 1-D bias go through
+    # addmm (which rejects a bias of another dtype); the rest is matmul then an in-place add
+    if bias is not None and weight.dim() == 2 and \
+            (x.ndim == 2 or (x.ndim >= 1 and bias.dim() == 1 and x.flags.c_contiguous)):
         if x.shape[-1] != weight.shape[1]:
             raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)"
                                % (x.size // max(x.shape[-1], 1), x.shape[-1],
@@ -83,7 +84,7 @@ def linear(input, weight, bias=None):
         return out.view(*x.shape[:-1], weight.shape[0])
     out = ops.matmul(input, ops.t(weight))
     if bias is not None:
-        out = out + bias
+        out = out.add_(bias)
     return out
 
 
@@ -152,6 +153,10 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Clamp to ``[min_val, max_val]`` (zero gradient at and beyond the ends)."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if isinstance(input, Tensor) and input._array.dtype.kind in "iu":
+        for v in (min_val, max_val):
+            if not (math.isfinite(v) and -2 ** 63 <= v < 2 ** 63):
+                raise RuntimeError("value cannot be converted to type int64_t without overflow")
     if inplace:
         return _inplace(input, hardtanh, min_val, max_val)
     return Hardtanh.apply(input, min_val, max_val)
@@ -321,6 +326,12 @@ def _check_p(p):
         raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
 
 
+def _check_p_native(p):
+    # NOTE: aten's own check (after torch's Python one) also rejects a NaN probability
+    if not 0 <= p <= 1:
+        raise RuntimeError("dropout probability has to be between 0 and 1, but got %s" % p)
+
+
 def _dropout_impl(input, p, train, feature=False, alpha=False):
     """torch's ``_dropout_impl``: the input times a Bernoulli noise (per channel for
     ``feature``), scaled to keep the mean (or SELU's statistics for ``alpha``)."""
@@ -353,6 +364,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     The mask comes from the global generator (``ember.manual_seed``).
     """
     _check_p(p)
+    _check_p_native(p)
     if inplace:
         return _inplace(input, _dropout_impl, p, training) if training and p and \
             input.numel() else input
@@ -360,6 +372,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 def _feature_dropout_call(input, p, training, inplace):
+    _check_p_native(p)
     if inplace:
         return _inplace(input, _dropout_impl, p, training, True) if training and p and \
             input.numel() else input
@@ -1281,6 +1294,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps SELU's self-normalising mean and variance."""
     _check_p(p)
+    _check_p_native(p)
     if inplace:
         return _inplace(input, _dropout_impl, p, training, False, True) if training and p and \
             input.numel() else input
@@ -1290,6 +1304,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Alpha dropout of whole channels."""
     _check_p(p)
+    _check_p_native(p)
     if inplace:
         return _inplace(input, _dropout_impl, p, training, True, True) if training and p and \
             input.numel() else input

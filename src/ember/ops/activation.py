@@ -4,6 +4,7 @@ import math
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad_state
 from ..backend import errstate, get_array_module
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
@@ -19,7 +20,8 @@ __all__ = ["softmax", "log_softmax", "selu", "celu", "selu_", "celu_", "hardshri
 def _kernel_check(name, arr, dim):
     # (torch dispatches on the dtype only when there is something to compute)
     if arr.size or arr.ndim == 0:
-        not_implemented_for(arr, "%s_lastdim_kernel_impl" % name, "biuc")
+        last = "_lastdim" if dim == (arr.ndim - 1 if arr.ndim else 0) else ""
+        not_implemented_for(arr, "%s%s_kernel_impl" % (name, last), "biuc")
 
 
 def _float_kernel(arr, kernel, complex_ok=False):
@@ -119,6 +121,10 @@ def _prepare(input, dim, dtype, op):
         input = to(input, _dt.to_dtype(dtype))
     if dim is None:
         raise TypeError("%s() missing required argument 'dim' (pos 2)" % op)
+    if input._array.dtype.kind == "c" and input._array.size == 0 and input.requires_grad and \
+            _grad_state.enabled:
+        raise RuntimeError("_%s does not support automatic differentiation for outputs with "
+                           "complex dtype." % op)
     return input, wrap_dim(dim, input._array.ndim, op)
 
 
@@ -184,7 +190,7 @@ class Elu(Function):
         x, = ctx.saved_tensors
         alpha, scale, input_scale, is_result = ctx.conf
         if is_result:
-            if alpha < 0:
+            if not alpha >= 0:    # (a NaN alpha too, as torch)
                 raise RuntimeError(_ELU_INPLACE_MSG)
             neg = (x + alpha * scale) * input_scale
         else:

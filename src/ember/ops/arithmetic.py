@@ -10,7 +10,7 @@ from ..autograd.function import Function
 from ..backend import errstate, is_array
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
-from ._inplace import inplace
+from ._inplace import check_into, inplace
 from ._util import (SCALAR_TYPES, binary_arrays, check_shapes_broadcast, is_scalar, need_tensors,
                     not_implemented_for, opmath_scalar, scalar_like, sum_to, xp_of)
 
@@ -479,9 +479,11 @@ class Pow(Function):
             g = grad_output * b * safe_a ** (b - 1)
             ga = sum_to(where(b == 0, 0.0, g), _grad_shape(ctx, 0))
         if need[1]:
-            # NOTE: torch gives 0 where a == 0 and b >= 0 instead of nan from log(0).
-            g = grad_output * out * log(where(a == 0, a + 1, a))
-            gb = sum_to(where((a == 0) & (b >= 0), 0.0, g), _grad_shape(ctx, 1))
+            # NOTE: torch gives 0 where a == 0 and b >= 0 instead of nan from log(0); at a == 0
+            # and b < 0 it is out * log(0) = inf * -inf = -inf.
+            zero = (a == 0) & (b >= 0)
+            g = grad_output * out * log(where(zero, a + 1, a))    # (no 0 * log(0) computed)
+            gb = sum_to(where(zero, 0.0, g), _grad_shape(ctx, 1))
         return ga, gb
 
 
@@ -493,6 +495,8 @@ class RPow(Function):
     @staticmethod
     def forward(ctx, b, s):
         d = _dt.result_type(b, s).np
+        if d.kind == "b":    # (True ** a bool tensor)
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
         arr = b._array if b._array.dtype == d else b._array.astype(d)
         xp = xp_of(b)
         with errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -987,6 +991,7 @@ def true_divide_(input, other):
 
 
 def pow_(input, exponent):
+    _shapes_into(input, exponent)
     return inplace(input, pow, exponent)
 
 
@@ -1003,19 +1008,35 @@ def square_(input):
 
 
 def floor_divide_(input, other):
+    _shapes_into(input, other)
     return inplace(input, floor_divide, other)
 
 
 def remainder_(input, other):
+    _shapes_into(input, other)
     return inplace(input, remainder, other)
 
 
 def fmod_(input, other):
+    _shapes_into(input, other)
     return inplace(input, fmod, other)
 
 
 def lerp_(input, end, weight):
+    # torch's order: dtype equality of end/weight, then shapes, then the kernel's dtype
+    same = isinstance(end, Tensor) and end.dtype == input.dtype and not (
+        isinstance(weight, Tensor) and weight.dim() != 0 and weight.dtype != input.dtype)
+    if same:
+        _shapes_into(input, end, weight)
     return inplace(input, lerp, end, weight)
+
+
+def _shapes_into(input, *others):
+    """torch's in-place shape check, made before the kernel's dtype check: each tensor of
+    ``others`` must broadcast to ``input``'s shape."""
+    for x in others:
+        if isinstance(x, Tensor) and x._array.shape != input._array.shape:
+            check_into(input._array.shape, x._array.shape)
 
 
 def addcmul_(input, tensor1, tensor2, *, value=1):
@@ -1038,7 +1059,11 @@ def _real_if(ctx, i, g):
     return g
 
 
-def _int_zero_check(bb):
+def _int_zero_check(aa, bb):
+    """torch's error for an integer division by zero; an empty result divides nothing."""
+    shape = np.broadcast_shapes(aa.shape, bb.shape) if is_array(bb) else aa.shape
+    if 0 in shape:
+        return
     if bool((bb == 0).any()) if is_array(bb) else bb == 0:
         raise RuntimeError("ZeroDivisionError")
 
@@ -1055,7 +1080,7 @@ class DivRounding(Function):
         xp = xp_of(a)
         if aa.dtype.kind in "iubc":
             not_implemented_for(aa, "div_%s_cpu" % mode, "bc")
-            _int_zero_check(bb)
+            _int_zero_check(aa, bb)
             if not is_array(bb):
                 bb = xp.asarray(bb, dtype=aa.dtype)
             q = xp.floor_divide(aa, bb) if mode == "floor" else \
@@ -1126,7 +1151,7 @@ def _mod(op, a, b):
     aa, bb = binary_arrays(op, a, b)
     if aa.dtype.kind in "iubc":
         not_implemented_for(aa, op + "_cpu", "bc")
-        _int_zero_check(bb)
+        _int_zero_check(aa, bb)
     xp = xp_of(a)
     with _quiet():
         q = xp.fmod(aa, bb) if op == "fmod" else xp.remainder(aa, bb)

@@ -7,7 +7,7 @@ from ..autograd.function import Function
 from ..backend import quiet as _quiet
 from ..dtypes import check_scalar, from_numpy_dtype, result_type, scalar_type_name
 from ..tensor import Tensor
-from ._inplace import inplace
+from ._inplace import check_into, inplace
 from ._util import (SCALAR_TYPES, binary_arrays, check_shapes_broadcast, need_tensors,
                     not_implemented_for, sum_to, xp_of)
 
@@ -286,7 +286,9 @@ def logical_not_(input):
 
 def _castable_into(input, other):
     """torch's in-place check, made before the kernel's: the result dtype may not go down a
-    kind (float -> integer, ...) to fit ``input``."""
+    kind (float -> integer, ...) to fit ``input``; shapes are checked first, as torch."""
+    if isinstance(other, Tensor) and other._array.shape != input._array.shape:
+        check_into(input._array.shape, other._array.shape)
     res, dst = result_type(input, other).np, input._array.dtype
     if _KIND_RANK[res.kind] > _KIND_RANK[dst.kind]:
         raise RuntimeError("result type %s can't be cast to the desired output type %s"

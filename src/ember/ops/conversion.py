@@ -213,13 +213,42 @@ def _fill(input, draw, op):
     return _random_fill(input, _sample_like(input._array, draw), op)
 
 
+# real dtype name -> (largest finite value, C++ name, torch's scalar type name)
+_FLOAT_LIMITS = {"float16": (65504.0, "c10::Half", "Half"),
+                 "bfloat16": (3.3895313892515355e38, "c10::BFloat16", "BFloat16"),
+                 "float32": (3.4028234663852886e38, "float", "Float"),
+                 "float64": (1.7976931348623157e308, "double", "Double")}
+_REAL_OF = {"complex64": "float32", "complex128": "float64"}
+
+
+def _check_uniform_bounds(d, a, b):
+    """torch's ``check_uniform_bounds``: finite bounds the dtype holds, ``a <= b`` and a
+    representable ``b - a`` (NaN fails the first check)."""
+    name = _REAL_OF.get(np.dtype(d).name, np.dtype(d).name)
+    if name not in _FLOAT_LIMITS:
+        if a > b:
+            raise RuntimeError("uniform_ expects to return a [from, to) range, but found "
+                               "from=%g > to=%g" % (a, b))
+        return
+    hi, cname, tname = _FLOAT_LIMITS[name]
+    if not -hi <= a <= hi:
+        raise RuntimeError("from is out of bounds for %s" % cname)
+    if not -hi <= b <= hi:
+        raise RuntimeError("to is out of bounds for %s" % cname)
+    if a > b:
+        raise RuntimeError("uniform_ expects to return a [from, to) range, but found from=%g > "
+                           "to=%g" % (a, b))
+    if b - a > hi:
+        raise RuntimeError("uniform_ expects to-from <= std::numeric_limits<%s>::max(), but "
+                           "found to=%g and from=%g which result in to-from to exceed the limit"
+                           % (tname, b, a))
+
+
 def uniform_(input, a=0.0, b=1.0, *, generator=None):
     """Fill with samples from U[a, b) (torch's stream for the same seed)."""
     not_implemented_for(input._array, "check_uniform_bounds", "biu")   # (before the kernel)
     a, b = float(a), float(b)
-    if a > b:
-        raise RuntimeError("uniform_ expects to return a [from, to) range, but found from=%g > "
-                           "to=%g" % (a, b))
+    _check_uniform_bounds(input._array.dtype, a, b)
     gen = _gen(generator)
     return _fill(input, _real_view(input, lambda n, c, d, k: gen._uniform(n, d, a, b)),
                  "uniform_")
@@ -228,7 +257,7 @@ def uniform_(input, a=0.0, b=1.0, *, generator=None):
 def normal_(input, mean=0.0, std=1.0, *, generator=None):
     """Fill with samples from N(mean, std^2) (torch's stream for the same seed)."""
     mean, std = float(mean), float(std)
-    if std < 0:
+    if not std >= 0:
         raise RuntimeError("normal expects std >= 0.0, but found std %g" % std)
     _require_float(input, "normal_kernel_cpu", complex_ok=True)
     gen = _gen(generator)

@@ -470,6 +470,7 @@ def _linspace(xp, start, end, n, nd):
     i = xp.arange(n, dtype=np.float64)
     first = i < n // 2
     if nd.kind in "iub":
+        # host: the dtype's start and end (an int wraps into an unsigned dtype, as torch's)
         s, e = (float(np.array(int(v)).astype(np.int64).astype(nd)) for v in (start, end))
         step = (e - s) / (n - 1)
         vals = xp.where(first, _fma(step, i, s), _fma(-step, (n - 1) - i, e))
@@ -721,9 +722,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         m = mean._array if isinstance(mean, Tensor) else mean
         s = std._array if isinstance(std, Tensor) else std
         if isinstance(std, Tensor):
-            if bool((s < 0).any()):
+            if not bool((s >= 0).all()):
                 raise RuntimeError("normal expects all elements of std >= 0.0")
-        elif std < 0:
+        elif not std >= 0:
             raise RuntimeError("normal expects std >= 0.0, but found std %g" % std)
         shape = np.broadcast_shapes(getattr(m, "shape", ()), getattr(s, "shape", ()))
         if _numel(shape):
@@ -746,7 +747,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         if requires_grad and not out.requires_grad:
             out.requires_grad = True
         return out
-    if std < 0:
+    if not std >= 0:
         raise RuntimeError("normal expects std >= 0.0, but found std %g" % std)
     b = backend_for(device)
     d = _float_dtype(dtype)

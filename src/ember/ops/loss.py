@@ -838,7 +838,10 @@ class SoftMarginLoss(Function):
                                "If you are trying to invert a mask, use the `~` or "
                                "`logical_not()` operator instead.")
         g = _upstream(grad_output, ctx.reduction, input)
-        return _as(-g * target * sigmoid(-target * input), input._array.dtype), None, None
+        # NOTE: torch's formula -t * z / (1 + z), z = exp(-t * x) (NaN where z overflows; -t
+        # wraps for an unsigned target), not the stable sigmoid form
+        z = (-target * input).exp()
+        return _as(-(g * target * z) / (z + 1), input._array.dtype), None, None
 
 
 class BinaryCrossEntropyWithLogits(Function):
@@ -852,8 +855,12 @@ class BinaryCrossEntropyWithLogits(Function):
         weight, pos_weight = extra
         x, t = input._array, target._array
         xp = xp_of(input)
+        # NOTE: torch's log_sigmoid(input) keeps input's dtype, but computes a half/bfloat16
+        # input in float32 and rounds once
+        xc = x.astype(np.float32) if x.dtype.itemsize == 2 and x.dtype.kind in "fV" else x
         with errstate(over="ignore", under="ignore"):
-            sp = xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0)    # softplus(-x), stable
+            sp = xp.log1p(xp.exp(-xp.abs(xc))) + xp.maximum(-xc, 0)  # softplus(-x), stable
+        sp = sp.astype(x.dtype, copy=False)
         lw = 1 if pos_weight is None else (pos_weight._array - 1) * t + 1
         loss = (1 - t) * x + lw * sp
         if weight is not None:

@@ -255,6 +255,14 @@ def _avg_divisor(xp, out_hw, h, w, k, s, p, count_include_pad, divisor_override,
     return (sizes[0][:, None] * sizes[1][None, :]).astype(dtype)
 
 
+def _int_average(total, div):
+    """torch's integer average: the window sum wraps in the input's dtype, then an int64
+    division that truncates toward zero."""
+    t, d = total.astype(np.int64), div.astype(np.int64)
+    q = t // d
+    return q + ((q * d != t) & ((t < 0) != (d < 0)))
+
+
 class AvgPool2d(Function):
     node_name = "AvgPool2DBackward0"
 
@@ -267,7 +275,11 @@ class AvgPool2d(Function):
         xpad = _padded(x, p, out_hw, k, s, d, 0)
         div = _avg_divisor(xp_of(input), out_hw, h, w, k, s, p, count_include_pad,
                            divisor_override, x.dtype)
-        out = _windows(xpad, k, s, d, out_hw).sum(axis=(4, 5)) / div
+        if x.dtype.kind in "iu":
+            out = _int_average(_windows(xpad, k, s, d, out_hw).sum(axis=(4, 5), dtype=x.dtype),
+                               div)
+        else:
+            out = _windows(xpad, k, s, d, out_hw).sum(axis=(4, 5)) / div
         ctx.conf = (k, s, p, xpad.shape, x.shape)
         ctx.args = (k, s, p, ceil_mode, count_include_pad, divisor_override)
         ctx.save_for_backward(input, Tensor._wrap(div))    # (input: as torch, for double backward)
@@ -847,7 +859,7 @@ def _pool3d_args(op, input, kernel_size, stride, padding, dilation, ceil_mode):
                            "dilationH: %d dilationW: %d" % d)
     size = tuple(input.shape[-3:])
     outs = tuple(_out(size[a], k[a], s[a], p[a], d[a], ceil_mode) for a in range(3))
-    if op == "avg_pool3d" and any(size[a] + 2 * p[a] < k[a] for a in range(3)):
+    if op == "avg_pool3d" and any(size[a] < k[a] for a in range(3)):   # (unpadded, as torch)
         raise RuntimeError("input image (T: %d H: %d W: %d) smaller than kernel size (kT: %d "
                            "kH: %d kW: %d)" % (size + k))
     if min(outs) < 1:
@@ -950,9 +962,10 @@ class AvgPool3d(Function):
         acc = np.float64 if x.dtype.kind in "iu" else x.dtype
         div = _avg_divisor_nd(xp, outs, sizes, k, s, p, count_include_pad, divisor_override,
                               acc)
-        out = win.sum(axis=(-3, -2, -1), dtype=acc) / div
         if x.dtype.kind in "iu":
-            out = xp.trunc(out)
+            out = _int_average(win.sum(axis=(-3, -2, -1), dtype=x.dtype), div)
+        else:
+            out = win.sum(axis=(-3, -2, -1), dtype=acc) / div
         ctx.conf = (k, s, p, outs, xpad.shape, x.shape)
         ctx.args = (k, s, p, outs, count_include_pad, divisor_override)
         ctx.save_for_backward(input, Tensor._wrap(div))

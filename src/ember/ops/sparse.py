@@ -89,7 +89,14 @@ class EmbeddingBag(Function):
                 pos = xp.arange(bag.size) - first[bag]
                 dense = xp.full((n_bags, int(counts.max()), dim), -xp.inf, dtype=w.dtype)
                 dense[bag, pos] = rows
-                slot = dense.argmax(1)                                 # (B, D) position
+                # NOTE: torch keeps a bag's first row, then takes a row only where it is
+                # strictly greater: a NaN wins only as the first row
+                nan = xp.isnan(dense)
+                first_nan = nan[:, 0]
+                nan[:, 0] = False
+                dense[nan] = -xp.inf
+                slot = xp.where(first_nan, 0, dense.argmax(1))         # (B, D) position
+                dense[:, 0][first_nan] = xp.nan
                 has = counts[:, None] > 0
                 argmax = xp.where(has, idx[xp.minimum(first[:, None] + slot, bag.size - 1)], -1)
                 out = xp.where(has, dense.max(1), 0).astype(w.dtype)

@@ -318,6 +318,10 @@ class Clamp(Function):
         d = _dt.result_type(*[x for x in (a, lo, hi) if x is not None]).np
         if d.kind == "c":
             _complex_clamp(arr, lo, hi, d)
+        if d.kind == "b" and not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
+            kernel = "clamp_scalar_cpu" if lo is not None and hi is not None else (
+                "clamp_max_scalar_cpu" if lo is None else "clamp_min_scalar_cpu")
+            not_implemented_for(arr, kernel, "b")
         for bound in (lo, hi):
             if bound is not None and not isinstance(bound, Tensor):
                 _dt.check_scalar(bound, _dt.from_numpy_dtype(d))
