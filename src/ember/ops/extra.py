@@ -222,7 +222,12 @@ class Ldexp(Function):
         aa, ba = binary_arrays("ldexp", a, b)
         aa = needs_float(aa)
         xp = xp_of(a)
-        out = Tensor._wrap(aa * xp.exp2(ba.astype(aa.dtype)))
+        with errstate(invalid="ignore", over="ignore"):
+            if aa.dtype.kind == "c":    # (torch's pow(2, b) = exp(b * log 2): inf * 0j is nan)
+                p2 = xp.exp(ba.astype(aa.dtype) * aa.dtype.type(complex(_LN2, 0.0)))
+            else:
+                p2 = xp.exp2(ba.astype(aa.dtype))
+            out = Tensor._wrap(aa * p2)
         ctx.save_for_backward(b, out)
         return out
 
@@ -243,9 +248,19 @@ class Ldexp(Function):
 _LN2 = math.log(2.0)
 
 
+def _broadcast_first(a_shape, b_shape):
+    """torch's broadcast error (its message has no op name), checked before dtypes."""
+    for i, (x, y) in enumerate(zip(reversed(a_shape), reversed(b_shape))):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) "
+                               "at non-singleton dimension %d"
+                               % (x, y, _b.max(len(a_shape), len(b_shape)) - 1 - i))
+
+
 def ldexp(input, other):
     """``input * 2 ** other``."""
     need_tensors("ldexp", input, other)
+    _broadcast_first(input._array.shape, other._array.shape)
     if isinstance(other, Tensor) and other._array.dtype == np.bool_ and \
             input._array.dtype.kind in "fV":
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
@@ -393,6 +408,13 @@ def ldexp_(input, other):
     if input._array.dtype.kind not in "fcV":
         raise RuntimeError("ldexp can't be cast to the desired output type %s"
                            % _dt.scalar_type_name(input._array.dtype))
+    if isinstance(other, Tensor):
+        a, b = input._array.shape, other._array.shape
+        _broadcast_first(a, b)
+        full = tuple(np.broadcast_shapes(a, b))
+        if full != tuple(a):
+            raise RuntimeError("output with shape %s doesn't match the broadcast shape %s"
+                               % (list(a), list(full)))
     return _ldexp_(input, other)
 def _inplace_checked(fn, name):
     """In-place ``fn`` with torch's output checks first (the broadcast shape, then the result

@@ -360,7 +360,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         if ord == "nuc":
             res = _sum(s, -1)
         else:
-            res = Amax.apply(s, (s._array.ndim - 1,), False, ord == 2)
+            res = _norm_extreme(s, s._array.ndim - 1, False, ord == 2, -1)
         if keepdim:
             res = unsqueeze(unsqueeze(res, min(d0, d1)), max(d0, d1))
         return res
@@ -369,8 +369,20 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         if not keepdim and sum_dim < max_dim:
             max_dim -= 1
         s = vector_norm(A, 1, sum_dim, keepdim)
-        return Amax.apply(s, (max_dim,), keepdim, ord > 0)
+        return _norm_extreme(s, max_dim, keepdim, ord > 0, max_dim)
     raise RuntimeError("linalg.matrix_norm: Order %s not supported." % (ord,))
+
+
+def _norm_extreme(s, dim, keepdim, largest, shown):
+    """The max (a 0 without grad_fn over an empty dim, as torch) or min (torch's amin error
+    over an empty dim, naming it ``shown``) of the nonnegative ``s`` over ``dim``."""
+    if s._array.shape[dim] == 0:
+        if not largest:
+            raise IndexError("amin(): Expected reduction dim %d to have non-zero size." % shown)
+        shape = list(s._array.shape)    # (torch's result has no grad_fn)
+        shape[dim:dim + 1] = [1] if keepdim else []
+        return Tensor._wrap(get_array_module(s._array).zeros(tuple(shape), s._array.dtype))
+    return Amax.apply(s, (dim,), keepdim, largest)
 
 
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
@@ -1566,7 +1578,7 @@ class LuUnpack(Function):
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """``(P, L, U)`` from a packed LU factorisation and its pivots."""
-    if LU_pivots._array.dtype != np.int32:
+    if unpack_pivots and LU_pivots._array.dtype != np.int32:    # (only read when unpacked)
         raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of "
                            "torch.int32 dtype.\nNote: this function is intended to be used with "
                            "the output produced by torch.linalg.lu_factor")
@@ -2360,10 +2372,21 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError("%s: input must have at least 2 dimensions." % op)
     if ba.ndim < 1:
         raise RuntimeError("%s: other must have at least 1 dimension." % op)
-    vec = ba.ndim == aa.ndim - 1
-    if not (vec or ba.ndim == aa.ndim):
+    # (torch's vector rule: other of input's batch shape, as linalg.solve)
+    vec = ba.ndim == aa.ndim - 1 and ba.shape == aa.shape[:-1]
+    if not (ba.ndim == aa.ndim - 1 or ba.ndim == aa.ndim):
         raise RuntimeError("%s: input.dim() must be greater or equal to other.dim() and "
                            "(input.dim() - other.dim()) <= 1" % op)
+    if not vec and ba.ndim == aa.ndim - 1:
+        # (torch broadcasts other.shape[:-1] against input's batch: other is one column)
+        for i, (x, y) in enumerate(zip(aa.shape[:-2][::-1], ba.shape[:-1][::-1])):
+            if x != y and x != 1 and y != 1:
+                k = aa.ndim - 3 - i
+                raise RuntimeError("The size of tensor a (%d) must match the size of tensor b "
+                                   "(%d) at non-singleton dimension %d" % (x, y, k))
+        if ba.shape[-1] == aa.shape[-2]:
+            B = B.unsqueeze(-1)
+            ba = B._array
     if aa.dtype != ba.dtype:
         raise RuntimeError("%s: Expected input and other to have the same dtype, but got "
                            "input's dtype %s and other's dtype %s"

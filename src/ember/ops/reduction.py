@@ -473,9 +473,13 @@ class _ExtremeAll(Function):
 
 def _select_reduce(op, rtype, input, dim, keepdim):
     arr = input._array
-    if dim is not None:
-        wrap_dim(dim, arr.ndim, op)
-    if arr.dtype.kind == "c":
+    if dim is not None:     # (torch checks the reduced size before the dtype)
+        _nonempty("median" if op == "nanmedian" else op, arr, wrap_dim(dim, arr.ndim, op))
+    empty_all = dim is None and arr.size == 0 and op in ("median", "nanmedian")
+    if arr.dtype == np.bool_ and op in ("median", "nanmedian") and not empty_all:
+        raise NotImplementedError("\"median_%s\" not implemented for 'Bool'"
+                                  % ("cpu" if dim is None else "out"))
+    if arr.dtype.kind == "c" and not empty_all:
         if dim is None or op not in ("max", "min"):
             not_implemented_for(arr, _COMPLEX_KERNELS[op] if dim is None else "median_out", "c")
         raise RuntimeError("%s(): does not support complex input" % op)
@@ -512,17 +516,11 @@ def min(input, dim=None, keepdim=False, *, out=None):
 
 def median(input, dim=None, keepdim=False, *, out=None):
     """The lower median; with ``dim``, ``(values, indices)``. nan propagates."""
-    if input._array.dtype == np.bool_:
-        raise NotImplementedError("\"median_%s\" not implemented for 'Bool'"
-                                  % ("cpu" if dim is None else "out"))
     return _select_reduce("median", _median_t, input, dim, keepdim)
 
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """The lower median ignoring nan; with ``dim``, ``(values, indices)``."""
-    if input._array.dtype == np.bool_:
-        raise NotImplementedError("\"median_%s\" not implemented for 'Bool'"
-                                  % ("cpu" if dim is None else "out"))
     return _select_reduce("nanmedian", _nanmedian_t, input, dim, keepdim)
 
 
@@ -1166,8 +1164,8 @@ class Cumprod(Function):
     @staticmethod
     def backward(ctx, grad_output):
         a, out = ctx.saved_tensors
-        if a._array.ndim == 0:
-            return grad_output, None, None
+        if a._array.ndim == 0 or a._array.size <= 1 or a._array.shape[ctx.dim] == 1:
+            return grad_output, None, None      # (torch's shortcut: no division by the input)
         if not (a._array == 0).any():
             return _ReverseCumsum.apply(grad_output * _conj(out), ctx.dim) / _conj(a), None, None
         arr, out_arr = a._array, out._array
@@ -1202,23 +1200,32 @@ def _cumprod_grad_zeros(arr, out, grad, dim):
     return Tensor._wrap(xp.ascontiguousarray(xp.moveaxis(res, -1, dim)))
 
 
+def _no_bool_cum(arr, d, kernel):
+    """torch has no bool cumulative kernel (a result of dtype bool with more than a copy to
+    do: more than zero dims and elements)."""
+    if d is not None and d.np == np.bool_ and arr.ndim and arr.size:
+        raise NotImplementedError("\"%s\" not implemented for 'Bool'" % kernel)
+
+
 def cumsum(input, dim, *, dtype=None, out=None):
     """Cumulative sum along ``dim``; ints sum as int64."""
-    _grad_dtype(input, dtype)
+    d = _grad_dtype(input, dtype)
+    _no_bool_cum(input._array, d, "cumsum_out_cpu")
     return Cumsum.apply(input, wrap_dim(dim, input._array.ndim, "cumsum"), dtype)
 
 
 def cumprod(input, dim, *, dtype=None, out=None):
     """Cumulative product along ``dim``; ints multiply as int64."""
-    _grad_dtype(input, dtype)
+    d = _grad_dtype(input, dtype)
+    _no_bool_cum(input._array, d, "cumprod_out_cpu")
     return Cumprod.apply(input, wrap_dim(dim, input._array.ndim, "cumprod"), dtype)
 
 
 def cumsum_(input, dim, *, dtype=None):
     from ._inplace import inplace
-    return inplace(input, cumsum, dim, dtype=dtype)
+    return inplace(input, cumsum, dim, dtype=input.dtype if dtype is None else dtype)
 
 
 def cumprod_(input, dim, *, dtype=None):
     from ._inplace import inplace
-    return inplace(input, cumprod, dim, dtype=dtype)
+    return inplace(input, cumprod, dim, dtype=input.dtype if dtype is None else dtype)

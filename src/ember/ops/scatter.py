@@ -940,7 +940,21 @@ index_fill_ = _inplace_of(index_fill, "index_fill")
 masked_fill_ = _inplace_of(masked_fill, "masked_fill")
 masked_scatter_ = _inplace_of(masked_scatter, "masked_scatter")
 put_ = _inplace_of(put, "put")
-index_reduce_ = _inplace_of(_index_reduce, "index_reduce")
+_index_reduce_ = _inplace_of(_index_reduce, "index_reduce")
+
+
+def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
+    """In-place ``index_reduce``."""
+    try:
+        return _index_reduce_(input, dim, index, source, reduce, include_self=include_self)
+    except NotImplementedError:
+        # NOTE: torch's mean adds ``source`` into the input (index_add_) before its division
+        # refuses a bool tensor: the input is left changed
+        arr = input._array
+        if reduce == "mean" and include_self and arr.dtype.kind == "b" and arr.ndim > 1 and \
+                arr.flags.writeable:
+            arr[...] = index_add(input, dim, index, source)._array
+        raise
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):

@@ -458,6 +458,9 @@ def view(input, *shape):
 
     ``view(dtype)`` reinterprets the bytes as another dtype.
     """
+    if not shape:
+        raise TypeError("view() received an invalid combination of arguments - got (), but "
+                        "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list)):
         d = _dt.to_dtype(shape[0])
         out = Tensor._wrap(input._array.view(d.np))   # torch: shares the version, no _base
@@ -479,6 +482,8 @@ def reshape(input, *shape):
     """A view when the memory layout allows (torch's ``ViewBackward0``, or
     ``ReshapeAliasBackward0`` for a strided tensor), otherwise ``_unsafe_view`` of a contiguous
     clone, as torch's graph shows it."""
+    if not shape:
+        raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     shape = _infer_shape("reshape", _shape_arg(shape), input._array.size)
     arr = input._array
     if _reshaped_view(arr, shape) is None:
