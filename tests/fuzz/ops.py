@@ -203,6 +203,15 @@ def _torch_quirk(case):
             isinstance(case[2][2], (list, tuple)) and len(case[2][2]) == 6 and \
             case[2][2][0] == "T" and case[2][2][5]:
         return True
+    if (base in ("view_as_complex", "view_as_complex_copy") and
+            any(s[2] == "float16" for s in specs)) or (
+            base == "block_diag" and any(s[2] == "float16" for s in specs) and
+            any("complex" in s[2] for s in specs)):
+        return True     # (torch's result is complex32)
+    if base == "isin" and len(specs) > 1 and specs[1][4] == "t":
+        return True     # (torch: "view size is not compatible" for a transposed test_elements)
+    if special and base == "convolution":
+        return True     # (as _CONV: which outputs are NaN depends on torch's internal path)
     if base == "chalf" or (base == "complex" and any(s[2] == "float16" for s in specs)) or \
             (ns == "opdb" and name.startswith("complex_") and case[2][1] == "float16"):
         return True
