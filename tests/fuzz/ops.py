@@ -208,6 +208,8 @@ def _torch_quirk(case):
             base == "block_diag" and any(s[2] == "float16" for s in specs) and
             any("complex" in s[2] for s in specs)):
         return True     # (torch's result is complex32)
+    if base == "pdist" and specs and tuple(specs[0][1])[:1] == (0,):
+        return True     # (torch's pdist backward of zero rows segfaults)
     if base == "isin" and len(specs) > 1 and specs[1][4] == "t":
         return True     # (torch: "view size is not compatible" for a transposed test_elements)
     if special and base == "convolution":

@@ -1805,16 +1805,11 @@ def pdist(input, p=2):
     """The ``p``-norm distances of all row pairs ``i < j`` of a 2-D input."""
     if input.dim() != 2:
         raise RuntimeError("pdist only supports 2D tensors, got: %dD" % input.dim())
-    if input._array.dtype.kind != "f":
+    if input._array.dtype.kind not in "fV":
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    n = input.shape[0]
-    i, j = np.triu_indices(n, 1)                     # host: index arithmetic
-    xp = xp_of(input)
-    a = input.index_select(0, Tensor._wrap(xp.asarray(i)))
-    b = input.index_select(0, Tensor._wrap(xp.asarray(j)))
-    return _norm(a - b, p, -1)
+    return _loss.Pdist.apply(input, float(p))
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,

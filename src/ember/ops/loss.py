@@ -1226,3 +1226,83 @@ def _chunkable(input, linear_weight, linear_bias, target, weight):
                                (linear_weight.shape[0],)):
         return False
     return tuple(target.shape) == tuple(input.shape[:-1])
+
+
+class Pdist(Function):
+    """The ``p``-norm distances of the row pairs ``i < j`` of a 2-D input (torch's
+    ``_pdist_forward``: one ``PdistBackward0`` node)."""
+
+    node_name = "PdistBackward0"
+
+    @staticmethod
+    def forward(ctx, input, p):
+        arr = input._array
+        xp = xp_of(input)
+        n, m = arr.shape
+        if n * (n - 1) // 2 and m:
+            not_implemented_for(arr, "pdist", "biucV" if arr.dtype != np.float16 else "")
+            if arr.dtype == np.float16:
+                not_implemented_for(arr, "pdist", "f")
+        i, j = np.triu_indices(n, 1)                     # host: index arithmetic
+        i, j = xp.asarray(i), xp.asarray(j)
+        d = xp.abs(arr[i] - arr[j])
+        with errstate(over="ignore", invalid="ignore", divide="ignore"):
+            if m == 0:
+                out = xp.zeros(len(i), dtype=arr.dtype)
+            elif p == 0:
+                out = (d != 0).sum(axis=1).astype(arr.dtype)
+            elif p == 1:
+                out = d.sum(axis=1)
+            elif p == 2:
+                out = xp.sqrt((d * d).sum(axis=1))
+            elif math.isinf(p):
+                out = d.max(axis=1)
+            else:
+                out = (d ** p).sum(axis=1) ** (1.0 / p)
+        ctx.p = p
+        ctx.save_for_backward(input, Tensor._wrap(out))
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, out = ctx.saved_tensors
+        arr, dist, g = input._array, out._array, grad_output._array
+        not_implemented_for(arr, "pdist_backward", "V" if arr.dtype != np.float16 else "f")
+        xp = xp_of(input)
+        p, n = ctx.p, arr.shape[0]
+        i, j = np.triu_indices(n, 1)                     # host: index arithmetic
+        i, j = xp.asarray(i), xp.asarray(j)
+        diff = arr[i] - arr[j]
+        dist, g = dist[:, None], g[:, None]
+        with errstate(over="ignore", invalid="ignore", divide="ignore"):
+            if p == 0 or arr.shape[1] == 0:
+                pair = xp.zeros_like(diff)
+            elif p == 1:
+                pair = g * xp.sign(diff)
+            elif p == 2:
+                pair = xp.where(dist == 0, 0, g * diff / dist)
+            elif math.isinf(p):
+                pair = g * xp.sign(diff) * (xp.abs(diff) == dist)
+            else:
+                pair = xp.where((dist == 0) | ((diff == 0) & (p < 1)), 0,
+                                xp.sign(diff) * xp.abs(diff) ** (p - 1) * g / dist ** (p - 1))
+        grad = xp.zeros_like(arr)
+        backend = get_array_module(arr)
+        backend.add.at(grad, i, pair)                    # (row i: +, row j: -)
+        backend.add.at(grad, j, -pair)
+        return _PdistBackward.apply(Tensor._wrap(grad.astype(arr.dtype)), grad_output,
+                                    input), None
+
+
+class _PdistBackward(Function):
+    """The gradient of ``pdist``: torch has no derivative for it."""
+
+    node_name = "PdistBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, grad_output, input):
+        return Tensor._wrap(grad._array)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError("the derivative for '_pdist_backward' is not implemented.")
