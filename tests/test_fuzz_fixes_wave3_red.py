@@ -146,3 +146,14 @@ def test_ldexp_complex_nonfinite():
     b = np.array([inf + 0j, -inf + 0j, 1 + inf * 1j, np.nan + 0j, 2 + 1j, 0j, complex(inf, 1)])
     a = np.full(b.shape, 1.5 + 0.5j)
     _same(lambda L: L.ldexp(L.tensor(a), L.tensor(b)))
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod", "cumsum_", "cumprod_"])
+def test_cumulative_ops_check_the_dim_before_the_bool_dtype(name):
+    # torch raises IndexError for an out-of-range dim before its bool-kernel error
+    errors = []
+    for lib in (torch, ember):
+        with pytest.raises(Exception) as info:
+            getattr(lib.ones(2, 1, 3, dtype=lib.bool), name)(3)
+        errors.append((type(info.value), str(info.value)))
+    assert errors[0] == errors[1]

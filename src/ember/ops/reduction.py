@@ -1209,16 +1209,18 @@ def _no_bool_cum(arr, d, kernel):
 
 def cumsum(input, dim, *, dtype=None, out=None):
     """Cumulative sum along ``dim``; ints sum as int64."""
+    dim = wrap_dim(dim, input._array.ndim, "cumsum")       # (torch: the dim, then the dtype)
     d = _grad_dtype(input, dtype)
     _no_bool_cum(input._array, d, "cumsum_out_cpu")
-    return Cumsum.apply(input, wrap_dim(dim, input._array.ndim, "cumsum"), dtype)
+    return Cumsum.apply(input, dim, dtype)
 
 
 def cumprod(input, dim, *, dtype=None, out=None):
     """Cumulative product along ``dim``; ints multiply as int64."""
+    dim = wrap_dim(dim, input._array.ndim, "cumprod")       # (torch: the dim, then the dtype)
     d = _grad_dtype(input, dtype)
     _no_bool_cum(input._array, d, "cumprod_out_cpu")
-    return Cumprod.apply(input, wrap_dim(dim, input._array.ndim, "cumprod"), dtype)
+    return Cumprod.apply(input, dim, dtype)
 
 
 def cumsum_(input, dim, *, dtype=None):
