@@ -336,8 +336,8 @@ class Reciprocal(Function):
     def forward(ctx, a):
         arr = a._array if a._array.dtype.kind in "fcV" else \
             a._array.astype(_dt.get_default_dtype().np)
-        with errstate(divide="ignore"):
-            out = Tensor._wrap(xp_of(a).reciprocal(arr))
+        with errstate(divide="ignore", invalid="ignore"):    # (complex: 1 / z, as torch)
+            out = Tensor._wrap(xp_of(a).reciprocal(arr) if arr.dtype.kind != "c" else 1 / arr)
         ctx.save_for_backward(out)
         return out
 
@@ -397,7 +397,9 @@ class PowScalar(Function):
                 if f is not None:
                     return Tensor._wrap(f(xp_of(a), arr))
                 return Tensor._wrap(xp_of(a).power(arr.astype(np.float32), e).astype(arr.dtype))
-            return Tensor._wrap(xp_of(a).power(arr, e if arr.dtype.kind in "fcV" else int(e)))
+            if arr.dtype.kind == "c":
+                return Tensor._wrap(_cpow(xp_of(a), arr, xp_of(a).asarray(e, arr.dtype), True))
+            return Tensor._wrap(xp_of(a).power(arr, e if arr.dtype.kind in "fV" else int(e)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -454,7 +456,7 @@ class Pow(Function):
             if aa.dtype.kind in "iu" and bool((bb < 0).any()):
                 out = Tensor._wrap(_int_pow(xp, aa, bb))
             else:
-                out = Tensor._wrap(xp.power(aa, bb))
+                out = Tensor._wrap(_cpow(xp, aa, bb) if aa.dtype.kind == "c" else xp.power(aa, bb))
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -470,7 +472,8 @@ class Pow(Function):
                 g = grad_output * _cj(b * a ** (b - 1))
                 ga = _real_if(ctx, 0, sum_to(g, _grad_shape(ctx, 0)))
             if need[1]:
-                g = grad_output * _cj(out * log(a))
+                ac = a if a._array.dtype == out._array.dtype else a.to(out.dtype)
+                g = grad_output * _cj(out * log(ac))    # (a real base's log taken as complex)
                 gb = _real_if(ctx, 1, sum_to(g, _grad_shape(ctx, 1)))
             return ga, gb
         if need[0]:
@@ -502,16 +505,23 @@ class RPow(Function):
         with errstate(divide="ignore", invalid="ignore", over="ignore"):
             if d.kind in "iu" and bool((arr < 0).any()):
                 out = Tensor._wrap(_int_pow(xp, xp.asarray(s, dtype=d), arr))
+            elif d.kind == "c":
+                out = Tensor._wrap(_cpow(xp, xp.asarray(s, dtype=d), arr))
             else:
                 out = Tensor._wrap(xp.power(xp.asarray(s, dtype=d), arr))
         ctx.s = s
-        ctx.save_for_backward(out)
+        ctx.save_for_backward(out, b)
         return out
 
     @staticmethod
     def backward(ctx, grad_output):
-        out, = ctx.saved_tensors
+        out, b = ctx.saved_tensors
         s = ctx.s
+        if s == 0 and out._array.dtype.kind == "c":
+            from .comparison import where
+            # NOTE: torch's grad * where(imag(b) == 0 & real(b) >= 0, 0, conj(out * log(0)))
+            keep = (b.imag == 0) & (b.real >= 0) if b._array.dtype.kind == "c" else b >= 0
+            return grad_output * where(keep, 0.0, (out * -math.inf).conj()), None
         if s == 0:
             from .comparison import where
             # NOTE: torch's grad * where(exponent >= 0, 0, out * log(0)): -inf for a negative
@@ -523,6 +533,23 @@ class RPow(Function):
             return grad_output * _cj(out * cmath.log(s)), None
         # (log of a negative base is nan, as torch's gradient)
         return grad_output * out * (math.log(s) if s > 0 else math.nan), None
+
+
+def _cpow(xp, a, b, scalar=False):
+    """Complex ``a ** b``; a zero base takes torch's ``exp(b * log(a))`` (``inf+nanj`` for a
+    negative exponent, ``nan`` for a zero one, where NumPy gives ``nan`` and 1), except that a
+    number exponent 0 gives 1 as torch's scalar kernel."""
+    out = xp.power(a, b)
+    zero = a == 0
+    if zero.any():
+        a, b = xp.broadcast_arrays(a, b)
+        zero = xp.broadcast_to(zero, out.shape)
+        fix = xp.exp(b[zero] * xp.log(a[zero]))
+        if scalar:
+            fix[b[zero] == 0] = 1
+        out = out.copy() if not out.flags.writeable else out
+        out[zero] = fix
+    return out
 
 
 def _int_pow(xp, a, b):
@@ -1033,10 +1060,14 @@ def lerp_(input, end, weight):
 
 def _shapes_into(input, *others):
     """torch's in-place shape check, made before the kernel's dtype check: each tensor of
-    ``others`` must broadcast to ``input``'s shape."""
+    ``others`` must broadcast to ``input``'s shape, and their common dtype cast into it."""
     for x in others:
         if isinstance(x, Tensor) and x._array.shape != input._array.shape:
             check_into(input._array.shape, x._array.shape)
+    common = _dt.result_type(input, *[x for x in others if isinstance(x, Tensor)])
+    if common is not None and common._rank > input.dtype._rank:
+        raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                           % (_dt.scalar_type_name(common), _dt.scalar_type_name(input.dtype)))
 
 
 def addcmul_(input, tensor1, tensor2, *, value=1):
@@ -1083,8 +1114,9 @@ class DivRounding(Function):
             _int_zero_check(aa, bb)
             if not is_array(bb):
                 bb = xp.asarray(bb, dtype=aa.dtype)
-            q = xp.floor_divide(aa, bb) if mode == "floor" else \
-                xp.sign(aa) * xp.sign(bb) * (xp.abs(aa) // xp.abs(bb))
+            with _quiet():     # (a - fmod(a, b) is exact: no abs() to overflow at INT64_MIN)
+                q = xp.floor_divide(aa, bb) if mode == "floor" else \
+                    (aa - xp.fmod(aa, bb)) // bb
             return Tensor._wrap(xp.asarray(q, dtype=aa.dtype))
         with _quiet():
             q = xp.floor_divide(aa, bb) if mode == "floor" else xp.trunc(aa / bb)

@@ -2391,9 +2391,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError("%s: Expected input and other to have the same dtype, but got "
                            "input's dtype %s and other's dtype %s"
                            % (op, _tname(aa.dtype), _tname(ba.dtype)))
-    if aa.shape[-2] != ba.shape[-1 if vec else -2]:
-        raise RuntimeError("%s: input.size(-2) should match other.size(%d)"
-                           % (op, -1 if vec else -2))
+    col = -1 if ba.ndim == aa.ndim - 1 else -2
+    if aa.shape[-2] != ba.shape[col]:
+        raise RuntimeError("%s: input.size(-2) should match other.size(%d)" % (op, col))
     if driver is None:
         driver = "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
