@@ -85,3 +85,35 @@ def test_complex_pow_exponent_grad_of_real_base():
         else:
             np.testing.assert_allclose(a.grad.numpy(), want[0], rtol=1e-6, equal_nan=True)
             np.testing.assert_allclose(b.grad.numpy(), want[1], rtol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("shapes", [((4,), (1,)), ((1,), (4,)), ((3,), (3,)), ((2, 4), (1,)),
+                                    ((4,), (2, 4)), ((), ())])
+@pytest.mark.parametrize("dim", [-1, 0, 5])
+def test_vecdot_one_dim_is_vdot(shapes, dim):
+    """Two 1-D tensors take torch's vdot path (no broadcasting, dim unchecked, VdotBackward0)."""
+    res = []
+    for L in (torch, ember):
+        x = L.arange(1.0, 1.0 + np.prod(shapes[0])).reshape(shapes[0]).requires_grad_()
+        y = L.ones(shapes[1])
+        try:
+            r = L.linalg.vecdot(x, y, dim=dim)
+            res.append((r.shape, r.detach().numpy().tolist(), type(r.grad_fn).__name__))
+        except Exception as e:  # noqa: BLE001
+            res.append((type(e).__name__, str(e)))
+    assert res[0] == res[1]
+
+
+def test_fuzzer_accepts_torch_partial_write_before_error():
+    """torch's scatter_reduce_ writes its identity into self before raising for complex amin;
+    ember raises and changes nothing (the project's rule), and the fuzzer accepts that."""
+    case = ('["Tensor", "scatter_reduce_", [["T", [2, 2, 2], "complex64", "u", "c", true], 0, '
+            '["T", [3, 2, 2], "int64", ["idx", 2], "c", false], ["T", [3, 2, 2], "complex64", '
+            '"u", "c", false], "amin"], {"include_self": false}, 300012]')
+    c = case_from_json(json.loads(case))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fuzz.ops import run_case
+        assert run_case(ember, c)[5] is True           # ember: raised, inputs unchanged
+        assert run_case(torch, c)[5] is False          # torch: raised after writing
+        assert check_case(c, torch, timeout=60) is None

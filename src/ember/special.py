@@ -6,7 +6,7 @@ from . import dtypes as _dt
 from .autograd.function import Function
 from .backend import quiet as _quiet
 from .ops.activation import log_softmax as _log_softmax, softmax as _softmax
-from .ops.arithmetic import xlogy
+from .ops.arithmetic import check_number_or_tensor as _check_number_or_tensor, xlogy
 from .ops.comparison import where
 from .ops.reduction import logsumexp
 from .ops.special import (digamma, i0, igamma, igammac, lgamma, mvlgamma, polygamma, sinc,
@@ -15,7 +15,8 @@ from .ops.special import (digamma, i0, igamma, igammac, lgamma, mvlgamma, polyga
 from .ops.arithmetic import reciprocal
 from .ops.unary import (erf, erfc, erfinv, exp, exp2, expm1, log, log1p, logit, round,
                         sigmoid as expit, sign)
-from .ops._util import needs_float, scalar_like, sum_to, xp_of, binary_arrays
+from .ops._util import (binary_arrays, get_array_module, needs_float, scalar_like, sum_to,
+                        xp_of)
 from .tensor import Tensor
 
 __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
@@ -166,10 +167,12 @@ def log_softmax(input, dim, *, dtype=None):
 
 
 class _Binary(Function):
-    """``xlog1py`` and ``zeta``: SciPy kernels of two tensors with torch's gradients."""
+    """``xlog1py`` and ``zeta``: SciPy kernels of two tensors with torch's gradients.
+    ``variant``: 0 for two tensors, 1 (2) for a number ``input`` (``other``) given as a 0-d
+    tensor, ``number`` that number (torch's ``self_scalar``/``other_scalar`` overloads)."""
 
     @staticmethod
-    def forward(ctx, a, b, kind):
+    def forward(ctx, a, b, kind, variant=0, number=None):
         aa, ba = binary_arrays(kind, a, b)
         _unsupported(aa, kind + "_cpu", half=kind == "zeta")
         if aa.dtype.kind not in "fc":
@@ -179,9 +182,11 @@ class _Binary(Function):
             res = getattr(_sp(aa), kind)(aa, ba)
         if kind == "zeta":      # (torch's series gives NaN at q = inf)
             res = xp_of(a).where((ba == math.inf) & (aa > 1), math.nan, res)
-        ctx.kind = kind
-        ctx.set_node_name("SpecialXlog1PyBackward0" if kind == "xlog1py" else
-                          "SpecialZetaBackward0")
+        ctx.kind, ctx.variant, ctx.number = kind, variant, number
+        ctx.set_node_name("SpecialXlog1PyBackward%d" % variant if kind == "xlog1py" else
+                          "SpecialZetaBackward%d" % variant)
+        if variant:
+            ctx.mark_edges(1 if variant == 1 else 0)
         ctx.save_for_backward(a, b)
         return Tensor._wrap(xp_of(a).asarray(res).astype(aa.dtype, copy=False))
 
@@ -189,40 +194,62 @@ class _Binary(Function):
     def backward(ctx, grad_output):
         a, b = ctx.saved_tensors
         ga = gb = None
+        need = ctx.needs_input_grad
         if ctx.kind == "zeta":
-            if ctx.needs_input_grad[0]:
+            if need[0] and ctx.variant != 1:
                 raise NotImplementedError("the derivative for 'zeta' is not implemented.")
-            gb = grad_output * -a * zeta(a + 1, b)
+            if need[1] and ctx.variant != 2:
+                gb = _zeta_other_grad(ctx, grad_output, a, b)
         else:
-            if ctx.needs_input_grad[0]:
-                ga = grad_output * where(a == 0, 0.0, log1p(b))
-                # NOTE: torch keeps log1p(y) where x == 0 only for nan y; 0 otherwise.
-                ga = where(a == 0, where(b != b, b, 0.0) * grad_output, ga)
-            if ctx.needs_input_grad[1]:
-                gb = grad_output * a / (b + 1)
+            # torch's formulas: xlog1py(grad, other), 0 where input is 0 and other <= -1 (for a
+            # number other: where input is 0 unless other > -1); grad * input / (other + 1)
+            if need[0] and ctx.variant != 1:
+                ga = xlog1py(grad_output, b if ctx.variant != 2 else ctx.number)
+                if ctx.variant == 2:
+                    if not ctx.number > -1:
+                        ga = where(a == 0, 0.0, ga)
+                else:
+                    ga = where((a == 0) & (b <= -1), 0.0, ga)
+            if need[1] and ctx.variant != 2:
+                gb = grad_output * (a if ctx.variant != 1 else ctx.number) / (b + 1)
         if ga is not None:
             ga = sum_to(ga, ctx._input_meta(0)[0])
         if gb is not None:
             gb = sum_to(gb, ctx._input_meta(1)[0])
-        return ga, gb, None
+        return ga, gb, None, None, None
 
 
-def _pair(input, other):
+def _zeta_other_grad(ctx, grad_output, a, b):
+    """torch's ``grad * -self * zeta(self + 1., other)`` (a number ``self`` in double)."""
+    if ctx.variant != 1:
+        return grad_output * -a * zeta(a + 1.0, b)
+    c = ctx.number
+    if isinstance(c, bool):
+        raise RuntimeError("torch boolean negative, the `-` operator, is not supported.")
+    return grad_output * -c * zeta(c + 1.0, b)
+
+
+def _pair(op, input, other):
+    """The two arguments as tensors, and torch's overload: 0 for two tensors, 1 (2) for a number
+    ``input`` (``other``), with that number."""
+    _check_number_or_tensor(op, input, other)
     if not isinstance(input, Tensor):
-        input = scalar_like(input, other)
+        return scalar_like(input, other, floating=True), other, 1, input
     if not isinstance(other, Tensor):
-        other = scalar_like(other, input)
-    return input, other
+        return input, scalar_like(other, input, floating=True), 2, other
+    return input, other, 0, None
 
 
 def xlog1py(input, other, *, out=None):
     """``input * log1p(other)`` (0 where ``input`` is 0)."""
-    return _Binary.apply(*_pair(input, other), "xlog1py")
+    a, b, variant, number = _pair("special_xlog1py", input, other)
+    return _Binary.apply(a, b, "xlog1py", variant, number)
 
 
 def zeta(input, other, *, out=None):
     """The Hurwitz zeta function ``sum_k (k + other) ** -input``."""
-    return _Binary.apply(*_pair(input, other), "zeta")
+    a, b, variant, number = _pair("special_zeta", input, other)
+    return _Binary.apply(a, b, "zeta", variant, number)
 
 
 bessel_j0 = _no_grad_kernel("bessel_j0", lambda sp, x: sp.j0(x))
@@ -239,7 +266,86 @@ scaled_modified_bessel_k1 = _no_grad_kernel("scaled_modified_bessel_k1",
                                             lambda sp, x: sp.k1e(x))
 spherical_bessel_j0 = _no_grad_kernel("spherical_bessel_j0",
                                       lambda sp, x: sp.spherical_jn(0, x))
-airy_ai = _no_grad_kernel("airy_ai", lambda sp, x: sp.airy(x)[0])
+airy_ai = _no_grad_kernel("airy_ai", lambda sp, x: _airy_ai(get_array_module(x), x))
+
+# Cephes' rational fits of Ai: for x >= 2.09 (AN/AD in 1/zeta) and x < -2.09 (AFN/AFD, AGN/AGD
+# in 1/zeta**2), as torch's ``airy_ai_forward``
+_AIRY_AN = (3.46538101525629032477e-01, 1.20075952739645805542e+01, 7.62796053615234516538e+01,
+            1.68089224934630576269e+02, 1.59756391350164413639e+02, 7.05360906840444183113e+01,
+            1.40264691163389668864e+01, 9.99999999999999995305e-01)
+_AIRY_AD = (5.67594532638770212846e-01, 1.47562562584847203173e+01, 8.45138970141474626562e+01,
+            1.77318088145400459522e+02, 1.64234692871529701831e+02, 7.14778400825575695274e+01,
+            1.40959135607834029598e+01, 1.00000000000000000470e+00)
+_AIRY_AFN = (-1.31696323418331795333e-01, -6.26456544431912369773e-01,
+             -6.93158036036933542233e-01, -2.79779981545119124951e-01,
+             -4.91900132609500318020e-02, -4.06265923594885404393e-03,
+             -1.59276496239262096340e-04, -2.77649108155232920844e-06,
+             -1.67787698489114633780e-08)
+_AIRY_AFD = (1.33560420706553243746e+01, 3.26825032795224613948e+01, 2.67367040941499554804e+01,
+             9.18707402907259625840e+00, 1.47529146771666414581e+00, 1.15687173795188044134e-01,
+             4.40291641615211203805e-03, 7.54720348287414296618e-05, 4.51850092970580378464e-07)
+_AIRY_AGN = (1.97339932091685679179e-02, 3.91103029615688277255e-01, 1.06579897599595591108e+00,
+             9.39169229816650230044e-01, 3.51465656105547619242e-01, 6.33888919628925490927e-02,
+             5.85804113048388458567e-03, 2.82851600836737019778e-04, 6.98793669997260967291e-06,
+             8.11789239554389293311e-08, 3.41551784765923618484e-10)
+_AIRY_AGD = (9.30892908077441974853e+00, 1.98352928718312140417e+01, 1.55646628932864612953e+01,
+             5.47686069422975497931e+00, 9.54293611618961883998e-01, 8.64580826352392193095e-02,
+             4.12656523824222607191e-03, 1.01259085116509135510e-04, 1.17166733214413521882e-06,
+             4.91834570062930015649e-09)
+
+
+def _horner(coeffs, v):
+    """The polynomial with ``coeffs`` (highest power first) at ``v``, in ``v``'s dtype."""
+    acc = v * 0
+    for c in coeffs:
+        acc = acc * v + v.dtype.type(c)
+    return acc
+
+
+def _airy_ai(xp, x):
+    """torch's ``airy_ai_forward`` in ``x``'s dtype: Cephes' asymptotic fits for |x| >= 2.09,
+    its power series between (NaN at +-inf, 0 above 103.892)."""
+    t = x.dtype.type
+    one, two, three = t(1), t(2), t(3)
+    sqpii = t(5.64189583547756286948e-01)
+    with _quiet():
+        # x < -2.09: ai = sqpii / |x|**(1/4) * (sin(w) (1 + z**2 afn/afd) - cos(w) z agn/agd)
+        neg = x < t(-2.09)
+        xn = xp.where(neg, x, t(-3))
+        w0 = t(-2) * xn * xp.sqrt(-xn) / three
+        z = one / w0
+        zz = z * z
+        w = w0 + t(0.25) * t(math.pi)
+        ai_neg = sqpii / xp.sqrt(xp.sqrt(-xn)) * (
+            _elem(xp, "sin", w) * (one + zz * _horner(_AIRY_AFN, zz) / _horner(_AIRY_AFD, zz)) -
+            _elem(xp, "cos", w) * (z * _horner(_AIRY_AGN, zz) / _horner(_AIRY_AGD, zz)))
+        # x >= 2.09: ai = sqpii * an/ad / (2 x**(1/4) exp(zeta))
+        pos = x >= t(2.09)
+        xq = xp.where(pos, x, t(3))
+        zeta = two * xq * xp.sqrt(xq) / three
+        iz = one / zeta
+        ai_pos = sqpii * (_horner(_AIRY_AN, iz) / _horner(_AIRY_AD, iz)) / (
+            two * xp.sqrt(xp.sqrt(xq)) * _elem(xp, "exp", zeta))
+        # the power series c1 f(x) - c2 g(x), each element until its term is below 2**-53
+        mid = ~(neg | pos)
+        xs = xp.where(mid, x, t(0))
+        f, g, k, m, n = one + xs * 0, xs, one, one + xs * 0, xs
+        z3 = xs * xs * xs
+        live = mid | xp.isnan(x)
+        for _ in range(200):
+            m2 = m * z3 / (k + one) / (k + two)
+            n2 = n * z3 / (k + two) / (k + three)
+            f2, g2 = f + m2, g + n2
+            m, n = xp.where(live, m2, m), xp.where(live, n2, n)
+            f, g = xp.where(live, f2, f), xp.where(live, g2, g)
+            k = k + three
+            live = live & (abs(m / f) > t(1.11022302462515654042e-16))
+            if not bool(live.any()):
+                break
+        ai_mid = t(0.355028053887817239260) * f - t(0.258819403792806798405) * g
+    res = xp.where(neg, ai_neg, xp.where(pos, ai_pos, ai_mid))
+    res = xp.where(x > t(103.892), t(0), res)
+    return xp.where(xp.isinf(x), t(math.nan), res)
 
 
 def _polynomial(kind):
@@ -247,7 +353,7 @@ def _polynomial(kind):
     infinite ``n``), not differentiable, as torch's ``*_polynomial_*``."""
     def fn(input, n, *, out=None):
         _check_poly_args(kind, input, n)
-        x_t, n_t = _pair(input, n)
+        x_t, n_t = _pair(kind, input, n)[:2]
         xa, na = binary_arrays(kind, x_t, n_t)
         _unsupported(xa, kind + "_cpu", half=True)
         if xa.dtype.kind != "f":
@@ -463,4 +569,10 @@ def round(input, *, decimals=0, out=None):
     not_implemented_for(input._array, "round_cpu" if decimals else "round_vml_cpu", "iub")
     return _unary_round(input, decimals=decimals, out=out)
 from .ops.reduction import logsumexp  # noqa: E402,F401,F811
-from .ops.arithmetic import xlogy  # noqa: E402,F401,F811
+from .ops.arithmetic import xlogy as _xlogy  # noqa: E402
+
+
+def xlogy(input, other, *, out=None):
+    """``input * log(other)`` (0 where ``input`` is 0 and ``other`` is not NaN)."""
+    _check_number_or_tensor("special_xlogy", input, other)
+    return _xlogy(input, other, out=out)

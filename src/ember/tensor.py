@@ -647,10 +647,10 @@ class Tensor:
         return _ops.mul(_ops.reciprocal(self), other)
 
     def __rfloordiv__(self, other: Any) -> Tensor:
-        return _ops.floor_divide(_ops._scalar_like(other, self), self)
+        return _ops.floor_divide(_ops._scalar_like(other, self, False), self)
 
     def __rmod__(self, other: Any) -> Tensor:
-        return _ops.remainder(_ops._scalar_like(other, self), self)
+        return _ops.remainder(_ops._scalar_like(other, self, False), self)
 
     def __rpow__(self, other: Any) -> Tensor:
         return _ops.pow(other, self)
@@ -695,21 +695,33 @@ class Tensor:
         return _ops.bitwise_right_shift(self, other)
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]  # element-wise, as torch
+        if not isinstance(other, _CMP_OPERANDS):
+            return NotImplemented     # (as torch: == None is False, < a list a TypeError)
         return _ops.eq(self, other)
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]  # element-wise, as torch
+        if not isinstance(other, _CMP_OPERANDS):
+            return NotImplemented     # (as torch: == None is False, < a list a TypeError)
         return _ops.ne(self, other)
 
     def __lt__(self, other: Any) -> Tensor:
+        if not isinstance(other, _CMP_OPERANDS):
+            return NotImplemented     # (as torch: == None is False, < a list a TypeError)
         return _ops.lt(self, other)
 
     def __le__(self, other: Any) -> Tensor:
+        if not isinstance(other, _CMP_OPERANDS):
+            return NotImplemented     # (as torch: == None is False, < a list a TypeError)
         return _ops.le(self, other)
 
     def __gt__(self, other: Any) -> Tensor:
+        if not isinstance(other, _CMP_OPERANDS):
+            return NotImplemented     # (as torch: == None is False, < a list a TypeError)
         return _ops.gt(self, other)
 
     def __ge__(self, other: Any) -> Tensor:
+        if not isinstance(other, _CMP_OPERANDS):
+            return NotImplemented     # (as torch: == None is False, < a list a TypeError)
         return _ops.ge(self, other)
 
     def __getitem__(self, index: Any) -> Tensor:
@@ -764,6 +776,9 @@ class Tensor:
 
 
 _new = object.__new__
+# what the comparison operators take (anything else: NotImplemented, Python's fallback)
+_CMP_OPERANDS = (Tensor, builtins.int, builtins.float, builtins.bool, complex, np.number,
+                 np.bool_, _ndarray)
 _CPU = _backend.cpu.device
 
 

@@ -84,20 +84,59 @@ def keep_where(keep, g):
     return m.view(g.dtype)
 
 
-def as_tensor_arg(x, like=None):
-    """A Tensor from ``x``; Python scalars take ``like``'s dtype category rules."""
+def as_tensor_arg(x, like=None, floating=None):
+    """A Tensor from ``x``; Python scalars take ``like``'s dtype category rules. An int out of
+    an integer dtype's range keeps its value in the default float dtype for an op that computes
+    integer inputs in float (``floating=True``), wraps into the dtype for an integer op
+    (``floating=False``: torch's cast of its int64 scalar), else raises OverflowError."""
     if isinstance(x, Tensor):
         return x
     if like is not None and isinstance(x, (int, float, bool, complex, np.number, np.bool_)):
         d = _dt.result_type(like, x)
+        if x.__class__ is int and not -(1 << 63) <= x < 1 << 63:
+            big_int_check(x, like._array.dtype)
+        if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+            x = _int_scalar_for(int(x), d.np, floating)
+            if type(x) is float:
+                d = _dt.get_default_dtype()
         return Tensor._wrap(xp_of(like).asarray(x, dtype=d.np))
     b = backend_of(like._array) if like is not None else backend_for(None)
     return Tensor._wrap(b.asarray(_to_array(x)))
 
 
-def scalar_like(x, like):
-    """A 0-d Tensor for the Python scalar ``x``, with torch's dtype for ``like op x``."""
-    return as_tensor_arg(x, like)
+def big_int_check(x, d):
+    """torch's errors for an int number outside int64 taken with an array of NumPy dtype ``d``:
+    OverflowError outside uint64, and no promotion of bool to uint64."""
+    _int_scalar_for(x, np.dtype(np.float64), True)
+    if d.kind == "b" and x >= 1 << 63:
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                           "attempted to promote Bool and UInt64")
+
+
+def _int_scalar_for(x, d, floating):
+    """The int ``x`` for an array of NumPy dtype ``d``, as torch takes a number (int64, or
+    uint64 above its range); out of an integer ``d``'s range, as ``as_tensor_arg`` says."""
+    if x >= 1 << 64:
+        raise OverflowError("int too big to convert")
+    if x < -(1 << 63):
+        raise OverflowError("can't convert negative int to unsigned")
+    if d.kind not in "iu":
+        return x
+    info = np.iinfo(d)
+    if info.min <= x <= info.max:
+        return x
+    if floating:
+        return float(x)
+    if floating is None:
+        raise OverflowError("Python integer %d out of bounds for %s" % (x, d))
+    x %= 1 << info.bits
+    return x - (1 << info.bits) if x > info.max else x
+
+
+def scalar_like(x, like, floating=None):
+    """A 0-d Tensor for the Python scalar ``x``, with torch's dtype for ``like op x``
+    (``floating``: see ``as_tensor_arg``)."""
+    return as_tensor_arg(x, like, floating)
 
 
 SCALAR_TYPES = (int, float, bool, complex, np.number, np.bool_)
@@ -140,6 +179,8 @@ def binary_arrays(op, a, b):
         return aa, ba
     if isinstance(b, _np_generic):
         b = b.item()     # (a NumPy number acts as the Python number, as in torch)
+    elif b.__class__ is int and not -(1 << 63) <= b < 1 << 63:
+        big_int_check(b, aa.dtype)
     if aa.dtype.kind == "V" and not isinstance(b, complex):     # (bfloat16: ml_dtypes')
         return aa, aa.dtype.type(b)     # (torch rounds the number to bfloat16 first)
     if isinstance(b, bool) or (aa.dtype.kind in "fV" or (aa.dtype.kind in "iu" and

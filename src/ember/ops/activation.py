@@ -121,11 +121,12 @@ def _prepare(input, dim, dtype, op):
         input = to(input, _dt.to_dtype(dtype))
     if dim is None:
         raise TypeError("%s() missing required argument 'dim' (pos 2)" % op)
+    dim = wrap_dim(dim, input._array.ndim, op)     # (torch checks dim before the complex error)
     if input._array.dtype.kind == "c" and input._array.size == 0 and input.requires_grad and \
             _grad_state.enabled:
         raise RuntimeError("_%s does not support automatic differentiation for outputs with "
                            "complex dtype." % op)
-    return input, wrap_dim(dim, input._array.ndim, op)
+    return input, dim
 
 
 def softmax(input, dim, dtype=None):

@@ -11,8 +11,10 @@ from ..backend import errstate, is_array
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import check_into, inplace
-from ._util import (SCALAR_TYPES, binary_arrays, check_shapes_broadcast, is_scalar, need_tensors,
-                    not_implemented_for, opmath_scalar, scalar_like, sum_to, xp_of)
+from ._util import (SCALAR_TYPES, _int_scalar_for, big_int_check, binary_arrays,
+                    check_shapes_broadcast,
+                    is_scalar, need_tensors, not_implemented_for, opmath_scalar, scalar_like,
+                    sum_to, xp_of)
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "remainder", "fmod", "pow", "float_power", "neg", "negative",
@@ -147,6 +149,8 @@ def _no_bool_sub(a, b):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     if a_bool or b_bool:
+        if b.__class__ is int:
+            _int_scalar_for(b, np.dtype(np.float64), True)     # (torch's OverflowError first)
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
                            "supported. If you are trying to invert a mask, use the `~` or "
                            "`logical_not()` operator instead.")
@@ -502,6 +506,8 @@ class RPow(Function):
             raise NotImplementedError("\"pow\" not implemented for 'Bool'")
         arr = b._array if b._array.dtype == d else b._array.astype(d)
         xp = xp_of(b)
+        if d.kind in "iu" and s.__class__ is int:
+            s = _int_scalar_for(s, d, False)      # (wrapped into the dtype, as torch's cast)
         with errstate(divide="ignore", invalid="ignore", over="ignore"):
             if d.kind in "iu" and bool((arr < 0).any()):
                 out = Tensor._wrap(_int_pow(xp, xp.asarray(s, dtype=d), arr))
@@ -566,10 +572,13 @@ def _int_pow(xp, a, b):
 _OPERAND = (Tensor,) + SCALAR_TYPES    # a Tensor or a Python/NumPy number
 
 
-def _tensor_first(op, a, b):
+def _tensor_first(op, a, b, floating=False):
+    """``a`` and ``b`` with ``a`` a Tensor: a number ``a`` becomes a 0-d tensor of torch's
+    dtype for ``a op b`` (an int out of an integer dtype's range wraps, as torch's cast, or keeps
+    its value in float for an op computed in float: ``floating``)."""
     if not isinstance(a, Tensor):
         if isinstance(b, Tensor) and is_scalar(a):
-            return scalar_like(a, b), b
+            return scalar_like(a, b, floating), b
         from .creation import as_tensor
         a = as_tensor(a)
     if not isinstance(b, Tensor) and not is_scalar(b):
@@ -680,6 +689,9 @@ def rsub(input, other, *args, alpha=1):
     """``other - alpha * input``. Matches ``torch.rsub``."""
     if args:
         alpha = _positional_alpha("rsub", other, args, alpha)
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        _no_overload("rsub", (input, other), " * (Tensor input, Tensor other, *, Number alpha = "
+                     "1)\n * (Tensor input, Number other, Number alpha = 1)\n")
     if not isinstance(other, Tensor) and not is_scalar(other):
         from .creation import as_tensor
         other = as_tensor(other)
@@ -706,7 +718,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     """``input / other``; ``rounding_mode`` 'trunc' or 'floor' rounds the quotient."""
     if rounding_mode is None and isinstance(input, Tensor) and isinstance(other, _OPERAND):
         return Div.apply(input, other)
-    input, other = _tensor_first("div", input, other)
+    input, other = _tensor_first("div", input, other, rounding_mode is None)
     if rounding_mode is None:
         return Div.apply(input, other)
     if rounding_mode not in ("trunc", "floor"):
@@ -732,13 +744,16 @@ def floor_divide(input, other, *, out=None):
 def remainder(input, other, *, out=None):
     """Python-style modulus (sign of the divisor). Matches ``torch.remainder``."""
     if not isinstance(input, Tensor) and isinstance(other, Tensor) and is_scalar(input):
-        return RemainderOfNumber.apply(scalar_like(input, other), other, "remainder")
+        return RemainderOfNumber.apply(scalar_like(input, other, False), other, "remainder")
     input, other = _tensor_first("remainder", input, other)
     return Mod.apply(input, other, "remainder")
 
 
 def fmod(input, other, *, out=None):
     """C-style modulus (sign of the dividend). Matches ``torch.fmod``."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        _no_overload("fmod", (input, other), " * (Tensor input, Tensor other, *, Tensor out = "
+                     "None)\n * (Tensor input, Number other, *, Tensor out = None)\n")
     input, other = _tensor_first("fmod", input, other)
     return Mod.apply(input, other, "fmod")
 
@@ -747,6 +762,8 @@ def pow(input, exponent, *, out=None):
     """``input ** exponent`` (tensor or number on either side). Matches ``torch.pow``."""
     if not isinstance(input, Tensor):
         if isinstance(exponent, Tensor) and is_scalar(input):
+            if input.__class__ is int and not -(1 << 63) <= input < 1 << 63:
+                big_int_check(input, exponent._array.dtype)
             return RPow.apply(exponent, input)
         from .creation import as_tensor
         input = as_tensor(input)
@@ -758,6 +775,14 @@ def pow(input, exponent, *, out=None):
     if not is_scalar(exponent):
         from .creation import as_tensor
         return Pow.apply(input, as_tensor(exponent))
+    if exponent.__class__ is int:
+        _int_scalar_for(exponent, np.dtype(np.float64), True)     # (int64/uint64 range)
+        k = input._array.dtype.kind
+        if exponent >= 1 << 63 and k in "biu":
+            _dt.check_scalar(exponent, _dt.int64)
+        elif (k in "biu" and exponent >= 0) or input._array.dtype == np.float16:
+            # torch's check of the exponent against the base's dtype (int64 for bool)
+            _dt.check_scalar(exponent, _dt.int64 if k == "b" else input.dtype)
     return PowScalar.apply(input, exponent)
 
 
@@ -1215,13 +1240,34 @@ def _float_arrays(op, a, b):
     return aa, bb
 
 
+def _no_overload(op, args, overloads):
+    """torch's TypeError for arguments matching none of ``op``'s ``overloads`` (its lines)."""
+    got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in args)
+    raise TypeError("%s() received an invalid combination of arguments - got (%s), but expected "
+                    "one of:\n%s" % (op, got, overloads))
+
+
+def check_number_or_tensor(op, a, b):
+    """torch's TypeError for ``op(a, b)`` (xlogy, special.xlog1py, ...) matching none of its
+    (Tensor, Tensor), (Number, Tensor), (Tensor, Number) overloads."""
+    if isinstance(a, Tensor) and (isinstance(b, Tensor) or is_scalar(b)) or \
+            isinstance(b, Tensor) and is_scalar(a):
+        return
+    got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (a, b))
+    raise TypeError(
+        "%s() received an invalid combination of arguments - got (%s), but expected one of:\n"
+        " * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor other, "
+        "*, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n"
+        % (op, got))
+
+
 def _as_tensors(op, a, b):
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        raise TypeError("%s(): argument 'input' (position 1) must be Tensor, not %s"
-                        % (op, type(a).__name__))
+    check_number_or_tensor(op, a, b)
+    if not isinstance(a, Tensor) and is_scalar(a):
+        a = scalar_like(a, b, floating=True)    # (xlogy computes integers in float)
     a, b = _tensor_first(op, a, b)
     if not isinstance(b, Tensor):
-        b = scalar_like(b, a)
+        b = scalar_like(b, a, floating=True)
     return a, b
 
 
@@ -1448,10 +1494,11 @@ class Xlogy(Function):
     node_name = "XlogyBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, number=None):
         aa, bb = _float_arrays("xlogy", a, b)
         not_implemented_for(aa, "xlogy_cpu", "c")
         ctx.save_for_backward(a, b)
+        ctx.number = number     # (a number ``other``, for the gradient's mask)
         xp = xp_of(a)
         with _quiet():
             out = aa * xp.log(bb)
@@ -1466,7 +1513,10 @@ class Xlogy(Function):
         ga = gb = None
         if need[0]:
             g = xlogy(grad_output, b)
-            ga = sum_to(where((a == 0) & (b <= 0), 0.0, g), ctx._input_meta(0)[0])
+            # (a number other: torch masks where a is 0 unless other > 0, a NaN other too)
+            mask = (a == 0) & (b <= 0) if ctx.number is None else (
+                None if ctx.number > 0 else a == 0)
+            ga = sum_to(g if mask is None else where(mask, 0.0, g), ctx._input_meta(0)[0])
         if need[1]:
             gb = sum_to(grad_output * a / b, ctx._input_meta(1)[0])
         return ga, gb
@@ -1479,15 +1529,15 @@ class XlogyScalar(Xlogy):
     node_name = "XlogyBackward1"
 
     @staticmethod
-    def forward(ctx, a, b, variant):
+    def forward(ctx, a, b, variant, number):
         if variant == 2:
             ctx.set_node_name("XlogyBackward2")
         ctx.mark_edges(1 if variant == 1 else 0)
-        return Xlogy.forward(ctx, a, b)
+        return Xlogy.forward(ctx, a, b, number if variant == 2 else None)
 
     @staticmethod
     def backward(ctx, grad_output):
-        return Xlogy.backward(ctx, grad_output) + (None,)
+        return Xlogy.backward(ctx, grad_output) + (None, None)
 
 
 def atan2(input, other, *, out=None):
@@ -1518,7 +1568,7 @@ def xlogy(input, other, *, out=None):
     a, b = _as_tensors("xlogy", input, other)
     if a is input and b is other:
         return Xlogy.apply(a, b)
-    return XlogyScalar.apply(a, b, 1 if b is other else 2)
+    return XlogyScalar.apply(a, b, 1 if b is other else 2, other)
 
 
 def _check_inplace_binary(op, input, other, floating):
@@ -1557,4 +1607,10 @@ def hypot_(input, other):
 
 
 def xlogy_(input, other):
+    if isinstance(other, Tensor):
+        _check_inplace_binary("xlogy", input, other, True)
+    elif isinstance(other, (complex, np.complexfloating)) and input._array.dtype.kind != "c":
+        raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                           % (_dt.scalar_type_name(_dt.result_type(input, other).np),
+                              _dt.scalar_type_name(input._array.dtype)))
     return inplace(input, xlogy, other)

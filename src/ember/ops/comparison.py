@@ -20,18 +20,22 @@ __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less
            "logical_or_", "signbit", "isreal"]
 
 
+_OPERANDS = (Tensor,) + SCALAR_TYPES
+
+
 def _cmp(op, kernel, ordered=False, tensors_only=False):
     """The comparison ``op`` computed by the array module's function ``kernel`` (``ordered``:
     refused for complex; ``tensors_only``: both arguments must be tensors)."""
     def fn(input, other, *, out=None):
         if tensors_only:
             need_tensors(op, input, other)
-        if not isinstance(input, Tensor):
-            from .creation import as_tensor
-            input = as_tensor(input)
-        if not isinstance(other, Tensor) and not isinstance(other, SCALAR_TYPES):
-            from .creation import as_tensor
-            other = as_tensor(other)
+        elif not isinstance(input, Tensor) or not isinstance(other, _OPERANDS):
+            got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__
+                            for v in (input, other))
+            raise TypeError("%s() received an invalid combination of arguments - got (%s), but "
+                            "expected one of:\n * (Tensor input, Tensor other, *, Tensor out = "
+                            "None)\n * (Tensor input, Number other, *, Tensor out = None)\n"
+                            % (op, got))
         a, b = binary_arrays(op, input, other)
         if ordered and a.dtype.kind == "c":
             raise NotImplementedError("\"%s_cpu\" not implemented for '%s'"

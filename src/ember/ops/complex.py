@@ -3,6 +3,8 @@
 Gradients follow torch's convention for complex inputs: ``z.grad`` is the conjugate Wirtinger
 derivative ``dL/d(conj z)`` times 2, i.e. ``dL/dRe(z) + i dL/dIm(z)`` for a real loss ``L``.
 """
+import math
+
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..backend import quiet as _quiet
@@ -137,10 +139,12 @@ class Angle(Function):
         if arr.dtype.kind in "iub":
             arr = arr.astype(_dt.get_default_dtype().np)
         ctx.save_for_backward(a)
+        if arr.dtype.kind != "c":   # (torch: pi below 0, else 0 (-0.0 too); nan stays nan)
+            t = arr.dtype.type
+            out = xp.where(xp.isnan(arr), arr, xp.where(arr < 0, t(math.pi), t(0)))
+            return Tensor._wrap(out)
         with _quiet():
             out = xp.angle(arr)
-        if arr.dtype.kind == "f":   # (nan stays nan, as torch)
-            out = xp.where(xp.isnan(arr), arr, out)
         return Tensor._wrap(xp.asarray(out, dtype=_dt.from_numpy_dtype(arr.dtype).to_real().np))
 
     @staticmethod

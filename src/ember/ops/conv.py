@@ -285,9 +285,37 @@ def _graph_grads(ctx, gy, transposed):
     return (gx, gw, gb) + (None,) * (6 if transposed else 5)
 
 
+class NoChannelConvolution(Function):
+    """A convolution of an input with no channels: no output channels either (torch's empty
+    path); zero gradients."""
+
+    node_name = "ConvolutionBackward0"
+    edge_args = (0, 1, 2)
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, out_sizes):
+        ctx.save_for_backward(input, weight)
+        x = input._array
+        return Tensor._wrap(get_array_module(x).zeros(x.shape[:1] + (0,) + tuple(out_sizes),
+                                                      dtype=x.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        xp = get_array_module(weight._array)
+        return (Tensor._wrap(xp.zeros_like(input._array)) if need[0] else None,
+                Tensor._wrap(xp.zeros_like(weight._array)) if need[1] else None,
+                Tensor._wrap(xp.zeros(weight.shape[:1], dtype=weight._array.dtype))
+                if need[2] else None, None)
+
+
 def _conv_nd_arr(x, w, stride, pads, dilation, groups):
     """N-d cross-correlation of ``x`` (N, C, *spatial) with ``w`` (O, C / groups, *k) over
     strided windows; ``pads``: (before, after) per spatial dim, negative ones crop."""
+    if x.dtype.name == "bfloat16":      # (einsum has no bfloat16: float32, rounded back)
+        return _conv_nd_arr(x.astype(np.float32), w.astype(np.float32), stride, pads,
+                            dilation, groups).astype(x.dtype)
     xp = get_array_module(x)
     nd = w.ndim - 2
     x = x[(slice(None),) * 2 + tuple(slice(-lo if lo < 0 else None, hi if hi < 0 else None)
@@ -315,6 +343,9 @@ def _conv_t_nd_arr(x, w, stride, padding, output_padding, dilation, groups):
     """The adjoint of ``_conv_nd_arr`` (``w``: (C_in, C_out / groups, *k)): each kernel
     position's products added into the output windows it reaches (col2im), so a non-finite
     weight reaches only the outputs it touches, as in torch."""
+    if x.dtype.name == "bfloat16":      # (einsum has no bfloat16: float32, rounded back)
+        return _conv_t_nd_arr(x.astype(np.float32), w.astype(np.float32), stride, padding,
+                              output_padding, dilation, groups).astype(x.dtype)
     xp = get_array_module(x)
     nd = w.ndim - 2
     n, c = x.shape[:2]
@@ -469,24 +500,25 @@ _CXX = {"float32": "float", "float64": "double", "float16": "c10::Half",
         "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
-def _type_string(arr, legacy=False):
+def _type_string(arr, legacy=False, bf16=False):
     """torch's ``Tensor.toString()`` (complex: ``CPUComplexFloatType``) in conv's messages."""
-    if arr.dtype.kind == "c" and not legacy:
+    if (arr.dtype.kind == "c" and not legacy) or (bf16 and arr.dtype.name == "bfloat16"):
         return "CPU%sType" % _dt.scalar_type_name(arr.dtype)
     return "torch." + _dt.from_numpy_dtype(arr.dtype)._legacy
 
 
-def _check_dtypes(input, weight, bias, transposed, nd, cxx=None):
-    """torch's dtype errors of a convolution: one dtype for input, weight (and bias); kernels
-    for bool (and, transposed, integers other than int64) do not exist. An empty batch only
-    checks complex weights and the bias. ``cxx`` (torch.convolution's form: whether a 3-d
-    kernel runs without columns): no kernel takes a complex input."""
+def _check_dtypes(input, weight, bias, transposed, nd, cxx=None, dilated=False):
+    """torch's dtype errors of a convolution made before its kernel: complex weights and the
+    bias. ``cxx`` (torch.convolution's form: whether a 3-d kernel runs without columns): no
+    kernel takes a complex input."""
     x, w = input._array, weight._array
     if cxx is not None and x.dtype.kind == "c":
         if x.ndim == nd + 2 and x.shape[0] == 0:
             return
         if transposed:
             name = "slow_conv_transpose%dd_out_cpu" % max(nd, 2)
+        elif dilated:
+            name = "slow_conv_dilated<>"
         else:
             name = "slow_conv%dd_cpu" % max(nd, 2) if nd < 3 or cxx else "compute_columns3d"
         not_implemented_for(x, name, "c")
@@ -497,11 +529,17 @@ def _check_dtypes(input, weight, bias, transposed, nd, cxx=None):
         raise RuntimeError("Input type (%s) and bias type (%s) should be the same"
                            % (_CXX.get(x.dtype.name, x.dtype.name),
                               _CXX.get(bias._array.dtype.name, bias._array.dtype.name)))
-    if x.ndim == nd + 2 and x.shape[0] == 0:
-        return
+
+
+def _check_kernel_dtypes(input, weight, bias, transposed, nd, dilated):
+    """The CPU kernels' dtype errors (a non-empty input): bool has none; integers other than
+    int64 have no dilated or transposed one; then the weight (and bias) dtype must match."""
+    x, w = input._array, weight._array
+    no_int = "b" if x.dtype == np.int64 else "biu"
     if transposed:
-        bad = "b" if x.dtype == np.int64 else "biu"
-        not_implemented_for(x, "slow_conv_transpose%dd_out_cpu" % max(nd, 2), bad)
+        not_implemented_for(x, "slow_conv_transpose%dd_out_cpu" % max(nd, 2), no_int)
+    elif dilated:
+        not_implemented_for(x, "slow_conv_dilated<>", no_int)
     elif nd == 3 and w.dtype.kind == "b" and max(w.shape[2:]) > 1:
         not_implemented_for(x, "compute_columns3d", "b")
     else:
@@ -553,6 +591,52 @@ def _check_zero_dilation(nd, dilation, transposed):
                                                           d)))
 
 
+def _onednn(input, weight, nd, transposed, stride, dilation, output_padding, groups):
+    """Whether torch's CPU convolution of this non-empty batch runs on oneDNN (``use_mkldnn``,
+    on a machine with several threads and fp16/bf16 support): half and bfloat16 always (not a
+    transposed one whose output padding reaches its stride); float32 (a complex input's real
+    parts) unless small (1-d seen as 2-d)."""
+    dt = np.finfo(input._array.dtype).dtype if input.is_complex() else input._array.dtype
+    if transposed and any(o >= s for o, s in zip(output_padding, stride)):
+        return False
+    if dt.name in ("float16", "bfloat16"):
+        return True
+    if dt != np.float32:
+        return False
+    shape = (input.shape[:2] + (1,) if nd == 1 else input.shape[:3]) + input.shape[2:][-1:]
+    k = weight.shape[-2:] if nd > 1 else (1,) + tuple(weight.shape[-1:])
+    return (groups > 1 or (k[0] > 3 and k[1] > 3) or shape[0] > 1
+            or shape[0] * shape[1] * shape[2] * shape[3] > 20480)
+
+
+def _onednn_checks(input, weight, bias, nd, transposed, dilation):
+    """oneDNN's errors: its dtype check, then its refusal of a zero dilation."""
+    x = input._array
+    for name, other in (("weight", weight), ("bias", bias)):
+        if other is not None and other._array.dtype != x.dtype:
+            raise RuntimeError("Input type (%s) and %s type (%s) should be the same or input "
+                               "should be a MKLDNN tensor and %s is a dense tensor"
+                               % (_type_string(x, bf16=True), name,
+                                  _type_string(other._array, bf16=True), name))
+    if min(dilation) > 0:
+        return
+    if not transposed:
+        raise RuntimeError("non-positive dilation is not supported")
+    if nd == 3:
+        raise RuntimeError("dimensions are invalid")
+    raise RuntimeError("could not create a primitive descriptor for the deconvolution forward "
+                       "propagation primitive. Run workload with environment variable "
+                       "ONEDNN_VERBOSE=all to get additional diagnostic information.")
+
+
+def _check_numel(input, nd):
+    """torch sends only an empty batch or zero channels to its empty path (1-d seen as 2-d)."""
+    if input.numel() == 0 and input.shape[0] and input.shape[1]:
+        shape = list(input.shape)
+        raise RuntimeError("Only zero batch or zero channel inputs are supported, but got input "
+                           "shape: %s" % (shape[:2] + [1] + shape[2:] if nd == 1 else shape))
+
+
 def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups, cxx=False):
     unbatched = _check_input(op, input, weight, nd, groups=groups,
                              geometry=(stride, padding, 0, dilation))
@@ -560,15 +644,12 @@ def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups, cxx=Fa
     if cxx:
         direct = (all(v == 1 for v in weight.shape[2:]) and max(_pair(stride, nd)) == 1
                   and not isinstance(padding, str) and max(_pair(padding, nd)) == 0)
-    _check_dtypes(input, weight, bias, False, nd, direct)
-    if unbatched:
-        input = input.unsqueeze(0)
-    if input.shape[0] == 0:
-        input = _empty_batch(input, weight, bias, cxx)
-    else:
-        _check_zero_dilation(nd, dilation, False)
     stride = _pair(stride, nd, "stride")
     dilation = _pair(dilation, nd, "dilation")
+    dilated = any(d != 1 for d in dilation)
+    _check_dtypes(input, weight, bias, False, nd, direct, dilated)
+    if unbatched:
+        input = input.unsqueeze(0)
     k = weight.shape[2:]
     if isinstance(padding, str):
         if padding == "valid":
@@ -591,21 +672,34 @@ def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups, cxx=Fa
         raise RuntimeError("Calculated padded input size per channel: (%s). Kernel size: (%s). "
                            "Kernel size can't be greater than actual input size"
                            % (" x ".join(map(str, padded)), " x ".join(map(str, eff))))
-    if nd == 3:
+    no_channels = input.shape[0] and not input.shape[1]
+    if input.shape[0] == 0 or no_channels:
+        input = _empty_batch(input, weight, bias, cxx)
+    else:
+        _check_numel(input, nd)
+        if _onednn(input, weight, nd, False, stride, dilation, (0,) * nd, groups):
+            _onednn_checks(input, weight, bias, nd, False, dilation)
+        else:
+            _check_zero_dilation(nd, dilation, False)
+            _check_kernel_dtypes(input, weight, bias, False, nd, dilated)
+    if no_channels:
+        outs = [(padded[a] - eff[a]) // stride[a] + 1 for a in range(nd)]
+        out = NoChannelConvolution.apply(input, weight, bias, outs)
+    elif nd == 3:
         out = ConvolutionNd.apply(input, weight, bias, stride, tuple(pads), dilation, groups)
-        return out.squeeze(0) if unbatched else out
-    if nd == 1:
-        stride, dilation = (1,) + stride, (1,) + dilation
-        pads = [(0, 0)] + pads
-    out = Convolution.apply(input, weight, bias, stride, pads[0] + pads[1], dilation, groups,
-                            nd == 1)
+    else:
+        if nd == 1:
+            stride, dilation = (1,) + stride, (1,) + dilation
+            pads = [(0, 0)] + pads
+        out = Convolution.apply(input, weight, bias, stride, pads[0] + pads[1], dilation,
+                                groups, nd == 1)
     return out.squeeze(0) if unbatched else out
 
 
-def _check_transposed_size(input, weight, nd, unbatched, stride, padding, output_padding,
-                           dilation, groups):
-    """torch's error for a transposed convolution whose output would be empty (a non-empty
-    batch; a 1-d one reads as 2-d). An empty batch views its output to the computed shape."""
+def _transposed_size(input, weight, nd, unbatched, stride, padding, output_padding, dilation,
+                     groups):
+    """A transposed convolution's output size per spatial dim. An empty batch views its
+    output to that shape (torch's error for negative sizes)."""
     sizes = tuple(input.shape[-nd:])
     s, p = _pair(stride, nd, "stride"), _pair(padding, nd, "padding")
     op, d = _pair(output_padding, nd, "output_padding"), _pair(dilation, nd, "dilation")
@@ -614,10 +708,33 @@ def _check_transposed_size(input, weight, nd, unbatched, stride, padding, output
                  for a in range(nd))
     if not unbatched and input.shape[0] == 0:
         _check_view([0, weight.shape[1] * groups] + [1] * (nd == 1) + list(outs))
-        return
+    return outs
+
+
+def _check_transposed_kernel(nd, sizes, outs, stride, output_padding, dilation):
+    """The CPU kernel's shape checks (1-d reads as 2-d): zero dilation, output padding
+    reaching both stride and dilation, an empty output."""
+    _check_zero_dilation(nd, dilation, True)
+    o_pad, o_str, o_dil = output_padding, stride, dilation
+    if nd == 1:
+        o_pad, o_str, o_dil = (0,) + o_pad, (1,) + o_str, (1,) + o_dil
+        sizes, outs = (1,) + sizes, (1,) + outs
+    for a in range(len(o_pad)):
+        if o_pad[a] < o_str[a] or o_pad[a] < o_dil[a]:
+            continue
+        if nd == 3:
+            raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                               "but got " + " ".join(
+                                   "%s_%s: %d" % (what, dim, v[i]) for what, v in
+                                   (("output_padding", o_pad), ("stride", o_str),
+                                    ("dilation", o_dil))
+                                   for i, dim in enumerate(("depth", "height", "width"))))
+        raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                           "but got output_padding_height: %d output_padding_width: %d "
+                           "stride_height: %d stride_width: %d dilation_height: %d "
+                           "dilation_width: %d" % (o_pad[0], o_pad[-1], o_str[0], o_str[-1],
+                                                   o_dil[0], o_dil[-1]))
     if any(o < 1 for o in outs):
-        if nd == 1:
-            sizes, outs = (1,) + sizes, (1,) + outs
         raise RuntimeError("Given input size per channel: (%s). Calculated output size per "
                            "channel: (%s). Output size is too small"
                            % (" x ".join(map(str, sizes)), " x ".join(map(str, outs))))
@@ -644,38 +761,32 @@ def _conv_t(op, nd, input, weight, bias, stride, padding, output_padding, groups
             cxx=False):
     unbatched = _check_input(op, input, weight, nd, transposed=True, groups=groups,
                              geometry=(stride, padding, output_padding, dilation))
-    _check_transposed_size(input, weight, nd, unbatched, stride, padding, output_padding,
-                           dilation, groups)
+    outs = _transposed_size(input, weight, nd, unbatched, stride, padding, output_padding,
+                            dilation, groups)
     _check_dtypes(input, weight, bias, True, nd, True if cxx else None)
     if unbatched:
         input = input.unsqueeze(0)
-    empty = input.shape[0] == 0
-    if empty:
-        input = _empty_batch(input, weight, bias, cxx)
-    else:
-        _check_zero_dilation(nd, dilation, True)
     stride = _pair(stride, nd, "stride")
     padding = _pair(padding, nd, "padding")
     output_padding = _pair(output_padding, nd, "output_padding")
     dilation = _pair(dilation, nd, "dilation")
-    o_pad, o_str, o_dil = output_padding, stride, dilation
-    if nd == 1:     # (checked as 2-d)
-        o_pad, o_str, o_dil = (0,) + o_pad, (1,) + o_str, (1,) + o_dil
-    for a in range(len(o_pad) if not empty else 0):
-        if o_pad[a] < o_str[a] or o_pad[a] < o_dil[a]:
-            continue
-        if nd == 3:
-            raise RuntimeError("output padding must be smaller than either stride or dilation, "
-                               "but got " + " ".join(
-                                   "%s_%s: %d" % (what, dim, v[i]) for what, v in
-                                   (("output_padding", o_pad), ("stride", o_str),
-                                    ("dilation", o_dil))
-                                   for i, dim in enumerate(("depth", "height", "width"))))
-        raise RuntimeError("output padding must be smaller than either stride or dilation, "
-                           "but got output_padding_height: %d output_padding_width: %d "
-                           "stride_height: %d stride_width: %d dilation_height: %d "
-                           "dilation_width: %d" % (o_pad[0], o_pad[-1], o_str[0], o_str[-1],
-                                                   o_dil[0], o_dil[-1]))
+    empty = input.shape[0] == 0
+    if empty:
+        input = _empty_batch(input, weight, bias, cxx)
+    else:
+        _check_numel(input, nd)
+    if not empty and _onednn(input, weight, nd, True, stride, dilation, output_padding, groups):
+        _onednn_checks(input, weight, bias, nd, True, dilation)
+        if min(outs) < 0:
+            raise RuntimeError("could not construct a memory descriptor using a format tag")
+        if min(outs) == 0:      # (oneDNN returns an empty output)
+            out = ConvTransposeNd.apply(input, weight, bias, stride, padding, output_padding,
+                                        dilation, groups)
+            return out.squeeze(0) if unbatched else out
+    elif not empty:
+        _check_transposed_kernel(nd, tuple(input.shape[2:]), outs, stride, output_padding,
+                                 dilation)
+        _check_kernel_dtypes(input, weight, bias, True, nd, False)
     if nd == 3:
         out = ConvTransposeNd.apply(input, weight, bias, stride, padding, output_padding,
                                     dilation, groups)

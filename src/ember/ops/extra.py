@@ -11,7 +11,7 @@ from .. import return_types as _rt
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
-from ._inplace import inplace, write
+from ._inplace import check_into, inplace, write
 from ..backend import errstate
 from ._util import (backend_for, binary_arrays, checked_scalar, need_tensors, needs_float,
                     wrap_dim, xp_of)
@@ -25,8 +25,8 @@ from .matmul import addbmm, addmm, addmv, baddbmm, check_inplace_product
 from .reduction import cumsum, norm
 from .scatter import gather, masked_select
 from .complex import complex as _complex
-from .shape import (Squeeze, cat, chunk, diag_embed, flatten, narrow, split, split_with_sizes,
-                    stack, transpose_, tril, triu)
+from .shape import (Squeeze, _reshaped_view, cat, chunk, diag_embed, flatten, narrow, split,
+                    split_with_sizes, stack, transpose_, tril, triu)
 from .unary import _unary, _zero_grad, acosh, acosh_, asinh, asinh_, atanh, atanh_, clamp
 
 __all__ = [
@@ -110,10 +110,10 @@ class Trace(Function):
 
 def trace(input):
     """Sum of the main diagonal of a 2-D tensor."""
+    if input._array.dtype == np.bool_:     # (torch's dtype dispatch comes before the dim check)
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     if input.dim() != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim %d" % input.dim())
-    if input._array.dtype == np.bool_:
-        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return Trace.apply(input)
 
 
@@ -169,6 +169,8 @@ class Copysign(Function):
     def forward(ctx, a, b):
         aa, ba = binary_arrays("copysign", a, b)
         aa = needs_float(aa)
+        if not isinstance(b, Tensor):   # (torch casts a number straight to the float dtype)
+            ba = float(b)
         out = Tensor._wrap(xp_of(a).copysign(aa, xp_of(a).asarray(ba, dtype=aa.dtype)))
         ctx.save_for_backward(a, out)
         return out
@@ -208,6 +210,8 @@ def copysign(input, other):
                         "but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = "
                         "None)\n * (Tensor input, Number other, *, Tensor out = None)\n"
                         % (type(input).__name__, type(other).__name__))
+    if isinstance(other, Tensor):
+        _broadcast_first(input._array.shape, other._array.shape)
     d = _dt.result_type(input, other)
     if d.is_complex:
         raise NotImplementedError("\"copysign_cpu\" not implemented for '%s'" % d._legacy[:-6])
@@ -222,8 +226,12 @@ class Ldexp(Function):
         aa, ba = binary_arrays("ldexp", a, b)
         aa = needs_float(aa)
         xp = xp_of(a)
+        bb = b._array
         with errstate(invalid="ignore", over="ignore"):
-            if aa.dtype.kind == "c":    # (torch's pow(2, b) = exp(b * log 2): inf * 0j is nan)
+            if bb.dtype.kind in "fV":   # (torch's pow(2.0, b): rounded to b's dtype first)
+                p2 = (xp.exp2(bb) if bb.dtype.kind == "f" else
+                      xp.exp2(bb.astype(np.float32)).astype(bb.dtype)).astype(aa.dtype)
+            elif aa.dtype.kind == "c":    # (torch's pow(2, b) = exp(b * log 2): inf * 0j is nan)
                 p2 = xp.exp(ba.astype(aa.dtype) * aa.dtype.type(complex(_LN2, 0.0)))
             else:
                 p2 = xp.exp2(ba.astype(aa.dtype))
@@ -236,8 +244,7 @@ class Ldexp(Function):
         b, out = ctx.saved_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:
-            bf = b if b._array.dtype == out._array.dtype else b.to(out.dtype)
-            ga = _sum_back(grad_output * (bf * _LN2).exp().conj(), ctx._input_meta(0)[0])
+            ga = _sum_back(grad_output * _pow2(b).conj(), ctx._input_meta(0)[0])
             _real_grad_check(ga, ctx._input_meta(0)[1])
         if ctx.needs_input_grad[1]:
             gb = _sum_back(grad_output * (out * _LN2).conj(), ctx._input_meta(1)[0])
@@ -246,6 +253,18 @@ class Ldexp(Function):
 
 
 _LN2 = math.log(2.0)
+
+
+def _pow2(b):
+    """torch's ``pow(2, b)`` in ``b``'s dtype: an integer power wraps, a negative one is 0."""
+    arr = b._array
+    if arr.dtype.kind not in "iu":
+        return 2 ** b
+    xp = xp_of(b)
+    bits = arr.dtype.itemsize * 8
+    ok = (arr >= 0) & (arr < bits)
+    shifted = xp.left_shift(xp.ones_like(arr), xp.where(ok, arr, 0).astype(arr.dtype))
+    return Tensor._wrap(xp.where(ok, shifted, 0).astype(arr.dtype))
 
 
 def _broadcast_first(a_shape, b_shape):
@@ -399,7 +418,22 @@ def float_power_(input, exponent):
     return inplace(input, float_power, exponent)
 
 
-copysign_ = _inplace_of(copysign, "copysign")
+def copysign_(input, other):
+    """In-place ``copysign``."""
+    # (torch's output checks, on the float result type, come before the kernel's dtype one)
+    dst = input._array.dtype
+    if isinstance(other, Tensor) and other._array.shape != input._array.shape:
+        check_into(input._array.shape, other._array.shape)
+    if isinstance(other, complex) and dst.kind != "c":
+        res = "ComplexHalf" if dst == np.float16 else _dt.scalar_type_name(
+            np.complex128 if dst == np.float64 else np.complex64)
+    else:
+        d = _dt.result_type(input, other).np
+        res = _dt.scalar_type_name(d if d.kind in "fcV" else _dt.get_default_dtype().np)
+    if res.startswith("Complex") and dst.kind != "c" or dst.kind in "biu":
+        raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                           % (res, _dt.scalar_type_name(dst)))
+    return inplace(input, copysign, other)
 _ldexp_ = _inplace_of(ldexp, "ldexp")
 
 
@@ -479,7 +513,17 @@ def _inplace_product(fn, name, dims, out_shape, pre=None):
 
 addmm_ = _inplace_product(addmm, "addmm", (2, 2), lambda a, b: (a.shape[0], b.shape[1]))
 addmv_ = _inplace_product(addmv, "addmv", (2, 1), lambda a, b: (a.shape[0],))
-addbmm_ = _inplace_of(addbmm, "addbmm")
+_addbmm_ = _inplace_of(addbmm, "addbmm")
+
+
+def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
+    """In-place ``addbmm``."""
+    b1 = batch1._array if isinstance(batch1, Tensor) else None
+    if input._array.dtype.kind in "iu" and b1 is not None and b1.ndim == 3 and not b1.shape[0]:
+        # NOTE: torch's loop of addmm_ runs no call for no batch, so checks no dtype: an integer
+        # input is only scaled by beta (torch keeps a node no gradient can pass; ember none)
+        return _addbmm_(input, batch1.detach(), batch2.detach(), beta=beta, alpha=alpha)
+    return _addbmm_(input, batch1, batch2, beta=beta, alpha=alpha)
 baddbmm_ = _inplace_product(baddbmm, "baddbmm", (3, 3),
                             lambda a, b: (a.shape[0], a.shape[1], b.shape[2]),
                             lambda t, a, b: check_inplace_product("baddbmm", t, a, b))
@@ -764,7 +808,27 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         if arr.dtype.kind in "bc":
             raise RuntimeError("Unsupported input type encountered for isin(): %s"
                                % _dt.scalar_type_name(arr.dtype))
+    if isinstance(test_elements, Tensor) and ea.size and ta.size and \
+            ta.size < int(10.0 * ea.size ** 0.145):
+        # NOTE: torch's loop over few test elements flattens them with view(-1) (after a
+        # dtype cast that keeps a dense layout), so a layout view refuses raises there
+        same = _dt.result_type(elements, test_elements).np == ta.dtype
+        if _reshaped_view(ta, (ta.size,)) is None and (same or _dense(ta)):
+            raise RuntimeError("view size is not compatible with input tensor's size and stride "
+                               "(at least one dimension spans across two contiguous subspaces). "
+                               "Use .reshape(...) instead.")
     return Tensor._wrap(xp.asarray(xp.isin(ea, ta, invert=invert)))
+
+
+def _dense(arr):
+    """torch's is_non_overlapping_and_dense: the strides are a permutation of contiguous ones."""
+    expected = arr.itemsize
+    for d in _b.sorted((d for d in range(arr.ndim) if arr.shape[d] != 1),
+                       key=lambda d: arr.strides[d]):
+        if arr.strides[d] != expected:
+            return False
+        expected *= arr.shape[d]
+    return True
 
 
 def _quantile(input, q, dim, keepdim, interpolation, name, ignore_nan):
@@ -1160,6 +1224,9 @@ class Addr(Function):
             g1 = g.mv(vec2.conj()) * alpha
         if need[2]:
             g2 = g.t().mv(vec1.conj()) * alpha
+        for k, gk in enumerate((gi, g1, g2)):
+            if gk is not None:
+                _real_grad_check(gk, ctx._input_meta(k)[1])
         return gi, g1, g2, None, None, None, None
 
 

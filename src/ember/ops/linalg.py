@@ -12,7 +12,7 @@ from ..tensor import Tensor
 from .. import return_types as _rt
 from ..backend import backend_of
 from ._util import binary_arrays, get_array_module, sum_to, wrap_dim, xp_of
-from .matmul import _shape_str, _tname, matmul
+from .matmul import _shape_str, _tname, matmul, vdot
 
 __all__ = ["det", "inverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
            "slogdet", "logdet", "pinverse", "matrix_power", "matrix_exp", "triangular_solve",
@@ -1855,6 +1855,8 @@ def vecdot(x, y, *, dim=-1, out=None):
                            "of type %s and y of type %s instead" % (_tname(x._array.dtype),
                                                                     _tname(y._array.dtype)))
     _float_or_complex("linalg.vecdot", x._array)
+    if x._array.ndim == 1 and y._array.ndim == 1:
+        return vdot(x, y)      # (torch's 1-D path: no broadcasting, dim unchecked)
     return _sum(x.conj() * y, dim)
 
 

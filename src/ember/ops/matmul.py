@@ -13,7 +13,8 @@ from ..tensor import Tensor
 from ._out import _RESIZE_MSG
 from ._util import binary_arrays, mm2d, not_implemented_for, sum_to, wrap_dim, xp_of
 from ..dtypes import from_numpy_dtype, get_default_dtype, scalar_type_name as _tname
-from .shape import Clone, Expand, Reshape, Squeeze, T, Transpose, Unsqueeze, reshape
+from .shape import (Clone, Expand, Reshape, Squeeze, T, Transpose, Unsqueeze, reshape,
+                    view_strides)
 
 __all__ = ["mm", "matmul", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm",
            "baddbmm", "addmv", "addbmm", "einsum", "tensordot", "kron", "chain_matmul"]
@@ -903,29 +904,6 @@ def kron(input, other, *, out=None):
     return reshape(ea * eb, out_shape)
 
 
-def _view_strides(shape, strides, new_shape):
-    """torch's strides for a view of a ``shape``/``strides`` tensor as ``new_shape`` (its
-    computeStride), or None where no view exists."""
-    if not shape:
-        shape, strides = (1,), (1,)
-    new = [0] * len(new_shape)
-    view_d = len(new_shape) - 1
-    base = strides[-1]
-    numel = view_numel = 1
-    for d in range(len(shape) - 1, -1, -1):
-        numel *= shape[d]
-        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != numel * base):
-            while view_d >= 0 and (view_numel < numel or new_shape[view_d] == 1):
-                new[view_d] = view_numel * base
-                view_numel *= new_shape[view_d]
-                view_d -= 1
-            if view_numel != numel:
-                return None
-            if d > 0:
-                base, numel, view_numel = strides[d - 1], 1, 1
-    return new if view_d == -1 else None
-
-
 def _check_kron_view(aa, bb, shape_a, shape_b, out_shape):
     """torch's kron views ``input * other`` (interleaved dims) as the result: the product,
     laid out by TensorIterator after its operands' strides, may not allow that view."""
@@ -934,7 +912,7 @@ def _check_kron_view(aa, bb, shape_a, shape_b, out_shape):
     pad_a, pad_b = (1,) * (len(shape_a) // 2 - aa.ndim), (1,) * (len(shape_b) // 2 - bb.ndim)
     ops_ = []
     for arr, pad, shape in ((aa, pad_a, shape_a), (bb, pad_b, shape_b)):
-        st = _view_strides(pad + arr.shape, (0,) * len(pad) + tuple(
+        st = view_strides(pad + arr.shape, (0,) * len(pad) + tuple(
             x // arr.itemsize for x in arr.strides), shape)
         ops_.append([0 if n == 1 and m != 1 else s * arr.itemsize
                      for s, n, m in zip(st, shape, np.broadcast_shapes(shape_a, shape_b))])
@@ -966,7 +944,7 @@ def _check_kron_view(aa, bb, shape_a, shape_b, out_shape):
     for d in perm:
         strides[d] = step
         step *= full[d]
-    if _view_strides(full, strides, out_shape) is None:
+    if view_strides(full, strides, out_shape) is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
                            ".reshape(...) instead.")

@@ -476,6 +476,8 @@ def _select_reduce(op, rtype, input, dim, keepdim):
     if dim is not None:     # (torch checks the reduced size before the dtype)
         _nonempty("median" if op == "nanmedian" else op, arr, wrap_dim(dim, arr.ndim, op))
     empty_all = dim is None and arr.size == 0 and op in ("median", "nanmedian")
+    if dim is None and op in ("max", "min"):
+        _nonempty(op, arr)
     if arr.dtype == np.bool_ and op in ("median", "nanmedian") and not empty_all:
         raise NotImplementedError("\"median_%s\" not implemented for 'Bool'"
                                   % ("cpu" if dim is None else "out"))
@@ -541,14 +543,20 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
 def _amax_amin(op, input, dim, keepdim):
     arr = input._array
     dims = _dims_or_all(dim, arr.ndim, op)
-    not_implemented_for(arr, _COMPLEX_KERNELS[op], "c")
     if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         _nonempty(op, arr)
-    for d in dims:
-        if arr.shape[d] == 0:
+    given = (dim,) if isinstance(dim, (int, np.integer)) else dim or ()
+    for d in given:     # (torch's message names each dim as given, in the given order)
+        if arr.ndim and arr.shape[d] == 0:
             raise IndexError("%s(): Expected reduction dim %d to have non-zero size." % (op, d))
     if arr.size == 0 and not dims:
         _nonempty(op, arr)
+    if arr.dtype.kind == "c" and arr.size == 0:     # (an empty result runs no kernel)
+        if input._requires_grad and _grad_state.enabled:
+            raise RuntimeError("%s does not support automatic differentiation for outputs with "
+                               "complex dtype." % op)
+    else:
+        not_implemented_for(arr, _COMPLEX_KERNELS[op], "c")
     return _ExtremeAll.apply(input, dims, keepdim, op)
 
 
@@ -602,6 +610,8 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
         d = wrap_dim(dim, arr.ndim, "aminmax")
         if arr.ndim and arr.shape[d] == 0:
             raise IndexError("aminmax: Expected reduction dim %d to have non-zero size." % d)
+        if arr.ndim == 0 and arr.dtype.kind == "c":
+            raise RuntimeError("aminmax not implemented for %s" % _dt.scalar_type_name(arr.dtype))
         not_implemented_for(arr, "aminmax_cpu", "c")
         dims = (d,) if arr.ndim else ()
     return _aminmax_t(*Aminmax.apply(input, dims, keepdim))

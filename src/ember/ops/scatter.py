@@ -56,21 +56,30 @@ def _check_index_tensor(op, index):
 
 
 def _scatter_index(op, arr_shape, dim, index, src_shape=None):
-    """The NumPy index tuple that puts ``index`` (along ``dim``) into an array of ``arr_shape``."""
+    """The NumPy index tuple that puts ``index`` (along ``dim``) into an array of ``arr_shape``.
+    An empty index is not checked (torch's)."""
     idx = index._array
+    xp = xp_of(index)
+    if not idx.size:
+        return (xp.zeros(0, dtype=np.int64),) * max(len(arr_shape), 1), (0,)
     if idx.ndim != len(arr_shape) and not (idx.ndim <= 1 and len(arr_shape) <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as %s tensor"
                            % ("input" if op == "gather" else "self"))
     idx = idx.reshape(idx.shape if len(arr_shape) else (idx.size,))
     full = arr_shape if len(arr_shape) else (1,)
     for d in range(idx.ndim):
-        if d != dim and idx.shape[d] > full[d]:
+        if op == "gather" and d != dim and idx.shape[d] > full[d]:
             raise RuntimeError("Size does not match at dimension %d expected index %s to be no "
-                               "larger than %s apart from dimension %d"
+                               "larger than self %s apart from dimension %d"
                                % (d, list(idx.shape), list(arr_shape), dim))
-        if src_shape is not None and idx.shape[d] > (src_shape or (1,))[d]:
-            raise RuntimeError("Size does not match at dimension %d expected index %s to be no "
-                               "larger than src %s" % (d, list(idx.shape), list(src_shape)))
+    if op != "gather" and (
+            any(d != dim and idx.shape[d] > full[d] for d in range(idx.ndim))
+            or src_shape is not None and any(idx.shape[d] > (src_shape or (1,))[d]
+                                             for d in range(idx.ndim))):
+        raise RuntimeError("Expected index %s to be no larger than self %s apart from dimension "
+                           "%d%s" % (list(idx.shape), list(arr_shape), dim,
+                                     "" if src_shape is None else " and to be no larger size "
+                                     "than src %s" % list(src_shape)))
     n = full[dim]
     bad = _bad_index(idx, n)
     if bad is None and idx.size and int(idx.min()) < 0:
@@ -78,7 +87,6 @@ def _scatter_index(op, arr_shape, dim, index, src_shape=None):
     if bad is not None:
         raise RuntimeError("index %d is out of bounds for dimension %d with size %d"
                            % (bad, dim, n))
-    xp = xp_of(index)
     out = tuple(idx if d == dim else
                 xp.arange(m).reshape((1,) * d + (m,) + (1,) * (idx.ndim - d - 1))
                 for d, m in enumerate(idx.shape))
@@ -86,6 +94,8 @@ def _scatter_index(op, arr_shape, dim, index, src_shape=None):
 
 
 def _src_part(arr, shape):
+    if shape == (0,):       # (an empty index)
+        return arr.reshape(-1)[:0]
     return arr[tuple(slice(0, s) for s in shape)] if arr.shape != shape else arr
 
 
@@ -93,6 +103,8 @@ def _pad_to(g, shape):
     """``g`` written into the leading corner of zeros of ``shape`` (differentiable)."""
     if g._array.shape == tuple(shape):
         return g
+    if not g._array.size:
+        return Tensor._wrap(xp_of(g).zeros(shape, g._array.dtype))
     base = Tensor._wrap(xp_of(g).zeros(shape, g._array.dtype))
     return IndexPut.apply(base, tuple(slice(0, s) for s in g._array.shape), g, False)
 
@@ -195,10 +207,14 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     _check_index_tensor("scatter", index)
     if src is None:
         src = value
-    if not isinstance(src, Tensor):
-        src = checked_scalar(src, _dt._BY_NP[input._array.dtype], reduced=True)
     d = _dim("scatter", dim, input._array.ndim)
     index = _on_device_of(index, input)
+    if not isinstance(src, Tensor) and index._array.size:
+        # (torch converts the number in its kernel, after the index checks)
+        _scatter_index("scatter", input._array.shape, d, index)
+        src = _checked_value(input, src, True)
+    elif not isinstance(src, Tensor):
+        src = 0     # (nothing is written: torch never converts the number)
     if reduce is not None:
         red = {"add": "sum", "multiply": "prod"}[reduce]
         if not isinstance(src, Tensor):
@@ -608,6 +624,9 @@ def index_fill(input, dim, index, value):
     if isinstance(value, Tensor) and value._array.ndim:
         raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                            "tensor with %d dimension(s)." % value._array.ndim)
+    if isinstance(value, (complex, np.complexfloating)) and not input.is_complex():
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not "
+                           "supported")
     value = _checked_value(input, value, True)
     return IndexFill.apply(input, d, idx, value)
 
@@ -722,6 +741,11 @@ def _checked_value(input, value, reduced):
         if value._array.dtype != input._array.dtype:
             _dt.check_scalar(value.item(), d, reduced=reduced)
         return value
+    if isinstance(value, (complex, np.complexfloating)) and input._array.dtype.kind not in "cb":
+        if value.imag:      # (torch's checked conversion of a complex number to a real type)
+            raise RuntimeError("value cannot be converted to type %s without overflow"
+                               % _dt._C_NAME.get(d.name, d.name))
+        value = value.real
     return checked_scalar(value, d, reduced=reduced)
 
 

@@ -292,26 +292,35 @@ def _reshaped_view(arr, shape):
     return arr.reshape(shape) if _viewable(arr.shape, arr.strides, shape) else None
 
 
-def _viewable(shape, strides, new_shape):
-    """Whether ``new_shape`` can be a view of memory laid out as ``shape``/``strides``
-    (torch's computeStride: each run of contiguous dims must map onto whole new dims)."""
-    if 0 in shape or not shape:
-        return True
+def view_strides(shape, strides, new_shape):
+    """torch's strides for a view of a ``shape``/``strides`` tensor as ``new_shape`` (its
+    computeStride: each run of contiguous dims must map onto whole new dims), or None where no
+    view exists."""
+    if not shape:
+        shape, strides = (1,), (1,)
+    new = [0] * len(new_shape)
     view_d = len(new_shape) - 1
-    base_stride = strides[-1]
+    base = strides[-1]
     numel = view_numel = 1
     for d in range(len(shape) - 1, -1, -1):
         numel *= shape[d]
-        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != numel * base_stride):
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != numel * base):
             while view_d >= 0 and (view_numel < numel or new_shape[view_d] == 1):
+                new[view_d] = view_numel * base
                 view_numel *= new_shape[view_d]
                 view_d -= 1
             if view_numel != numel:
-                return False
+                return None
             if d > 0:
-                base_stride = strides[d - 1]
-                numel = view_numel = 1
-    return view_d == -1
+                base, numel, view_numel = strides[d - 1], 1, 1
+    return new if view_d == -1 else None
+
+
+def _viewable(shape, strides, new_shape):
+    """Whether ``new_shape`` can be a view of memory laid out as ``shape``/``strides``."""
+    if 0 in shape or not shape:
+        return True
+    return view_strides(shape, strides, new_shape) is not None
 
 
 class Clone(Function):

@@ -477,18 +477,39 @@ def _values(values, input, name, aten):
     return Tensor._wrap(values)
 
 
+def _unique_dim(arr, dim):
+    """``dim`` wrapped, with torch's checks for unique over a dim (an empty tensor must have
+    exactly one size-0 dim, and it must be ``dim``)."""
+    if arr.ndim == 0:
+        raise IndexError("Dimension specified as %d but tensor has no dimensions" % dim)
+    d = wrap_dim(dim, arr.ndim, "unique")
+    if arr.size == 0:
+        if arr.shape.count(0) != 1:
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique "
+                               "cannot be applied ")
+        if arr.shape[d] != 0:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
+                               "unique cannot be applied")
+    return d
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values (sorted), optionally with inverse indices and counts."""
     arr = input._array
     not_implemented_for(arr, "unique", "c")
     xp = xp_of(input)
     if dim is None:
-        vals, inv, counts = xp.unique(arr.reshape(-1), return_inverse=True, return_counts=True)
+        # NOTE: as torch, each NaN is its own value (NumPy merges them by default)
+        vals, inv, counts = xp.unique(arr.reshape(-1), return_inverse=True, return_counts=True,
+                                      equal_nan=False)
         inv = inv.reshape(arr.shape)
     else:
-        d = wrap_dim(dim, arr.ndim, "unique")
-        vals, inv, counts = xp.unique(arr, return_inverse=True, return_counts=True, axis=d)
-        inv = inv.reshape(-1)
+        d = _unique_dim(arr, dim)
+        if arr.size == 0:
+            vals, inv, counts = arr.copy(), xp.zeros(0, np.int64), xp.zeros(0, np.int64)
+        else:
+            vals, inv, counts = xp.unique(arr, return_inverse=True, return_counts=True, axis=d)
+            inv = inv.reshape(-1)
     out = [_values(vals, input, *(("Unique2Backward0", "_unique2") if dim is None else
                                   ("UniqueDimBackward0", "unique_dim")))]
     if return_inverse:
@@ -509,8 +530,11 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         change[1:] = flat[1:] != flat[:-1]
         vals = flat[change]
         inv_shape = arr.shape
+    elif arr.size == 0:
+        _unique_dim(arr, dim)
+        vals, change, inv_shape = arr, xp.zeros(0, dtype=bool), (0,)
     else:
-        d = wrap_dim(dim, arr.ndim, "unique_consecutive")
+        d = _unique_dim(arr, dim)
         moved = xp.moveaxis(arr, d, 0)
         flat = moved.reshape(moved.shape[0], -1)
         change = xp.ones(flat.shape[0], dtype=bool)

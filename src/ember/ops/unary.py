@@ -1016,12 +1016,17 @@ class Logit(Function):
     def backward(ctx, grad_output):
         from .comparison import where
         a, = ctx.saved_tensors
-        g = grad_output / (a * (1 - a))
+        # torch's logit_backward: ``grad * inf`` at 0 and 1 (-0.0 included), which is ``grad``
+        # over a +0.0 denominator
+        g = grad_output / where((a == 0) | (a == 1), 0.0, a * (1 - a))
         if ctx.eps is None:
-            # NOTE: nan outside [0, 1], where logit is undefined (torch's logit_backward)
+            # NOTE: nan outside [0, 1], where logit is undefined
             return where((a < 0) | (a > 1), math.nan, g), None
-        # NOTE: zero outside [eps, 1 - eps], where the clamp holds the value constant.
-        return where((a < ctx.eps) | (a > 1 - ctx.eps), 0.0, g), None
+        # NOTE: zero outside [eps, 1 - eps] (bounds in a's dtype), where the clamp holds the
+        # value constant.
+        lo = a._array.dtype.type(ctx.eps)
+        hi = a._array.dtype.type(1) - lo
+        return where((a < float(lo)) | (a > float(hi)), 0.0, g), None
 
 
 def logit(input, eps=None, *, out=None):
