@@ -21,6 +21,7 @@ from .ops.conv import convolution_cxx as _convolution_cxx
 from .ops.loss import BroadcastNoBackward as _BroadcastNoBackward
 from .ops.normalization import batch_norm_cxx as _batch_norm_cxx
 from .ops.normalization import group_norm as _group_norm
+from .ops.normalization import check_stats_dtype as _check_stats_dtype
 
 _REDUCTION = {0: "none", 1: "mean", 2: "sum"}
 
@@ -268,26 +269,9 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
                   eps, cudnn_enabled):
-    """torch's C++ instance norm: batch norm of the input seen as ``(1, N * C, ...)`` (none of
-    F.instance_norm's Python checks); the running statistics take the batch mean."""
-    if not use_input_stats and (running_mean is None or running_var is None):
-        raise RuntimeError("Expected running_mean and running_var to be defined when "
-                           "use_input_stats is false")
-    b, c = input.shape[0], input.shape[1]
-    shape = (1, b * c) + tuple(input.shape[2:])
-
-    def rep(t):
-        return None if t is None else t.repeat(b)
-
-    rm, rv = rep(running_mean), rep(running_var)
-    out = _batch_norm_cxx(input.contiguous().view(shape), rep(weight), rep(bias), rm, rv,
-                          use_input_stats, momentum, eps)
-    with no_grad():
-        if running_mean is not None:
-            running_mean.copy_(rm.view(b, c).mean(0))
-        if running_var is not None:
-            running_var.copy_(rv.view(b, c).mean(0))
-    return out.view(input.shape)
+    """torch's C++ instance norm (none of F.instance_norm's Python checks)."""
+    return F.instance_norm_cxx(input, weight, bias, running_mean, running_var, use_input_stats,
+                               momentum, eps)
 
 
 def kl_div(input, target, reduction=0, *, log_target=False):
@@ -324,6 +308,14 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """``(output, save_mean, save_invstd)`` of batch norm (the saved statistics are empty
     outside training, as torch's CPU kernel)."""
+    if input.dim() < 2:
+        input.size(1)       # (torch's IndexError for the channel dim comes first)
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be "
+                         "None")
+    if training:
+        _check_stats_dtype(input)
+    _not_implemented_for(input._array, "batch_norm", "biuc")
     if input.numel() == 0:
         raise RuntimeError("input tensor must have at least one element, but got input_sizes = "
                            "%s" % list(input.shape))
@@ -429,6 +421,22 @@ def nuclear_norm(input, dim=None, keepdim=False):
     if len(dim) != 2:
         raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got %s"
                            % " ".join(str(d) for d in dim))
+    if (input.is_floating_point() or input.is_complex()) and input.dim() >= 2:
+        with no_grad():
+            bad = ~input.isfinite()
+            nonfinite = bool(bad.any()) and not bool(input.isnan().any())
+        if nonfinite:
+            # NOTE: torch's SVD (LAPACK) gives NaN singular values for a matrix holding an
+            # infinity (and fails on a NaN, as ember's): such a matrix's norm and gradient are
+            # NaN. The others are computed as usual; LAPACK never sees the infinities.
+            with no_grad():
+                bad = bad.any(dim[0], keepdim=True).any(dim[1], keepdim=True)
+                weight = _creation.zeros(bad.shape, dtype=input.abs().dtype,
+                                         device=input.device)
+                weight = weight.masked_fill(bad, float("nan"))
+            clean = input.masked_fill(bad, 0.0)
+            return (linalg.matrix_norm(clean, "nuc", dim, keepdim)
+                    + (input.abs() * weight).sum(dim, keepdim))
     return linalg.matrix_norm(input, "nuc", dim, keepdim)
 
 

@@ -765,7 +765,9 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """``input / max(||input||_p, eps)`` along ``dim``."""
-    return input / ops.clamp(_norm(input, p, dim, True), min=eps)
+    # (torch's graph: norm, clamp_min, expand_as, div)
+    denom = ops.clamp_min(_norm(input, p, dim, True), eps).expand_as(input)
+    return input / denom if out is None else ops.div(input, denom, out=out)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
@@ -882,6 +884,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                  is_causal=False, scale=None, enable_gqa=False):
     """``softmax(q @ k^T * scale + mask) @ v``; a boolean mask keeps the True positions."""
     _sdpa_check(query, key, value, attn_mask)
+    out_shape = tuple(query.shape[:-1]) + (value.shape[-1],)
+    if value.numel() == 0 or math.prod(out_shape) == 0:
+        # torch's early return for an empty value or result: zeros of the result's shape,
+        # tied to the inputs by a zero-weighted sum (so each gets a zero gradient)
+        tie = ops.arithmetic.MulScalar.apply(query.sum() + key.sum() + value.sum(), 0)
+        return ops.zeros(out_shape, dtype=query.dtype, device=query.device) + tie
     mask = attn_mask
     if mask is not None and mask.dtype == _dt.bool:
         mask = ops.where(mask.logical_not(), -math.inf, ops.zeros((), dtype=query.dtype,
@@ -1313,14 +1321,19 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-05):
-    """Normalise each channel of each sample over its spatial dims: batch norm of the input
-    seen as ``(1, N * C, ...)``, as torch builds it."""
-    if use_input_stats:
-        n = math.prod(input.shape[2:])
-        if n <= 1:
-            raise ValueError("Expected more than 1 spatial element when training, got input "
-                             "size %s" % (input.shape,))
-    elif running_mean is None or running_var is None:
+    """Normalise each channel of each sample over its spatial dims (batch norm of the input
+    seen as ``(1, N * C, ...)``); the running statistics take the batch mean."""
+    if use_input_stats and math.prod(input.shape[2:]) == 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input size %s"
+                         % (input.shape,))
+    return instance_norm_cxx(input, weight, bias, running_mean, running_var, use_input_stats,
+                             momentum, eps)
+
+
+def instance_norm_cxx(input, weight, bias, running_mean, running_var, use_input_stats,
+                      momentum, eps):
+    """``torch.instance_norm`` (C++ argument order, none of F.instance_norm's checks)."""
+    if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when "
                            "use_input_stats is false")
     b, c = input.shape[0], input.shape[1]
@@ -1329,25 +1342,21 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     def rep(t):
         return None if t is None else t.repeat(b)
 
-    def stat(t):
-        # NOTE: torch takes running stats of any dtype here (computed in the input's dtype,
-        # written back with a cast)
-        return None if t is None else rep(t if t.dtype == input.dtype else t.to(input.dtype))
-
-    not_implemented_for(input._array, "batch_norm", "biuc")
-    if running_mean is not None and running_var is not None and \
-            running_mean.dtype == input.dtype != running_var.dtype:
-        raise RuntimeError("expected scalar type %s but found %s"
-                           % (_dt.scalar_type_name(input._array.dtype),
-                              _dt.scalar_type_name(running_var._array.dtype)))
-    rm, rv = stat(running_mean), stat(running_var)
-    out = batch_norm(input.contiguous().view(shape), rm, rv, rep(weight), rep(bias),
-                     use_input_stats, momentum, eps)
-    with _no_grad():
-        if running_mean is not None:
-            running_mean.copy_(rm.view(b, c).mean(0))
-        if running_var is not None:
-            running_var.copy_(rv.view(b, c).mean(0))
+    # NOTE: torch casts running statistics whose dtype is not the weight's (else the input's)
+    # to it; they are written back with a cast.
+    target = (input if weight is None else weight).dtype
+    rm, rv = running_mean, running_var
+    if rm is not None and rm.dtype != target:
+        rm, rv = rm.to(target), (None if rv is None else rv.to(target))
+    rm, rv = rep(rm), rep(rv)
+    out = _normalization.batch_norm_cxx(input.contiguous().view(shape), rep(weight), rep(bias),
+                                        rm, rv, use_input_stats, momentum, eps)
+    if use_input_stats:     # (evaluation leaves the running statistics as they are)
+        with _no_grad():
+            if running_mean is not None:
+                running_mean.copy_(rm.view(b, c).mean(0))
+            if running_var is not None:
+                running_var.copy_(rv.view(b, c).mean(0))
     return out.view(tuple(input.shape))
 
 
@@ -1377,9 +1386,6 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         raise ValueError("Expected 3D or higher dimensionality input (got %d dimensions)" % dim)
     if input.numel() == 0:
         return input
-    x = input._array
-    if x.dtype.kind in "bc" or (x.dtype.kind in "iu" and x.dtype != np.int64):
-        not_implemented_for(x, "avg_pool2d" if dim == 3 else "avg_pool3d", "biuc")
     div = input * input
     if dim == 3:
         div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))

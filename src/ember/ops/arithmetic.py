@@ -582,6 +582,9 @@ def _tensor_first(op, a, b, floating=False):
         from .creation import as_tensor
         a = as_tensor(a)
     if not isinstance(b, Tensor) and not is_scalar(b):
+        if not isinstance(b, np.ndarray):     # host: (an array: torch's operators take it)
+            raise TypeError("%s(): argument 'other' (position 2) must be Tensor, not %s"
+                            % (op, type(b).__name__))
         from .creation import as_tensor
         b = as_tensor(b)
     return a, b
@@ -693,6 +696,9 @@ def rsub(input, other, *args, alpha=1):
         _no_overload("rsub", (input, other), " * (Tensor input, Tensor other, *, Number alpha = "
                      "1)\n * (Tensor input, Number other, Number alpha = 1)\n")
     if not isinstance(other, Tensor) and not is_scalar(other):
+        if not isinstance(other, np.ndarray):     # host: (an array: torch's operators take it)
+            raise TypeError("rsub(): argument 'other' (position 2) must be Tensor, not %s"
+                            % type(other).__name__)
         from .creation import as_tensor
         other = as_tensor(other)
     if (alpha.__class__ is not int or alpha != 1) and isinstance(input, Tensor):

@@ -522,10 +522,11 @@ def _legacy_reduction(size_average, reduce, reduction):
 
 
 def _lse(xp, *arrays):
-    """Element-wise log(sum(exp)) of equally shaped arrays, -inf where all are -inf."""
+    """Element-wise log(sum(exp)) of equally shaped arrays, -inf where all are -inf (NaN
+    with a +inf term, as torch's kernels: only a -inf maximum is replaced by 0)."""
     stacked = xp.stack(arrays, 0)
     m = stacked.max(0)
-    safe = xp.where(xp.isfinite(m), m, 0)
+    safe = xp.where(m == -xp.inf, 0, m)
     with errstate(divide="ignore", invalid="ignore"):
         return xp.log(xp.exp(stacked - safe).sum(0)) + safe
 
@@ -920,7 +921,14 @@ def pairwise_norm(x, p, dim, keepdim=False):
                            "Got %s instead." % _dt.scalar_type_name(x._array.dtype))
     # (a 0-d tensor's dim 0 / -1 is the tensor itself: nothing to reduce)
     dims = (wrap_dim(dim, x.dim(), "norm"),) if x.dim() else ()
-    return NormDim.apply(x, float(p), dims, keepdim, None)
+    p = float(p)
+    if p < 0 or p == math.inf:
+        for d in dims:
+            if x.shape[d] == 0:
+                raise RuntimeError("linalg.vector_norm cannot compute the %g norm on the "
+                                   "dimension %dbecause this dimension is empty and the "
+                                   "operation does not have an identity" % (p, d))
+    return NormDim.apply(x, p, dims, keepdim, None)
 
 
 class _NoDerivative(Function):

@@ -38,11 +38,15 @@ class Norm(Function):
         xs = x if gshape is None else x.reshape(gshape)
         if stats is None and name == "NativeBatchNormBackward0" and x.dtype.itemsize <= 4:
             # (torch's CPU batch norm statistics: double accumulation, stored in the dtype)
+            # (float32 with float32 parameters of a 16-bit input: torch's mixed-type kernel)
+            sdt = x.dtype
+            if any(p.numel() and p._array.dtype != x.dtype for p in (weight, bias)):
+                sdt = np.dtype(np.float32)
             x64 = xs.astype(np.float64)
-            mean = x64.mean(axis=axes, keepdims=True).astype(x.dtype)
+            mean = x64.mean(axis=axes, keepdims=True).astype(sdt)
             d = x64 - mean
             var = (d * d).mean(axis=axes, keepdims=True)
-            invstd = (1 / xp.sqrt(var + eps)).astype(x.dtype)
+            invstd = (1 / xp.sqrt(var + eps)).astype(sdt)
             xc = xs - mean
             ctx.save_for_backward(input, weight, bias, None, None)
         elif stats is None:
@@ -52,9 +56,12 @@ class Norm(Function):
             invstd = 1 / xp.sqrt(var + x.dtype.type(eps))
             ctx.save_for_backward(input, weight, bias, None, None)
         else:
-            mean = stats[0]._array.reshape(pshape).astype(x.dtype, copy=False)
-            invstd = 1 / xp.sqrt(stats[1]._array.reshape(pshape).astype(x.dtype, copy=False)
-                                 + x.dtype.type(eps))
+            # (the running statistics in the opmath type: float32 for a 16-bit dtype)
+            op = np.dtype(np.float32) if x.dtype.itemsize < 4 and name == \
+                "NativeBatchNormBackward0" else x.dtype
+            mean = stats[0]._array.reshape(pshape).astype(op, copy=False)
+            invstd = 1 / xp.sqrt(stats[1]._array.reshape(pshape).astype(op, copy=False)
+                                 + op.type(eps))
             xc = xs - mean
             ctx.save_for_backward(input, weight, bias, Tensor._wrap(mean), Tensor._wrap(invstd))
         ctx.affine = (weight.numel() > 0, bias.numel() > 0)
@@ -64,14 +71,16 @@ class Norm(Function):
         if ctx.bn:
             # NOTE: torch's CPU kernel: x * alpha + beta with alpha = weight * invstd and
             # beta = bias - mean * alpha (which decides how inf/NaN parameters propagate).
-            alpha = invstd
+            # (alpha, beta and the output in the opmath type: float32 for a 16-bit dtype)
+            op = np.dtype(np.float32) if x.dtype.itemsize < 4 else x.dtype
+            alpha = invstd.astype(op, copy=False)
             if ctx.affine[0]:
-                alpha = alpha * weight._array.reshape(pshape)
-            beta = -mean * alpha
+                alpha = alpha * weight._array.reshape(pshape).astype(op, copy=False)
+            beta = -mean.astype(op, copy=False) * alpha
             if ctx.affine[1] and x.dtype.itemsize <= 4 and x.dtype.kind == "f":
                 # (a fused multiply-add too: exact in double, then rounded)
                 beta = (bias._array.reshape(pshape).astype(np.float64)
-                        - mean.astype(np.float64) * alpha.astype(np.float64)).astype(x.dtype)
+                        - mean.astype(np.float64) * alpha.astype(np.float64)).astype(op)
             elif ctx.affine[1]:
                 beta = bias._array.reshape(pshape) + beta
             with errstate(invalid="ignore"):
@@ -92,7 +101,7 @@ class Norm(Function):
                 elif x.dtype.itemsize <= 4 and x.dtype.kind == "f":
                     # (torch's vectorised kernel: one fused multiply-add, exact in double)
                     out = (xs.astype(np.float64) * alpha.astype(np.float64)
-                           + beta.astype(np.float64))
+                           + beta.astype(np.float64)).astype(op)
                 else:
                     out = xs * alpha + beta
             return Tensor._wrap(out.astype(x.dtype, copy=False))
@@ -183,17 +192,50 @@ def update_running_stats(x, running_mean, running_var, momentum):
     c = x.shape[1] if x.ndim > 1 else x.shape[0]
     n = x.size // max(c, 1)
     axes = (0,) + tuple(range(2, x.ndim))
+    # (a 16-bit input: statistics and update in float32, torch's opmath type)
+    op = np.dtype(np.float32) if x.dtype.itemsize < 4 and x.dtype.kind in "fV" else None
+    if op is not None:
+        x = x.astype(np.float64)
     if running_mean is not None:
         rm = running_mean._array
-        rm[...] = (1 - momentum) * rm + momentum * x.mean(axis=axes).astype(rm.dtype)
+        mean = x.mean(axis=axes)
+        if op is None:
+            rm[...] = (1 - momentum) * rm + momentum * mean.astype(rm.dtype)
+        else:
+            rm[...] = (op.type(1 - momentum) * rm.astype(op)
+                       + op.type(momentum) * mean.astype(op)).astype(rm.dtype)
         running_mean._bump()
     if running_var is not None:
         rv = running_var._array
         # (one value per channel: torch's unbiased variance is 0 / 0)
         with errstate(invalid="ignore"):
             var = x.var(axis=axes) * (n / (n - 1) if n > 1 else float("inf"))
-        rv[...] = (1 - momentum) * rv + momentum * var.astype(rv.dtype)
+        if op is None:
+            rv[...] = (1 - momentum) * rv + momentum * var.astype(rv.dtype)
+        else:
+            rv[...] = (op.type(1 - momentum) * rv.astype(op)
+                       + op.type(momentum) * var.astype(op)).astype(rv.dtype)
         running_var._bump()
+
+
+def _strided(x):
+    """Whether torch's CPU batch norm takes its strided path for array ``x`` (neither
+    contiguous nor channels-last contiguous)."""
+    if x.flags.c_contiguous:
+        return False
+    if x.ndim in (4, 5):
+        return not x.transpose((0,) + tuple(range(2, x.ndim)) + (1,)).flags.c_contiguous
+    return True
+
+
+def check_stats_dtype(input):
+    """torch's CPU batch statistics in training: a strided input's mean (``at::mean``) comes
+    first and rejects a non-floating, non-complex dtype."""
+    x = input._array
+    if x.dtype.kind in "biu" and _strided(x):
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           "floating point or complex dtype. Got: %s"
+                           % _dt.scalar_type_name(x.dtype))
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -207,6 +249,19 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """
     x = input._array
     c = x.shape[1] if x.ndim > 1 else x.shape[0]
+    if not _cxx:
+        # (torch's Python checks, then torch.batch_norm's)
+        if training and x.size // max(c, 1) == 1:
+            raise ValueError("Expected more than 1 value per channel when training, got input "
+                             "size %s" % (input.shape,))
+        if training and eps <= 0.0:
+            raise ValueError("batch_norm eps must be positive during training, but got %s" % eps)
+        if not training and eps < 0.0:
+            raise ValueError("batch_norm eps must be non-negative, but got %s" % eps)
+        return batch_norm_cxx(input, weight, bias, running_mean, running_var, training,
+                              momentum, eps)
+    if training:
+        check_stats_dtype(input)
     shape = (1, c) + (1,) * (x.ndim - 2)
     deferred = None
     if not training and not x.flags.c_contiguous and weight is None and bias is None:
@@ -221,21 +276,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             deferred = str(e)
     else:
         _check_dtypes("batch_norm", input, weight, bias, running_mean, running_var)
-    if training and not _cxx:
-        n = x.size // max(c, 1)
-        if n <= 1:
-            raise ValueError("Expected more than 1 value per channel when training, got input "
-                             "size %s" % (input.shape,))
-        if eps <= 0.0:
-            raise ValueError("batch_norm eps must be positive during training, but got %s" % eps)
     if training:
         axes = (0,) + tuple(range(2, x.ndim))
         out = Norm.apply(input, _param(weight, input), _param(bias, input), axes, eps,
                          "NativeBatchNormBackward0", shape, None, None)
         update_running_stats(x, running_mean, running_var, momentum)
     else:
-        if eps < 0.0 and not _cxx:
-            raise ValueError("batch_norm eps must be non-negative, but got %s" % eps)
         if running_mean is None or running_var is None:
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
         out = Norm.apply(input, _param(weight, input), _param(bias, input), 0, eps,
