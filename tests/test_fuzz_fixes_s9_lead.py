@@ -4,6 +4,7 @@ INT64_MIN, the in-place result-type check of ``floor_divide_``/``fmod_``/``remai
 (made before the kernel's dtype check), and complex ``pow``/``reciprocal`` of a zero base (torch's
 ``exp(b * log(a))``: ``inf+nanj``), with their gradients."""
 import json
+import math
 import sys
 import warnings
 from pathlib import Path
@@ -117,3 +118,126 @@ def test_fuzzer_accepts_torch_partial_write_before_error():
         assert run_case(ember, c)[5] is True           # ember: raised, inputs unchanged
         assert run_case(torch, c)[5] is False          # torch: raised after writing
         assert check_case(c, torch, timeout=60) is None
+
+
+def _outcome(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            r = fn()
+        except Exception as e:  # noqa: BLE001
+            return (type(e).__name__, str(e))
+    if hasattr(r, "numpy"):
+        return (str(r.dtype), r.numpy().tolist())
+    return ("value", r)
+
+
+_BINARY = ["add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "true_divide",
+           "rsub", "pow", "atan2", "maximum", "xlogy", "copysign", "hypot", "bitwise_and", "eq",
+           "lt", "ne"]
+_NUMBERS = [-2, -1, 300, -300, 2**63, 2**64, -2**63 - 1, 2**40, -2.5, True]
+
+
+@pytest.mark.parametrize("op", _BINARY)
+def test_numbers_out_of_dtype_range(op):
+    """A Python number out of the tensor dtype's range (either side): torch's wrap, float
+    result, OverflowError or promotion error."""
+    bad = []
+    for dt in ["uint8", "int8", "int16", "int32", "int64", "bool", "float16", "float32"]:
+        for sc in _NUMBERS:
+            for rev in (False, True):
+                res = []
+                for L in (torch, ember):
+                    t = L.tensor(np.array([5, 3, 1]).astype(dt))
+                    f = getattr(L, op)
+                    res.append(_outcome(lambda: f(sc, t) if rev else f(t, sc)))
+                if op in ("sub", "rsub") and dt == "bool" and sc == 2**63 and rev:
+                    continue    # (ember's promotion error before torch's bool-subtraction one)
+                a, b = res
+                same = a == b or (a[0] == b[0] and not isinstance(a[1], str) and np.allclose(
+                    np.array(a[1], float), np.array(b[1], float), equal_nan=True))
+                if not same:
+                    bad.append((dt, sc, rev, a, b))
+    assert not bad, bad[:3]
+
+
+@pytest.mark.parametrize("expr", [
+    lambda L, t: t == [1, 2], lambda L, t: t != None, lambda L, t: t == None,  # noqa: E711
+    lambda L, t: t == "a", lambda L, t: t < (1, 2), lambda L, t: L.eq(t, [1, 2]),
+    lambda L, t: L.eq([1, 2], t), lambda L, t: L.eq(2, t), lambda L, t: L.lt(t, None),
+    lambda L, t: t + [1], lambda L, t: L.add(t, [1]), lambda L, t: L.sub(t, None),
+    lambda L, t: [1] - t, lambda L, t: L.fmod(2, t), lambda L, t: L.rsub(2, t),
+    lambda L, t: t == np.float32(1), lambda L, t: -2 // t.to(L.uint8),
+    lambda L, t: 300 % t.to(L.uint8)])
+def test_operands_torch_refuses(expr):
+    """Comparisons and arithmetic take tensors and numbers only (torch's TypeError; ``==`` with
+    anything else falls back to Python's identity, so ``t == None`` is False)."""
+    got = [_outcome(lambda: expr(L, L.ones(2))) for L in (torch, ember)]
+    if got[0][0] == "TypeError":      # (an operator's wording is Python's, a function's torch's)
+        assert got[1][0] == "TypeError"
+    else:
+        assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("bounds", [(math.nan, 1.0), (-1.0, math.nan), (math.nan, math.nan)])
+def test_hardtanh_nan_bound(bounds):
+    # (gradients compared on torch's vectorised part: its scalar tail loop passes them)
+    res = []
+    for L in (torch, ember):
+        x = L.linspace(-2, 2, 40)
+        x[3] = math.nan
+        x.requires_grad_()
+        y = L.nn.functional.hardtanh(x, *bounds)
+        y.backward(L.ones(40))
+        res.append((y.detach().numpy(), x.grad.numpy()[:32]))
+    for a, b in zip(*res):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_vector_norm_empty_dim_errors():
+    for shp in ((2, 0), (0,), (0, 3), (2, 3)):
+        for d in (None, 1, (0, 1), -1, [], 0, (5, 1)):
+            for o in (-1, math.inf, -1.5, 2):
+                got = [_outcome(lambda: L.linalg.vector_norm(L.ones(shp), ord=o, dim=d).shape)
+                       for L in (torch, ember)]
+                assert got[0] == got[1], (shp, d, o)
+
+
+_LSTSQ_A = [(3, 2), (2, 3), (3, 0), (0, 2), (2, 3, 2), (2, 1, 3), (1, 3, 2), (4, 2, 3, 2)]
+_LSTSQ_B = [(3,), (2,), (0,), (3, 1), (3, 2), (2, 3), (1, 3), (2, 3, 1), (1, 3, 2), (3, 3, 2),
+            (4, 2, 3), (2, 2, 3, 1), (1, 1)]
+
+
+@pytest.mark.parametrize("sa", _LSTSQ_A)
+def test_lstsq_shapes_as_torch(sa):
+    """torch's rules for ``other``: a vector (1-D, or input's batch shape), else a matrix whose
+    shape[:-1] is the batch when it has one dim fewer; torch's errors in torch's order."""
+    for sb in _LSTSQ_B:
+        got = []
+        for L in (torch, ember):
+            A = L.tensor(np.random.default_rng(0).standard_normal(sa))
+            B = L.tensor(np.random.default_rng(1).standard_normal(sb))
+            got.append(_outcome(lambda: L.linalg.lstsq(A, B).solution))
+        if got[0][0] == "torch.float64":
+            np.testing.assert_allclose(got[1][1], got[0][1], rtol=1e-6, atol=1e-8)
+        else:
+            assert got[0] == got[1], (sa, sb)
+
+
+@pytest.mark.parametrize("op", ["median", "nanmedian"])
+def test_median_of_empty_complex_needing_grad(op):
+    for shp in [(0,), (3,), (2, 0)]:
+        for kw in [{}, {"dim": 0}]:
+            for rg in (True, False):
+                got = [_outcome(lambda: getattr(L, op)(
+                    L.zeros(shp, dtype=L.complex128, requires_grad=rg), **kw)[0].shape
+                    if kw else getattr(L, op)(L.zeros(shp, dtype=L.complex128,
+                                                      requires_grad=rg)).shape)
+                    for L in (torch, ember)]
+                assert got[0][0] == got[1][0], (shp, kw, rg, got)
+
+
+def test_scatter_reduce_dim_checked_before_dtypes():
+    got = [_outcome(lambda: L.zeros(2, 2, dtype=L.float64).scatter_reduce(
+        4, L.zeros(2, 2, dtype=L.int64), L.zeros(2, 2), "sum")) for L in (torch, ember)]
+    assert got[0] == got[1]

@@ -227,3 +227,15 @@ def needs_float(arr):
 
 def to_dtype(d):
     return _dt.to_dtype(d)
+
+
+R_TO_C_MSG = ("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+              "grad_is_complex) to be true, but got false.  (Could this error message be "
+              "improved?  If so, please report an enhancement request to PyTorch.)")
+
+
+def check_real_grad(g, ctx, i):
+    """torch's engine error for a complex gradient ``g`` of input ``i`` of ``ctx``'s op when that
+    input is real and torch's formula has no complex-to-real step (its ``handle_r_to_c``)."""
+    if g is not None and g._array.dtype.kind == "c" and ctx._input_meta(i)[1].kind != "c":
+        raise RuntimeError(R_TO_C_MSG)

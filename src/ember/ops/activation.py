@@ -306,6 +306,8 @@ class Hardtanh(Function):
         else:
             lo, hi = min_val, max_val
         xp = xp_of(input)
+        if lo != lo or hi != hi:     # (a NaN bound: torch's clamp gives NaN everywhere)
+            return Tensor._wrap(xp.full_like(x, math.nan))
         lo, hi = x.dtype.type(lo), x.dtype.type(hi)
         # (where, not clip: -0.0 and NaN stay, as torch's clamp)
         y = xp.where(x < lo, lo, x)
@@ -317,6 +319,7 @@ class Hardtanh(Function):
         lo, hi = ctx.conf
         # NOTE: zero gradient at the kinks themselves and beyond, as torch's hardtanh_backward;
         # 0 at a NaN input too, as its vectorised kernel (its scalar tail loop passes it).
+        # (a NaN bound: 0 everywhere, as the vectorised kernel; its scalar tail passes it)
         return where((input > lo) & (input < hi), grad_output, 0.0), None, None
 
 

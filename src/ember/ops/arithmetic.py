@@ -11,7 +11,7 @@ from ..backend import errstate, is_array
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import check_into, inplace
-from ._util import (SCALAR_TYPES, _int_scalar_for, big_int_check, binary_arrays,
+from ._util import (R_TO_C_MSG, SCALAR_TYPES, _int_scalar_for, big_int_check, binary_arrays,
                     check_shapes_broadcast,
                     is_scalar, need_tensors, not_implemented_for, opmath_scalar, scalar_like,
                     sum_to, xp_of)
@@ -545,7 +545,7 @@ def _cpow(xp, a, b, scalar=False):
     """Complex ``a ** b``; a zero base takes torch's ``exp(b * log(a))`` (``inf+nanj`` for a
     negative exponent, ``nan`` for a zero one, where NumPy gives ``nan`` and 1), except that a
     number exponent 0 gives 1 as torch's scalar kernel."""
-    out = xp.power(a, b)
+    out = xp.asarray(xp.power(a, b))
     zero = a == 0
     if zero.any():
         a, b = xp.broadcast_arrays(a, b)
@@ -553,7 +553,9 @@ def _cpow(xp, a, b, scalar=False):
         fix = xp.exp(b[zero] * xp.log(a[zero]))
         if scalar:
             fix[b[zero] == 0] = 1
-        out = out.copy() if not out.flags.writeable else out
+        out = out.copy() if not out.flags.writeable or not out.ndim else out
+        if not out.ndim:
+            return xp.asarray(fix[0] if fix.size else out, dtype=out.dtype)
         out[zero] = fix
     return out
 
@@ -1430,17 +1432,12 @@ class Logaddexp(Function):
             # gradient fails the engine's dtype check.
             for i, t in enumerate((a, b)):
                 if need[i] and t._array.dtype.kind != "c":
-                    raise RuntimeError(_R_TO_C_MSG)
+                    raise RuntimeError(R_TO_C_MSG)
         ga = sum_to(grad_output / _cj(power(b - a) + 1), ctx._input_meta(0)[0]) if need[0] \
             else None
         gb = sum_to(grad_output / _cj(power(a - b) + 1), ctx._input_meta(1)[0]) if need[1] \
             else None
         return ga, gb
-
-
-_R_TO_C_MSG = ("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
-               "grad_is_complex) to be true, but got false.  (Could this error message be "
-               "improved?  If so, please report an enhancement request to PyTorch.)")
 
 
 def _log1p_complex(xp, z):

@@ -8,8 +8,9 @@ from ..backend import quiet as _quiet
 from ..dtypes import check_scalar, from_numpy_dtype, result_type, scalar_type_name
 from ..tensor import Tensor
 from ._inplace import check_into, inplace
-from ._util import (SCALAR_TYPES, binary_arrays, check_shapes_broadcast, need_tensors,
-                    not_implemented_for, sum_to, xp_of)
+from ._util import (SCALAR_TYPES, binary_arrays, check_real_grad, check_shapes_broadcast,
+                    need_tensors,
+                    not_implemented_for, scalar_like, sum_to, xp_of)
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
            "not_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and",
@@ -64,6 +65,9 @@ def _bitwise(op, kernel, torch_kernel=None, refused="fcV"):
     name = "%s_cpu" % (torch_kernel or op)
 
     def fn(input, other, *, out=None):
+        if not isinstance(input, Tensor) and isinstance(input, SCALAR_TYPES) and \
+                isinstance(other, Tensor):
+            input = scalar_like(input, other, False)    # (torch's (Number, Tensor) overload)
         a, b = binary_arrays(op, input, other)
         res = result_type(input, other).np
         if res.kind in refused:
@@ -205,6 +209,8 @@ class Where(Function):
         zero = Tensor._wrap(xp_of(grad_output).zeros_like(grad_output._array))  # (inf * 0: nan)
         ga = sum_to(where(cond, grad_output, zero), ctx._input_meta(1)[0]) if need[1] else None
         gb = sum_to(where(cond, zero, grad_output), ctx._input_meta(2)[0]) if need[2] else None
+        check_real_grad(ga, ctx, 1)
+        check_real_grad(gb, ctx, 2)
         return None, ga, gb
 
 

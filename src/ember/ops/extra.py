@@ -13,8 +13,8 @@ from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
 from ._inplace import check_into, inplace, write
 from ..backend import errstate
-from ._util import (backend_for, binary_arrays, checked_scalar, need_tensors, needs_float,
-                    wrap_dim, xp_of)
+from ._util import (backend_for, binary_arrays, check_real_grad, checked_scalar, need_tensors,
+                    needs_float, wrap_dim, xp_of)
 from .activation import threshold, threshold_  # noqa: F401 (torch.threshold)
 from .arithmetic import DivScalar, MulScalar, _no_bool_sub, float_power, neg_, sub
 from .comparison import (_KIND_RANK, _castable_into, bitwise_left_shift, bitwise_not,
@@ -158,7 +158,7 @@ class Dist(Function):
         gb = _sum_back(-gd, ctx._input_meta(1)[0]) if need[1] else None
         for k, g in enumerate((ga, gb)):
             if g is not None:
-                _real_grad_check(g, ctx._input_meta(k)[1])
+                check_real_grad(g, ctx, k)
         return ga, gb, None
 
 
@@ -190,17 +190,6 @@ class Copysign(Function):
 
 def _sum_back(g, shape):
     return g if tuple(g.shape) == tuple(shape) else g.sum_to_size(shape)
-
-
-_COMPLEX_GRAD = ("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
-                 "grad_is_complex) to be true, but got false.  (Could this error message be "
-                 "improved?  If so, please report an enhancement request to PyTorch.)")
-
-
-def _real_grad_check(g, np_dtype):
-    """torch's engine error for a complex gradient of a real input."""
-    if g is not None and np_dtype.kind != "c" and g._array.dtype.kind == "c":
-        raise RuntimeError(_COMPLEX_GRAD)
 
 
 def copysign(input, other):
@@ -245,10 +234,10 @@ class Ldexp(Function):
         ga = gb = None
         if ctx.needs_input_grad[0]:
             ga = _sum_back(grad_output * _pow2(b).conj(), ctx._input_meta(0)[0])
-            _real_grad_check(ga, ctx._input_meta(0)[1])
+            check_real_grad(ga, ctx, 0)
         if ctx.needs_input_grad[1]:
             gb = _sum_back(grad_output * (out * _LN2).conj(), ctx._input_meta(1)[0])
-            _real_grad_check(gb, ctx._input_meta(1)[1])
+            check_real_grad(gb, ctx, 1)
         return ga, gb
 
 
@@ -1226,7 +1215,7 @@ class Addr(Function):
             g2 = g.t().mv(vec1.conj()) * alpha
         for k, gk in enumerate((gi, g1, g2)):
             if gk is not None:
-                _real_grad_check(gk, ctx._input_meta(k)[1])
+                check_real_grad(gk, ctx, k)
         return gi, g1, g2, None, None, None, None
 
 

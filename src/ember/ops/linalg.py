@@ -321,6 +321,16 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         x = to(x, dtype)
     _float_or_complex("linalg.vector_norm", x._array)
     n = x._array.ndim
+    if (ord < 0 or ord == float("inf")) and x._array.size == 0:
+        given = [] if dim is None else [dim] if isinstance(dim, (int, np.integer)) else list(dim)
+        if not given or n == 0:
+            raise RuntimeError("linalg.vector_norm cannot compute the %g norm on an empty "
+                               "tensor because the operation does not have an identity" % ord)
+        for d in given:     # (torch's words, its missing space and the dim as given)
+            if x._array.shape[wrap_dim(d, n)] == 0:
+                raise RuntimeError("linalg.vector_norm cannot compute the %g norm on the "
+                                   "dimension %dbecause this dimension is empty and the "
+                                   "operation does not have an identity" % (ord, d))
     if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         dims = tuple(range(n))      # (an empty dim list reduces every dim, as torch)
     elif isinstance(dim, (int, np.integer)):
@@ -329,12 +339,6 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         dims = tuple(sorted(wrap_dim(d, n, "linalg.vector_norm") for d in dim))
     if n == 0:
         dims = ()       # (a 0-d tensor's dim 0 or -1 is the tensor itself)
-    if ord < 0 or ord == float("inf"):
-        for d in (dims or tuple(range(n))):
-            if x._array.shape[d] == 0:
-                raise RuntimeError("linalg.vector_norm cannot compute the %s norm on an empty "
-                                   "tensor because the operation does not have an identity"
-                                   % ord)
     return LinalgVectorNorm.apply(x, float(ord), dims, keepdim)
 
 
@@ -2375,27 +2379,26 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if ba.ndim < 1:
         raise RuntimeError("%s: other must have at least 1 dimension." % op)
     # (torch's vector rule: other of input's batch shape, as linalg.solve)
-    vec = ba.ndim == aa.ndim - 1 and ba.shape == aa.shape[:-1]
+    vec = ba.ndim == 1 or (ba.ndim == aa.ndim - 1 and ba.shape == aa.shape[:-1])
     if not (ba.ndim == aa.ndim - 1 or ba.ndim == aa.ndim):
         raise RuntimeError("%s: input.dim() must be greater or equal to other.dim() and "
                            "(input.dim() - other.dim()) <= 1" % op)
-    if not vec and ba.ndim == aa.ndim - 1:
-        # (torch broadcasts other.shape[:-1] against input's batch: other is one column)
-        for i, (x, y) in enumerate(zip(aa.shape[:-2][::-1], ba.shape[:-1][::-1])):
-            if x != y and x != 1 and y != 1:
-                k = aa.ndim - 3 - i
-                raise RuntimeError("The size of tensor a (%d) must match the size of tensor b "
-                                   "(%d) at non-singleton dimension %d" % (x, y, k))
-        if ba.shape[-1] == aa.shape[-2]:
-            B = B.unsqueeze(-1)
-            ba = B._array
     if aa.dtype != ba.dtype:
         raise RuntimeError("%s: Expected input and other to have the same dtype, but got "
                            "input's dtype %s and other's dtype %s"
                            % (op, _tname(aa.dtype), _tname(ba.dtype)))
-    col = -1 if ba.ndim == aa.ndim - 1 else -2
-    if aa.shape[-2] != ba.shape[col]:
-        raise RuntimeError("%s: input.size(-2) should match other.size(%d)" % (op, col))
+    if aa.shape[-2] != ba.shape[-1 if vec else -2]:
+        raise RuntimeError("%s: input.size(-2) should match other.size(%d)"
+                           % (op, -1 if vec else -2))
+    # (with one dim fewer, torch takes other.shape[:-1] as the batch shape: other's own matrix
+    # repeated when it is not a vector)
+    bbatch = ba.shape[:-1] if ba.ndim == aa.ndim - 1 else ba.shape[:-2]
+    for i, (x, y) in enumerate(zip(aa.shape[:-2][::-1], bbatch[::-1])):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) "
+                               "at non-singleton dimension %d" % (x, y, aa.ndim - 3 - i))
+    if not vec and ba.ndim == aa.ndim - 1:
+        B = B.expand(np.broadcast_shapes(aa.shape[:-2], bbatch) + ba.shape[-2:])
     if driver is None:
         driver = "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):

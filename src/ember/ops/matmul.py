@@ -11,7 +11,8 @@ from ..autograd.grad_mode import state as _grad_state
 from ..backend import errstate, same_device
 from ..tensor import Tensor
 from ._out import _RESIZE_MSG
-from ._util import binary_arrays, mm2d, not_implemented_for, sum_to, wrap_dim, xp_of
+from ._util import (binary_arrays, check_real_grad, mm2d, not_implemented_for, sum_to, wrap_dim,
+                    xp_of)
 from ..dtypes import from_numpy_dtype, get_default_dtype, scalar_type_name as _tname
 from .shape import (Clone, Expand, Reshape, Squeeze, T, Transpose, Unsqueeze, reshape,
                     view_strides)
@@ -153,6 +154,8 @@ class Bmm(Function):
         need = ctx.needs_input_grad
         ga = bmm(grad_output, _adj(b)) if need[0] else None
         gb = bmm(_adj(a), grad_output) if need[1] else None
+        check_real_grad(ga, ctx, 0)
+        check_real_grad(gb, ctx, 1)
         return ga, gb, None
 
 

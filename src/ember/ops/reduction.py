@@ -488,6 +488,9 @@ def _select_reduce(op, rtype, input, dim, keepdim):
     if dim is None:
         if op not in ("median", "nanmedian"):     # (those give nan for an empty tensor)
             _nonempty(op, arr)
+        elif empty_all and arr.dtype.kind == "c" and input._requires_grad and _grad_state.enabled:
+            raise RuntimeError("%s does not support automatic differentiation for outputs with "
+                               "complex dtype." % op)
         return _ExtremeAll.apply(input, tuple(range(arr.ndim)), False, op)
     d = wrap_dim(dim, arr.ndim, op)
     _nonempty(op, arr, d)
@@ -998,9 +1001,9 @@ class VectorNorm(Function):
             return g * sign(a)
         if isinf(p):
             return _evenly(grad_output, abs(a), out, ctx.dims, ctx.keepdim) * sign(a)
-        if p == 2:
-            gi = g * a / norm
-        elif p < 1:
+        if p == 2:     # (torch's grad * (self / norm).masked_fill_(norm == 0, 0))
+            return g * where(norm == 0, 0.0, a / norm)
+        if p < 1:
             scaled = where(a == 0, 0.0, sign(a) * abs(a) ** (p - 1))
             return scaled * g * norm ** (1 - p)
         elif p < 2:

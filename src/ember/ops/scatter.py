@@ -357,8 +357,8 @@ def _scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if reduce not in _REDUCE_INIT:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got %s"
                            % reduce)
+    d = _dim("scatter_reduce", dim, input._array.ndim)     # (torch: the dim before the dtypes)
     _check_scatter_dtypes("scatter_reduce", input, src)
-    d = _dim("scatter_reduce", dim, input._array.ndim)
     arr = input._array
     if index._array.size:
         kinds = {"amax": "c", "amin": "c", "mean": "b"}.get(reduce, "")
