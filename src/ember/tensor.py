@@ -115,7 +115,7 @@ class Tensor:
     prefer ``ember.tensor(data)``.
     """
 
-    __slots__ = ("_array", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_ref",
+    __slots__ = ("_array", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_version_ref",
                  "_base", "__weakref__", "__dict__")
     _hooks: Optional[Dict[int, Any]] = None     # rarer state: class defaults, set per
     _accum: Any = None                          # instance only when used
@@ -135,7 +135,7 @@ class Tensor:
         self._array: Any = arr
         self._requires_grad = False
         self._grad: Optional[Tensor] = None
-        self.grad_fn: Any = None       # the graph Node that made this tensor; None for a leaf
+        self._grad_fn: Any = None      # the graph Node that made this tensor; None for a leaf
         self._output_nr = 0
         self._version_ref: List[int] = [0]
         self._base: Optional[Tensor] = None
@@ -148,7 +148,7 @@ class Tensor:
         t._array = arr if type(arr) is _ndarray or _backend.is_array(arr) else np.asarray(arr)
         t._requires_grad = requires_grad
         t._grad = None
-        t.grad_fn = None
+        t._grad_fn = None
         t._output_nr = 0
         t._version_ref = [0]
         t._base = None
@@ -284,6 +284,18 @@ class Tensor:
 
     # ---- autograd attributes ----------------------------------------------------
     @property
+    def grad_fn(self) -> Any:
+        """The graph node that made this tensor (None for a leaf). A view whose base (or a
+        sibling view) was modified in place gets its node regenerated first, as torch does."""
+        if self._base is not None:
+            _refresh_view(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node: Any) -> None:
+        self._grad_fn = node
+
+    @property
     def requires_grad(self) -> bool:
         return self._requires_grad
 
@@ -298,10 +310,12 @@ class Tensor:
             return
         if value and self._array.dtype.kind not in "fcV":
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
-                               "gradients (got %r)" % self.dtype)
+                               "gradients")      # (torch's words for each path, as here)
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if requires_grad and self.grad_fn is None and self._array.dtype.kind not in "fcV":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -424,7 +438,7 @@ class Tensor:
     def detach_(self) -> Tensor:
         if self._base is not None and self._base.requires_grad:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
-        self.grad_fn = None
+        self._grad_fn = None
         self._requires_grad = False
         return self
 
@@ -776,6 +790,7 @@ class Tensor:
 
 
 _new = object.__new__
+_refresh_view: Callable[[Tensor], None] = lambda view: None   # (set by autograd.function)
 # what the comparison operators take (anything else: NotImplemented, Python's fallback)
 _CMP_OPERANDS = (Tensor, builtins.int, builtins.float, builtins.bool, complex, np.number,
                  np.bool_, _ndarray)
@@ -819,7 +834,7 @@ def _copy_fields(src, dst, memo):
     dst._array = src._array.copy()
     dst._requires_grad = src._requires_grad
     dst._grad = None if src._grad is None else copy.deepcopy(src._grad, memo)
-    dst.grad_fn = None
+    dst._grad_fn = None
     dst._output_nr = 0
     dst._version_ref = [0]
     dst._base = None

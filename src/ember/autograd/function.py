@@ -21,6 +21,7 @@ import itertools
 import warnings
 from typing import Optional
 
+from .. import tensor as _tensor_mod
 from ..tensor import Tensor
 from .grad_mode import state as _state
 from .graph import FunctionCtx, Node, pack_saved
@@ -242,7 +243,7 @@ def _apply(forward, node, args, kwargs):
         # (W1/W2 in benchmarks/ are sequences of such ops).
         arr = out._array
         if arr.dtype.kind in "fcV":     # (V: bfloat16, from ml_dtypes)
-            out.grad_fn = node
+            out._grad_fn = node
             out._output_nr = 0
             out._requires_grad = True
             if out._base is not None:
@@ -284,14 +285,14 @@ def _record_inputs(node, args, needs):
         a = args[0]
         if a._base is not None:
             refresh_view(a)
-        fn = a.grad_fn
+        fn = a._grad_fn
         node._edges = ((fn, a._output_nr) if fn is not None else (a, 0),)
     elif n == 2:
         a, b = args
         if needs[0]:
             if a._base is not None:
                 refresh_view(a)
-            fn = a.grad_fn
+            fn = a._grad_fn
             ea = (fn, a._output_nr) if fn is not None else (a, 0)
         else:
             ea = None
@@ -322,7 +323,7 @@ def _edge(a):
     gets its regenerated node first."""
     if a._base is not None:
         refresh_view(a)
-    fn = a.grad_fn
+    fn = a._grad_fn
     return (fn, a._output_nr) if fn is not None else (a, 0)
 
 
@@ -331,7 +332,7 @@ def _set_output(node, o, i):
     if o._array.dtype.kind not in "fcV":
         o._requires_grad = False
         return
-    o.grad_fn = node
+    o._grad_fn = node
     o._output_nr = i
     o._requires_grad = True
     if o._base is not None:
@@ -395,7 +396,7 @@ def refresh_view(view):
         _state.enabled = prev
     if fresh is None:
         return
-    view.grad_fn = fresh.grad_fn
+    view._grad_fn = fresh._grad_fn
     view._output_nr = fresh._output_nr
     d["_view_version"] = view._version_ref[0]
 
@@ -460,3 +461,6 @@ class _OnceDifferentiable(Function):
     def backward(ctx, *grads):
         raise RuntimeError("trying to differentiate twice a function that was marked with "
                            "@once_differentiable")
+
+
+_tensor_mod._refresh_view = refresh_view     # (Tensor.grad_fn regenerates stale views)

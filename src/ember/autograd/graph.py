@@ -217,7 +217,7 @@ def _output_alias(t, node, nr):
     a = Tensor._wrap(t._array)
     a._version_ref = t._version_ref
     a._requires_grad = True
-    a.grad_fn = node
+    a._grad_fn = node
     a._output_nr = nr
     return a
 

@@ -636,7 +636,7 @@ class Program:
                       "    n.needs_input_grad = NEEDS",
                       "    n._seq = SEQ()",
                       "    n._out_meta = OM",
-                      "    %s.grad_fn = n" % out,
+                      "    %s._grad_fn = n" % out,
                       "    %s._output_nr = 0" % out,
                       "    %s._requires_grad = True" % out]
         lines.append("    return %s" % out)
@@ -693,7 +693,7 @@ class Program:
         meta = []
         for i, pos in enumerate(self.grad_pos):
             t = vals[pos]
-            t.grad_fn = node
+            t._grad_fn = node
             t._output_nr = i
             t._requires_grad = True
             meta.append((t._array.shape, t._array.dtype))
