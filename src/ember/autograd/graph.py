@@ -114,9 +114,6 @@ class Node:
         if self._saved is not None:
             self._saved = None
             self._freed = True
-            if getattr(self, "_protected", None):
-                from .anomaly_mode import unprotect_saved
-                unprotect_saved(self)
 
     def _input_meta(self, i):
         """(shape, numpy dtype) the gradient of input ``i`` must have."""
@@ -331,9 +328,6 @@ def pack_saved(node, to_save):
             entries.append((packed, t._version_ref[0], out_nr, _unpacker(hooks[1])))
     node._saved = tuple(entries)
     node._to_save = None
-    if _state.anomaly:
-        from .anomaly_mode import protect_saved
-        protect_saved(node)
 
 
 def _unpacker(unpack_hook):

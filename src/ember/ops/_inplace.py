@@ -1,7 +1,6 @@
 """In-place ops: write the result into the tensor's memory, bump its version, rebase its grad_fn."""
 import numpy as np
 
-from ..autograd.anomaly_mode import raise_if_saved
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _state
 from ..tensor import Tensor
@@ -30,7 +29,6 @@ def write(t, arr, op):
         t._version_ref[0] += 1
         return
     if not dst.flags.writeable:
-        raise_if_saved(dst, op)
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")

@@ -162,9 +162,33 @@ def fill_(input, value):
         raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with %d "
                            "dimensions." % value._array.ndim)
     if not isinstance(value, Tensor):
-        value = checked_scalar(value, _dt._BY_NP[input._array.dtype],
-                               reduced=input._array.size != 1)
+        value = checked_fill_value(value, _dt._BY_NP[input._array.dtype],
+                                   reduced=input._array.size != 1)
     return overwrite(input, value, "fill_")
+
+
+def checked_fill_value(value, d, reduced=True):
+    """The Python number ``value`` for a tensor of ember dtype ``d`` after torch's checked
+    conversion (its overflow error). A complex number: for a real type its imaginary part must
+    be 0 (the real part is used, checked as a double); for complex64 both parts must fit."""
+    if not isinstance(value, (complex, np.complexfloating)):
+        return checked_scalar(value, d, reduced=reduced)
+    r = d._rank
+    if r == 0:
+        return value
+    name = _CPP_NAMES[d.name] if r == 3 else _dt._C_NAME.get(d.name, d.name)
+    if r == 3:
+        bad = d.itemsize == 8 and (_dt.scalar_overflows(float(value.real), _dt.float32) or
+                                   _dt.scalar_overflows(float(value.imag), _dt.float32))
+    elif r == 2 and d.itemsize == 2 and not reduced:
+        # (torch's one-element fill of a 16-bit float: a checked conversion to double, then an
+        # unchecked cast)
+        bad, name = bool(value.imag), "double"
+    else:
+        bad = bool(value.imag) or _dt.scalar_overflows(float(value.real), d)
+    if bad:
+        raise RuntimeError("value cannot be converted to type %s without overflow" % name)
+    return value if r == 3 else float(value.real)
 
 
 # The random fills draw on the host from the Generator (torch's mt19937 stream and transforms,

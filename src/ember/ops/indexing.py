@@ -6,7 +6,6 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.anomaly_mode import raise_if_saved
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _state
 from ..backend import backend_of, is_array
@@ -16,6 +15,9 @@ from ._inplace import inplace, overwrite
 from ._util import SCALAR_TYPES as _SCALARS, checked_scalar, xp_of
 from .shape import _view_of, expand, reshape
 __all__ = ["nonzero", "argwhere", "index_put", "index_put_"]
+
+
+_INDEX_DTYPES = frozenset(map(np.dtype, (np.int64, np.int32, np.uint8, np.bool_)))
 
 
 def _convert(index, data, zero_dim_as_int=False):
@@ -34,9 +36,9 @@ def _convert(index, data, zero_dim_as_int=False):
                     arr.dtype != np.uint8:
                 out.append(int(arr))
                 continue
-            if arr.dtype.kind in "fV":
+            if arr.dtype not in _INDEX_DTYPES:
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
-                                 "tensors (got %s)" % item.dtype)
+                                 "tensors")
             if arr.dtype == np.uint8:
                 arr = arr.astype(bool)
             if type(arr) is not type(data):     # (indices may live on the host, as in torch)
@@ -298,7 +300,6 @@ def _setitem(t, index, value):
     if isinstance(v, (list, tuple)) or (is_array(v) and type(v) is not type(arr)):
         v = backend_of(arr).asarray(v)
     if not arr.flags.writeable:
-        raise_if_saved(arr, "setitem")
         arr = _expanded_alias(arr) if advanced else None
         if arr is None:
             raise RuntimeError("unsupported operation: more than one element of the written-to "

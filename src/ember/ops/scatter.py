@@ -12,9 +12,10 @@ from ..backend import backend_of
 from ..tensor import Tensor
 from ._index import IndexPut, dtype_name as _tname
 from ._inplace import inplace
-from ._util import (check_shapes_broadcast, checked_scalar, not_implemented_for, sum_to,
+from ._util import (check_shapes_broadcast, not_implemented_for, sum_to,
                     wrap_dim, xp_of)
 from .comparison import where
+from .conversion import checked_fill_value
 from .reduction import sum as _sum
 from .shape import Clone, _view_of, expand, movedim, reshape, unsqueeze, view
 
@@ -47,12 +48,17 @@ def _bad_index(idx, size):
     return lo if lo < -size else None
 
 
-def _check_index_tensor(op, index):
+def _index_arg(op, index):
     if not isinstance(index, Tensor):
-        raise TypeError("%s(): argument 'index' must be Tensor, not %s"
+        raise TypeError("%s(): argument 'index' (position 3) must be Tensor, not %s"
                         % (op, type(index).__name__))
-    if index._array.dtype != np.int64:
-        raise RuntimeError("%s(): Expected dtype int64 for index" % op)
+
+
+def _check_index_tensor(op, index):
+    """torch's index dtype check of gather and the scatter family (int64 or int32)."""
+    d = index._array.dtype
+    if d != np.int64 and d != np.int32:
+        raise RuntimeError("%s(): Expected dtype int32/int64 for index" % op)
 
 
 def _scatter_index(op, arr_shape, dim, index, src_shape=None):
@@ -133,9 +139,10 @@ class Gather(Function):
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and likewise for other dims)."""
+    _index_arg("gather", index)
+    d = _dim("gather", dim, input._array.ndim)
     _check_index_tensor("gather", index)
-    return Gather.apply(input, _dim("gather", dim, input._array.ndim),
-                        _on_device_of(index, input))
+    return Gather.apply(input, d, _on_device_of(index, input))
 
 
 class ScatterAdd(Function):
@@ -204,10 +211,11 @@ def _check_scatter_dtypes(op, input, src):
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     """``input`` with ``out[index[i][j]][j] = src[i][j]`` (dim 0), ``src`` a tensor or a number."""
-    _check_index_tensor("scatter", index)
+    _index_arg("scatter", index)
     if src is None:
         src = value
     d = _dim("scatter", dim, input._array.ndim)
+    _check_index_tensor("scatter", index)
     index = _on_device_of(index, input)
     if not isinstance(src, Tensor) and index._array.size:
         # (torch converts the number in its kernel, after the index checks)
@@ -232,10 +240,11 @@ def full_like_index(index, value, np_dtype):
 
 def scatter_add(input, dim, index, src):
     """``input`` with ``out[index[i][j]][j] += src[i][j]`` (dim 0); repeated indices add up."""
-    _check_index_tensor("scatter_add", index)
-    _check_scatter_dtypes("scatter_add", input, src)
-    return ScatterAdd.apply(input, _dim("scatter_add", dim, input._array.ndim),
-                            _on_device_of(index, input), src)
+    _index_arg("scatter_add", index)
+    d = _dim("scatter_add", dim, input._array.ndim)
+    _check_index_tensor("scatter", index)
+    _check_scatter_dtypes("scatter", input, src)
+    return ScatterAdd.apply(input, d, _on_device_of(index, input), src)
 
 
 _REDUCE_INIT = {"sum": 0.0, "prod": 1.0, "amax": -np.inf, "amin": np.inf, "mean": 0.0}
@@ -353,12 +362,13 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
 
 
 def _scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
-    _check_index_tensor("scatter_reduce", index)
+    _index_arg("scatter_reduce", index)
+    d = _dim("scatter_reduce", dim, input._array.ndim)
+    _check_index_tensor("scatter", index)
+    _check_scatter_dtypes("scatter", input, src)
     if reduce not in _REDUCE_INIT:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got %s"
                            % reduce)
-    d = _dim("scatter_reduce", dim, input._array.ndim)     # (torch: the dim before the dtypes)
-    _check_scatter_dtypes("scatter_reduce", input, src)
     arr = input._array
     if index._array.size:
         kinds = {"amax": "c", "amin": "c", "mean": "b"}.get(reduce, "")
@@ -373,6 +383,39 @@ _DTYPE_MSG = {"index_select": (RuntimeError, "index_select(): Expected dtype int
               "index_add": (RuntimeError, "index_add_(): Expected dtype int32/int64 for index "
                                           "but got: %s")}
 
+_INT32_OK = (np.int32,)
+# op: (the index dtypes torch takes besides int64, its error class and message)
+_INDEX_DTYPES = {
+    "index_select": (_INT32_OK, RuntimeError, "index_select(): Expected dtype int32 or int64 for "
+                                              "index"),
+    "index_add": (_INT32_OK, RuntimeError, "index_add_(): Expected dtype int32/int64 for index "
+                                           "but got: %s"),
+    "index_reduce": (_INT32_OK, RuntimeError, "index_reduce_(): Expected dtype int32/int64 for "
+                                              "index but got: %s"),
+    "index_fill": ((), IndexError, "index_fill_(): Expected dtype int64 for index."),
+    "index_copy": ((), RuntimeError, "index_copy_(): Expected a long tensor for index, but got "
+                                     "%s"),
+}
+
+
+def _check_index_dtype(op, dtype):
+    """torch's dtype check of a 1-D index (``dtype`` is not int64)."""
+    ok, cls, msg = _INDEX_DTYPES[op]
+    if dtype not in ok:
+        raise cls(msg % _tname(dtype) if "%s" in msg else msg)
+
+
+def _vector_error(op, idx):
+    """torch's error for an index of more than one dimension."""
+    if op == "index_fill":
+        return RuntimeError("Index has to be a vector/scalar")
+    if op == "index_copy":
+        return IndexError("index_copy_(): Index should have dimension 1 or 0 (got %d)" % idx.ndim)
+    if op in ("index_add", "index_reduce"):
+        return IndexError("%s_(): Index is supposed to be a vector, but got dim: %d with type: %s "
+                          "and size: %s" % (op, idx.ndim, _tname(idx.dtype), list(idx.shape)))
+    return IndexError("%s(): Index is supposed to be a vector" % op)
+
 
 def _index_1d(op, index, input, size, dim=0):
     """``index`` (a tensor or a sequence) checked as a 1-D int64 index on ``input``'s device
@@ -381,11 +424,9 @@ def _index_1d(op, index, input, size, dim=0):
         index = Tensor._wrap(backend_of(input._array).asarray(index, dtype=np.int64))
     idx = _on_device_of(index, input)._array
     if idx.ndim > 1:
-        raise IndexError("%s(): Index is supposed to be a vector" % op)
-    if idx.dtype.kind not in "iu":
-        cls, msg = _DTYPE_MSG.get(op, (IndexError, "%s(): Expected dtype int32/int64 for index "
-                                                   "but got: %%s" % op))
-        raise cls(msg % _tname(idx.dtype) if "%s" in msg else msg)
+        raise _vector_error(op, idx)
+    if idx.dtype != np.int64:
+        _check_index_dtype(op, idx.dtype)
     idx = idx.reshape(-1)
     if op in _DTYPE_MSG:
         if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= size):
@@ -493,6 +534,8 @@ def _index_add_check(input, dim, index, source):
 def _index_copy_check(input, dim, index, source):
     """torch's index_copy checks, in its order."""
     n, src, shape = index._array.size, source._array.shape, input._array.shape
+    if index._array.ndim > 1:
+        raise _vector_error("index_copy", index._array)
     if not src and n != 1:
         raise IndexError("index_copy_(): When source is scalar, index should have one element "
                          "(got %d)" % n)
@@ -618,15 +661,19 @@ class IndexFill(Function):
 
 def index_fill(input, dim, index, value):
     """``input`` with the slices at ``index`` along ``dim`` set to ``value``."""
-    d = _dim("index_fill", dim, input._array.ndim)
-    idx = _index_1d("index_fill", index, input,
-                    input._array.shape[d] if input._array.ndim else 1, d)
     if isinstance(value, Tensor) and value._array.ndim:
         raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                            "tensor with %d dimension(s)." % value._array.ndim)
-    if isinstance(value, (complex, np.complexfloating)) and not input.is_complex():
+    if isinstance(index, Tensor) and index._array.dtype != np.int64:
+        _check_index_dtype("index_fill", index._array.dtype)
+    if not input.is_complex() and (
+            isinstance(value, (complex, np.complexfloating)) or
+            isinstance(value, Tensor) and value._array.dtype.kind == "c"):
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not "
                            "supported")
+    d = _dim("index_fill", dim, input._array.ndim)
+    idx = _index_1d("index_fill", index, input,
+                    input._array.shape[d] if input._array.ndim else 1, d)
     value = _checked_value(input, value, True)
     return IndexFill.apply(input, d, idx, value)
 
@@ -687,15 +734,24 @@ def _check_index_source(op, arr, sarr, d, n):
                            % (list(arr.shape), list(sarr.shape)))
 
 
+# torch's C++ type names (masked_fill_'s message)
+_C_TYPE = {"Char": "signed char", "Short": "short int", "Int": "int", "Long": "long int",
+           "Byte": "unsigned char", "Half": "c10::Half", "BFloat16": "c10::BFloat16",
+           "Float": "float", "Double": "double", "ComplexFloat": "c10::complex<float>",
+           "ComplexDouble": "c10::complex<double>"}
+
+
 def _mask(op, mask, input):
     """The bool array of ``mask`` on ``input``'s device (torch's checks and messages)."""
     if not isinstance(mask, Tensor):
         raise TypeError("%s(): argument 'mask' must be Tensor, not %s"
                         % (op, type(mask).__name__))
     if mask._array.dtype != np.bool_:
+        if op == "masked_select":
+            raise RuntimeError("masked_select: expected BoolTensor for mask")
+        name = _tname(mask._array.dtype)
         raise RuntimeError("%s only supports boolean masks, but got mask with dtype %s"
-                           % (op, _tname(mask._array.dtype).lower().replace("byte", "unsigned "
-                                                                            "char")))
+                           % (op, _C_TYPE.get(name, name) if op == "masked_fill_" else name))
     return _on_device_of(mask, input)._array
 
 
@@ -739,14 +795,9 @@ def _checked_value(input, value, reduced):
     d = _dt._BY_NP[input._array.dtype]
     if isinstance(value, Tensor):
         if value._array.dtype != input._array.dtype:
-            _dt.check_scalar(value.item(), d, reduced=reduced)
+            checked_fill_value(value.item(), d, reduced=reduced)
         return value
-    if isinstance(value, (complex, np.complexfloating)) and input._array.dtype.kind not in "cb":
-        if value.imag:      # (torch's checked conversion of a complex number to a real type)
-            raise RuntimeError("value cannot be converted to type %s without overflow"
-                               % _dt._C_NAME.get(d.name, d.name))
-        value = value.real
-    return checked_scalar(value, d, reduced=reduced)
+    return checked_fill_value(value, d, reduced=reduced)
 
 
 class MaskedScatter(Function):
@@ -830,9 +881,14 @@ class Take(Function):
 
 
 def _flat_index(op, input, index):
-    if not isinstance(index, Tensor) or index._array.dtype != np.int64:
-        raise RuntimeError("%s(): Expected a long tensor for index, but got %s"
-                           % (op, getattr(index, "dtype", type(index).__name__)))
+    if not isinstance(index, Tensor):
+        raise TypeError("%s(): argument 'index' (position 2) must be Tensor, not %s"
+                        % (op, type(index).__name__))
+    if index._array.dtype != np.int64:
+        raise RuntimeError("%s_(): Expected a long tensor for index, but got %s"
+                           % (op, _tname(index._array.dtype)) if op == "put" else
+                           "%s(): Expected a long tensor for index, but got %s"
+                           % (op, _tname(index._array.dtype)))
     n = input._array.size
     if n == 0 and index._array.size and op == "take":
         raise IndexError("take(): tried to take from an empty tensor")
@@ -854,11 +910,14 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     if dim is None:
         return gather(view(input, -1), 0, view(indices, -1))
     n = input._array.ndim
-    d = _dim("take_along_dim", dim, n)
     if indices._array.ndim != n:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
                            "number of dimensions, but got %d dimensions for input, and %d "
                            "dimensions for indices" % (n, indices._array.ndim))
+    if indices._array.dtype != np.int64:
+        raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got %s"
+                           % _tname(indices._array.dtype))
+    d = _dim("take_along_dim", dim, n)
     ishape, xshape = list(indices._array.shape), list(input._array.shape)
     bshape = list(np.broadcast_shapes(tuple(ishape[:d] + [1] + ishape[d + 1:]),
                                       tuple(xshape[:d] + [1] + xshape[d + 1:])))
@@ -913,10 +972,9 @@ class Put(Function):
 
 def put(input, index, source, accumulate=False):
     """``input`` with ``input.flatten()[index] = source`` (``+=`` when ``accumulate``)."""
-    if not isinstance(index, Tensor) or index._array.dtype != np.int64:
+    if isinstance(index, Tensor) and index._array.dtype != np.int64:
         raise RuntimeError("put_(): Expected a long tensor for index, but got %s"
-                           % (_tname(index._array.dtype) if isinstance(index, Tensor)
-                              else type(index).__name__))
+                           % _tname(index._array.dtype))
     if source._array.dtype != input._array.dtype:
         raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
                            "self.dtype = %s and source.dtype = %s"

@@ -598,6 +598,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
                                "got side of left while right was True")
         right = side == "right"
+    if sorter is not None:
+        _check_sorter(seq, sorter._array)
     if not (vals.ndim > 0 or (vals.size == 1 and seq.ndim == 1)):
         raise RuntimeError("torch.searchsorted(): input value can be a scalar only when "
                            "boundaries tensor dimension is 1, but we got boundaries tensor "
@@ -627,6 +629,19 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     v2 = vals.reshape(-1, vals.shape[-1]) if seq.ndim > 1 else vals.reshape(1, -1)
     res = _torch_search(s2, v2, right, xp).reshape(vals.shape)
     return Tensor._wrap(res.astype(out_dtype))
+
+
+def _check_sorter(seq, srt):
+    """torch's checks of searchsorted's ``sorter`` (shape, int64 dtype, range)."""
+    if srt.shape != seq.shape:
+        raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, "
+                           "but got boundary tensor %sand got sorter tensor %s"
+                           % (list(seq.shape), list(srt.shape)))
+    if srt.dtype != np.int64:
+        raise RuntimeError("torch.searchsorted(): sorter must be a tensor of long dtype but got "
+                           "dtype %s" % _dt.scalar_type_name(srt.dtype))
+    if srt.size and (int(srt.min()) < 0 or int(srt.max()) >= srt.shape[-1]):
+        raise RuntimeError("torch.searchsorted(): sorter index out of range")
 
 
 def _dt_name(seq, vals, scalar):
