@@ -267,3 +267,32 @@ def test_stale_view_grad_fn_regenerated_on_access(case):
         v.sum().backward()
         got.append((g, leaf.grad.numpy().tolist()))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("expr", [
+    lambda L, x: x.sum(1.0), lambda L, x: x.select(0, 1.0), lambda L, x: x.select(0, L.tensor(1)),
+    lambda L, x: x.chunk(2.0), lambda L, x: x.view(3.0, 2), lambda L, x: x.reshape(3.0, 2),
+    lambda L, x: x.repeat(2.0, 1), lambda L, x: x.expand(2.0, 3), lambda L, x: x.squeeze(True),
+    lambda L, x: x.sum(True), lambda L, x: x.select(True, 0), lambda L, x: x.view(L.tensor(3), 2),
+    lambda L, x: x.permute(1.0, 0), lambda L, x: x.view(np.int64(3), 2),
+    lambda L, x: x.narrow(0, L.tensor(1), 1), lambda L, x: x.narrow(0, L.tensor(1.0), 1),
+    lambda L, x: x.narrow(0, True, 1), lambda L, x: x.narrow(0, L.tensor([1]), 1)])
+def test_int_arguments_refuse_floats_and_bools(expr):
+    """Sizes, dims and indices take ints (NumPy ints, 0-d integral tensors), not floats or
+    bools: torch's TypeError (or RuntimeError for a tensor start of narrow)."""
+    got = [_outcome(lambda: tuple(expr(L, L.arange(6.0).reshape(2, 3)).shape))
+           for L in (torch, ember)]
+    assert got[0][0] == got[1][0], got
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_half_softmax_in_float32(op, dtype):
+    """float16/bfloat16 softmax is computed in float32 and rounded once, as torch's CPU kernel
+    (within one unit in the last place of torch's: its vectorised exp differs from NumPy's)."""
+    x = np.random.default_rng(0).standard_normal((64, 10)).astype(np.float32)
+    for dim in (0, 1):
+        t = getattr(torch.tensor(x).to(getattr(torch, dtype)), op)(dim).float().numpy()
+        e = getattr(ember.tensor(x).to(getattr(ember, dtype)), op)(dim).float().numpy()
+        ulp = 2.0 ** (-10 if dtype == "float16" else -7)
+        assert np.all(np.abs(t - e) <= ulp * np.maximum(np.abs(t), 2.0 ** -14))

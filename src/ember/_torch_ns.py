@@ -328,7 +328,9 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     x = input.detach()      # (torch's node passes no gradient back through the statistics)
     mean = x.mean(dims)
     var = x.var(dims, unbiased=False)
-    return out, mean, (var + eps).rsqrt()
+    invstd = (var + eps).rsqrt()
+    # (torch's batch-norm InvStd: 0 where the variance and eps are both 0)
+    return out, mean, invstd.masked_fill(var == 0, 0.0) if eps == 0 else invstd
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):

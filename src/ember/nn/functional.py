@@ -1633,9 +1633,11 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     else:
         loss = input - target * ops.log(input + eps)
     if full:
-        # (xlogy: the masked-off t = 0 stays finite, without NumPy's 0 * -inf warning)
-        stirling = ops.xlogy(target, target) - target + 0.5 * ops.log(2 * math.pi * target)
-        loss = loss + ops.where(target > 1, stirling, ops.zeros_like(stirling))
+        # NOTE: torch's terms on the target as given (before broadcasting): t * log(t) is NaN
+        # at t <= 0, masked off in the value but not in the gradient, as torch.
+        with errstate(divide="ignore", invalid="ignore"):
+            stirling = target * ops.log(target) - target + 0.5 * ops.log(2 * math.pi * target)
+        loss = loss + stirling.masked_fill(target <= 1, 0)
     return _reduce(loss, reduction)
 
 
@@ -1813,7 +1815,7 @@ def pdist(input, p=2):
         raise RuntimeError("pdist only supports 2D tensors, got: %dD" % input.dim())
     if input._array.dtype.kind not in "fV":
         raise RuntimeError("pdist only supports floating-point dtypes")
-    if p < 0:
+    if not p >= 0:      # (NaN too)
         raise RuntimeError("pdist only supports non-negative p values")
     return _loss.Pdist.apply(input, float(p))
 

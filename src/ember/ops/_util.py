@@ -40,8 +40,8 @@ def need_tensors(op, a, b, names=("input", "other")):
 def wrap_dim(dim, ndim, op="op"):
     """Normalise a possibly negative ``dim`` for a tensor of ``ndim`` dims, as torch checks it."""
     n = max(ndim, 1)
-    if not isinstance(dim, (int, np.integer)):
-        raise TypeError("%s(): dim must be an int, got %s" % (op, type(dim).__name__))
+    if not isinstance(dim, (int, np.integer)) or dim.__class__ is bool:
+        raise TypeError("%s(): argument 'dim' must be int, not %s" % (op, type(dim).__name__))
     if dim < -n or dim >= n:
         raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but got "
                          "%d)" % (-n, n - 1, dim))

@@ -2,6 +2,8 @@
 the primitives behind nn.functional's softplus, hardtanh, leaky_relu, hardswish and gelu."""
 import math
 
+import numpy as np
+
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
@@ -29,6 +31,12 @@ def _float_kernel(arr, kernel, complex_ok=False):
     not_implemented_for(arr, kernel, "biu" if complex_ok else "biuc")
 
 
+def _opmath(x):
+    """float16/bfloat16 values in float32, as torch's CPU softmax kernels compute them (one
+    rounding at the end)."""
+    return x.astype(np.float32) if x.dtype == np.float16 or x.dtype.kind == "V" else x
+
+
 class Softmax(Function):
     node_name = "SoftmaxBackward0"
 
@@ -39,11 +47,11 @@ class Softmax(Function):
         xp = xp_of(a)
         # NOTE: subtracting the max keeps exp from overflowing; an all -inf row gives nan
         # (a 0-d input is a row of one: 1, or NaN when not finite, as torch).
-        x = arr.reshape(1) if arr.ndim == 0 else arr
+        x = _opmath(arr.reshape(1) if arr.ndim == 0 else arr)
         with errstate(invalid="ignore", over="ignore"):
             if x.size:
                 e = xp.exp(x - x.max(axis=dim, keepdims=True))
-                out = (e / e.sum(axis=dim, keepdims=True)).reshape(arr.shape)
+                out = (e / e.sum(axis=dim, keepdims=True)).reshape(arr.shape).astype(arr.dtype)
             else:
                 out = arr.copy()
         out = Tensor._wrap(out)
@@ -92,7 +100,7 @@ class LogSoftmax(Function):
         arr = a._array
         _kernel_check("log_softmax", arr, dim)
         xp = xp_of(a)
-        x = arr.reshape(1) if arr.ndim == 0 else arr    # (0-d: a row of one, as torch)
+        x = _opmath(arr.reshape(1) if arr.ndim == 0 else arr)   # (0-d: a row of one)
         if arr.size == 0:
             out = arr.copy()
         else:
@@ -100,7 +108,7 @@ class LogSoftmax(Function):
                 # NOTE: as torch, a row holding +inf, NaN or only -inf is all NaN (inf - inf).
                 shifted = x - x.max(axis=dim, keepdims=True)
                 out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
-                out = out.reshape(arr.shape)
+                out = out.reshape(arr.shape).astype(arr.dtype)
         out = Tensor._wrap(out)
         ctx.dim = dim
         ctx.save_for_backward(out)

@@ -1237,7 +1237,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         if d.kind not in "fV":
             raise RuntimeError("cdist only supports floating-point dtypes, X%d got: %s"
                                % (k, _dt.scalar_type_name(d)))
-    if p < 0:
+    if not p >= 0:     # (NaN too, as torch)
         raise RuntimeError("cdist only supports non-negative p values")
     mode = _CDIST_MODES.get(compute_mode, 0) if compute_mode is not None else 0
     r1, r2 = x1.shape[-2], x2.shape[-2]

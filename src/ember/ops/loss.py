@@ -315,6 +315,12 @@ def _weight_check(weight, n_classes, prefix=""):
                            % (prefix, n_classes, list(weight.shape)))
 
 
+def _nll_target_dtype_check(target):
+    if target._array.dtype not in (np.int64, np.uint8):
+        raise RuntimeError("expected target dtype to be Long or Byte, but got %s"
+                           % _dt.scalar_type_name(target._array.dtype))
+
+
 def _nll_check(input, target, weight):
     """torch's checks of ``nll_loss_nd`` (and the nll_loss / nll_loss2d kernels it calls), in
     its order; returns the target to use (a 1-D input takes a 0-D or a size-1 target)."""
@@ -325,14 +331,15 @@ def _nll_check(input, target, weight):
     if nd != 1 and xs[0] != (ts[0] if ts else 0):
         raise ValueError("Expected input batch_size (%d) to match target batch_size (%d)."
                          % (xs[0], ts[0] if ts else 0))
-    if nd == 1 and target.dim() == 1:
-        if ts[0] != 1:
-            raise ValueError("For 1D input, 1D target must have size 1, but got target size: "
-                             "%d" % ts[0])
-        target = target.reshape(())
     if nd <= 2:
         if target.dim() > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        _nll_target_dtype_check(target)
+        if nd == 1 and target.dim() == 1:
+            if ts[0] != 1:
+                raise ValueError("For 1D input, 1D target must have size 1, but got target "
+                                 "size: %d" % ts[0])
+            target = target.reshape(())
         if not (nd == 1 and target.dim() == 0) and xs[0] != target.shape[0]:
             raise RuntimeError("size mismatch (got input: %s, target: %s)"
                                % (list(xs), list(target.shape)))
@@ -345,15 +352,13 @@ def _nll_check(input, target, weight):
         if nd != 4 and ts[1:] != xs[2:]:
             raise RuntimeError("Expected target size %s, got %s"
                                % (list(xs[:1] + xs[2:]), list(ts)))
+        _nll_target_dtype_check(target)
         if weight is not None and weight.numel() != xs[1]:
-            _weight_check(weight, xs[1])
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
         if nd == 4 and (xs[0], xs[2], xs[3]) != ts:
             raise RuntimeError("size mismatch (got input: %s , target: %s"
                                % (list(xs), list(ts)))
         kernel = "nll_loss2d_forward_out_frame"
-    if target._array.dtype not in (np.int64, np.uint8):
-        raise RuntimeError("expected target dtype to be Long or Byte, but got %s"
-                           % _dt.scalar_type_name(target._array.dtype))
     not_implemented_for(input._array, kernel, "biuc")
     if weight is not None and weight._array.dtype != input._array.dtype:
         raise RuntimeError("expected scalar type %s but found %s"

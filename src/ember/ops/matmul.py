@@ -11,8 +11,8 @@ from ..autograd.grad_mode import state as _grad_state
 from ..backend import errstate, same_device
 from ..tensor import Tensor
 from ._out import _RESIZE_MSG
-from ._util import (binary_arrays, check_real_grad, mm2d, not_implemented_for, sum_to, wrap_dim,
-                    xp_of)
+from ._util import (R_TO_C_MSG, binary_arrays, check_real_grad, mm2d, not_implemented_for,
+                    sum_to, wrap_dim, xp_of)
 from ..dtypes import from_numpy_dtype, get_default_dtype, scalar_type_name as _tname
 from .shape import (Clone, Expand, Reshape, Squeeze, T, Transpose, Unsqueeze, reshape,
                     view_strides)
@@ -136,7 +136,6 @@ class Bmm(Function):
         ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         if not (aa.size and bb.size):
             # (torch returns before its kernel: no dtype checks, and batch2's dtype)
-            _differentiable_out(ctx, bb.dtype)
             return Tensor._wrap(xp_of(a).zeros(aa.shape[:2] + bb.shape[2:], dtype=bb.dtype))
         _no_bool(aa, kernel)
         if aa.dtype != bb.dtype:
@@ -159,11 +158,21 @@ class Bmm(Function):
         return ga, gb, None
 
 
-def _differentiable_out(ctx, dtype):
-    """torch's error for an output that cannot carry a gradient (batch2's dtype) of inputs
-    that require one."""
-    if dtype.kind not in "fcV" and any(ctx.needs_input_grad):
+def _differentiable(out, *inputs):
+    """``out``, or torch's error for a result that cannot carry a gradient (an empty product
+    takes batch2's or input's dtype) of inputs that require one in grad mode."""
+    dtype = out._array.dtype
+    if dtype.kind not in "fcV" and _grad_state.enabled and \
+            any(t._requires_grad for t in inputs):
         raise RuntimeError("Autograd not support dtype: %s" % _tname(dtype))
+    return out
+
+
+def _check_grad_dtype(dtype, ctx, i):
+    """torch's engine check of a gradient of ``dtype`` for input ``i``: a real input takes no
+    complex one, a complex input a floating or complex one."""
+    if dtype.kind != "f" and (dtype.kind == "c") != (ctx._input_meta(i)[1].kind == "c"):
+        raise RuntimeError(R_TO_C_MSG)
 
 
 def _small_complex(aa, bb):
@@ -317,7 +326,6 @@ class _AddProduct(Function):
         need = ctx.needs_input_grad
         if not (a1.size and a2.size):
             out = cls._nothing_to_sum(ia, base, prod, beta)
-            _differentiable_out(ctx, prod.dtype)
             beta, alpha = _kernel_scalars(ia.dtype, beta, alpha)
         else:
             beta, alpha = _kernel_scalars(ia.dtype, beta, alpha)
@@ -363,6 +371,9 @@ class _AddProduct(Function):
         if need[2]:
             g2 = prod_b(m1, g)
             g2 = g2 * ctx.alpha if ctx.alpha != 1 else g2
+        # (an empty baddbmm mixes dtypes: batch2's result dtype reaches real inputs)
+        for i, gr in enumerate((gi, g1, g2)):
+            check_real_grad(gr, ctx, i)
         return gi, g1, g2, None, None
 
 
@@ -549,7 +560,7 @@ def mm(input, mat2, *, out=None):
 
 def bmm(input, mat2, *, out=None):
     """Batched matrix product of two 3-D tensors ``(b, n, m) @ (b, m, p)`` (no broadcasting)."""
-    return Bmm.apply(input, mat2)
+    return _differentiable(Bmm.apply(input, mat2), input, mat2)
 
 
 def mv(input, vec, *, out=None):
@@ -709,7 +720,7 @@ def _batched(a, b):
     else:
         b3 = reshape(Expand.apply(b, batch + (m2, p)), (nbatch, m2, p))
     out_shape = batch + ((n,) if na > 1 else ()) + ((p,) if nb > 1 else ())
-    out = Bmm.apply(a3, b3)
+    out = _differentiable(Bmm.apply(a3, b3), a3, b3)
     if nb == 1:
         out = Squeeze.apply(out, (2,), "SqueezeBackward1")
     return Reshape.apply(out, out_shape)
@@ -721,26 +732,31 @@ def _scalar(x):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape."""
-    return Addmm.apply(input, mat1, mat2, _scalar(beta), _scalar(alpha))
+    return _differentiable(Addmm.apply(input, mat1, mat2, _scalar(beta), _scalar(alpha)),
+                           input, mat1, mat2)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat @ vec)``."""
-    return Addmv.apply(input, mat, vec, _scalar(beta), _scalar(alpha))
+    return _differentiable(Addmv.apply(input, mat, vec, _scalar(beta), _scalar(alpha)),
+                           input, mat, vec)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * bmm(batch1, batch2)``."""
-    return Baddbmm.apply(input, batch1, batch2, _scalar(beta), _scalar(alpha))
+    return _differentiable(Baddbmm.apply(input, batch1, batch2, _scalar(beta),
+                                         _scalar(alpha)), input, batch1, batch2)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * bmm(batch1, batch2).sum(0)``."""
     from .reduction import sum as _sum
     ia, b1, b2 = input._array, batch1._array, batch2._array
-    if b1.ndim == 3 and b2.ndim == 3 and b1.shape[0] == b2.shape[0] and \
-            b1.shape[2] == b2.shape[1] and not (b1.size and b2.size):
-        return AddbmmEmpty.apply(input, batch1, batch2, _scalar(beta), _scalar(alpha))
+    _addbmm_shapes(input, b1, b2)
+    if not (b1.size and b2.size):
+        return _differentiable(
+            AddbmmEmpty.apply(input, batch1, batch2, _scalar(beta), _scalar(alpha)),
+            input, batch1, batch2)
     _addmm_dtypes(ia, b1, b2)
     _no_bool(b1, "addmm_impl_cpu_")
     if ia.dtype.kind in "iu":   # (torch casts the scalars to the integer type)
@@ -748,6 +764,23 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     prod = _sum(bmm(batch1, batch2), 0, dtype=input.dtype if ia.dtype.kind in "iu" else None)
     prod = prod * alpha if alpha != 1 else prod
     return prod + (input * beta if beta != 1 else input)
+
+
+def _addbmm_shapes(input, b1, b2):
+    """torch's checks of addbmm before its per-batch ``addmm_`` calls (whose dtype checks
+    come later): input expands to the result, then the batches' dimensions and sizes."""
+    shape = (b1.shape[wrap_dim(1, b1.ndim)], b2.shape[wrap_dim(2, b2.ndim)])
+    _expand_input(xp_of(input), input._array, shape)
+    if b1.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if b1.shape[0] != b2.shape[0]:
+        raise RuntimeError("batch1 and batch2 must have same number of batches, got %d and %d"
+                           % (b1.shape[0], b2.shape[0]))
+    if b1.shape[2] != b2.shape[1]:
+        raise RuntimeError("Incompatible matrix sizes for bmm (%dx%d and %dx%d)"
+                           % (b1.shape[1], b1.shape[2], b2.shape[1], b2.shape[2]))
 
 
 class AddbmmEmpty(Function):
@@ -771,7 +804,6 @@ class AddbmmEmpty(Function):
             out = base * beta
         if b1.shape[0] > 1 and base.size:
             _check_scale(ia.dtype, 1)   # (the later calls scale by an int 1)
-        _differentiable_out(ctx, ia.dtype)     # (the result is made like input)
         ctx.beta = beta
         ctx.save_for_backward(batch1, batch2)
         return Tensor._wrap(xp.ascontiguousarray(out, dtype=ia.dtype))
@@ -782,6 +814,12 @@ class AddbmmEmpty(Function):
         b1, b2 = ctx.saved_tensors
         need = ctx.needs_input_grad
         gi = sum_to(grad_output * ctx.beta, ctx._input_meta(0)[0]) if need[0] else None
+        # (torch's formulas are empty bmm calls, of batch2's dtype for batch1 and the
+        # gradient's for batch2: its engine checks those dtypes against the inputs)
+        if need[1]:
+            _check_grad_dtype(b2._array.dtype, ctx, 1)
+        if need[2]:
+            _check_grad_dtype(grad_output._array.dtype, ctx, 2)
         return (gi, zeros_like(b1) if need[1] else None, zeros_like(b2) if need[2] else None,
                 None, None)
 
@@ -1208,7 +1246,7 @@ def _sublist_equation(args):
 def tensordot(a, b, dims=2, out=None):
     """Contract ``a``'s last ``dims`` dims with ``b``'s first (or the given pairs of dims)."""
     from .reduction import sum as _sum
-    from .shape import permute, reshape
+    from .shape import permute, reshape, squeeze
     na, nb = a._array.ndim, b._array.ndim
     if isinstance(dims, Tensor):
         dims = dims.tolist()
@@ -1247,12 +1285,18 @@ def tensordot(a, b, dims=2, out=None):
     fb = [d for d in range(nb) if d not in db]
     size_a = math.prod(a._array.shape[d] for d in fa)
     size_b = math.prod(b._array.shape[d] for d in fb)
-    pa = reshape(permute(t1, fa + da), (size_a, k))
-    pb = reshape(permute(t2, db + fb), (k, size_b))
     shape = tuple(a._array.shape[d] for d in fa) + tuple(b._array.shape[d] for d in fb)
-    if size_a == 1 and size_b == 1:     # (a single output element: torch's dot)
-        return reshape(dot(reshape(pa, (k,)), reshape(pb, (k,))), shape)
-    return reshape(mm(pa, pb), shape)
+    pa, pb = permute(t1, fa + da), permute(t2, db + fb)
+    if size_a == 1 and size_b == 1:
+        # NOTE: torch takes dot for one output element when both permuted operands are
+        # contiguous, else a product summed in the input dtype (which bool supports).
+        if pa.is_contiguous() and pb.is_contiguous():
+            flat_a = pa if pa.dim() == 1 else reshape(pa, (k,))     # (flatten: no node on 1-D)
+            flat_b = pb if pb.dim() == 1 else reshape(pb, (k,))
+            return reshape(dot(flat_a, flat_b), shape)
+        prod = squeeze(pa) * squeeze(pb)
+        return reshape(_sum(prod, dtype=prod.dtype), shape)
+    return reshape(mm(reshape(pa, (size_a, k)), reshape(pb, (k, size_b))), shape)
 
 
 def inner(input, other, *, out=None):

@@ -7,13 +7,23 @@ import numpy as np
 
 from ..autograd._sum_to import sum_to_size
 from ..autograd.function import Function
-from ..backend import errstate
+from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from .. import dtypes as _dt
 from ._util import not_implemented_for, xp_of
 
 # (``torch.batch_norm`` is the C++ form, ``ember._torch_ns.batch_norm``: another argument order)
 __all__ = ["layer_norm", "group_norm"]
+
+
+def _inv_std(var, eps):
+    """``1 / sqrt(var + eps)`` of torch's batch-norm statistics (its ``InvStd``): 0 where both
+    ``var`` and ``eps`` are 0."""
+    with errstate(divide="ignore", invalid="ignore"):
+        invstd = 1 / get_array_module(var).sqrt(var + eps)
+    if eps == 0:
+        invstd[var == 0] = 0
+    return invstd
 
 
 class Norm(Function):
@@ -46,14 +56,17 @@ class Norm(Function):
             mean = x64.mean(axis=axes, keepdims=True).astype(sdt)
             d = x64 - mean
             var = (d * d).mean(axis=axes, keepdims=True)
-            invstd = (1 / xp.sqrt(var + eps)).astype(sdt)
+            invstd = _inv_std(var, eps).astype(sdt)
             xc = xs - mean
             ctx.save_for_backward(input, weight, bias, None, None)
         elif stats is None:
             mean = xs.mean(axis=axes, keepdims=True)
             xc = xs - mean
             var = (xc * xc).mean(axis=axes, keepdims=True)
-            invstd = 1 / xp.sqrt(var + x.dtype.type(eps))
+            if name == "NativeBatchNormBackward0":
+                invstd = _inv_std(var, x.dtype.type(eps))
+            else:
+                invstd = 1 / xp.sqrt(var + x.dtype.type(eps))
             ctx.save_for_backward(input, weight, bias, None, None)
         else:
             # (the running statistics in the opmath type: float32 for a 16-bit dtype)
@@ -75,7 +88,8 @@ class Norm(Function):
             op = np.dtype(np.float32) if x.dtype.itemsize < 4 else x.dtype
             alpha = invstd.astype(op, copy=False)
             if ctx.affine[0]:
-                alpha = alpha * weight._array.reshape(pshape).astype(op, copy=False)
+                with errstate(invalid="ignore"):     # (0 * inf: NaN, as torch)
+                    alpha = alpha * weight._array.reshape(pshape).astype(op, copy=False)
             beta = -mean.astype(op, copy=False) * alpha
             if ctx.affine[1] and x.dtype.itemsize <= 4 and x.dtype.kind == "f":
                 # (a fused multiply-add too: exact in double, then rounded)
@@ -124,7 +138,10 @@ class Norm(Function):
             # NOTE: the statistics are recomputed as Tensor ops so that they depend on the
             # input: double backward differentiates through them.
             xc = xs - xs.mean(axes, keepdim=True)
-            invstd = ((xc * xc).mean(axes, keepdim=True) + ctx.eps).rsqrt()
+            var = (xc * xc).mean(axes, keepdim=True)
+            invstd = (var + ctx.eps).rsqrt()
+            if ctx.bn and ctx.eps == 0:
+                invstd = invstd.masked_fill(var == 0, 0.0)     # (torch's InvStd rule)
             xhat = xc * invstd
         else:
             xhat = (xs - mean) * invstd

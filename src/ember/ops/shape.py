@@ -171,9 +171,19 @@ def _infer_shape(op, shape, numel):
     return tuple(shape)
 
 
-def _shape_arg(shape):
+def _shape_arg(shape, op="view", what="size"):
+    """The ints of ``*shape`` (or one sequence of them): ints, NumPy ints or 0-d integral
+    tensors, as torch's ``tuple of ints`` (a float or bool is torch's TypeError)."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
+    for k, s in enumerate(shape):
+        if s.__class__ is int:
+            continue
+        if isinstance(s, (bool, np.bool_)) or not (
+                isinstance(s, (int, np.integer)) or (isinstance(s, Tensor) and not s._array.ndim
+                                                     and s._array.dtype.kind in "iu")):
+            raise TypeError("%s(): argument '%s' (position 1) must be tuple of ints, but found "
+                            "element of type %s at pos %d" % (op, what, type(s).__name__, k))
     return tuple(int(s) for s in shape)
 
 
@@ -493,7 +503,7 @@ def reshape(input, *shape):
     clone, as torch's graph shows it."""
     if not shape:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
-    shape = _infer_shape("reshape", _shape_arg(shape), input._array.size)
+    shape = _infer_shape("reshape", _shape_arg(shape, "reshape", "shape"), input._array.size)
     arr = input._array
     if _reshaped_view(arr, shape) is None:
         return Reshape.apply(Clone.apply(input), shape)
@@ -534,7 +544,7 @@ def permute(input, *dims, **kwargs):
     """Reorder the dims (a view); ``permute(x, (1, 0))``, ``x.permute(1, 0)`` or ``dims=``."""
     if not dims and "dims" not in kwargs:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    dims = _shape_arg(dims if dims else (kwargs.pop("dims"),))
+    dims = _shape_arg(dims if dims else (kwargs.pop("dims"),), "permute", "dims")
     n = input._array.ndim
     if len(dims) != n:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
@@ -568,7 +578,7 @@ def squeeze(input, dim=None):
 
 def expand(input, *sizes):
     """Broadcast to ``sizes`` without copying (-1 keeps a dim)."""
-    sizes = _shape_arg(sizes)
+    sizes = _shape_arg(sizes, "expand")
     shape = input._array.shape
     if len(sizes) < len(shape):
         raise RuntimeError("expand(torch.FloatTensor{%s}, size=%s): the number of sizes provided "
@@ -1012,6 +1022,8 @@ def split_with_sizes(input, split_sizes, dim=0):
 
 def chunk(input, chunks, dim=0):
     """Split into ``chunks`` pieces of ``ceil(size / chunks)`` (fewer when it divides unevenly)."""
+    if chunks.__class__ is not int:
+        _shape_arg((chunks,), "chunk", "chunks")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: %d" % chunks)
     if input._array.ndim == 0:
@@ -1118,6 +1130,14 @@ def narrow(input, dim, start, length):
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input._array.ndim, "narrow")
     n = input._array.shape[d]
+    if isinstance(start, Tensor):
+        if start._array.ndim or start._array.dtype.kind not in "iu":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+    elif not isinstance(start, (int, np.integer)) or isinstance(start, (bool, np.bool_)):
+        got = ", ".join(type(v).__name__ for v in (dim, start, length))
+        raise TypeError("narrow() received an invalid combination of arguments - got (%s), but "
+                        "expected one of:\n * (int dim, Tensor start, int length)\n * (int dim, "
+                        "int start, int length)\n" % got)
     start = int(start)
     if start < -n or start > n:
         raise IndexError("start out of range (expected to be in range of [%d, %d], but got %d)"
@@ -1160,6 +1180,8 @@ def select(input, dim, index):
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input._array.ndim, "select")
     n = input._array.shape[d]
+    if index.__class__ is not int:
+        _shape_arg((index,), "select", "index")     # (torch's TypeError for a float or bool)
     index = int(index)
     if index < -n or index >= n:
         raise IndexError("select(): index %d out of range for tensor of size %s at dimension %d"
@@ -1491,7 +1513,7 @@ def repeat(input, *sizes):
     """Tile ``input`` ``sizes[i]`` times along each dim (a copy; may add leading dims)."""
     if not sizes:
         raise TypeError("repeat() missing 1 required positional arguments: \"repeats\"")
-    sizes = _shape_arg(sizes)
+    sizes = _shape_arg(sizes, "repeat", "repeats")
     if len(sizes) < input._array.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
