@@ -790,7 +790,12 @@ class Tensor:
 
 
 _new = object.__new__
-_refresh_view: Callable[[Tensor], None] = lambda view: None   # (set by autograd.function)
+
+
+def _refresh_view(view: Tensor) -> None:
+    """Regenerate a stale view's node (replaced by autograd.function's ``refresh_view``)."""
+
+
 # what the comparison operators take (anything else: NotImplemented, Python's fallback)
 _CMP_OPERANDS = (Tensor, builtins.int, builtins.float, builtins.bool, complex, np.number,
                  np.bool_, _ndarray)
