@@ -296,3 +296,15 @@ def test_half_softmax_in_float32(op, dtype):
         e = getattr(ember.tensor(x).to(getattr(ember, dtype)), op)(dim).float().numpy()
         ulp = 2.0 ** (-10 if dtype == "float16" else -7)
         assert np.all(np.abs(t - e) <= ulp * np.maximum(np.abs(t), 2.0 ** -14))
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16", "bfloat16", "int64", "int32"])
+def test_logspace_bit_exact(dt):
+    """torch's CPU kernel: start/end in the dtype, each half counted from its own end, one
+    pow in double, rounded once."""
+    for (s, e, st) in [(0, 1, 5), (-2, 2, 7), (0, 3, 100), (1, 10, 33), (-5, 5, 1000),
+                       (0.5, 2.5, 11), (3, -1, 9), (0, 1, 1), (0, 1, 2), (0, 1, 0)]:
+        for base in (10.0, 2.0, 2.718281828, 0.5):
+            t = torch.logspace(s, e, st, base=base, dtype=getattr(torch, dt)).float().numpy()
+            m = ember.logspace(s, e, st, base=base, dtype=getattr(ember, dt)).float().numpy()
+            np.testing.assert_array_equal(m, t)

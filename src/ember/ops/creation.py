@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..random import _gen, _random_range
-from ..backend import (backend_for, backend_of, get_default_device, is_array,
+from ..backend import (backend_for, backend_of, errstate, get_default_device, is_array,
                        set_default_device, to_host)
 from ..autograd.function import Function
 from ..tensor import Tensor, _to_array
@@ -382,6 +382,38 @@ def _numbers(fn, start, end, step):
                         "expected one of:%s" % (names, _ARANGE_SIGS)) from None
 
 
+def _real(x):
+    """A number as torch's range kernels read it (as a double): a complex one must have no
+    imaginary part."""
+    if isinstance(x, np.complexfloating) and not isinstance(x, complex):
+        return float(x)     # (torch reads a complex64 NumPy scalar as a real one, as float())
+    if isinstance(x, (complex, np.complexfloating)):
+        if x.imag != 0:
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        return float(x.real)
+    return x
+
+
+def _range_checks(kernel, dtype, start, end, step):
+    """torch's checks of arange/range, in its order; returns the dtype (None: not given)."""
+    d = None if dtype is None else _dt.to_dtype(dtype)
+    if d is not None and d.np.kind in "bc":
+        raise NotImplementedError("\"%s\" not implemented for '%s'"
+                                  % (kernel, _dt.scalar_type_name(d)))
+    start, end, step = (_real(v) for v in (start, end, step))
+    if not (step > 0 or step < 0):
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError("unsupported range: %g -> %g" % (start, end))
+    return d, start, end, step
+
+
+def _check_size(size):
+    if not 0 <= size <= 2.0 ** 63:
+        raise RuntimeError("invalid size, possible overflow?")
+    return int(size)
+
+
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for integer arguments."""
@@ -389,22 +421,19 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         start, end = 0, _number(start, "arange", "end", 1)
     elif isinstance(start, Tensor) or isinstance(end, Tensor) or isinstance(step, Tensor):
         start, end, step = _numbers("arange", start, end, step)
-    if dtype is not None and _dt.to_dtype(dtype)._rank < 2:
+    d, start, end, step = _range_checks("arange_cpu", dtype, start, end, step)
+    if d is not None and d._rank < 2:
         # NOTE: torch casts the bounds and the step to an integer dtype first.
         start, end, step = int(start), int(end), int(step)
         if step == 0:
             raise ValueError("step must be nonzero")
-    if step == 0:
-        raise RuntimeError("arange(): step must be nonzero")
     if (end - start) / step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if dtype is None:
+    if d is None:
         ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         d = _dt.int64 if ints else _dt.get_default_dtype()
-    else:
-        d = _dt.to_dtype(dtype)
     xp = backend_for(device).xp
-    n = int(math.ceil((end - start) / step))
+    n = _check_size(math.ceil((end - start) / step))
     arr = start + xp.arange(n, dtype=np.float64 if d.is_floating_point else np.int64) * step
     return _new(arr.astype(d.np, copy=False), requires_grad)
 
@@ -418,31 +447,95 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     if end is None:
         start, end = 0, start
     start, end, step = _numbers("range", start, end, step)
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
+    d, start, end, step = _range_checks("range_cpu", dtype, start, end, step)
     if (end - start) / step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     xp = backend_for(device).xp
-    n = int(math.floor((end - start) / step)) + 1
+    n = _check_size(math.floor((end - start) / step) + 1)
     arr = start + xp.arange(n, dtype=np.float64) * step
-    return _new(arr.astype(_float_dtype(dtype).np, copy=False), requires_grad)
+    return _new(arr.astype((d or _dt.get_default_dtype()).np, copy=False), requires_grad)
+
+
+_SPACE_SIGS = "".join(
+    "\n * (%s start, %s end, int steps, %s*, Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False)" % (a, b, "%s")
+    for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
+                 ("Number", "Number")))
+
+
+def _space_args(fn, start, end, steps, dtype, device, requires_grad, base=10.0):
+    """torch's argument parsing and checks of linspace/logspace: ``(start, end, steps, base,
+    dtype)`` as numbers and the result dtype (complex when a bound is)."""
+    def number(v):
+        return isinstance(v, (int, float, complex, np.number, np.bool_)) and \
+            not isinstance(v, bool)
+
+    def integer(v):
+        if isinstance(v, Tensor):
+            return v._array.ndim == 0 and v._array.dtype.kind in "iu"
+        return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+    ok = all(isinstance(v, Tensor) or number(v) or isinstance(v, bool) for v in (start, end))
+    ok = ok and integer(steps)
+    if base is not None and not (isinstance(base, (int, float, np.integer, np.floating,
+                                                   np.complex64))
+                                 or isinstance(base, Tensor) and base._array.ndim == 0):
+        ok = False
+    if not ok:
+        got = [type(v).__name__ for v in (start, end, steps)]
+        for name, v, default in (("dtype", dtype, None), ("device", device, None),
+                                 ("requires_grad", requires_grad, False), ("base", base, 10.0)):
+            if v is not default and (name != "base" or v != 10.0 or type(v) is not float) \
+                    and not (name == "base" and v is None):
+                got.append("%s=%s" % (name, "torch.dtype" if name == "dtype" else
+                                      type(v).__name__))
+        extra = "" if base is None else "float base = 10.0, "
+        raise TypeError("%s() received an invalid combination of arguments - got (%s), but "
+                        "expected one of:%s\n" % (fn, ", ".join(got), _SPACE_SIGS % ((extra,) * 4)))
+    dims = [(n, v._array.ndim) for n, v in (("start", start), ("end", end))
+            if isinstance(v, Tensor) and v._array.ndim]
+    if dims:
+        raise RuntimeError("%s only supports 0-dimensional start and end tensors, but got %s."
+                           % (fn, " and ".join("%s with %d dimension(s)" % x for x in dims)))
+    start, end, steps = _num(start), _num(end), int(_num(steps))
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    start, end = (float(v) if isinstance(v, np.complexfloating) and not isinstance(v, complex)
+                  else v for v in (start, end))     # (a complex64 NumPy scalar reads as real)
+    cplx = isinstance(start, complex) or isinstance(end, complex)
+    inferred = _dt.default_complex_dtype() if cplx else _dt.get_default_dtype()
+    d = inferred if dtype is None else _dt.to_dtype(dtype)
+    if cplx and d.np.kind != "c":
+        raise RuntimeError("torch.%s(): inferred dtype c10::complex<%s> can't be safely cast to "
+                           "passed dtype %s" % (fn, "double" if inferred.itemsize == 16 else
+                                                "float", _dt.scalar_type_name(d)))
+    if d.np.kind == "b":
+        raise NotImplementedError("\"%s_cpu\" not implemented for 'Bool'" % fn)
+    return start, end, steps, None if base is None else _real(_num(base)), d
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
-    start, end = _num(start), _num(end)
-    if not isinstance(steps, (int, np.integer)) or steps < 0:
-        raise RuntimeError("linspace(): number of steps must be a non-negative int, got %r"
-                           % (steps,))
-    d = _float_dtype(dtype)
+    start, end, steps, _, d = _space_args("linspace", start, end, steps, dtype, device,
+                                          requires_grad, None)
     _dt.check_scalar(start, d, reduced=False)
     _dt.check_scalar(end, d, reduced=False)
     xp = backend_for(device).xp
-    if d.np.kind == "c" or isinstance(start, complex) or isinstance(end, complex):
-        arr = xp.linspace(start, end, int(steps), dtype=np.complex128)
-        return _new(arr.astype(d.np, copy=False), requires_grad)
-    return _new(_linspace(xp, start, end, int(steps), d.np), requires_grad)
+    if d.np.kind == "c":
+        return _new(_linspace_complex(xp, start, end, steps, d.np), requires_grad)
+    return _new(_linspace(xp, start, end, steps, d.np), requires_grad)
+
+
+def _linspace_complex(xp, start, end, n, nd):
+    """torch's CPU linspace in the complex dtype ``nd``: ``start + step * i`` for the first
+    half, ``end - step * (n - 1 - i)`` for the rest."""
+    if n <= 1:
+        return xp.full(n, start, dtype=nd)
+    s, e = (xp.asarray(complex(v), dtype=nd) for v in (start, end))
+    step = (e - s) / xp.asarray(n - 1, dtype=nd)
+    i = xp.arange(n).astype(nd)
+    return xp.where(xp.arange(n) < n // 2, s + step * i, e - step * ((n - 1) - i)).astype(nd)
 
 
 def _fma(a, b, c):
@@ -499,9 +592,32 @@ def _linspace(xp, start, end, n, nd):
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """``base ** linspace(start, end, steps)``."""
+    start, end, steps, base, d = _space_args("logspace", start, end, steps, dtype, device,
+                                             requires_grad, base)
     xp = backend_for(device).xp
-    arr = xp.power(base, xp.linspace(_num(start), _num(end), int(steps), dtype=np.float64))
-    return _new(arr.astype(_float_dtype(dtype).np, copy=False), requires_grad)
+    if d.np.kind == "c":
+        # NOTE: torch's complex power is exp(exponent * log(base)), in the dtype.
+        # (a single step is std::pow(double, complex): in complex128)
+        exps = _linspace_complex(xp, start, end, steps, d.np)
+        with errstate(divide="ignore", invalid="ignore"):
+            if steps == 1:
+                arr = xp.power(float(base), exps.astype(np.complex128))
+            else:
+                arr = xp.exp(exps * xp.log(xp.asarray(float(base), dtype=d.np)))
+        return _new(arr.astype(d.np, copy=False), requires_grad)
+    # NOTE: torch's CPU kernel: start and end in the dtype, their difference taken there, then
+    # pow(double base, double exponent), each half counted from its own end, rounded once.
+    lo, hi = d.np.type(start), d.np.type(end)
+    if steps == 1:
+        exps = xp.asarray([float(lo)])
+    else:
+        with errstate(over="ignore", invalid="ignore"):
+            step = float(np.asarray(hi - lo, dtype=d.np)) / (steps - 1)  # host: numbers
+        i = xp.arange(steps, dtype=np.float64)
+        exps = xp.where(i < steps // 2, float(lo) + step * i, float(hi) - step * (steps - 1 - i))
+    with errstate(over="ignore", invalid="ignore", divide="ignore"):
+        arr = xp.power(float(base), exps)
+    return _new(arr.astype(d.np, copy=False), requires_grad)
 
 
 _EYE_MISMATCH = (

@@ -161,13 +161,15 @@ class LinalgSolve(Function):
     @staticmethod
     def forward(ctx, a, b, left, vector):
         aa, ba = a._array, b._array
-        _square_check("linalg.solve", aa, "lu_cpu")
+        _square_shape("linalg.solve", aa)
+        _float_or_complex("linalg.solve", aa)
         if vector:
             ba = ba[..., None]
         if aa.dtype != ba.dtype:
             raise RuntimeError("linalg.solve: Expected A and B to have the same dtype, but found "
                                "A of type %s and B of type %s instead"
                                % (_tname(aa.dtype), _tname(ba.dtype)))
+        _lapack_dtype(aa, None, "lu_cpu")
         if not left:
             aa, ba = aa.mT, ba.mT
         if ba.shape[-2] != aa.shape[-1]:
@@ -717,6 +719,29 @@ def _check_finite(op, arr):
                            "contained non-finite values." % op)
 
 
+def _finite_matrices(arr):
+    """``(arr, bad)`` for an SVD: torch's error for a matrix holding a NaN (LAPACK's ``?gesdd``
+    rejects it); ``bad`` (None when every matrix is finite) marks the matrices holding an
+    infinity, replaced by zeros in the returned ``arr`` so that LAPACK never sees them."""
+    xp = get_array_module(arr)
+    if not arr.size or bool(xp.isfinite(arr).all()):
+        return arr, None
+    _raise_info("linalg.svd", xp.isnan(arr).any((-2, -1)), lambda i: "The algorithm failed "
+                "to converge because the input matrix contained non-finite values.")
+    bad = ~xp.isfinite(arr).all((-2, -1))
+    return xp.where(bad[..., None, None], 0, arr), bad
+
+
+def _nan_where(bad, arr):
+    """``arr`` with the matrices (or vectors: ``arr`` has one more dim than ``bad``) that
+    ``bad`` marks set to NaN."""
+    if bad is None:
+        return arr
+    extra = (None,) * (arr.ndim - bad.ndim)
+    nan = complex(np.nan, np.nan) if arr.dtype.kind == "c" else np.nan
+    return get_array_module(arr).where(bad[(Ellipsis,) + extra], nan, arr).astype(arr.dtype)
+
+
 class LinalgSvd(Function):
     node_name = "LinalgSvdBackward0"
 
@@ -724,7 +749,10 @@ class LinalgSvd(Function):
     def forward(ctx, a, full_matrices):
         arr = a._array
         _matrix_check("linalg.svd", arr, "linalg_svd_cpu")
-        _check_finite("linalg.svd", arr)
+        # NOTE: torch's LAPACK gives NaN singular values for a matrix holding an infinity, and
+        # U, Vh (and so the gradients) that depend on its internals (sometimes an error): here
+        # all three are NaN for such a matrix.
+        arr, bad = _finite_matrices(arr)
         xp = xp_of(a)
         m, n = arr.shape[-2:]
         k = min(m, n)
@@ -739,6 +767,7 @@ class LinalgSvd(Function):
             u, s, vh = (xp.asarray(r) for r in xp.linalg.svd(arr, full_matrices=full_matrices))
         ctx.set_materialize_grads(False)
         ctx.full = full_matrices
+        u, s, vh = (_nan_where(bad, r) for r in (u, s, vh))
         outs = (_w(_colmajor(u.astype(arr.dtype))), _w(s.astype(_real_dtype(arr))),
                 _w(_colmajor(vh.astype(arr.dtype))))
         ctx.save_for_backward(*outs)
@@ -1136,7 +1165,7 @@ class LinalgPinv(Function):
         if arr.size == 0:
             out = xp.zeros(arr.shape[:-2] + (n, m), dtype=arr.dtype)
         elif hermitian:
-            w, v = (xp.asarray(r) for r in xp.linalg.eigh(arr))
+            w, v = _syevd(arr, True)
             w_abs = xp.abs(w)
             tol = _tolerance(atol_a, rtol_a, w_abs.max(-1, keepdims=True))
             _bcast(w_abs.shape, tol.shape)
@@ -1144,13 +1173,15 @@ class LinalgPinv(Function):
                 winv = xp.where(w_abs > tol, 1 / w, 0).astype(arr.dtype)
             out = xp.matmul(v * winv[..., None, :], xp.conj(v).mT)
         else:
-            _check_finite("linalg.svd", arr)
+            # NOTE: NaN for a matrix holding an infinity (torch's is LAPACK's NaN or 0).
+            arr, bad = _finite_matrices(arr)
             u, s, vh = (xp.asarray(r) for r in xp.linalg.svd(arr, full_matrices=False))
             tol = _tolerance(atol_a, rtol_a, s[..., :1])
             _bcast(s.shape, tol.shape)
             with errstate(divide="ignore"):
                 sinv = xp.where(s > tol, 1 / s, 0).astype(arr.dtype)
-            out = xp.matmul(xp.conj(vh).mT * sinv[..., None, :], xp.conj(u).mT)
+            out = _nan_where(bad, xp.matmul(xp.conj(vh).mT * sinv[..., None, :],
+                                            xp.conj(u).mT))
         out = _w(xp.asarray(out).astype(arr.dtype))
         ctx.save_for_backward(a, out)
         return out
@@ -1158,7 +1189,8 @@ class LinalgPinv(Function):
     @staticmethod
     def backward(ctx, grad_output):
         a, out = ctx.saved_tensors
-        grad = _pinv_backward(grad_output, out, a)
+        with errstate(invalid="ignore"):    # (an infinity in A meets a NaN pinv, quietly)
+            grad = _pinv_backward(grad_output, out, a)
         if tuple(grad.shape) != tuple(a.shape):
             grad = sum_to(grad, tuple(a.shape))
         return grad, None, None, None
