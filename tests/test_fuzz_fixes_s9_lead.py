@@ -308,3 +308,22 @@ def test_logspace_bit_exact(dt):
             t = torch.logspace(s, e, st, base=base, dtype=getattr(torch, dt)).float().numpy()
             m = ember.logspace(s, e, st, base=base, dtype=getattr(ember, dt)).float().numpy()
             np.testing.assert_array_equal(m, t)
+
+
+@pytest.mark.parametrize("k", range(10))
+def test_full_with_complex_and_out_of_range_values(k):
+    exprs = [lambda L: L.full((2,), 1 + 2j, dtype=L.float32), lambda L: L.full((2,), 1 + 2j),
+             lambda L: L.full((2,), 3 + 0j), lambda L: L.full((2,), 1e40, dtype=L.float32),
+             lambda L: L.full_like(L.ones(2), 1 + 2j), lambda L: L.ones(2).new_full((2,), 1 + 2j),
+             lambda L: L.full((1,), 1 + 2j, dtype=L.float16),
+             lambda L: L.full((2,), 3 + 0j, dtype=L.int64),
+             lambda L: L.full((2,), 1 + 2j, dtype=L.bool),
+             lambda L: L.full((1,), 1e40, dtype=L.float16)]
+    got = [_outcome(lambda: exprs[k](L)) for L in (torch, ember)]
+    assert got[0] == got[1]
+
+
+def test_bernoulli_of_empty_complex_needing_grad():
+    got = [_outcome(lambda: L.bernoulli(L.zeros(0, dtype=L.complex64, requires_grad=True)).shape)
+           for L in (torch, ember)]
+    assert got[0] == got[1]

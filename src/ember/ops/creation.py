@@ -16,8 +16,10 @@ from ..random import _gen, _random_range
 from ..backend import (backend_for, backend_of, errstate, get_default_device, is_array,
                        set_default_device, to_host)
 from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor, _to_array
 from ._util import checked_scalar, not_implemented_for
+from .conversion import checked_fill_value
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace",
@@ -304,12 +306,14 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
             dtype = _dt.bool
         elif isinstance(fill_value, (int, np.integer)):
             dtype = _dt.int64
+        elif isinstance(fill_value, (complex, np.complexfloating)):
+            dtype = _dt.default_complex_dtype()
         else:
             dtype = _dt.get_default_dtype()
     shape = _size((size,) if isinstance(size, int) else (size,))
     d = _dt.to_dtype(dtype)
     # NOTE: torch skips the float16/bfloat16 range check when filling a single element.
-    value = checked_scalar(fill_value, d, reduced=math.prod(shape) != 1)
+    value = checked_fill_value(fill_value, d, reduced=math.prod(shape) != 1)
     return _new(backend_for(device).xp.full(shape, value, dtype=d.np),
                 requires_grad)
 
@@ -347,8 +351,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     xp, shape, d = _like(input, dtype, device)
-    fill_value = checked_scalar(fill_value, _dt.from_numpy_dtype(d),
-                                reduced=math.prod(shape) != 1)
+    fill_value = checked_fill_value(fill_value, _dt.from_numpy_dtype(d),
+                                    reduced=math.prod(shape) != 1)
     return _new(xp.full(shape, fill_value, dtype=d), requires_grad)
 
 
@@ -882,6 +886,9 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         if n:       # (the kernel, with its dtype checks, runs on no empty tensor)
             not_implemented_for(arr, "bernoulli_tensor_cpu_self_", "c")
             not_implemented_for(arr, "bernoulli_tensor_cpu_p_", "biu")
+        elif arr.dtype.kind == "c" and input._requires_grad and _grad_state.enabled:
+            raise RuntimeError("bernoulli does not support automatic differentiation for "
+                               "outputs with complex dtype.")
         probs = to_host(arr)
         if bool(((probs < 0) | (probs > 1)).any()):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
