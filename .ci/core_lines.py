@@ -22,8 +22,12 @@ import tokenize
 # went from 1,158 to all 1,274 public ops and its open classes from 187 to 15): torch's
 # argument checks in torch's order, its empty-input and dtype rules, einsum's pairwise
 # decomposition, circular padding's node chain, grid_sample's bicubic and 3-D modes,
-# torch's linspace, binomial sampler and householder backward.
-BUDGETS = {"machinery": 3400, "ops": 18000}
+# torch's linspace, binomial sampler and householder backward. The ninth session's pass over
+# the classes that fresh fuzzer seeds 3-9 found added about 800 more: torch's index-dtype rules
+# (int32 indices), its rules for numbers out of a dtype's range and for non-int sizes and dims,
+# integer and oneDNN convolution dispatch, the SVD family on infinite input, Cephes' airy_ai,
+# and the order of many checks.
+BUDGETS = {"machinery": 3400, "ops": 19000}
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "src" / "ember"
 
 
