@@ -327,3 +327,25 @@ def test_bernoulli_of_empty_complex_needing_grad():
     got = [_outcome(lambda: L.bernoulli(L.zeros(0, dtype=L.complex64, requires_grad=True)).shape)
            for L in (torch, ember)]
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_view_scatter_casts_src_inside(k):
+    """The *_scatter ops cast ``src`` inside (no node of their own, as torch): a float32 ``src``
+    of a float64 input links straight to its node; a real ``src`` of a complex input fails the
+    engine's complex-to-real check in backward, as torch."""
+    exprs = [lambda L, x, s: L.as_strided_scatter(x, s, (2, 3), (4, 1), 1),
+             lambda L, x, s: L.diagonal_scatter(x, s[0, :3], 0),
+             lambda L, x, s: L.diagonal_scatter(x.real, s[0, :3], 0),
+             lambda L, x, s: L.select_scatter(x.real, s[0, :3].sum() * L.ones(4), 0, 1)]
+    got = []
+    for L in (torch, ember):
+        x, s = L.zeros(3, 4, dtype=L.complex128), L.ones(2, 3, requires_grad=True)
+
+        def run():
+            r = exprs[k](L, x, s)
+            graph = _graph(r.grad_fn)
+            r.abs().sum().backward()
+            return graph, str(s.grad.dtype)
+        got.append(_outcome(run))
+    assert got[0] == got[1]

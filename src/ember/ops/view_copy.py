@@ -15,7 +15,7 @@ from .complex import view_as_complex as _view_as_complex, view_as_real as _view_
 from .indexing import nonzero as _nonzero
 from .scatter import unfold as _unfold
 from . import shape as _shape
-from ._util import need_tensors
+from ._util import check_real_grad, need_tensors
 
 __all__ = ["alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy",
            "permute_copy", "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy",
@@ -173,15 +173,15 @@ class ViewScatter(Function):
         part = view(grad_output)
         zeros = Tensor._wrap(get_array_module(part._array).zeros_like(part._array))
         name = type(ctx).__name__
-        return (ViewScatter.apply(grad_output, zeros, view, name), _shape.Clone.apply(part),
-                None, None)
+        g_src = _shape.Clone.apply(part)
+        check_real_grad(g_src, ctx, 1)
+        return ViewScatter.apply(grad_output, zeros, view, name), g_src, None, None
 
 
 def _scatter_into(name, input, src, view):
     need_tensors(name.replace("ScatterBackward0", "_scatter").lower(), input, src)
     grad = src.requires_grad
-    if src.dtype != input.dtype:
-        src = src.to(input.dtype)
+    src = _cast_src(input, src)
     out = ViewScatter.apply(input, src, view, name)
     _differentiable_out(out, grad)
     if name in _REAL_GRAD_ONLY:
@@ -261,6 +261,7 @@ class AsStridedScatter(Function):
             g_input = AsStridedScatter.apply(g, zeros, size, stride, offset)
         if ctx.needs_input_grad[1]:
             g_src = _shape.Clone.apply(part)
+            check_real_grad(g_src, ctx, 1)
         return g_input, g_src, None, None, None
 
 
@@ -276,12 +277,20 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     size = tuple(int(n) for n in size)
     stride = tuple(int(n) for n in stride)
     grad = src.requires_grad
-    if src.dtype != input.dtype:
-        src = src.to(input.dtype)
+    src = _cast_src(input, src)
     offset = None if storage_offset is None else int(storage_offset)
     out = AsStridedScatter.apply(input, src, size, stride, offset)
     _differentiable_out(out, grad)
     return out
+
+
+def _cast_src(input, src):
+    """``src`` for a scatter into ``input``: cast inside the op (torch's copy, no node of its
+    own; a real ``src``'s complex gradient then meets the engine's check, as in torch), except
+    a complex ``src`` for a real ``input``."""
+    if src.is_complex() and not input.is_complex():
+        return src.to(input.dtype)
+    return src
 
 
 def _differentiable_out(out, grad):
