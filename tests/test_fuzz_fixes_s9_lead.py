@@ -349,3 +349,14 @@ def test_view_scatter_casts_src_inside(k):
             return graph, str(s.grad.dtype)
         got.append(_outcome(run))
     assert got[0] == got[1]
+
+
+def test_eig_of_non_finite_input():
+    """eig refuses inf/NaN with torch's message; eigvals gives NaN for a matrix holding an
+    infinity (torch's LAPACK value) and keeps finite matrices of the batch."""
+    for v in ([[1.0, math.inf], [0, 1]], [[1.0, math.nan], [0, 1]]):
+        got = [_outcome(lambda: L.linalg.eig(L.tensor(v))) for L in (torch, ember)]
+        assert got[0] == got[1]
+    batch = [[[1.0, math.inf], [0, 1]], [[2.0, 0], [0, 3]]]
+    t, e = (L.linalg.eigvals(L.tensor(batch)).numpy() for L in (torch, ember))
+    np.testing.assert_allclose(e, t, equal_nan=True)

@@ -149,7 +149,8 @@ _EMPTY_VIEWS = {"view_as_complex", "view_as_real", "view_as_complex_copy",
 #   operands' layout (2,700 random products matched no single formula).
 _CBLAS = {"mm", "mv", "addmm", "addmm_", "addmv", "addmv_", "dot", "vdot", "inner", "tensordot",
           "linear", "matmul", "bmm", "baddbmm", "baddbmm_", "addbmm", "addbmm_", "outer", "ger",
-          "addr", "addr_", "chain_matmul", "multi_dot", "einsum", "kron", "mm_noncontig"}
+          "addr", "addr_", "chain_matmul", "multi_dot", "einsum", "kron", "mm_noncontig",
+          "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell"}
 # - composites adding complex products with inf (trapezoid, cumulative_trapezoid, logcumsumexp,
 #   x * x, vander): torch's vectorised complex multiply and add give position-dependent
 #   results there (0 + (inf - inf j) is NaN at one position and not at the next, and flips

@@ -1493,13 +1493,19 @@ def _eig_arrays(A, op):
     if _dt.kind(arr.dtype) not in "fc":
         raise RuntimeError("Unknown Complex ScalarType for %s" % _tname(arr.dtype))
     _square_check(op, arr, "linalg_eig_out_cpu", False)
-    _check_finite(op, arr)
     xp = xp_of(A)
+    bad = None
+    if arr.size and not bool(xp.isfinite(arr).all()):
+        if op == "linalg.eig":
+            raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+        # (eigvals: LAPACK's values for a non-finite matrix are artefacts; NaN here)
+        bad = ~xp.isfinite(arr).all(axis=(-2, -1))
+        arr = xp.where(bad[..., None, None], 0, arr)
     cd = np.result_type(arr.dtype, np.complex64)
     if arr.size == 0:
         return (xp.zeros(arr.shape[:-1], dtype=cd), xp.zeros(arr.shape, dtype=cd))
     w, v = (xp.asarray(r) for r in xp.linalg.eig(arr))
-    return w.astype(cd), v.astype(cd)
+    return _nan_where(bad, w.astype(cd)), _nan_where(bad, v.astype(cd))
 
 
 class LinalgEig(Function):
