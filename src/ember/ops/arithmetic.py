@@ -12,6 +12,7 @@ from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import check_into, inplace
 from ._util import (R_TO_C_MSG, SCALAR_TYPES, _int_scalar_for, big_int_check, binary_arrays,
+                    check_real_grad,
                     check_shapes_broadcast,
                     is_scalar, need_tensors, not_implemented_for, opmath_scalar, scalar_like,
                     sum_to, xp_of)
@@ -890,6 +891,7 @@ class Lerp(Function):
         ga = sum_to(grad_output * _cj(1 - w), _grad_shape(ctx, 0)) if need[0] else None
         ge = sum_to(grad_output * _cj(w), _grad_shape(ctx, 1)) if need[1] else None
         gw = sum_to(grad_output * _cj(end - a), _grad_shape(ctx, 2)) if need[2] else None
+        check_real_grad(gw, ctx, 2)     # (torch's formula has no complex-to-real step)
         return ga, ge, gw
 
 
