@@ -208,9 +208,17 @@ class Elu(Function):
             # backward; where(x < 0, x, 0) also keeps exp from overflowing for large x.
             # (x * 0 keeps a NaN input NaN)
             neg = exp(where(x < 0, x, x * 0.0) * input_scale) * (alpha * scale * input_scale)
-        # NOTE: a NaN input gives a NaN gradient, as torch's vectorised kernel (the one whole
-        # SIMD blocks take; its scalar tail loop gives the positive side's slope instead).
-        return grad_output * where(x > 0, scale, neg), None, None, None, None, None
+        # NOTE: a NaN input (or result) gives a NaN gradient in torch's vectorised kernel
+        # (the one whole blocks of two AVX-512 vectors take) and the positive side's slope in
+        # its scalar tail loop (``x <= 0`` false).
+        pos = x > 0
+        n = x.numel()
+        tail = n - n % (128 // x.element_size())
+        if tail < n:
+            xp = xp_of(x)
+            in_tail = Tensor._wrap(xp.arange(n).reshape(tuple(x.shape)) >= tail)
+            pos = pos.logical_or(x.isnan().logical_and(in_tail))
+        return grad_output * where(pos, scale, neg), None, None, None, None, None
 
 
 def _elu(input, alpha=1.0, scale=1.0, input_scale=1.0):

@@ -1363,17 +1363,9 @@ def histc(input, bins=100, min=0, max=0):
     if bins <= 0:
         raise RuntimeError("torch.histogram(): bins must be > 0, but got %d for dimension 0"
                            % bins)
-    if arr.dtype.kind == "b":    # (torch fails building the bin edges)
-        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
-    if arr.dtype.kind == "c" and min == max:    # (torch fails finding the data range)
+    if arr.dtype.kind == "c" and min == max and arr.size:    # (torch fails finding the data range)
         raise NotImplementedError("\"aminmax_cpu\" not implemented for '%s'"
                                   % _dt.scalar_type_name(arr.dtype))
-    if arr.dtype.kind != "f":
-        raise NotImplementedError("\"histogram_cpu\" not implemented for '%s'"
-                                  % _dt.from_numpy_dtype(arr.dtype)._legacy[:-6])
-    if bins <= 0:
-        raise RuntimeError("torch.histogram(): bins must be > 0, but got %d for dimension 0"
-                           % bins)
     xp = xp_of(input)
     lo, hi = float(min), float(max)
     if lo > hi:
@@ -1384,6 +1376,19 @@ def histc(input, bins=100, min=0, max=0):
         lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)):
         raise RuntimeError("torch.histc: range of [%s, %s] is not finite" % (_g(lo), _g(hi)))
+    if arr.dtype.kind == "b":    # (torch fails building the bin edges)
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    # (torch converts the range to the input's type before its dtype check)
+    d = _dt.from_numpy_dtype(arr.dtype)
+    name = None
+    if d.is_complex:
+        d = d.to_real()
+        name = "c10::complex<%s>" % _dt._C_NAME[d.name]
+    for v in (lo, hi):
+        _dt.check_scalar(v, d, name)
+    if arr.dtype.kind != "f" and d is not _dt.bfloat16:
+        raise NotImplementedError("\"histogram_cpu\" not implemented for '%s'"
+                                  % _dt.from_numpy_dtype(arr.dtype)._legacy[:-6])
     hist, _ = _linear_hist(xp, arr.reshape(-1), bins, lo, hi, None)
     return Tensor._wrap(hist.astype(arr.dtype))
 

@@ -3,6 +3,8 @@
 One Function per call, with torch's node: it standardises over a set of axes (``(x - mean) /
 sqrt(var + eps)``, biased variance) and applies the affine part.
 """
+import math
+
 import numpy as np
 
 from ..autograd._sum_to import sum_to_size
@@ -11,6 +13,7 @@ from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from .. import dtypes as _dt
 from ._util import not_implemented_for, xp_of
+from .comparison import where
 
 # (``torch.batch_norm`` is the C++ form, ``ember._torch_ns.batch_norm``: another argument order)
 __all__ = ["layer_norm", "group_norm"]
@@ -24,6 +27,61 @@ def _inv_std(var, eps):
     if eps == 0:
         invstd[var == 0] = 0
     return invstd
+
+
+def _add_moments(m0_add, m1_add, m2_add, acc):
+    """torch's ``AddMoments``: merge (count, mean, M2) ``m0_add, m1_add, m2_add`` into the
+    accumulator list ``acc``."""
+    m0, m1, m2 = acc
+    t = m1.dtype.type
+    n = m0 + m0_add
+    c = t(0) if n == 0 else t(m0_add) / t(n)
+    delta = m1_add - m1
+    acc[0], acc[1], acc[2] = n, m1 + c * delta, m2 + (m2_add + delta * delta * c * t(m0))
+
+
+def rowwise_moments(x):
+    """Mean and biased variance of each row of the 2-d float32/float64 array ``x`` as torch's
+    CPU ``RowwiseMoments`` (Welford per lane of 32-byte vectors in chunks of 16, a cascade,
+    the scalar tail, then the lanes one by one): where infinities and NaN land."""
+    xp = get_array_module(x)
+    rows, size = x.shape
+    t = x.dtype.type
+    v = 32 // x.dtype.itemsize
+    n = size // v
+    m = -(-n // 16)
+    depth = 1 if m <= 2 else int(m - 1).bit_length()
+    with errstate(invalid="ignore", over="ignore"):
+        stk = [[0, xp.zeros((rows, v), x.dtype), xp.zeros((rows, v), x.dtype)]
+               for _ in range(depth)]
+        for i in range(m):
+            cnt = min(16, n - i * 16)
+            m1 = xp.zeros((rows, v), x.dtype)
+            m2 = xp.zeros((rows, v), x.dtype)
+            for j in range(cnt):
+                xv = x[:, (i * 16 + j) * v:(i * 16 + j + 1) * v]
+                delta = xv - m1
+                m1 = m1 + delta * (t(1) / t(j + 1))
+                m2 = m2 + delta * (xv - m1)
+            _add_moments(cnt, m1, m2, stk[0])
+            mask, j = i + 1, 1
+            while j < depth and mask & 1 == 0:
+                _add_moments(stk[j - 1][0], stk[j - 1][1], stk[j - 1][2], stk[j])
+                stk[j - 1] = [0, xp.zeros((rows, v), x.dtype), xp.zeros((rows, v), x.dtype)]
+                mask >>= 1
+                j += 1
+        for i in range(1, depth):
+            _add_moments(stk[i][0], stk[i][1], stk[i][2], stk[0])
+        acc = [0, xp.zeros(rows, x.dtype), xp.zeros(rows, x.dtype)]
+        for k in range(n * v, size):
+            xk = x[:, k]
+            delta = xk - acc[1]
+            acc[0] += 1
+            acc[1] = acc[1] + delta / t(acc[0])
+            acc[2] = acc[2] + delta * (xk - acc[1])
+        for lane in range(v):
+            _add_moments(n, stk[0][1][:, lane], stk[0][2][:, lane], acc)
+        return acc[1], acc[2] / t(size)
 
 
 class Norm(Function):
@@ -66,7 +124,9 @@ class Norm(Function):
             if name == "NativeBatchNormBackward0":
                 invstd = _inv_std(var, x.dtype.type(eps))
             else:
-                invstd = 1 / xp.sqrt(var + x.dtype.type(eps))
+                # (torch adds its double eps: the root in double, rounded to the dtype)
+                with errstate(divide="ignore", invalid="ignore"):
+                    invstd = (1 / xp.sqrt(var.astype(np.float64) + eps)).astype(var.dtype)
             ctx.save_for_backward(input, weight, bias, None, None)
         else:
             # (the running statistics in the opmath type: float32 for a 16-bit dtype)
@@ -125,6 +185,27 @@ class Norm(Function):
             out = out * weight._array.reshape(pshape)
         if ctx.affine[1]:
             out = out + bias._array.reshape(pshape)
+        elif name == "NativeGroupNormBackward0":
+            # (torch's kernel adds a shift, -scale * mean + 0: its zeros are +0.0)
+            out = out + x.dtype.type(0)
+        if name == "NativeGroupNormBackward0" and ctx.affine[0]:
+            # NOTE: torch's kernel computes x * scale + shift per (sample, channel), with
+            # scale = rstd * weight and shift = -scale * mean + bias; where those are not
+            # finite its form decides the NaN (elsewhere the centred form, free of its
+            # cancellation noise)
+            n, g = gshape[0], gshape[1]
+            d = pshape[1] // g
+            with errstate(invalid="ignore", over="ignore"):
+                scale = invstd[..., None] * weight._array.reshape(1, g, d, 1)
+                shift = -scale * mean[..., None]
+                if ctx.affine[1]:
+                    shift = shift + bias._array.reshape(1, g, d, 1)
+                ok = xp.isfinite(scale) & xp.isfinite(shift)
+                if not bool(ok.all()):
+                    xg = x.reshape(n, g, d, -1) if x.size else x.reshape(n, g, d, 0)
+                    fused = (xg * scale + shift).reshape(x.shape)
+                    ok = xp.broadcast_to(ok, xg.shape).reshape(x.shape)
+                    out = xp.where(ok, out, fused)
         return Tensor._wrap(out.astype(x.dtype, copy=False))
 
     @staticmethod
@@ -169,7 +250,24 @@ class Norm(Function):
             if mean is None:
                 gx = invstd * (gy - gy.mean(axes, keepdim=True)
                                - xhat * (gy * xhat).mean(axes, keepdim=True))
-            else:
+            if mean is None and gshape is None:
+                xp = xp_of(xs)
+                bad = ~(xp.isfinite(xs._array) & xp.isfinite(gy._array)).all(
+                    axis=axes, keepdims=True)
+                if bool(bad.any()):
+                    # NOTE: a row holding inf/NaN takes torch's layer-norm order (which
+                    # decides where they spread): a * gy + b * x + c with a = rstd,
+                    # b = (db * mean - ds) * rstd^3 / N, c = -b * mean - db * rstd / N
+                    # (ds = sum(gy * x), db = sum(gy)); finite rows keep the centred form,
+                    # free of its cancellation
+                    n = max(math.prod(xs.shape[a] for a in axes), 1)
+                    mu = xs.mean(axes, keepdim=True)
+                    ds = (gy * xs).sum(axes, keepdim=True)
+                    db = gy.sum(axes, keepdim=True)
+                    b = (db * mu - ds) * invstd * invstd * invstd * (1.0 / n)
+                    c = -b * mu - db * invstd * (1.0 / n)
+                    gx = where(Tensor._wrap(bad), invstd * gy + b * xs + c, gx)
+            if mean is not None:
                 gx = gy * invstd
             gx = gx.reshape(input.shape)
         return gx, gw, gb, None, None, None, None, None, None

@@ -292,27 +292,54 @@ def _cubic_weights(t):
     return far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)
 
 
-def _taps(xp, n_in, n_out, kind, align_corners, scale):
-    """One dim's resampling as taps: (n_out, t) input indices and weights (float64)."""
+def _source_index(xp, dst, scale, op):
+    """``scale * (dst + 0.5) - 0.5`` as torch's kernels: one fused multiply-add in the opmath
+    type ``op`` (float32 exactly through float64; float64 through Dekker's exact product)."""
+    b = dst + 0.5
+    if op == np.float32:
+        return (np.float64(np.float32(scale)) * b - 0.5).astype(np.float32)
+    p = scale * b
+    split = 134217729.0     # (2 ** 27 + 1)
+    ta, tb = scale * split, b * split
+    ahi, bhi = ta - (ta - scale), tb - (tb - b)
+    alo, blo = scale - ahi, b - bhi
+    err = ((ahi * bhi - p) + ahi * blo + alo * bhi) + alo * blo
+    s = p - 0.5
+    bb = s - p
+    err2 = (p - (s - bb)) + (-0.5 - bb)
+    return s + (err + err2)
+
+
+def _taps(xp, n_in, n_out, kind, align_corners, scale, op=np.float64):
+    """One dim's resampling as taps: (n_out, t) input indices and weights (float64; computed
+    in torch's opmath type ``op``)."""
     dst = xp.arange(n_out, dtype=np.float64)
     if kind in ("nearest", "nearest-exact"):
         shift = 0.5 if kind == "nearest-exact" else 0.0
         src = xp.minimum(xp.floor((dst + shift) * scale).astype(np.int64), n_in - 1)
         return src[:, None], xp.ones((n_out, 1))
     if align_corners:
-        src = dst * ((n_in - 1) / (n_out - 1)) if n_out > 1 else dst * 0
+        src = dst.astype(op) * op((n_in - 1) / (n_out - 1)) if n_out > 1 else \
+            dst.astype(op) * 0
     elif kind == "cubic":
-        src = (dst + 0.5) * scale - 0.5
+        src = _source_index(xp, dst, scale, op)
     else:
-        src = xp.maximum((dst + 0.5) * scale - 0.5, 0)
+        src = xp.maximum(_source_index(xp, dst, scale, op), 0)
     if kind == "cubic":
         i0 = xp.floor(src)
-        w = xp.stack(_cubic_weights(src - i0), axis=1)
+        w = xp.stack(_cubic_weights((src - i0).astype(np.float64)), axis=1)
         idx = xp.clip(i0.astype(np.int64)[:, None] - 1 + xp.arange(4), 0, n_in - 1)
         return idx, w
-    i0 = xp.minimum(xp.floor(src).astype(np.int64), n_in - 1)
-    lam = src - i0
-    return xp.stack([i0, xp.minimum(i0 + 1, n_in - 1)], axis=1), xp.stack([1 - lam, lam], axis=1)
+    if n_out == n_in:
+        # (torch copies: both taps on the same element, weights 1 and 0; 0 * inf is NaN)
+        i0 = xp.arange(n_in)
+        return xp.stack([i0, i0], axis=1), xp.stack([xp.ones(n_in), xp.zeros(n_in)], axis=1)
+    # (torch's guard_index_and_lambda: floorf, so the floor of src rounded to float32, and
+    # the fraction clamped to [0, 1])
+    i0 = xp.minimum(xp.floor(src.astype(np.float32)).astype(np.int64), n_in - 1)
+    lam = xp.clip(src - i0.astype(op), op(0), op(1))
+    w = xp.stack([op(1) - lam, lam], axis=1).astype(np.float64)
+    return xp.stack([i0, xp.minimum(i0 + 1, n_in - 1)], axis=1), w
 
 
 def _resample(arr, taps, adjoint=False, in_sizes=None):
@@ -323,7 +350,11 @@ def _resample(arr, taps, adjoint=False, in_sizes=None):
     out = arr
     small = arr.dtype.kind == "u"    # (uint8: computed in float32, rounded as torch)
     out = out.astype(np.float32) if small and taps[0][1].shape[1] > 1 else out
-    for a, (idx, w) in enumerate(taps):
+    # (forward: the last dim first, as torch's kernels nest their sums: 0 * inf and inf - inf
+    # land where torch's do)
+    order = range(nd) if adjoint else reversed(range(nd))
+    for a in order:
+        idx, w = taps[a]
         axis = lead + a
         w = w.astype(out.dtype)
         if adjoint:
@@ -411,9 +442,20 @@ def resample(input, out_sizes, scales, kind, align_corners, mode=None):
                                   "trilinear | lanczos | area | nearest-exact (got %s)"
                                   % (input.dim(), mode or kind))
     in_sizes = tuple(input.shape[-nd:])
+    out_sizes = tuple(int(o) for o in out_sizes)
+    if min(in_sizes + out_sizes) <= 0:
+        names = "DHW"[3 - nd:]
+
+        def fmt(sizes):
+            return ", ".join("%s: %d" % (c, v) for c, v in zip(names, sizes))
+        raise RuntimeError("Input and output sizes should be greater than 0, but got input (%s)%s "
+                           "output (%s)" % (fmt(in_sizes), " and" if nd == 1 else "",
+                                            fmt(out_sizes)))
     xp = xp_of(input)
+    d = input._array.dtype
+    op = np.float32 if d.kind in "fV" and d.itemsize <= 4 else np.float64
     taps = tuple(_taps(xp, in_sizes[a], int(out_sizes[a]), kind, bool(align_corners),
-                       scales[a]) for a in range(nd))
+                       scales[a], op) for a in range(nd))
     _check_resample_dtype(input, kind, nd)
     return Upsample.apply(input, taps, _NODE[(kind, nd)])
 
