@@ -360,3 +360,22 @@ def test_eig_of_non_finite_input():
     batch = [[[1.0, math.inf], [0, 1]], [[2.0, 0], [0, 3]]]
     t, e = (L.linalg.eigvals(L.tensor(batch)).numpy() for L in (torch, ember))
     np.testing.assert_allclose(e, t, equal_nan=True)
+
+
+@pytest.mark.parametrize("k", range(9))
+def test_index_dtype_and_check_order_leftovers(k):
+    """renorm's check order, max_unpool's int64-only indices, embedding_renorm_'s Long/Int
+    indices, repeat_interleave's Int/Long repeats: torch's errors."""
+    exprs = [lambda L: L.renorm(L.ones(2, 1, 3, dtype=L.int32), 2, 4, 1.0),
+             lambda L: L.renorm(L.ones(2, 2, dtype=L.bool), 2, 0, 1.0),
+             lambda L: L.renorm(L.ones(3), -1, 0, 1.0),
+             lambda L: L.nn.functional.max_unpool2d(
+                 L.ones(1, 1, 1, 2), L.tensor([[[[0, 1]]]], dtype=L.int32), 2),
+             lambda L: L.nn.functional.max_unpool3d(
+                 L.ones(1, 1, 1, 1, 2), L.tensor([[[[[0, 1]]]]], dtype=L.int32), 2),
+             lambda L: L.embedding_renorm_(L.ones(5, 3), L.tensor([1, 2], dtype=L.int32), 0.5, 2.0),
+             lambda L: L.embedding_renorm_(L.ones(5, 3), L.tensor([1.0, 2.0]), 0.5, 2.0),
+             lambda L: L.repeat_interleave(L.tensor([2], dtype=L.uint8)),
+             lambda L: L.repeat_interleave(L.tensor([2], dtype=L.int32))]
+    got = [_outcome(lambda: exprs[k](L)) for L in (torch, ember)]
+    assert got[0] == got[1]

@@ -711,17 +711,18 @@ def diagflat(input, offset=0):
 
 def renorm(input, p, dim, maxnorm):
     """Each slice along ``dim`` rescaled to p-norm at most ``maxnorm``."""
-    if input._array.dtype.kind not in "fcV":
-        raise RuntimeError("renorm: input dtype should be either floating point or complex. Got "
-                           "%s instead." % _dt.scalar_type_name(input._array.dtype))
-    if input.dim() < 2:
-        raise RuntimeError("renorm: input needs at least 2 dimensions, got %d dimensions"
-                           % input.dim())
+    # (torch's order: the norm, maxnorm, the rank, the dim, then the dtype)
     if not p > 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError("renorm: expected maxnorm to be >= 0 but got %s" % maxnorm)
+    if input.dim() < 2:
+        raise RuntimeError("renorm: input needs at least 2 dimensions, got %d dimensions"
+                           % input.dim())
     dim = wrap_dim(dim, input.dim())
+    if input._array.dtype.kind not in "fcV":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           "input. Got %s" % _dt.scalar_type_name(input._array.dtype))
     return Renorm.apply(input, float(p), dim, float(maxnorm))
 
 

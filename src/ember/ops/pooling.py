@@ -1210,6 +1210,10 @@ def max_unpool(input, indices, kernel_size, stride, padding, output_size, nd):
 def _check_unpool(input, indices, outs, kernel):
     """torch's max_unpool kernels: floating types only (an empty input runs none), and every
     index inside its output plane."""
+    if indices._array.dtype != np.int64:
+        got = "" if kernel == "max_unpool3d" else \
+            " but got: %s" % _dt.scalar_type_name(indices._array.dtype)
+        raise RuntimeError("elements in indices should be type int64" + got)
     if input.numel() == 0:
         if input.is_complex() and input.requires_grad and is_grad_enabled():
             raise RuntimeError("%s does not support automatic differentiation for outputs with "
