@@ -1051,7 +1051,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if bool((counts < 0).any()):
             raise RuntimeError("repeats can not be negative")
-        return Tensor._wrap(xp.repeat(xp.arange(counts.size, dtype=np.int64), counts))
+        return Tensor._wrap(xp.repeat(xp.arange(counts.size, dtype=counts.dtype), counts))
     if not isinstance(repeats, Tensor):
         # torch: flatten (when dim is None), unsqueeze(dim + 1), expand, clone, flatten
         d = wrap_dim(0 if dim is None else dim, input._array.ndim, "repeat_interleave")
