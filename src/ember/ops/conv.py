@@ -313,7 +313,7 @@ class NoChannelConvolution(Function):
 def _conv_nd_arr(x, w, stride, pads, dilation, groups):
     """N-d cross-correlation of ``x`` (N, C, *spatial) with ``w`` (O, C / groups, *k) over
     strided windows; ``pads``: (before, after) per spatial dim, negative ones crop."""
-    if x.dtype.name == "bfloat16":      # (einsum has no bfloat16: float32, rounded back)
+    if x.dtype.kind == "V":         # (einsum has no bfloat16: float32, rounded back)
         return _conv_nd_arr(x.astype(np.float32), w.astype(np.float32), stride, pads,
                             dilation, groups).astype(x.dtype)
     xp = get_array_module(x)
@@ -343,7 +343,7 @@ def _conv_t_nd_arr(x, w, stride, padding, output_padding, dilation, groups):
     """The adjoint of ``_conv_nd_arr`` (``w``: (C_in, C_out / groups, *k)): each kernel
     position's products added into the output windows it reaches (col2im), so a non-finite
     weight reaches only the outputs it touches, as in torch."""
-    if x.dtype.name == "bfloat16":      # (einsum has no bfloat16: float32, rounded back)
+    if x.dtype.kind == "V":         # (einsum has no bfloat16: float32, rounded back)
         return _conv_t_nd_arr(x.astype(np.float32), w.astype(np.float32), stride, padding,
                               output_padding, dilation, groups).astype(x.dtype)
     xp = get_array_module(x)
@@ -599,7 +599,7 @@ def _onednn(input, weight, nd, transposed, stride, dilation, output_padding, gro
     dt = np.finfo(input._array.dtype).dtype if input.is_complex() else input._array.dtype
     if transposed and any(o >= s for o, s in zip(output_padding, stride)):
         return False
-    if dt.name in ("float16", "bfloat16"):
+    if dt == np.float16 or dt.kind == "V":      # (float16, bfloat16)
         return True
     if dt != np.float32:
         return False
