@@ -247,11 +247,18 @@ def _install_excepthook():
     def abort_job(tp, value, tb):
         try:
             MPI = _mpi()
-            sys.stderr.write("[rank %d] uncaught %s: aborting the job\n"
-                             % (MPI.COMM_WORLD.Get_rank(), tp.__name__))
-            prev(tp, value, tb)
-            sys.stderr.flush()
             sys.stdout.flush()
+            if prev is sys.__excepthook__:    # (one write: the report reaches mpiexec whole)
+                import traceback
+                sys.stderr.write("[rank %d] uncaught %s: aborting the job\n%s"
+                                 % (MPI.COMM_WORLD.Get_rank(), tp.__name__,
+                                    "".join(traceback.format_exception(tp, value, tb))))
+            else:
+                sys.stderr.write("[rank %d] uncaught %s: aborting the job\n"
+                                 % (MPI.COMM_WORLD.Get_rank(), tp.__name__))
+                prev(tp, value, tb)
+            sys.stderr.flush()
+            time.sleep(0.5)     # (mpiexec forwards the rank's output before the abort ends it)
         finally:
             _mpi().COMM_WORLD.Abort(1)
     sys.excepthook = abort_job

@@ -19,6 +19,7 @@ import runpy
 import shutil
 import subprocess
 import sys
+import time
 import traceback
 import uuid
 from typing import List, Optional
@@ -170,6 +171,7 @@ def _abort(code: int) -> None:
         from mpi4py import MPI
     except ImportError:
         os._exit(code)
+    time.sleep(0.5)     # (mpiexec forwards the rank's output before the abort ends it)
     MPI.COMM_WORLD.Abort(code)
 
 
