@@ -379,3 +379,26 @@ def test_index_dtype_and_check_order_leftovers(k):
              lambda L: L.repeat_interleave(L.tensor([2], dtype=L.int32))]
     got = [_outcome(lambda: exprs[k](L)) for L in (torch, ember)]
     assert got[0] == got[1]
+
+
+def test_l1_loss_broadcasts_before_promoting():
+    """A 0-d float64 target of a float32 input: torch broadcasts first, so the loss is
+    float64 (and gets ExpandBackward0)."""
+    for sa in [(0,), (3,), (2, 3)]:
+        got = []
+        for L in (torch, ember):
+            a = L.ones(sa, requires_grad=True)
+            b = L.tensor(0.5, dtype=L.float64, requires_grad=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r = L.nn.functional.l1_loss(a, b)
+            got.append((str(r.dtype), _graph(r.grad_fn)))
+        assert got[0] == got[1]
+
+
+def test_pdist_zero_norm_propagates_nan():
+    rows = [[[math.nan, 1.0, 2.0], [1.0, 1.0, math.inf]], [[math.inf, 1.0, 2.0], [1, 1, math.inf]],
+            [[1.0, 2.0, 3.0], [1.0, 5.0, 3.0], [0.5, 2, 3]]]
+    for x in rows:
+        t, e = (L.nn.functional.pdist(L.tensor(x), 0).numpy() for L in (torch, ember))
+        np.testing.assert_array_equal(e, t)

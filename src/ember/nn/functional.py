@@ -611,6 +611,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
         input, target = _autocast.inputs("fp32", (input, target))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_same("l1_loss", input, target)
+    input, target = _broadcast_pair(input, target, reduction)     # (then the dtypes promote)
     return _reduce(ops.abs(input - target), reduction)
 
 

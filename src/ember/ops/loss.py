@@ -1262,8 +1262,8 @@ class Pdist(Function):
         with errstate(over="ignore", invalid="ignore", divide="ignore"):
             if m == 0:
                 out = xp.zeros(len(i), dtype=arr.dtype)
-            elif p == 0:
-                out = (d != 0).sum(axis=1).astype(arr.dtype)
+            elif p == 0:     # (torch's min(ceil(|d|), 1): a NaN difference gives NaN)
+                out = xp.minimum(xp.ceil(d), 1).sum(axis=1).astype(arr.dtype)
             elif p == 1:
                 out = d.sum(axis=1)
             elif p == 2:
