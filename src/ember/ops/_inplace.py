@@ -8,11 +8,12 @@ from ._util import sum_to, xp_of
 from ..backend import backend_of
 from .shape import (AsStrided, _positions, _storage_size, _strided_geometry,
                     _strided_positions, take_flat, zero_flat)
+from .. import dtypes as _dt
 from ..dtypes import kind as _kind, scalar_type_name as _legacy
 
 # torch's in-place casting rule: a result may not go down a kind (complex -> float -> integer ->
 # bool); within a kind any size goes
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
 
 _LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 
@@ -34,6 +35,21 @@ def write(t, arr, op):
                            "tensor before performing the operation.")
     xp_of(t).copyto(dst, arr, casting="unsafe")
     t._version_ref[0] += 1
+
+
+def castable_into(input, *others, numbers=True):
+    """torch's in-place checks, made before the kernel's: each tensor of ``others`` broadcasts to
+    ``input``'s shape, then their result dtype (with the numbers among ``others`` unless
+    ``numbers`` is False) may not go down a kind (float -> integer, ...) to fit ``input``."""
+    for x in others:
+        if isinstance(x, Tensor) and x._array.shape != input._array.shape:
+            check_into(input._array.shape, x._array.shape)
+    res = _dt.result_type(input, *(others if numbers else
+                                   [x for x in others if isinstance(x, Tensor)]))
+    dst = input._array.dtype
+    if _KIND_RANK[_kind(res.np)] > _KIND_RANK[_kind(dst)]:
+        raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                           % (_legacy(res.np), _legacy(dst)))
 
 
 def check_into(dst_shape, src_shape):

@@ -10,7 +10,7 @@ from ..autograd.function import Function
 from ..backend import errstate, is_array
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
-from ._inplace import check_into, inplace
+from ._inplace import castable_into, inplace
 from ._util import (R_TO_C_MSG, SCALAR_TYPES, _int_scalar_for, big_int_check, binary_arrays,
                     check_real_grad,
                     check_shapes_broadcast,
@@ -1053,7 +1053,7 @@ def true_divide_(input, other):
 
 
 def pow_(input, exponent):
-    _shapes_into(input, exponent)
+    castable_into(input, exponent, numbers=False)
     return inplace(input, pow, exponent)
 
 
@@ -1070,17 +1070,17 @@ def square_(input):
 
 
 def floor_divide_(input, other):
-    _shapes_into(input, other)
+    castable_into(input, other, numbers=False)
     return inplace(input, floor_divide, other)
 
 
 def remainder_(input, other):
-    _shapes_into(input, other)
+    castable_into(input, other, numbers=False)
     return inplace(input, remainder, other)
 
 
 def fmod_(input, other):
-    _shapes_into(input, other)
+    castable_into(input, other, numbers=False)
     return inplace(input, fmod, other)
 
 
@@ -1089,20 +1089,8 @@ def lerp_(input, end, weight):
     same = isinstance(end, Tensor) and end.dtype == input.dtype and not (
         isinstance(weight, Tensor) and weight.dim() != 0 and weight.dtype != input.dtype)
     if same:
-        _shapes_into(input, end, weight)
+        castable_into(input, end, weight, numbers=False)
     return inplace(input, lerp, end, weight)
-
-
-def _shapes_into(input, *others):
-    """torch's in-place shape check, made before the kernel's dtype check: each tensor of
-    ``others`` must broadcast to ``input``'s shape, and their common dtype cast into it."""
-    for x in others:
-        if isinstance(x, Tensor) and x._array.shape != input._array.shape:
-            check_into(input._array.shape, x._array.shape)
-    common = _dt.result_type(input, *[x for x in others if isinstance(x, Tensor)])
-    if common is not None and common._rank > input.dtype._rank:
-        raise RuntimeError("result type %s can't be cast to the desired output type %s"
-                           % (_dt.scalar_type_name(common), _dt.scalar_type_name(input.dtype)))
 
 
 def addcmul_(input, tensor1, tensor2, *, value=1):

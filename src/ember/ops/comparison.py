@@ -7,7 +7,7 @@ from ..autograd.function import Function
 from ..backend import quiet as _quiet
 from ..dtypes import check_scalar, from_numpy_dtype, result_type, scalar_type_name
 from ..tensor import Tensor
-from ._inplace import check_into, inplace
+from ._inplace import castable_into as _castable_into, inplace
 from ._util import (SCALAR_TYPES, binary_arrays, check_real_grad, check_shapes_broadcast,
                     need_tensors,
                     not_implemented_for, scalar_like, sum_to, xp_of)
@@ -292,20 +292,6 @@ def logical_not_(input):
     write(input, xp_of(input).logical_not(input._array).astype(input._array.dtype),
           "logical_not_")
     return input
-
-
-def _castable_into(input, other):
-    """torch's in-place check, made before the kernel's: the result dtype may not go down a
-    kind (float -> integer, ...) to fit ``input``; shapes are checked first, as torch."""
-    if isinstance(other, Tensor) and other._array.shape != input._array.shape:
-        check_into(input._array.shape, other._array.shape)
-    res, dst = result_type(input, other).np, input._array.dtype
-    if _KIND_RANK[res.kind] > _KIND_RANK[dst.kind]:
-        raise RuntimeError("result type %s can't be cast to the desired output type %s"
-                           % (scalar_type_name(res), scalar_type_name(dst)))
-
-
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
 
 
 def bitwise_and_(input, other):

@@ -11,13 +11,13 @@ from .. import return_types as _rt
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
-from ._inplace import check_into, inplace, write
+from ._inplace import _KIND_RANK, check_into, inplace, write
 from ..backend import errstate
 from ._util import (backend_for, binary_arrays, check_real_grad, checked_scalar, need_tensors,
                     needs_float, wrap_dim, xp_of)
 from .activation import threshold, threshold_  # noqa: F401 (torch.threshold)
 from .arithmetic import DivScalar, MulScalar, _no_bool_sub, float_power, neg_, sub
-from .comparison import (_KIND_RANK, _castable_into, bitwise_left_shift, bitwise_not,
+from .comparison import (_castable_into, bitwise_left_shift, bitwise_not,
                          bitwise_right_shift,
                          ge_, gt_, le_, logical_xor, lt_, ne_)
 from .creation import _new, as_tensor, zeros

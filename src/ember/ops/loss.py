@@ -14,6 +14,7 @@ from ..autograd.grad_mode import is_grad_enabled, state as _ac_state
 from ..autograd.function import Function, once_differentiable
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
+from ._inplace import _KIND_RANK
 from ._util import not_implemented_for, wrap_dim, xp_of
 from .comparison import where
 from .reduction import VectorNorm
@@ -745,7 +746,6 @@ def _cast_check(src, dst):
                            % (_dt.scalar_type_name(src), _dt.scalar_type_name(dst)))
 
 
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
 def _grads_as_inputs(ctx, grad_input, grad_target):

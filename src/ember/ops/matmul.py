@@ -11,6 +11,7 @@ from ..autograd.grad_mode import state as _grad_state
 from ..backend import errstate, same_device
 from ..tensor import Tensor
 from ._out import _RESIZE_MSG
+from ._inplace import _KIND_RANK
 from ._util import (R_TO_C_MSG, binary_arrays, check_real_grad, mm2d, not_implemented_for,
                     sum_to, wrap_dim, xp_of)
 from ..dtypes import from_numpy_dtype, get_default_dtype, scalar_type_name as _tname
@@ -387,7 +388,6 @@ def _kernel_scalars(dtype, beta, alpha):
 
 
 # the kind order of torch's in-place cast check, and a Python number's kind in it
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
 
 
 def _check_scale(dtype, beta):
