@@ -1,0 +1,82 @@
+"""Run a program under PyTorch and under ember and compare what they print.
+
+    python tests/programs/compare.py tests/programs/p_word_lm.py [...]
+
+Each program imports the library as ``torch`` through ``TORCH_LIB`` (as the seed programs do)
+and must exit 0 under both. Their outputs are compared line by line: the text between numbers
+must be identical (runs of spaces count as one), and every number must agree within the
+program's tolerance: ``# compare: rtol=1e-4 atol=1e-6`` anywhere in the program sets it
+(defaults rtol 1e-4, atol 1e-5). ``nan``/``inf`` must match exactly; object addresses
+(``0x7f...``) are ignored.
+"""
+import math
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_ADDR = re.compile(r"0x[0-9a-fA-F]+")
+_NUM = re.compile(r"[-+]?(?:nan|inf|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)")
+
+
+def run(path, lib, timeout=300):
+    """(returncode, stdout, stderr) of one program under one library."""
+    env = dict(os.environ, TORCH_LIB=lib, PYTHONHASHSEED="0",
+               PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, path], env=env, capture_output=True, text=True,
+                       timeout=timeout, cwd=os.path.dirname(path))
+    return r.returncode, r.stdout, r.stderr
+
+
+def tolerances(path):
+    with open(path) as f:
+        src = f.read()
+    m = re.search(r"#\s*compare:\s*(.*)", src)
+    tol = {"rtol": 1e-4, "atol": 1e-5}
+    if m:
+        for kv in m.group(1).split():
+            k, v = kv.split("=")
+            tol[k] = float(v)
+    return tol
+
+
+def _close(a, b, rtol, atol):
+    x, y = float(a), float(b)
+    if math.isnan(x) or math.isnan(y) or math.isinf(x) or math.isinf(y):
+        return (math.isnan(x) and math.isnan(y)) or x == y
+    return abs(x - y) <= atol + rtol * abs(y)
+
+
+def diff(expected, got, rtol=1e-4, atol=1e-5):
+    """The first difference between two outputs, as a message; None when they agree."""
+    el, gl = _ADDR.sub("0x?", expected).splitlines(), _ADDR.sub("0x?", got).splitlines()
+    for i, (e, g) in enumerate(zip(el, gl)):
+        es, gs = " ".join(_NUM.split(e)).split(), " ".join(_NUM.split(g)).split()
+        en, gn = _NUM.findall(e), _NUM.findall(g)
+        if es != gs or len(en) != len(gn) or not all(_close(b, a, rtol, atol)
+                                                     for a, b in zip(en, gn)):
+            return "line %d differs:\n  torch: %s\n  ember: %s" % (i + 1, e, g)
+    if len(el) != len(gl):
+        return "torch printed %d lines, ember %d" % (len(el), len(gl))
+    return None
+
+
+def compare(path, timeout=300):
+    """None when the program behaves the same under both libraries, else what differs."""
+    rt, ot, et = run(path, "torch", timeout)
+    if rt != 0:
+        return "the program fails under torch itself (rc=%d):\n%s" % (rt, et[-2000:])
+    re_, oe, ee = run(path, "ember", timeout)
+    if re_ != 0:
+        return "ember exits %d:\n%s" % (re_, (ee or oe)[-3000:])
+    return diff(ot, oe, **tolerances(path))
+
+
+if __name__ == "__main__":
+    bad = 0
+    for p in sys.argv[1:]:
+        msg = compare(os.path.abspath(p))
+        print(("ok   " if msg is None else "FAIL ") + os.path.basename(p) + ("" if msg is None else "\n" + msg))
+        bad += msg is not None
+    sys.exit(1 if bad else 0)

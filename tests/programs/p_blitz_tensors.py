@@ -1,0 +1,80 @@
+"""The 60-minute blitz, "Tensors" and "A gentle introduction to torch.autograd", on small data."""
+import importlib
+import os
+
+import numpy as np
+
+torch = importlib.import_module(os.environ.get("TORCH_LIB", "torch"))
+
+data = [[1, 2], [3, 4]]
+x_data = torch.tensor(data)
+print(x_data)
+np_array = np.array(data)
+x_np = torch.from_numpy(np_array)
+print(x_np)
+x_ones = torch.ones_like(x_data)
+print(f"Ones Tensor: \n {x_ones} \n")
+torch.manual_seed(0)
+x_rand = torch.rand_like(x_data, dtype=torch.float)
+print(f"Random Tensor: \n {x_rand} \n")
+shape = (2, 3,)
+print(torch.rand(shape), torch.ones(shape), torch.zeros(shape), sep="\n")
+tensor = torch.rand(3, 4)
+print(f"Shape of tensor: {tensor.shape}")
+print(f"Datatype of tensor: {tensor.dtype}")
+print(f"Device tensor is stored on: {tensor.device}")
+tensor = torch.ones(4, 4)
+print(f"First row: {tensor[0]}")
+print(f"First column: {tensor[:, 0]}")
+print(f"Last column: {tensor[..., -1]}")
+tensor[:, 1] = 0
+print(tensor)
+t1 = torch.cat([tensor, tensor, tensor], dim=1)
+print(t1)
+y1 = tensor @ tensor.T
+y2 = tensor.matmul(tensor.T)
+y3 = torch.rand_like(y1)
+torch.matmul(tensor, tensor.T, out=y3)
+print(y1, y2, y3)
+z1 = tensor * tensor
+z3 = torch.rand_like(tensor)
+torch.mul(tensor, tensor, out=z3)
+print(z1, z3)
+agg = tensor.sum()
+agg_item = agg.item()
+print(agg_item, type(agg_item))
+print(f"{tensor} \n")
+tensor.add_(5)
+print(tensor)
+t = torch.ones(5)
+print(f"t: {t}")
+n = t.numpy()
+print(f"n: {n}")
+t.add_(1)
+print(f"t: {t}")
+print(f"n: {n}")
+n = np.ones(5)
+t = torch.from_numpy(n)
+np.add(n, 1, out=n)
+print(f"t: {t}")
+print(f"n: {n}")
+
+a = torch.tensor([2., 3.], requires_grad=True)
+b = torch.tensor([6., 4.], requires_grad=True)
+Q = 3 * a ** 3 - b ** 2
+external_grad = torch.tensor([1., 1.])
+Q.backward(gradient=external_grad)
+print(9 * a ** 2 == a.grad)
+print(-2 * b == b.grad)
+print(Q, Q.grad_fn, Q.grad_fn.next_functions)
+x = torch.rand(5, 5)
+y = torch.rand(5, 5)
+z = torch.rand((5, 5), requires_grad=True)
+a = x + y
+print(f"Does `a` require gradients?: {a.requires_grad}")
+b = x + z
+print(f"Does `b` require gradients?: {b.requires_grad}")
+print(torch.randn(3, 200).sum(1), torch.arange(1000.) / 7, torch.eye(3, dtype=torch.float64))
+print(torch.tensor([1e-8, 1e8]), torch.tensor([1.5, float("nan"), float("inf")]), torch.tensor(True))
+print(torch.randint(0, 10, (3, 3)), torch.tensor([[1.25, 2], [3, 4]], dtype=torch.float16))
+print("RESULT: ok")
