@@ -18,9 +18,10 @@ LAYERS = [
     ("tensor", "random"),
     ("autograd",),
     ("ops", "linalg", "cuda", "fft", "special", "backends", "_lowrank",
-     "_lobpcg"),
+     "_lobpcg", "accelerator", "mps", "xpu"),
     ("nn", "optim", "utils", "serialization", "datasets", "distributions", "func", "distributed",
-     "compiler", "_dynamo", "testing", "signal", "amp"),
+     "compiler", "_dynamo", "testing", "signal", "amp", "multiprocessing", "profiler", "hub",
+     "types", "overrides"),
     ("viz", "_check", "_demo", "__main__", "__init__", "_torch_ns", "_tensor_compat", "jit",
      "version", "cpu", "functional"),
 ]

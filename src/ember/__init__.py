@@ -4,6 +4,8 @@
 them, ``backward()`` walks the graph, ``nn``, ``optim`` and ``utils.data`` train models.
 """
 import builtins as _builtins
+import sys as _sys
+import types as _types
 
 from . import dtypes
 from .dtypes import (bool, float, float16, float32, float64, double, half, int, int8, int16,
@@ -29,6 +31,7 @@ from .backend import device, set_default_device, get_default_device  # noqa: F40
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
                                  inference_mode, is_inference_mode_enabled)
 from . import autograd, ops, return_types  # noqa: F401
+from .autograd import profiler as _autograd_profiler  # noqa: F401  (torch.autograd.profiler)
 from . import cuda  # noqa: F401
 
 # ``from .ops import *`` also bound op-family modules named as public sub-packages
@@ -152,7 +155,8 @@ def typename(obj):
 
 _LAZY = ("nn", "optim", "utils", "viz", "datasets", "fft", "special", "distributions", "func",
          "distributed", "backends", "compiler", "_dynamo", "serialization", "testing",
-         "signal", "jit", "version", "cpu", "functional", "amp")
+         "signal", "jit", "version", "cpu", "functional", "amp", "multiprocessing", "profiler",
+         "types", "overrides", "hub", "accelerator", "mps", "xpu")
 
 
 def save(obj, f, *args, **kwargs):
@@ -187,6 +191,63 @@ def load(f, *args, **kwargs):
     return _load(f, *args, **kwargs)
 
 
+def _assert(condition, message):
+    """``torch._assert``: ``assert condition, message`` that tracing keeps."""
+    if not condition:
+        raise AssertionError(message)
+
+
+class SymInt:
+    """``torch.SymInt``: a symbolic int of traced shapes (ember's shapes are always plain
+    ints, so nothing is ever an instance)."""
+
+
+class SymFloat:
+    """``torch.SymFloat`` (never instantiated by ember; see ``SymInt``)."""
+
+
+class SymBool:
+    """``torch.SymBool`` (never instantiated by ember; see ``SymInt``)."""
+
+
+class DisableTorchFunctionSubclass:
+    """Context manager: ``__torch_function__`` of Tensor subclasses off (ember's ops never
+    dispatch to it, so it changes nothing)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class DisableTorchFunction(DisableTorchFunctionSubclass):
+    """Context manager: ``__torch_function__`` off (see ``DisableTorchFunctionSubclass``)."""
+
+
+class _LazyModule(_types.ModuleType):
+    """A module path whose contents load on first use (``ember.cuda.amp``)."""
+
+    def __init__(self, name, target, attr):
+        super().__init__(name)
+        self.__dict__["_target"] = (target, attr)
+
+    def __getattr__(self, name):
+        import importlib
+        target, attr = self.__dict__["_target"]
+        return getattr(getattr(importlib.import_module(target), attr), name)
+
+    def __dir__(self):
+        import importlib
+        target, attr = self.__dict__["_target"]
+        return dir(getattr(importlib.import_module(target), attr))
+
+
+# ``torch.cuda.amp.autocast(...)`` and ``import torch.cuda.amp``: torch's older AMP spelling
+cuda.amp = _sys.modules["ember.cuda.amp"] = _LazyModule("ember.cuda.amp", "ember.amp._legacy",
+                                                       "cuda")
+
+
 def __dir__():
     from . import _torch_ns
     return sorted(set(globals()) | _torch_ns.NAMES)
@@ -196,6 +257,9 @@ def __getattr__(name):
     if name == "CheckpointError":
         from .serialization import CheckpointError
         return CheckpointError
+    if name in ("Future", "fork", "wait"):
+        from . import jit
+        return getattr(jit, name)
     # Heavier or optional sub-packages load on first use, keeping ``import ember`` fast.
     if name in _LAZY:
         import importlib

@@ -579,9 +579,12 @@ def affine_grid_generator(theta, size, align_corners):
     if theta.is_complex() and is_grad_enabled() and theta.requires_grad:
         raise RuntimeError("affine_grid_generator does not support automatic differentiation "
                            "for outputs with complex dtype.")
+    if theta.is_floating_point():       # (F.affine_grid's op: torch's small-bmm sums)
+        return _vision.AffineGridGenerator.apply(theta, size, bool(align_corners))
     return AffineGridGenerator.apply(theta, size, bool(align_corners))
 
 
+from .ops import vision as _vision  # noqa: E402
 from .ops.vision import grid_sampler, grid_sampler_2d, grid_sampler_3d  # noqa: E402,F401
 
 

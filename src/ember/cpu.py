@@ -1,5 +1,7 @@
 """``torch.cpu``: the CPU as a device module (one device, synchronous)."""
-from . import amp as _amp
+import sys as _sys
+
+from .amp import _legacy
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
            "is_initialized", "Stream", "Event", "StreamContext", "stream", "current_stream",
@@ -83,11 +85,5 @@ def stream(stream):
     return StreamContext(stream)
 
 
-class amp:      # noqa: N801 (torch.cpu.amp)
-    """``torch.cpu.amp.autocast``: ``torch.amp.autocast("cpu", ...)``."""
-
-    class autocast(_amp.autocast):
-        def __init__(self, enabled=True, dtype=None, cache_enabled=True):
-            super().__init__("cpu", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
-
-    GradScaler = _amp.GradScaler
+amp = _legacy.cpu    # ``torch.cpu.amp`` (also importable: ``import ember.cpu.amp``)
+_sys.modules[amp.__name__] = amp

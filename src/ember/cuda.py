@@ -14,9 +14,12 @@ Example:
     True
 """
 import importlib
+import sys as _sys
+import types as _types
 
 from . import backend as _backend
 from . import dtypes as _dt
+from . import random as _random
 from .backend import CudaUnavailableError
 from .tensor import Tensor
 
@@ -27,7 +30,12 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "devi
            "empty_cache", "synchronize", "manual_seed", "manual_seed_all", "seed", "seed_all",
            "is_initialized", "init", "Stream", "Event", "current_stream", "default_stream",
            "stream", "CudaUnavailableError", "FloatTensor", "DoubleTensor", "HalfTensor",
-           "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
+           "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
+           "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all",
+           "initial_seed", "is_bf16_supported", "is_tf32_supported", "get_arch_list",
+           "mem_get_info", "memory_stats", "memory_cached", "max_memory_cached",
+           "set_per_process_memory_fraction", "ipc_collect", "StreamContext", "nvtx",
+           "random"]
 
 _INVALID_ID = "Invalid device id"
 _tensor = importlib.import_module(".tensor", __package__)   # (``ember.tensor`` is the function)
@@ -387,3 +395,141 @@ ShortTensor = _legacy("ShortTensor", _dt.int16)
 CharTensor = _legacy("CharTensor", _dt.int8)
 ByteTensor = _legacy("ByteTensor", _dt.uint8)
 BoolTensor = _legacy("BoolTensor", _dt.bool)
+
+
+def get_rng_state(device="cuda"):
+    """The state of the generator CUDA tensors draw from: ember's one generator (raises
+    without CUDA, as torch)."""
+    _cp()
+    return _random.get_rng_state()
+
+
+def set_rng_state(new_state, device="cuda"):
+    """No-op, as ``manual_seed``: ``ember.set_rng_state`` sets the one generator."""
+
+
+def get_rng_state_all():
+    """``[get_rng_state(i) for each GPU]`` (``[]`` without CUDA)."""
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states):
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
+
+
+def initial_seed():
+    """The seed of the generator CUDA tensors draw from (raises without CUDA)."""
+    _cp()
+    return _random.initial_seed()
+
+
+default_generators = ()
+has_half = True
+has_magma = False
+
+
+def is_bf16_supported(including_emulation=True):
+    """Whether CUDA bfloat16 can be used (False without CUDA)."""
+    if not is_available():
+        return False
+    return including_emulation or get_device_capability()[0] >= 8
+
+
+def is_tf32_supported():
+    """Whether the GPU has TF32 tensor cores (False without CUDA)."""
+    return is_available() and get_device_capability()[0] >= 8
+
+
+def get_arch_list():
+    """The CUDA architectures this build targets (ember compiles none: ``[]``)."""
+    return []
+
+
+def mem_get_info(device=None):
+    """``(free, total)`` bytes of GPU memory."""
+    return tuple(_cp().cuda.runtime.memGetInfo())
+
+
+def memory_stats(device=None):
+    """A dict of memory statistics (empty without CUDA, as torch)."""
+    import collections
+    if not is_available():
+        return collections.OrderedDict()
+    return collections.OrderedDict([
+        ("allocated_bytes.all.current", memory_allocated(device)),
+        ("allocated_bytes.all.peak", max_memory_allocated(device)),
+        ("reserved_bytes.all.current", memory_reserved(device)),
+        ("reserved_bytes.all.peak", max_memory_reserved(device))])
+
+
+def memory_cached(device=None):
+    import warnings
+    warnings.warn("`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`",
+                  FutureWarning, stacklevel=2)
+    return memory_reserved(device)
+
+
+def max_memory_cached(device=None):
+    import warnings
+    warnings.warn("`torch.cuda.max_memory_cached` has been renamed to "
+                  "`torch.cuda.max_memory_reserved`", FutureWarning, stacklevel=2)
+    return max_memory_reserved(device)
+
+
+def set_per_process_memory_fraction(fraction, device=None):
+    """Cap CuPy's memory pool at ``fraction`` of the GPU's memory."""
+    _cp().get_default_memory_pool().set_limit(fraction=fraction)
+
+
+def ipc_collect():
+    _cp()
+
+
+class StreamContext(stream):
+    """``torch.cuda.StreamContext``: the context manager ``stream(s)`` returns."""
+
+
+class _Nvtx:
+    """``torch.cuda.nvtx``: NVTX ranges through CuPy (raises without CUDA, as torch)."""
+
+    def _nvtx(self):
+        if not is_available():
+            raise RuntimeError("NVTX functions not installed. Are you sure you have a CUDA "
+                               "build?")
+        return _cp().cuda.nvtx
+
+    def range_push(self, msg):
+        self._nvtx().RangePush(msg)
+        return 0
+
+    def range_pop(self):
+        self._nvtx().RangePop()
+        return 0
+
+    def mark(self, msg):
+        self._nvtx().Mark(msg)
+
+    def range(self, msg, *args, **kwargs):
+        import contextlib
+
+        @contextlib.contextmanager
+        def _range():
+            self.range_push(msg.format(*args, **kwargs))
+            try:
+                yield
+            finally:
+                self.range_pop()
+        return _range()
+
+
+nvtx = _Nvtx()
+
+
+# ``torch.cuda.random``: the RNG-state functions under their module path
+random = _types.ModuleType("ember.cuda.random", "The CUDA generator's state (see "
+                           "``get_rng_state``).")
+for _name in ("get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all",
+              "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed"):
+    setattr(random, _name, globals()[_name])
+_sys.modules[random.__name__] = random

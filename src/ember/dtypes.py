@@ -344,11 +344,13 @@ class iinfo:
         if d._rank >= 2:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
                             "handle 'torch.iinfo'")
-        ii = np.iinfo(d.np)
+        # (the unsigned types ember keeps no tensors of still have limits)
+        ii = np.iinfo(d.name if d.name in ("uint16", "uint32", "uint64") else d.np)
         self.dtype, self.bits, self.max, self.min = d.name, ii.bits, _b.int(ii.max), _b.int(ii.min)
 
     def __repr__(self):
-        return "iinfo(min=%d, max=%d, dtype=%s)" % (self.min, self.max, self.dtype)
+        # torch prints the limits with %g (six significant digits)
+        return "iinfo(min=%g, max=%g, dtype=%s)" % (self.min, self.max, self.dtype)
 
 
 def scalar_type_name(d):

@@ -342,14 +342,13 @@ class Generator:
         return (r[0::2] << _U64(32)) | r[1::2]
 
     def _unit(self, n, np_dtype):
-        """``n`` uniforms on [0, 1): 24 bits of a 32-bit draw for float32 (11 for float16),
-        53 bits of a 64-bit draw for float64."""
+        """``n`` uniforms on [0, 1): 24 bits of a 32-bit draw for float32 and float16 (torch
+        draws half in float and rounds), 53 bits of a 64-bit draw for float64."""
         d = np.dtype(np_dtype)
         if d == np.float64:
             return (self._random64(n) & _U64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
-        digits = _DIGITS.get(d, 24)
-        r = self._random(n) & _U64((1 << digits) - 1)
-        return r.astype(np.float32) * np.float32(2.0 ** -digits)
+        r = self._random(n) & _U64((1 << 24) - 1)
+        return r.astype(np.float32) * np.float32(2.0 ** -24)
 
     # -- distributions (host arrays, in the order torch's kernels fill memory)
     def _uniform(self, n, np_dtype, low=0.0, high=1.0):
@@ -359,9 +358,7 @@ class Generator:
             return x.astype(d, copy=False)      # x * 1 + 0: exact, fused or not
         if d == np.float64:
             return _fma64(x, high - low, low)
-        lo, hi = np.float32(low), np.float32(high)
-        if d == np.float16:
-            lo, hi = np.float32(np.float16(low)), np.float32(np.float16(high))
+        lo, hi = np.float32(low), np.float32(high)     # (float bounds for half too, as torch)
         return _fma32(x, hi - lo, lo).astype(d, copy=False)
 
     def _normal_scalar(self, n, mean=0.0, std=1.0):
@@ -579,6 +576,18 @@ class Generator:
             if v <= upperbound:
                 return k
 
+    def _gamma(self, alphas, single):
+        """torch's CPU ``sample_gamma`` per concentration (Marsaglia and Tsang, with the
+        ``alpha < 1`` boost), float64 results before the caller's cast; ``single``: the
+        concentrations are float32, whose arithmetic torch's kernel does in float32 where its
+        C++ type is ``scalar_t``."""
+        f = np.float32 if single else float
+        words = _Words(self)
+        try:
+            return [_gamma_one(f(a), f, words) for a in alphas]
+        finally:
+            words.close()
+
     def _unit_scalar(self):
         return float(self._unit(1, np.float64)[0])
 
@@ -614,6 +623,78 @@ default_generator.seed()        # like torch: a fresh seed in each process
 _TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
          0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
          0.00925546218271273, 0.00833056343336287)
+
+
+class _Words:
+    """A generator's 32-bit draws for a scalar Python loop, taken in blocks; ``close`` leaves
+    the generator exactly after the draws used (and keeps Box-Muller's cached value)."""
+
+    def __init__(self, gen):
+        self.gen = gen
+        self.saved = gen._bits.state
+        self.buf, self.i, self.used = [], 0, 0
+
+    def word(self):
+        if self.i == len(self.buf):
+            self.buf, self.i = self.gen._bits.random_raw(1024).tolist(), 0
+        self.i += 1
+        self.used += 1
+        return self.buf[self.i - 1]
+
+    def unit(self):
+        """torch's ``uniform_real_distribution<double>(0, 1)``: 53 bits of a 64-bit draw."""
+        hi = self.word()
+        return ((((hi << 32) | self.word()) & _MASK53) * 2.0 ** -53)
+
+    def normal(self):
+        """torch's ``normal_distribution<double>(0, 1)``: Box-Muller, the second value cached
+        in the generator."""
+        gen = self.gen
+        if gen._next_double is not None:
+            v, gen._next_double = gen._next_double, None
+            return v
+        u1 = self.unit()
+        u2 = self.unit()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = (2.0 * math.pi) * u1
+        gen._next_double = r * math.sin(theta)
+        return r * math.cos(theta)
+
+    def close(self):
+        bits = self.gen._bits
+        bits.state = self.saved
+        if self.used:
+            bits.random_raw(self.used)
+            self.gen._fresh = False
+
+
+def _gamma_one(alpha, f, words):
+    scale = 1.0
+    if alpha < 1:
+        if alpha == 0:
+            return 0.0
+        scale *= (1.0 - words.unit()) ** float(f(1.0) / alpha)
+        alpha = f(alpha + f(1.0))
+    d = float(f(alpha - _THIRD32)) if f is np.float32 else float(alpha) - float(_THIRD32)
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = words.normal()
+            y = 1.0 + c * x
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1.0 - words.unit()
+        xx = x * x
+        if u < 1.0 - _C0331 * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+_MASK53 = (1 << 53) - 1
+_THIRD32 = np.float32(1.0) / np.float32(3.0)     # torch's ``1.0f / 3.0f``
+_C0331 = float(np.float32(0.0331))               # torch's ``0.0331f``
 
 
 def _stirling_tail(k):

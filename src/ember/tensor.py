@@ -121,6 +121,7 @@ class Tensor:
     _accum: Any = None                          # instance only when used
     _retains_grad: bool = False
     _conj_bit: bool = False                     # (set by ``conj()``, as torch's lazy bit)
+    _inference: bool = False                    # made inside ``inference_mode()``
     __array_priority__ = 1000
     __array_ufunc__ = None       # numpy defers to our reflected operators
 
@@ -311,6 +312,9 @@ class Tensor:
         if value and self._array.dtype.kind not in "fcV":
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")      # (torch's words for each path, as here)
+        if value and self._inference and not _engine._state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -414,13 +418,13 @@ class Tensor:
                 not self._array.shape:   # loss.backward(): what engine.backward does, directly
             arr = self._array
             if arr.dtype.kind == "c":
-                raise RuntimeError("grad can be implicitly created only for real scalar outputs")
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs "
+                                   "but got %s" % self.dtype)
             ones = Tensor._wrap(_backend._XP.get(type(arr), np).asarray(1, dtype=arr.dtype))
             return _engine._execute(((fn, self._output_nr),), (ones,), create_graph
                                     if retain_graph is None else retain_graph, create_graph,
                                     None, None)
-        _engine.backward((self,), None if gradient is None else (gradient,), retain_graph,
-                         create_graph, inputs)
+        _engine.backward((self,), gradient, retain_graph, create_graph, inputs)
 
     def where(self, condition: Any, other: Any) -> Tensor:
         """``self`` where ``condition`` holds, else ``other`` (``ember.where(condition, self,
@@ -885,9 +889,11 @@ def _to_array(data, d=None):
             _dt.from_numpy_dtype(arr.dtype)
         return arr
     else:
+        if isinstance(data, str):
+            raise TypeError("new(): invalid data type 'str'")
         arr = np.asarray(data)    # host: a Python scalar or host array-like
         if arr.dtype == object:
-            raise TypeError("can't convert %s to a tensor" % type(data).__name__)
+            raise RuntimeError("Could not infer dtype of %s" % type(data).__name__)
     given = isinstance(data, Tensor) or _backend.is_array(data)
     if d is None and arr.dtype.kind in "fV" and not given:
         arr = arr.astype(_dt.get_default_dtype().np)
@@ -938,11 +944,44 @@ def _nested_to_array(data):
     try:
         arr = np.array(data)    # host: nested Python sequences
     except ValueError as e:
+        _check_nested(data)
         raise ValueError("expected sequence of equal-length sequences to build a tensor (%s)"
                          % e) from None
     if arr.dtype == object:
+        _check_nested(data)
+        for leaf in arr.reshape(-1):
+            if not isinstance(leaf, (int, float, complex, bool, np.generic, Tensor)):
+                raise RuntimeError("Could not infer dtype of %s" % type(leaf).__name__)
         raise TypeError("can't build a tensor from a ragged or non-numeric sequence")
+    if arr.dtype.kind in "US":
+        _check_nested(data)
+        raise TypeError("new(): invalid data type 'str'")
     return arr
+
+
+def _check_nested(data):
+    """Raise torch's error for nested sequences that make no tensor: the sizes come from the
+    first element at each depth, and every sequence must have its depth's size."""
+    sizes = []
+    x = data
+    while isinstance(x, (list, tuple, str)):
+        if isinstance(x, str):
+            raise ValueError("too many dimensions 'str'")
+        sizes.append(len(x))
+        if not x:
+            return
+        x = x[0]
+    level = [data]
+    for dim, size in enumerate(sizes):
+        nxt = []
+        for seq in level:
+            if not isinstance(seq, (list, tuple)):
+                raise TypeError("not a sequence")
+            if len(seq) != size:
+                raise ValueError("expected sequence of length %d at dim %d (got %d)"
+                                 % (size, dim, len(seq)))
+            nxt.extend(seq)
+        level = nxt
 
 
 class _LegacyType(type):

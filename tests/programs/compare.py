@@ -20,13 +20,28 @@ _ADDR = re.compile(r"0x[0-9a-fA-F]+")
 _NUM = re.compile(r"[-+]?(?:nan|inf|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)")
 
 
-def run(path, lib, timeout=300):
-    """(returncode, stdout, stderr) of one program under one library."""
+def start(path, lib):
+    """Start one program under one library; ``finish`` collects it."""
     env = dict(os.environ, TORCH_LIB=lib, PYTHONHASHSEED="0",
                PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    r = subprocess.run([sys.executable, path], env=env, capture_output=True, text=True,
-                       timeout=timeout, cwd=os.path.dirname(path))
-    return r.returncode, r.stdout, r.stderr
+    return subprocess.Popen([sys.executable, path], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=os.path.dirname(path))
+
+
+def finish(proc, timeout=300):
+    """(returncode, stdout, stderr) of a started program; killed past ``timeout`` seconds."""
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        return "timeout", out, err + "\ntimed out after %ds" % timeout
+    return proc.returncode, out, err
+
+
+def run(path, lib, timeout=300):
+    """(returncode, stdout, stderr) of one program under one library."""
+    return finish(start(path, lib), timeout)
 
 
 def tolerances(path):
@@ -64,12 +79,12 @@ def diff(expected, got, rtol=1e-4, atol=1e-5):
 
 def compare(path, timeout=300):
     """None when the program behaves the same under both libraries, else what differs."""
-    rt, ot, et = run(path, "torch", timeout)
+    pt, pe = start(path, "torch"), start(path, "ember")    # side by side: one core each
+    (rt, ot, et), (re_, oe, ee) = finish(pt, timeout), finish(pe, timeout)
     if rt != 0:
-        return "the program fails under torch itself (rc=%d):\n%s" % (rt, et[-2000:])
-    re_, oe, ee = run(path, "ember", timeout)
+        return "the program fails under torch itself (rc=%s):\n%s" % (rt, et[-2000:])
     if re_ != 0:
-        return "ember exits %d:\n%s" % (re_, (ee or oe)[-3000:])
+        return "ember exits %s:\n%s" % (re_, (ee or oe)[-3000:])
     return diff(ot, oe, **tolerances(path))
 
 

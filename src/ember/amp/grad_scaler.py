@@ -50,7 +50,7 @@ class GradScaler:
         self._per_optimizer_states = defaultdict(_refresh)
 
     def _lazy_init(self, like):
-        self._scale = full((1,), self._init_scale, device=like.device)
+        self._scale = full((), self._init_scale, device=like.device)
 
     def scale(self, outputs):
         """``outputs`` (a tensor, or tensors in lists/tuples) times the current scale."""

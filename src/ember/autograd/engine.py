@@ -12,7 +12,7 @@ import weakref
 from heapq import heappop as _heappop, heappush as _heappush
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from ..backend import backend_of, get_array_module
+from ..backend import get_array_module
 from ..dtypes import from_numpy_dtype
 from ..tensor import Tensor
 from ._sum_to import sum_to_size
@@ -32,16 +32,17 @@ def _make_grads(outputs, grad_outputs):
         g = None if grad_outputs is None else grad_outputs[i]
         if g is None:
             arr = t._array
-            if arr.dtype.kind == "c":
-                raise RuntimeError("grad can be implicitly created only for real scalar outputs")
-            if arr.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs "
-                                   "(output %d has shape %s); pass gradient= with that shape"
-                                   % (i, tuple(arr.shape)))
+            # (as torch: checked for outputs that require grad, the others fail in _roots)
+            if t._requires_grad and arr.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if t._requires_grad and arr.dtype.kind == "c":
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs "
+                                   "but got %s" % t.dtype)
             g = Tensor._wrap(get_array_module(arr).ones(arr.shape, dtype=arr.dtype))
         else:
             if not isinstance(g, Tensor):
-                g = Tensor._wrap(backend_of(t._array).asarray(g, dtype=t._array.dtype))
+                raise TypeError("gradients can be either Tensors or None, but got %s"
+                                % type(g).__name__)
             if g._array.shape != t._array.shape:
                 raise RuntimeError("Mismatch in shape: grad_output[%d] has a shape of %r and "
                                    "output[%d] has a shape of %r."
@@ -75,6 +76,8 @@ def backward(tensors: _TensorOrTensors, grad_tensors: _GradTensors = None,
         tensors = (tensors,)
     if isinstance(grad_tensors, Tensor):
         grad_tensors = (grad_tensors,)
+    elif grad_tensors is not None:
+        grad_tensors = tuple(grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
     grads = _make_grads(tensors, grad_tensors)
@@ -108,14 +111,15 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs: _Gra
     inputs = tuple(inputs)
     if isinstance(grad_outputs, Tensor):
         grad_outputs = (grad_outputs,)
+    elif grad_outputs is not None:
+        grad_outputs = tuple(grad_outputs)
     if allow_unused is None:
         allow_unused = materialize_grads
     if retain_graph is None:
         retain_graph = create_graph
     for i, t in enumerate(inputs):
         if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors (input %d) does not require "
-                               "grad" % i)
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _make_grads(outputs, grad_outputs)
     capture: Dict[Any, Optional[Tensor]] = {}
     for t in inputs:
@@ -130,9 +134,9 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs: _Gra
             if materialize_grads:
                 g = Tensor._wrap(get_array_module(t._array).zeros_like(t._array))
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph (input %d). Set allow_unused=True if this "
-                                   "is the desired behavior." % i)
+                raise RuntimeError("The differentiated Tensor at index %d appears to not have "
+                                   "been used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior." % i)
         result.append(g)
     return tuple(result)
 

@@ -169,6 +169,8 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
             # NOTE: nothing can be recorded (no_grad; the ops inside a backward): straight to
             # forward (W2's update step in benchmarks/)
             node.needs_input_grad = _needs_grad(args)
+            if _state.inference:
+                return mark_inference(forward(node, *args, **kwargs))
             return forward(node, *args, **kwargs)
         return _apply(forward, node, args, kwargs)
 
@@ -197,8 +199,19 @@ def plain_apply(cls, args, kwargs):
     forward = cls._forward_fn or cls.forward
     if not _state.enabled:
         node.needs_input_grad = _needs_grad(args)
+        if _state.inference:
+            return mark_inference(forward(node, *args, **kwargs))
         return forward(node, *args, **kwargs)
     return _apply(forward, node, args, kwargs)
+
+
+def mark_inference(out):
+    """Mark the tensors of ``out`` (made inside ``inference_mode()``) as inference tensors."""
+    for t in (out,) if isinstance(out, Tensor) else out if isinstance(out, (tuple, list)) else ():
+        if isinstance(t, Tensor):
+            t._inference = True
+            _state.inference_made = True
+    return out
 
 _base_forward = inspect.getattr_static(Function, "forward")
 _base_setup = inspect.getattr_static(Function, "setup_context")
@@ -223,6 +236,8 @@ def _apply(forward, node, args, kwargs):
     state = _state
     if not state.enabled:
         out = forward(node, *args, **kwargs)
+        if state.inference:
+            mark_inference(out)
         if node._legacy_node:
             _mark_creator(node, out)
         return out

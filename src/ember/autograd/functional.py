@@ -4,6 +4,7 @@ Each is built on :func:`ember.autograd.grad`; ``jvp`` and ``hvp`` use the double
 trick (the gradient of a vector-Jacobian product with respect to its vector), as torch does.
 """
 from ..backend import get_array_module
+from . import forward_ad as fwAD
 from .engine import grad as _autograd_grad
 from .function import Function
 from .grad_mode import enable_grad
@@ -29,7 +30,7 @@ def _ones(ref):
     return _tensor_cls()._wrap(get_array_module(arr).ones(arr.shape, dtype=arr.dtype))
 
 
-def _as_tuple(inp, arg_name, fn_name):
+def _as_tuple(inp, arg_name, fn_name=None):
     Tensor = _tensor_cls()
     is_tuple = isinstance(inp, (tuple, list))
     items = tuple(inp) if is_tuple else (inp,)
@@ -240,13 +241,62 @@ class _Stack(Function):
                      for i, need in enumerate(ctx.needs_input_grad))
 
 
+def _jacfwd(func, inputs, strict, vectorize):
+    """The Jacobian by forward-mode AD: one jvp per input element (torch batches them with
+    vmap; the columns are the same)."""
+    if strict:
+        raise RuntimeError(
+            "torch.autograd.functional.jacobian: `strict=True` "
+            'and `strategy="forward-mode"` are not supported together (yet). '
+            "Please either set `strict=False` or "
+            '`strategy="reverse-mode"`.')
+    if not vectorize:
+        raise NotImplementedError(
+            "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+            "only implemented for `vectorize=True`.")
+    Tensor = _tensor_cls()
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    columns, outputs, is_outputs_tuple = [], None, False
+    for j, inp in enumerate(inputs):
+        xp = get_array_module(inp._array)
+        for e in range(inp.numel()):
+            onehot = xp.zeros(inp.numel(), dtype=inp._array.dtype)
+            onehot[e] = 1
+            with fwAD.dual_level():
+                duals = tuple(fwAD.make_dual(x, Tensor._wrap(onehot.reshape(x.shape)) if k == j
+                                             else _zeros(x)) for k, x in enumerate(inputs))
+                is_outputs_tuple, outs = _as_tuple(func(*duals), "outputs")
+                unpacked = [fwAD.unpack_dual(o) for o in outs]
+            outputs = [u.primal for u in unpacked]
+            columns.append([u.tangent if u.tangent is not None else _zeros(u.primal)
+                            for u in unpacked])
+    if outputs is None:     # no input elements: evaluate once for the output shapes
+        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs")
+    res, start = [[] for _ in outputs], 0
+    for inp in inputs:
+        n = inp.numel()
+        for i, out in enumerate(outputs):
+            shape = tuple(out.shape) + tuple(inp.shape)
+            if n == 0 or out.numel() == 0:
+                xp = get_array_module(out._array)
+                res[i].append(Tensor._wrap(xp.zeros(shape, dtype=out._array.dtype)))
+                continue
+            cols = [columns[c][i] for c in range(start, start + n)]
+            stacked = _Stack.apply(*cols)
+            res[i].append(stacked.permute(*range(1, stacked.ndim), 0).reshape(shape))
+        start += n
+    return _tuple_postprocess(res, (is_outputs_tuple, is_inputs_tuple))
+
+
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
     """Jacobian of ``func`` at ``inputs``, one reverse pass per output element.
 
     Entry ``[i][j]`` has shape ``output_i.shape + input_j.shape``; the tuple levels are dropped
     where ``func`` returns a single Tensor or ``inputs`` is a single Tensor, as in torch.
-    ``vectorize`` is accepted and ignored; only ``strategy="reverse-mode"`` is supported.
+    ``vectorize`` only selects the algorithm in torch; the values are the same here.
+    ``strategy="forward-mode"`` (which requires ``vectorize=True``) pushes one tangent per
+    input element through ``forward_ad``.
 
     Example:
         >>> import ember
@@ -254,9 +304,19 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         tensor([[2., 0.],
                 [0., 4.]])
     """
-    if strategy != "reverse-mode":
-        raise NotImplementedError("ember's jacobian supports only strategy='reverse-mode', got "
-                                  "%r" % (strategy,))
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+            'function has more outputs than inputs, "forward-mode" tends to be more performant. '
+            'Otherwise, prefer to use "reverse-mode".')
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(
+                "torch.autograd.functional.jacobian: `create_graph=True` "
+                'and `strategy="forward-mode"` are not supported together (yet). '
+                "Please either set `create_graph=False` or "
+                '`strategy="reverse-mode"`.')
+        return _jacfwd(func, inputs, strict, vectorize)
     Tensor = _tensor_cls()
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
@@ -313,6 +373,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
                 [ 0., 12.]])
     """
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
     def ensure_single_output_function(*inp):
         out = func(*inp)
@@ -326,11 +388,14 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         return out.squeeze()
 
     def jac_func(*inp):
+        if outer_jacobian_strategy == "forward-mode":
+            inp = tuple(t.requires_grad_(True) for t in inp)
         jac = jacobian(ensure_single_output_function, inp, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
         return jac
 
-    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict)
+    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict,
+                   vectorize=vectorize, strategy=outer_jacobian_strategy)
     return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
 
 

@@ -14,6 +14,8 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inf
 
 class _State(threading.local):
     enabled = True       # class attributes are each new thread's defaults
+    inference = False    # inside an enabled ``inference_mode()``
+    inference_made = False    # whether this thread has made an inference tensor
     anomaly = False
     retain = True        # whether the running backward keeps the graph (retain_graph)
     anomaly_check_nan = True
@@ -126,10 +128,22 @@ class _Scoped(_Mode):
 
 
 class inference_mode(_Mode):
-    """Like ``no_grad`` (ember has no separate inference tensors)."""
+    """Like ``no_grad``, and the tensors made inside are inference tensors (``is_inference()``):
+    they may not be saved for backward nor changed in place outside inference mode."""
 
     def __init__(self, mode: bool = True) -> None:
         self._target = not mode
+
+    def __enter__(self) -> None:
+        self._prev = state.enabled
+        self._prev_inference = state.inference
+        state.enabled = self._target
+        state.inference = not self._target
+
+    def __exit__(self, *exc: Any) -> Literal[False]:
+        state.enabled = self._prev
+        state.inference = self._prev_inference
+        return False
 
     def clone(self) -> inference_mode:
         return inference_mode(not self._target)
@@ -137,4 +151,4 @@ class inference_mode(_Mode):
 
 def is_inference_mode_enabled() -> bool:
     """True inside ``inference_mode()``."""
-    return not state.enabled
+    return state.inference

@@ -12,13 +12,26 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
           "after they have already been freed). Saved intermediate values of the graph are freed "
           "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
           "backward through the graph a second time or if you need to access saved tensors after "
-          "calling backward. (The freed node is %s.)")
+          "calling backward.")
+_INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do not use Tensors "
+                    "created in inference mode in computation tracked by autograd. To work around "
+                    "this, you can make a clone to get a normal tensor and use it in autograd, or "
+                    "use `torch.no_grad()` instead of `torch.inference_mode()`.")
 
 
 _VARIANTS: dict = {}     # (node class, name) -> its subclass named for set_node_name
 
 _WRAPS_SCALARS = frozenset(["AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0",
                             "WhereBackward0"])
+
+
+# node name -> (torch's names of its saved tensors in order, {torch's name: ctx attribute})
+_SAVED_NAMES = {"PowBackward0": (("self",), {"exponent": "e"}),
+                "ExpBackward0": (("result",), {}), "TanhBackward0": (("result",), {}),
+                "SigmoidBackward0": (("result",), {}), "SqrtBackward0": (("result",), {}),
+                "ReluBackward0": (("result",), {}), "LogBackward0": (("self",), {}),
+                "SinBackward0": (("self",), {}), "CosBackward0": (("self",), {}),
+                "AbsBackward0": (("self",), {})}
 
 
 class Node:
@@ -45,6 +58,18 @@ class Node:
     _array_backward = None   # a Function's declared array-level backward (see function.py)
     def name(self):
         return type(self).__name__
+
+    def __getattr__(self, attr):
+        # torch's ``grad_fn._saved_<name>`` for the nodes of _SAVED_NAMES (only reached when
+        # ordinary lookup fails)
+        names = _SAVED_NAMES.get(type(self).__name__) if attr.startswith("_saved_") else None
+        if names is not None:
+            key = attr[7:]
+            if key in names[0]:
+                return self.saved_tensors[names[0].index(key)]
+            if key in names[1]:
+                return self.__dict__[names[1][key]]
+        raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, attr))
 
     def __repr__(self):
         # (torch prints a custom Function's node under torch.autograd.function, a built-in's
@@ -189,7 +214,7 @@ class FunctionCtx:
         saved = self._saved
         if saved is None:
             if self._freed:
-                raise RuntimeError(_FREED % self.name())
+                raise RuntimeError(_FREED)
             return tuple(self._to_save or ())
         out = []
         for entry in saved:
@@ -309,6 +334,8 @@ def pack_saved(node, to_save):
     unpack); a saved output of the node is stored without its grad_fn (no cycle node -> output
     -> node) and reconnected when unpacked."""
     hooks = _pack_hooks[-1] if _pack_hooks else None
+    if _state.inference_made and any(t is not None and t._inference for t in to_save):
+        raise RuntimeError(_INFERENCE_SAVED)
     entries = []
     for t in to_save:
         if t is None:

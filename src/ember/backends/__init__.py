@@ -7,6 +7,9 @@ without changing any result. ``mkl.is_available()`` and ``openmp.is_available()`
 NumPy's BLAS.
 """
 import contextlib
+import enum
+import importlib.util
+import sys
 import types
 
 __all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "nnpack", "openmp", "opt_einsum"]
@@ -54,6 +57,10 @@ class _Cudnn(_Flags):
         """None: ember has no cuDNN."""
         return None
 
+    def is_acceptable(self, tensor):
+        """Whether cuDNN would take ``tensor``: never (ember has no cuDNN)."""
+        return False
+
 
 class _Matmul:
     """``torch.backends.cuda.matmul``: TF32 and reduced-precision switches (CuPy honours its
@@ -65,7 +72,26 @@ class _Matmul:
         self.allow_bf16_reduced_precision_reduction = True
 
 
+class SDPBackend(enum.IntEnum):
+    """The kernels ``scaled_dot_product_attention`` may use (torch's ``SDPBackend``); ember
+    always computes the math one, the others are flags."""
+
+    ERROR = -1
+    MATH = 0
+    FLASH_ATTENTION = 1
+    EFFICIENT_ATTENTION = 2
+    CUDNN_ATTENTION = 3
+    OVERRIDEABLE = 4
+
+
+_SDP = {SDPBackend.MATH: True, SDPBackend.FLASH_ATTENTION: True,
+        SDPBackend.EFFICIENT_ATTENTION: True, SDPBackend.CUDNN_ATTENTION: True,
+        SDPBackend.OVERRIDEABLE: True}
+
+
 class _Cuda(types.ModuleType):
+    SDPBackend = SDPBackend
+
     def __init__(self):
         super().__init__("ember.backends.cuda")
         self.matmul = _Matmul()
@@ -79,13 +105,42 @@ class _Cuda(types.ModuleType):
         return "default"
 
     def flash_sdp_enabled(self):
-        return False
+        return _SDP[SDPBackend.FLASH_ATTENTION]
 
     def math_sdp_enabled(self):
-        return True
+        return _SDP[SDPBackend.MATH]
 
     def mem_efficient_sdp_enabled(self):
-        return False
+        return _SDP[SDPBackend.EFFICIENT_ATTENTION]
+
+    def cudnn_sdp_enabled(self):
+        return _SDP[SDPBackend.CUDNN_ATTENTION]
+
+    def enable_flash_sdp(self, enabled):
+        _SDP[SDPBackend.FLASH_ATTENTION] = enabled
+
+    def enable_math_sdp(self, enabled):
+        _SDP[SDPBackend.MATH] = enabled
+
+    def enable_mem_efficient_sdp(self, enabled):
+        _SDP[SDPBackend.EFFICIENT_ATTENTION] = enabled
+
+    def enable_cudnn_sdp(self, enabled):
+        _SDP[SDPBackend.CUDNN_ATTENTION] = enabled
+
+    @contextlib.contextmanager
+    def sdp_kernel(self, enable_flash=True, enable_math=True, enable_mem_efficient=True,
+                   enable_cudnn=True):
+        """Turn the attention kernels on or off inside a ``with`` block (deprecated in torch
+        for ``torch.nn.attention.sdpa_kernel``)."""
+        old = dict(_SDP)
+        _SDP.update({SDPBackend.FLASH_ATTENTION: enable_flash, SDPBackend.MATH: enable_math,
+                     SDPBackend.EFFICIENT_ATTENTION: enable_mem_efficient,
+                     SDPBackend.CUDNN_ATTENTION: enable_cudnn})
+        try:
+            yield {}
+        finally:
+            _SDP.update(old)
 
 
 class _Cpu(types.ModuleType):
@@ -105,10 +160,25 @@ class _Cpu(types.ModuleType):
 cudnn = _Cudnn("cudnn", enabled=True, benchmark=False, deterministic=False, allow_tf32=True,
                benchmark_limit=10)
 mkldnn = _Flags("mkldnn", enabled=True, deterministic=False)
-mps = _Flags("mps")
+class _Mps(_Flags):
+    def is_macos13_or_newer(self, minor=0):
+        return False
+
+    def is_macos_or_newer(self, major, minor):
+        return False
+
+
+mps = _Mps("mps")
 nnpack = _Flags("nnpack", enabled=True)
-opt_einsum = _Flags("opt_einsum", available=True, enabled=True, strategy="auto")
+_has_opt_einsum = importlib.util.find_spec("opt_einsum") is not None
+# (as torch: available, enabled and "auto" only where the opt_einsum package is installed)
+opt_einsum = _Flags("opt_einsum", available=_has_opt_einsum, enabled=_has_opt_einsum,
+                    strategy="auto" if _has_opt_einsum else None)
 mkl = _Flags("mkl", available=any(i.get("internal_api") == "mkl" for i in _blas_info()))
 openmp = _Flags("openmp", available=any(i.get("user_api") == "openmp" for i in _blas_info()))
 cuda = _Cuda()
 cpu = _Cpu("ember.backends.cpu")
+
+# ``import torch.backends.cudnn as cudnn`` and the like: the flag modules are importable paths
+for _mod in (cudnn, mkldnn, mps, nnpack, opt_einsum, mkl, openmp, cuda, cpu):
+    sys.modules[_mod.__name__] = _mod

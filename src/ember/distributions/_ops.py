@@ -16,7 +16,7 @@ from ..tensor import Size, Tensor  # noqa: F401
 from .. import linalg  # noqa: F401,F811  (the public ember.linalg, not ops.linalg)
 from .. import special  # noqa: F401
 from ._fallback import (_dirichlet_grad, _sample_dirichlet, _standard_gamma,  # noqa: F401
-                        _standard_gamma_grad, binomial)
+                        _standard_gamma_grad)
 
 inf = math.inf
 nan = math.nan

@@ -2,7 +2,7 @@
 import importlib as _importlib
 
 from .modules import *  # noqa: F401,F403
-from . import functional, init, parallel  # noqa: F401
+from . import attention, common_types, functional, init, parallel  # noqa: F401
 from .modules.module import Module  # noqa: F401
 from .parameter import Buffer, Parameter, UninitializedParameter  # noqa: F401
 from .parallel import DataParallel  # noqa: F401

@@ -4,6 +4,7 @@ The N-d convolutions and poolings beyond the fused 1-D/2-D ops are composed from
 windows (``Tensor.unfold``) and one einsum or reduction, so their gradients follow.
 """
 import math
+import warnings as _warnings
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from ..ops import pooling as _pooling
 from ..ops.vision import (channel_shuffle, fold, grid_sample, native_channel_shuffle,
                           pixel_shuffle, pixel_unshuffle, unfold)
 from ..ops.vision import resample as _resample
+from ..ops import vision as _vision
 from ..ops.loss import (cross_entropy, ctc_loss, linear_cross_entropy, nll_loss,
                         _legacy_reduction)
 from ..ops import loss as _loss
@@ -40,7 +42,7 @@ from ..ops import attention as _attention
 from ..ops import sparse as _sparse
 from ..tensor import Tensor
 from ..ops.activation import (Gelu, Glu, Hardswish, Hardtanh, LeakyRelu, Mish, Pointwise,
-                              PreluKernel, RreluWithNoise, Softplus)
+                              PreluKernel, RreluWithNoise, Softplus, _rrelu_noise)
 from ..ops.loss import SoftMarginLoss as _SoftMarginLoss
 from ..ops.loss import (BinaryCrossEntropy, BinaryCrossEntropyWithLogits, MseLoss,
                         SmoothL1Loss)
@@ -531,8 +533,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported")
+    if antialias and mode == "lanczos":
+        raise NotImplementedError("interpolate: mode='lanczos' is not supported")
     if mode in ("linear", "bilinear", "trilinear") and nd in (1, 2, 3) and \
             nd != _INTERP_DIMS[mode]:
         raise NotImplementedError("Got %dD input, but %s mode needs %dD input"
@@ -547,7 +549,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         pool = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}[nd]
         return pool(input, out_sizes)
     kind = "cubic" if mode == "bicubic" else ("linear" if mode in _INTERP_DIMS else mode)
-    return _resample(input, out_sizes, scales, kind, align_corners, mode)
+    return _resample(input, out_sizes, scales, kind, align_corners, mode, antialias)
 
 
 def _reduce(loss, reduction):
@@ -635,6 +637,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         input, target, weight = _autocast.inputs("fp32", (input, target, weight))
     _check_same("huber_loss", input, target)
     if weight is not None:
+        if not delta > 0:
+            raise RuntimeError("huber_loss does not support non-positive values for delta.")
         z = input - target
         d = ops.abs(z)
         loss = ops.where(d < delta, z * z * 0.5, (d - 0.5 * delta) * delta)
@@ -644,6 +648,16 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _loss._cast_check(common, input._array.dtype)
     _not_implemented_dtype(common, "huber_cpu", "biuc")
     return SmoothL1Loss.apply(input, target, reduction, float(delta), True, common)
+
+
+def _check_unit_interval(x, t):
+    """torch's element-by-element check of BCE's input, then target, in [0, 1] (NaN fails)."""
+    bad_x, bad_t = ~((x >= 0) & (x <= 1)), ~((t >= 0) & (t <= 1))
+    bad = bad_x | bad_t
+    if bool(bad.any()):
+        first = int(bad.reshape(-1).argmax())
+        raise RuntimeError("all elements of %s should be between 0 and 1"
+                           % ("input" if bool(bad_x.reshape(-1)[first]) else "target"))
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -662,8 +676,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                            % (_dt.scalar_type_name(target._array.dtype),
                               _dt.scalar_type_name(x.dtype)))
     not_implemented_for(x, "binary_cross_entropy", "biuc")
-    if x.size and (float(x.min()) < 0 or float(x.max()) > 1):
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    _check_unit_interval(x, target._array)
     _check_reduction(reduction)
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
         weight = weight.expand(input.shape)
@@ -1249,8 +1262,7 @@ def _rrelu(input, lower, upper, training, is_result):
     not_implemented_for(x, "rrelu_with_noise_out_cpu", "biuc")
     if x.dtype == np.float16:
         raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for 'Half'")
-    slope = ops.empty_like(input).uniform_(lower, upper)
-    return RreluWithNoise.apply(input, slope._array, None, is_result)
+    return RreluWithNoise.apply(input, _rrelu_noise(x, lower, upper), None, is_result)
 
 
 def _rrelu_result(input, lower, upper, training):
@@ -1927,7 +1939,11 @@ def _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_i
     starts = xp.asarray(offs[:n_bags] if n_bags > 0 else [], dtype=np.int64)
     pos = xp.arange(length)
     bags = xp.searchsorted(starts, pos, side="right") - 1
-    # NOTE: as torch, the positions past offsets[-1] (include_last_offset) join the last bag.
+    if include_last_offset and offs and mode != "max" and padding_idx is None \
+            and weight._array.dtype in (np.float32, np.float16, _dt.bfloat16.np) \
+            and weight.stride()[-1] == 1:
+        bags = xp.where(pos >= offs[-1], -1, bags)   # (torch's fast path drops them ...)
+    # ... and its other paths let the positions past offsets[-1] join the last bag.
     if padding_idx is not None:
         bags = xp.where(idx == padding_idx, -1, bags)
     return _sparse.EmbeddingBag.apply(weight, psw, idx, bags.astype(np.int64), max(n_bags, 0),
@@ -1936,6 +1952,9 @@ def _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_i
 
 def affine_grid(theta, size, align_corners=None):
     """The sampling grid of the affine maps ``theta`` (N, 2, 3) or (N, 3, 4)."""
+    if align_corners is None:
+        _warnings.warn(_vision.ALIGN_CORNERS_WARNING, stacklevel=2)
+        align_corners = False
     align_corners = bool(align_corners)
     if not theta.is_floating_point():
         raise ValueError("Expected theta to have floating point type, but got %s"
@@ -1944,27 +1963,17 @@ def affine_grid(theta, size, align_corners=None):
     if nd not in (2, 3):
         raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
                                   "affine transforms, respectively. Got size %s." % (size,))
-    if tuple(theta.shape[1:]) != (nd, nd + 1):
+    if theta.dim() != 3 or tuple(theta.shape[1:]) != (nd, nd + 1):
         raise ValueError("Expected a batch of %dD affine matrices of shape Nx%dx%d for size %s. "
-                         "Got %s." % (nd, nd, nd + 1, list(size), list(theta.shape)))
-    if min(size) <= 0:
-        raise ValueError("Expected non-zero, positive output size. Got %s" % (list(size),))
-    spatial = tuple(size[2:])
-
-    def lin(n):
-        if n <= 1:
-            return np.zeros(max(n, 1))  # host: a constant grid
-        v = np.linspace(-1, 1, n)  # host: a constant grid
-        return v if align_corners else v * (n - 1) / n
-
-    axes = [lin(n) for n in spatial]                  # (D,) H, W
-    mesh = np.meshgrid(*axes, indexing="ij")  # host: a constant grid
-    coords = [mesh[i] for i in reversed(range(nd))]   # x (W) first
-    base = np.stack(coords + [np.ones_like(mesh[0])], -1).reshape(-1, nd + 1)  # host: constant
-    xp = xp_of(theta)
-    base_t = Tensor._wrap(xp.asarray(base.astype(theta._array.dtype)))
-    grid = ops.matmul(base_t, theta.transpose(1, 2))   # (N, P, nd)
-    return grid.reshape((size[0],) + spatial + (nd,))
+                         "Got %s." % (nd, nd, nd + 1, size, theta.shape))
+    if align_corners and min(size[2:]) == 1:
+        _warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                       "grids when align_corners=True. This is not an intended use case of "
+                       "affine_grid. See the documentation of affine_grid for details.",
+                       stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError("Expected non-zero, positive output size. Got %s" % (size,))
+    return _vision.AffineGridGenerator.apply(theta, [int(v) for v in size], align_corners)
 
 
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,

@@ -5,6 +5,7 @@ Random initialisers draw on the host from ember's Generator (torch's CPU stream,
 the tensor's device array; the constant ones build their values on the tensor's device.
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -179,6 +180,7 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
 
 def _kaiming_std(tensor, a, mode, nonlinearity):
     if 0 in tensor._array.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
         return None
     fan_in, fan_out = _fans(tensor)
     if mode not in ("fan_in", "fan_out"):

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..backend import backend_for, to_host
+from .. import dtypes as _dt
 from ..tensor import Tensor
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter"]
@@ -38,6 +39,9 @@ class Parameter(Tensor):
         p._accum = None
         p._retains_grad = False
         if requires_grad:
+            if _dt.kind(p._array.dtype) not in "fc":
+                raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                                   "gradients")
             p.requires_grad = True
         return p
 
@@ -60,7 +64,31 @@ def _rebuild_parameter(arr, requires_grad, device="cpu"):
 
 
 class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (lazy modules); ``materialize`` gives it one
+    and turns it into a ``Parameter``."""
+
     __slots__ = ()
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from ..ops.creation import empty
+        return Parameter.__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
+
+    __str__ = __repr__
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give the parameter ``shape`` (uninitialised values) and make it a ``Parameter``."""
+        from ..ops.creation import empty
+        device = self.device if device is None else device
+        dtype = self.dtype if dtype is None else dtype
+        self.data = empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
 
 
 class Buffer(Tensor):

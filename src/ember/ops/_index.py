@@ -26,6 +26,19 @@ def load_index(ctx, n=0):
     return index, saved[:n]
 
 
+def check_index_broadcast(index, error):
+    """Raise torch's IndexError when the index arrays of ``index`` do not broadcast together
+    (``error`` is the array library's IndexError)."""
+    if not str(error).startswith("shape mismatch"):
+        return
+    shapes = []
+    for i in index if isinstance(index, tuple) else (index,):
+        if is_array(i):     # (a mask stands for one index of its true count per dimension)
+            shapes += [[int(i.sum())]] * i.ndim if i.dtype == bool else [list(i.shape)]
+    raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                     "shapes %s" % ", ".join(str(s) for s in shapes)) from None
+
+
 def _shape_of(v):
     return tuple(getattr(v, "shape", ()))
 
@@ -38,7 +51,11 @@ class Index(Function):
     @staticmethod
     def forward(ctx, a, index):
         arr = a._array
-        out = arr[index]
+        try:
+            out = arr[index]
+        except IndexError as e:
+            check_index_broadcast(index, e)
+            raise
         if type(out) is not type(arr):      # a NumPy scalar: a 0-d array of the device
             out = backend_of(arr).xp.asarray(out)
         save_index(ctx, index)
@@ -69,10 +86,13 @@ class IndexPut(Function):
                 backend_of(out).scatter_add(out, index, v)
             else:
                 out[index] = v
-        except ValueError as e:
+        except IndexError as e:
+            check_index_broadcast(index, e)
+            raise
+        except ValueError:
             raise RuntimeError("shape mismatch: value tensor of shape %s cannot be broadcast to "
-                               "indexing result of shape %s (%s)"
-                               % (list(_shape_of(v)), list(out[index].shape), e)) from None
+                               "indexing result of shape %s"
+                               % (list(_shape_of(v)), list(out[index].shape))) from None
         ctx.accumulate = accumulate
         save_index(ctx, index)
         return Tensor._wrap(out)

@@ -15,12 +15,17 @@ from ..dtypes import kind as _kind, scalar_type_name as _legacy
 # bool); within a kind any size goes
 _KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
 
+_INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed."
+                      "You can make a clone to get a normal tensor before doing inplace update."
+                      "See https://github.com/pytorch/rfcs/pull/17 for more details.")
 _LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 
 
 def write(t, arr, op):
     """Copy ``arr`` into ``t``'s memory (broadcasting), checking dtype and shape, bump version."""
     dst = t._array
+    if t._inference and not _state.inference:
+        raise RuntimeError(_INFERENCE_INPLACE)
     if arr.dtype != dst.dtype and _KIND_RANK[_kind(arr.dtype)] > _KIND_RANK[_kind(dst.dtype)]:
         raise RuntimeError("result type %s can't be cast to the desired output type %s"
                            % (_legacy(arr.dtype), _legacy(dst.dtype)))     # (torch's words)
@@ -77,6 +82,8 @@ def _bcastable(a, b):
 
 def inplace(t, fn, *args, **kwargs):
     """Apply ``fn(t, *args)`` and store the result in ``t`` itself, as torch's ``op_`` does."""
+    if t._inference and not _state.inference:
+        raise RuntimeError(_INFERENCE_INPLACE)
     if _state.enabled and (t._requires_grad or any(isinstance(a, Tensor) and a._requires_grad
                                                    for a in args)):
         return _recorded(t, fn, getattr(fn, "__name__", "op") + "_", args, kwargs)

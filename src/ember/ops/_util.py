@@ -56,8 +56,11 @@ def wrap_dims(dim, ndim, op="op"):
         return (wrap_dim(dim, ndim, op),)
     dims = tuple(wrap_dim(d, ndim, op) for d in dim)
     if len(set(dims)) != len(dims):
-        raise RuntimeError("%s(): dim %s appears multiple times in the list of dims"
-                           % (op, list(dim)))
+        seen = set()
+        for d in dims:
+            if d in seen:
+                raise RuntimeError("dim %d appears multiple times in the list of dims" % d)
+            seen.add(d)
     return tuple(sorted(dims))
 
 
@@ -155,9 +158,8 @@ def check_shapes_broadcast(op, a_shape, b_shape):
             if x != y and x != 1 and y != 1:
                 dim = max(len(a_shape), len(b_shape)) - 1 - i
                 raise RuntimeError(
-                    "%s: The size of tensor a (%d) must match the size of tensor b (%d) at "
-                    "non-singleton dimension %d (shapes %s and %s)"
-                    % (op, x, y, dim, tuple(a_shape), tuple(b_shape))) from None
+                    "The size of tensor a (%d) must match the size of tensor b (%d) at "
+                    "non-singleton dimension %d" % (x, y, dim)) from None     # (torch's words)
         raise
 
 

@@ -7,7 +7,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
-from ..backend import errstate, get_array_module
+from ..random import _gen
+from ..backend import backend_of, errstate, get_array_module
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._inplace import inplace
@@ -551,6 +552,22 @@ class PreluKernel(Function):
         return gi, gw
 
 
+def _rrelu_noise(x, lower, upper, generator=None):
+    """torch's training-mode rrelu slopes for array ``x``: 1 where not ``x <= 0``; elsewhere, in C
+    order, one uniform draw each (double, from a 64-bit draw) on ``[lower, upper]`` rounded to
+    ``x``'s compute type, then rounded to ``x``'s dtype."""
+    compute = np.float64 if x.dtype == np.float64 else np.float32
+    lo, hi = float(compute(lower)), float(compute(upper))
+    xp = get_array_module(x)
+    with _quiet():
+        neg = x <= 0
+    # host: the generator's draws, in torch's order, for the non-positive elements
+    u = _gen(generator)._unit(int(xp.count_nonzero(neg)), np.float64)
+    noise = xp.ones(x.shape, dtype=x.dtype)
+    noise[neg] = backend_of(x).asarray((u * (hi - lo) + lo).astype(x.dtype))
+    return noise
+
+
 class RreluWithNoise(Function):
     """Leaky ReLU whose negative slopes are ``noise`` (training) or ``(lower + upper) / 2``.
 
@@ -606,7 +623,12 @@ def _hardsigmoid(xp, x, _):
 
 
 def _hardsigmoid_grad(x, g, _):
-    return where((x > -3) & (x < 3), g / 6, 0.0)
+    # NOTE: torch's vectorised kernel multiplies by the float literal 1.0f / 6.0f, in double
+    # too (its scalar tail loop, for half, by that literal rounded to half).
+    return where((x > -3) & (x < 3), g * _ONE_SIXTH_F32, 0.0)
+
+
+_ONE_SIXTH_F32 = float(np.float32(1.0 / 6.0))
 
 
 def _threshold(xp, x, conf):

@@ -207,6 +207,7 @@ class Mul(Function):
                 ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         else:
             ctx.scalar = b
+            ctx.save_for_backward()     # (torch saves the number: freed after backward too)
         if aa.dtype.kind == "b" and (not isinstance(b, Tensor) or bb.dtype.kind == "b"):
             return Tensor._wrap(xp_of(a).logical_and(aa, bb))
         s = opmath_scalar(aa, b)
@@ -218,6 +219,7 @@ class Mul(Function):
     def backward(ctx, grad_output):
         if hasattr(ctx, "scalar"):
             s = ctx.scalar
+            ctx.saved_tensors       # (raises once the graph is freed, as torch's)
             if isinstance(s, complex):
                 return _real_if(ctx, 0, grad_output * s.conjugate()), None
             return grad_output * s, None
@@ -244,6 +246,7 @@ class Mul(Function):
             return Mul.backward(ctx, grad_output)
         if hasattr(ctx, "scalar"):
             if type(ctx.scalar) in (int, float):
+                ctx.saved_tensors       # (raises once the graph is freed, as torch's)
                 return Tensor._wrap(g * ctx.scalar), None
             return Mul.backward(ctx, grad_output)
         a, b = ctx.saved_tensors     # (unpacked once: a checkpoint's unpack hook allows no more)
@@ -273,6 +276,7 @@ class Div(Function):
             ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
         else:
             ctx.scalar = b
+            ctx.save_for_backward()     # (torch saves the number: freed after backward too)
         s = opmath_scalar(aa, b)
         with errstate(divide="ignore", invalid="ignore"):
             if s is not None:
@@ -283,6 +287,7 @@ class Div(Function):
     def backward(ctx, grad_output):
         if hasattr(ctx, "scalar"):
             s = ctx.scalar
+            ctx.saved_tensors       # (raises once the graph is freed, as torch's)
             if isinstance(s, complex):
                 return _real_if(ctx, 0, grad_output / s.conjugate()), None
             return grad_output / s, None

@@ -15,7 +15,7 @@ from .. import dtypes as _dt
 from ..random import _gen, _random_range
 from ..backend import (backend_for, backend_of, errstate, get_default_device, is_array,
                        set_default_device, to_host)
-from ..autograd.function import Function
+from ..autograd.function import Function, mark_inference
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor, _to_array
 from ._util import checked_scalar, not_implemented_for
@@ -93,7 +93,12 @@ def _dest(arr, device):
 def _new(arr, requires_grad):
     """A new leaf tensor around the freshly made array ``arr``."""
     t = Tensor._wrap(arr)
+    if _grad_state.inference:
+        mark_inference(t)
     if requires_grad:
+        if arr.dtype.kind not in "fcV":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")     # (a factory's words; the setter's are lowercase)
         t.requires_grad = True
     return t
 

@@ -1908,8 +1908,8 @@ def is_signed(input):
 
 
 def is_inference(input):
-    """Whether ``input`` is an inference tensor (never, in ember)."""
-    return False
+    """Whether ``input`` is an inference tensor (made inside ``inference_mode()``)."""
+    return input._inference
 
 
 def can_cast(from_, to):

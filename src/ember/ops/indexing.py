@@ -10,7 +10,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import state as _state
 from ..backend import backend_of, is_array
 from ..tensor import Tensor
-from ._index import Index, IndexPut, dtype_name as _tname
+from ._index import Index, IndexPut, check_index_broadcast, dtype_name as _tname
 from ._inplace import inplace, overwrite
 from ._util import SCALAR_TYPES as _SCALARS, checked_scalar, xp_of
 from .shape import _view_of, expand, reshape
@@ -316,7 +316,12 @@ def _setitem(t, index, value):
         v = v.astype(arr.dtype)
     try:
         arr[idx] = v
+    except IndexError as e:
+        check_index_broadcast(idx, e)
+        raise
     except ValueError as e:
+        if not advanced:    # (torch copies into the view: expand's message)
+            expand(Tensor._wrap(backend_of(arr).asarray(v)), arr[idx].shape)
         raise RuntimeError("shape mismatch: value tensor of shape %s cannot be broadcast to "
                            "indexing result of shape %s"
                            % (list(getattr(v, "shape", ())), list(arr[idx].shape))) from e

@@ -11,7 +11,7 @@ from ..backend import errstate
 from ..tensor import Tensor
 from .. import return_types as _rt
 from ..backend import backend_of
-from ._util import binary_arrays, get_array_module, sum_to, wrap_dim, xp_of
+from ._util import binary_arrays, get_array_module, sum_to, wrap_dim, wrap_dims, xp_of
 from .matmul import _shape_str, _tname, matmul, vdot
 
 __all__ = ["det", "inverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
@@ -165,6 +165,7 @@ class LinalgSolve(Function):
         _float_or_complex("linalg.solve", aa)
         if vector:
             ba = ba[..., None]
+        b_shape = ba.shape[-2:]     # (as torch's message shows B: a vector as a column)
         if aa.dtype != ba.dtype:
             raise RuntimeError("linalg.solve: Expected A and B to have the same dtype, but found "
                                "A of type %s and B of type %s instead"
@@ -176,7 +177,7 @@ class LinalgSolve(Function):
             raise RuntimeError("linalg.solve: Incompatible shapes of A and B for the equation "
                                "%s (%s and %s)" % ("AX = B" if left else "XA = B",
                                                    _shape_str(a._array.shape[-2:]),
-                                                   _shape_str(b._array.shape[-2:])))
+                                                   _shape_str(b_shape)))
         batch = np.broadcast_shapes(aa.shape[:-2], ba.shape[:-2])
         xp = xp_of(a)
         aa = xp.broadcast_to(aa, batch + aa.shape[-2:])
@@ -338,7 +339,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     elif isinstance(dim, (int, np.integer)):
         dims = (wrap_dim(dim, n, "linalg.vector_norm"),)
     else:
-        dims = tuple(sorted(wrap_dim(d, n, "linalg.vector_norm") for d in dim))
+        dims = wrap_dims(tuple(dim), n, "linalg.vector_norm")
     if n == 0:
         dims = ()       # (a 0-d tensor's dim 0 or -1 is the tensor itself)
     return LinalgVectorNorm.apply(x, float(ord), dims, keepdim)
@@ -356,6 +357,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
     _float_or_complex("linalg.matrix_norm", A._array)
+    if isinstance(dim, (int, np.integer)):
+        dim = (dim,)
+    if len(dim) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got %s"
+                           % " ".join(str(d) for d in dim))
     d0, d1 = (wrap_dim(d, n, "linalg.matrix_norm") for d in dim)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
@@ -395,6 +401,14 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
     """``linalg.norm``: a vector norm or a matrix norm depending on ``ord`` and ``dim``."""
     if isinstance(dim, (int, np.integer)):
         dim = (dim,)
+    if dim is not None and len(dim) not in (1, 2):
+        raise RuntimeError("linalg.norm: If dim is specified, it must be of length 1 or 2. Got %s"
+                           % list(dim))
+    if isinstance(ord, str):     # (torch's string overload: always a matrix norm)
+        if dim is None and A._array.ndim not in (1, 2):
+            raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must "
+                               "be 1D or 2D. Got %dD." % A._array.ndim)
+        return matrix_norm(A, ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
     if ord is None:
         if dim is not None and len(dim) == 2:
             return matrix_norm(A, "fro", dim, keepdim, dtype=dtype)

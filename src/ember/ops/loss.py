@@ -522,9 +522,10 @@ def _legacy_reduction(size_average, reduce, reduction):
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
+    reduction = ("mean" if size_average else "sum") if reduce else "none"
+    warnings.warn("size_average and reduce args will be deprecated, please use reduction='%s' "
+                  "instead." % reduction, UserWarning, stacklevel=3)
+    return reduction
 
 
 def _lse(xp, *arrays):
@@ -709,17 +710,14 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 def _reduced(input, loss, reduction):
     """The loss array reduced as ``reduction`` says, wrapped, in the input's dtype."""
-    if reduction == "mean":
-        loss = loss.mean()
-    elif reduction == "sum":
-        loss = loss.sum()
-    return Tensor._wrap(xp_of(input).asarray(loss, dtype=input._array.dtype))
+    return _reduced_as(loss, reduction, input._array.dtype, xp_of(input))
 
 
 def _reduced_as(loss, reduction, dtype, xp):
     """The loss array reduced as ``reduction`` says, wrapped, in ``dtype``."""
     if reduction == "mean":
-        loss = loss.mean()
+        # the mean of nothing is NaN, without NumPy's "Mean of empty slice" warning
+        loss = loss.mean() if loss.size else xp.full((), xp.nan, dtype=loss.dtype)
     elif reduction == "sum":
         loss = loss.sum()
     return Tensor._wrap(xp.asarray(loss, dtype=dtype))
@@ -787,6 +785,10 @@ class SmoothL1Loss(Function):
 
     @staticmethod
     def forward(ctx, input, target, reduction, beta, huber, common):
+        if huber and not beta > 0:
+            raise RuntimeError("huber_loss does not support non-positive values for delta.")
+        if not huber and beta < 0:
+            raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
         xp = xp_of(input)
         d = input._array.astype(common, copy=False) - target._array.astype(common, copy=False)
         ad = xp.abs(d)

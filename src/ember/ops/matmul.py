@@ -991,8 +991,34 @@ def _check_kron_view(aa, bb, shape_a, shape_b, out_shape):
                            ".reshape(...) instead.")
 
 
+def _check_einsum_labels(equation):
+    """torch's errors for a bad character or output subscript in an einsum equation."""
+    arrow = equation.find("->")
+    for i, c in enumerate(equation):
+        if arrow >= 0 and arrow <= i <= arrow + 1 or c in ". " or c.isascii() and c.isalpha():
+            continue
+        if c == "," and (arrow < 0 or i < arrow):
+            continue
+        raise RuntimeError("einsum(): invalid subscript given at index %d in the equation "
+                           "string, subscripts must be in [a-zA-Z]" % i)
+    if arrow < 0:
+        return
+    seen = set()
+    for c in equation[arrow + 2:]:
+        if not c.isalpha():
+            continue
+        if c in seen:
+            raise RuntimeError("einsum(): output subscript %s appears more than once in the "
+                               "output" % c)
+        if c not in equation[:arrow]:
+            raise RuntimeError("einsum(): output subscript %s does not appear in the equation "
+                               "for any input operand" % c)
+        seen.add(c)
+
+
 def _parse_einsum(equation, shapes):
     """Subscripts per operand and for the output, ellipses spelled out as capital letters."""
+    _check_einsum_labels(equation)
     eq = equation.replace(" ", "")
     if "->" in eq:
         lhs, rhs = eq.split("->")

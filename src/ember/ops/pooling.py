@@ -80,13 +80,13 @@ def _max_exact(x, k, s, p, d, out_hw, shape):
     arg = xp.zeros(x.shape[:2] + tuple(out_hw), dtype=np.int64)
     for pos in range(kk - 1, -1, -1):
         xp.copyto(arg, pos, where=_window(ok, pos // k[1], pos % k[1], s, d, out_hw))
-    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    lowest = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
     out = xp.full(arg.shape, lowest, dtype=x.dtype)
     for pos in range(kk):
         i, j = divmod(pos, k[1])
         v = _window(x, i, j, s, d, out_hw)
         upd = v > out
-        if x.dtype.kind == "f":
+        if x.dtype.kind in "fV":
             upd |= xp.isnan(v)
         upd &= _window(ok, i, j, s, d, out_hw)
         xp.copyto(out, v, where=upd)
@@ -138,7 +138,7 @@ class MaxPool2d(Function):
         h, w = x.shape[2:]
         out_hw = (_out(h, k[0], s[0], p[0], d[0], ceil_mode),
                   _out(w, k[1], s[1], p[1], d[1], ceil_mode))
-        fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        fill = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
         xpad = _padded(x, p, out_hw, k, s, d, fill)
         blocks = (s == k and d == (1, 1) and xpad is x and h % k[0] == 0 and w % k[1] == 0
                   and x.size > 0 and k[0] * k[1] < 128)
@@ -779,7 +779,7 @@ def _first_max(vals, valid):
     xp = get_array_module(vals)
     if vals.shape[-1] == 0:
         return xp.zeros(vals.shape[:-1], dtype=np.int64)
-    floating = vals.dtype.kind == "f"
+    floating = vals.dtype.kind in "fV"
     low = -np.inf if floating else np.iinfo(vals.dtype).min
     vv = xp.where(valid, vals, low)
     isn = xp.isnan(vv) if floating else None

@@ -71,7 +71,7 @@ def _scatter_index(op, arr_shape, dim, index, src_shape=None):
     if idx.ndim != len(arr_shape) and not (idx.ndim <= 1 and len(arr_shape) <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as %s tensor"
                            % ("input" if op == "gather" else "self"))
-    idx = idx.reshape(idx.shape if len(arr_shape) else (idx.size,))
+    idx = idx.reshape(idx.shape if len(arr_shape) and idx.ndim else (idx.size,))
     full = arr_shape if len(arr_shape) else (1,)
     for d in range(idx.ndim):
         if op == "gather" and d != dim and idx.shape[d] > full[d]:
@@ -762,7 +762,7 @@ class MaskedFill(Function):
     @staticmethod
     def forward(ctx, a, mask, value):
         arr = a._array
-        check_shapes_broadcast("masked_fill", arr.shape, mask.shape)
+        check_shapes_broadcast("masked_fill", mask.shape, arr.shape)    # (torch's order)
         v = value._array if isinstance(value, Tensor) else value
         xp = xp_of(a)
         out = xp.where(mask, xp.asarray(v, dtype=arr.dtype), arr)
@@ -845,7 +845,7 @@ class MaskedSelect(Function):
     @staticmethod
     def forward(ctx, a, mask):
         xp = xp_of(a)
-        shape = check_shapes_broadcast("masked_select", a._array.shape, mask.shape)
+        shape = check_shapes_broadcast("masked_select", mask.shape, a._array.shape)
         m = xp.broadcast_to(mask, shape)
         ctx.save_for_backward(Tensor._wrap(m))
         return Tensor._wrap(xp.broadcast_to(a._array, shape)[m])
@@ -1019,7 +1019,11 @@ def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
 index_add_ = _inplace_of(index_add, "index_add")
 index_copy_ = _inplace_of(index_copy, "index_copy")
 index_fill_ = _inplace_of(index_fill, "index_fill")
-masked_fill_ = _inplace_of(masked_fill, "masked_fill")
+def masked_fill_(input, mask, value):
+    """In-place ``masked_fill``."""
+    if isinstance(mask, Tensor):     # (torch's operand order in the in-place message)
+        check_shapes_broadcast("masked_fill_", input._array.shape, mask._array.shape)
+    return inplace(input, masked_fill, mask, value)
 masked_scatter_ = _inplace_of(masked_scatter, "masked_scatter")
 put_ = _inplace_of(put, "put")
 _index_reduce_ = _inplace_of(_index_reduce, "index_reduce")

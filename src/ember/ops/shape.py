@@ -585,22 +585,21 @@ def expand(input, *sizes):
                            "(%d) must be greater or equal to the number of dimensions in the "
                            "tensor (%d)" % (list(shape), list(sizes), len(sizes), len(shape)))
     lead = len(sizes) - len(shape)
-    out = []
-    for i, s in enumerate(sizes):
+    out = list(sizes)
+    for i in reversed(range(len(sizes))):     # (as torch: the last dimension is checked first)
+        s = sizes[i]
         if i < lead:
             if s < 0:
-                raise RuntimeError("expand: -1 is not allowed in a leading, non-existing "
-                                   "dimension")
-            out.append(s)
+                raise RuntimeError("The expanded size of the tensor (%d) isn't allowed in a "
+                                   "leading, non-existing dimension %d" % (s, i))
             continue
         cur = shape[i - lead]
         if s == -1:
-            s = cur
+            s = out[i] = cur
         if cur != s and cur != 1:
             raise RuntimeError("The expanded size of the tensor (%d) must match the existing "
                                "size (%d) at non-singleton dimension %d.  Target sizes: %s.  "
                                "Tensor sizes: %s" % (s, cur, i, list(sizes), list(shape)))
-        out.append(s)
     out = tuple(out)
     return Expand.apply(input, out)
 

@@ -232,7 +232,27 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad_output):
         out, = ctx.saved_tensors
-        return grad_output * _cj(out * (1 - out))
+        return SigmoidGrad.apply(grad_output, out)
+
+
+class SigmoidGrad(Function):
+    """``grad_output * conj(out * (1 - out))``: sigmoid's backward, itself differentiable."""
+
+    node_name = "SigmoidBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, out):
+        ctx.save_for_backward(grad_output, out)
+        y = out._array
+        return Tensor._wrap(grad_output._array * _cj_arr(y * (1 - y)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_output, out = ctx.saved_tensors
+        outc = _cj(out)
+        g_grad = SigmoidGrad.apply(grad, outc) if ctx.needs_input_grad[0] else None
+        g_out = _cj(grad) * grad_output * (1 - 2 * outc) if ctx.needs_input_grad[1] else None
+        return g_grad, g_out
 
 
 class Tanh(Function):
@@ -247,7 +267,27 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad_output):
         out, = ctx.saved_tensors
-        return grad_output * _cj(1 - out * out)
+        return TanhGrad.apply(grad_output, out)
+
+
+class TanhGrad(Function):
+    """``grad_output * conj(1 - out ** 2)``: tanh's backward, itself differentiable."""
+
+    node_name = "TanhBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, out):
+        ctx.save_for_backward(grad_output, out)
+        y = out._array
+        return Tensor._wrap(grad_output._array * _cj_arr(1 - y * y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_output, out = ctx.saved_tensors
+        outc = _cj(out)
+        g_grad = TanhGrad.apply(grad, outc) if ctx.needs_input_grad[0] else None
+        g_out = _cj(grad) * (-2 * outc * grad_output) if ctx.needs_input_grad[1] else None
+        return g_grad, g_out
 
 
 class Sin(Function):
@@ -728,6 +768,11 @@ def trunc_(input):
 
 def sign_(input):
     return inplace(input, sign)
+
+
+def _cj_arr(arr):
+    """``arr.conj()`` for a complex array, ``arr`` itself for a real one."""
+    return arr.conj() if arr.dtype.kind == "c" else arr
 
 
 def _cj(t):

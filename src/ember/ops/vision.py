@@ -7,6 +7,7 @@ Each op is linear in its input, so its backward is its adjoint, written as the a
 """
 import itertools
 import math
+import warnings
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from ..autograd.function import Function
 from ..backend import backend_of
 from ..tensor import Tensor
 from ._util import not_implemented_for, xp_of
+from .creation import _fma, _linspace
 from .comparison import where
 from .shape import stack
 
@@ -342,6 +344,44 @@ def _taps(xp, n_in, n_out, kind, align_corners, scale, op=np.float64):
     return xp.stack([i0, xp.minimum(i0 + 1, n_in - 1)], axis=1), w
 
 
+def _aa_filter(kind, x):
+    """torch's antialias filters: the triangle, or cubic convolution with A = -0.5 (PIL's)."""
+    x = abs(x)
+    one = x.dtype.type(1)
+    if kind == "linear":
+        return (x < 1) * (one - x)
+    a = x.dtype.type(-0.5)
+    near = ((a + 2) * x - (a + 3)) * x * x + one
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return (x < 1) * near + ((x >= 1) & (x < 2)) * far
+
+
+def _taps_aa(xp, n_in, n_out, kind, align_corners, scale, op):
+    """One dim's antialiased resampling (torch's ``_compute_weights_aa``) as taps: a window of
+    the filter stretched by the downscale, weights normalised, computed in the dtype ``op``."""
+    if align_corners:
+        scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    scale = op(scale)
+    half = 1.0 if kind == "linear" else 2.0
+    support = op(half * scale) if scale >= 1.0 else op(half)
+    invscale = op(1.0 / scale) if scale >= 1.0 else op(1.0)
+    width = int(math.ceil(support)) * 2 + 1
+    dst = xp.arange(n_out, dtype=np.float64)
+    center = (np.float64(scale) * (dst + 0.5)).astype(op)
+    xmin = xp.maximum(xp.trunc((center - support).astype(np.float64) + 0.5), 0).astype(np.int64)
+    xmax = xp.minimum(xp.trunc((center + support).astype(np.float64) + 0.5), n_in)
+    xsize = xp.clip(xmax.astype(np.int64) - xmin, 0, width)
+    j = xp.arange(width)
+    pos = (xmin[:, None] + j).astype(op) - center[:, None]
+    w = _aa_filter(kind, ((pos.astype(np.float64) + 0.5) * np.float64(invscale)).astype(op))
+    w = xp.where(j < xsize[:, None], w, op(0)).astype(op)
+    total = w[:, 0]
+    for t in range(1, width):
+        total = total + w[:, t]
+    w = xp.where(total[:, None] != 0, w / xp.where(total == 0, op(1), total)[:, None], w)
+    return xp.minimum(xmin[:, None] + j, n_in - 1), w.astype(op)
+
+
 def _resample(arr, taps, adjoint=False, in_sizes=None):
     """Apply each dim's taps along the trailing dims (or their adjoint, back to ``in_sizes``)."""
     xp = xp_of(Tensor._wrap(arr))
@@ -385,6 +425,16 @@ _NODE = {("nearest", 1): "UpsampleNearest1D", ("nearest", 2): "UpsampleNearest2D
          ("cubic", 2): "UpsampleBicubic2D"}
 
 
+def _save_taps(ctx, taps):
+    """Each dim's (indices, weights) through ``save_for_backward``, flattened."""
+    ctx.save_for_backward(*[Tensor._wrap(a) for pair in taps for a in pair])
+
+
+def _saved_taps(ctx):
+    saved = [t._array for t in ctx.saved_tensors]
+    return tuple(zip(saved[0::2], saved[1::2]))
+
+
 class Upsample(Function):
     """Separable resampling of the trailing dims by per-dim taps (``interpolate``)."""
 
@@ -394,13 +444,15 @@ class Upsample(Function):
     @staticmethod
     def forward(ctx, input, taps, name):
         ctx.set_node_name(name + "Backward0")
-        ctx.taps, ctx.base = taps, name
+        _save_taps(ctx, taps)
+        ctx.base = name
         ctx.in_sizes = tuple(input.shape[input.dim() - len(taps):])
         return Tensor._wrap(_resample(input._array, taps))
 
     @staticmethod
     def backward(ctx, grad_output):
-        return UpsampleGrad.apply(grad_output, ctx.taps, ctx.base, ctx.in_sizes), None, None
+        return (UpsampleGrad.apply(grad_output, _saved_taps(ctx), ctx.base, ctx.in_sizes),
+                None, None)
 
 
 class UpsampleGrad(Function):
@@ -410,12 +462,13 @@ class UpsampleGrad(Function):
     @staticmethod
     def forward(ctx, grad_output, taps, name, in_sizes):
         ctx.set_node_name(name + "BackwardBackward0")
-        ctx.taps, ctx.base = taps, name
+        _save_taps(ctx, taps)
+        ctx.base = name
         return Tensor._wrap(_resample(grad_output._array, taps, True, in_sizes))
 
     @staticmethod
     def backward(ctx, grad):
-        return Upsample.apply(grad, ctx.taps, ctx.base), None, None, None
+        return Upsample.apply(grad, _saved_taps(ctx), ctx.base), None, None, None
 
 
 def _check_resample_dtype(input, kind, nd):
@@ -431,7 +484,7 @@ def _check_resample_dtype(input, kind, nd):
     not_implemented_for(x, kernel, "biuc")
 
 
-def resample(input, out_sizes, scales, kind, align_corners, mode=None):
+def resample(input, out_sizes, scales, kind, align_corners, mode=None, antialias=False):
     """``interpolate``'s resampling once its arguments are parsed: the trailing
     ``len(out_sizes)`` dims of ``input`` resized by ``kind`` (``nearest``, ``nearest-exact``,
     ``linear`` or ``cubic``; ``mode``: interpolate's name for it), one node named as torch's."""
@@ -454,6 +507,12 @@ def resample(input, out_sizes, scales, kind, align_corners, mode=None):
     xp = xp_of(input)
     d = input._array.dtype
     op = np.float32 if d.kind in "fV" and d.itemsize <= 4 else np.float64
+    if antialias:
+        if d.kind not in "f":
+            raise NotImplementedError("interpolate: antialias=True supports floating inputs only")
+        taps = tuple(_taps_aa(xp, in_sizes[a], int(out_sizes[a]), kind, bool(align_corners),
+                              scales[a], np.dtype(d).type) for a in range(nd))
+        return Upsample.apply(input, taps, _NODE[(kind, nd)] + "Aa")
     taps = tuple(_taps(xp, in_sizes[a], int(out_sizes[a]), kind, bool(align_corners),
                        scales[a], op) for a in range(nd))
     _check_resample_dtype(input, kind, nd)
@@ -475,9 +534,29 @@ def _unnormalize(xp, coord, size, align_corners):
     return x, xp.full(x.shape, g, dtype=x.dtype)
 
 
+def _fused(a, b, c):
+    """``a * b + c`` rounded once in a's dtype, as the FMA torch's vectorised kernels compile
+    to (float32 and below: through float64; float64: Dekker's exact product)."""
+    dt = a.dtype
+    if dt.itemsize >= 8:
+        xp = backend_of(a).xp
+        with np.errstate(invalid="ignore", over="ignore"):
+            exact = _fma(a, b, c)
+            # (Dekker's split overflows at inf and huge values: there the plain sum)
+            return xp.where(xp.isfinite(exact), exact, a * b + c)
+    return (a.astype(np.float64) * b + c).astype(dt)
+
+
 def _source_coords(xp, coord, size, padding_mode, align_corners):
-    """Each grid coordinate's source position in a dim of ``size`` and its derivative."""
-    x, g = _unnormalize(xp, coord, size, align_corners)
+    """Each grid coordinate's source position in a dim of ``size`` and its derivative, as the
+    2-d vectorised kernel: ``(coord + 1) * (size - 1) / 2``, or ``(coord + 1) * size / 2 - 0.5``
+    fused."""
+    dt = coord.dtype
+    if align_corners:
+        x, g = (coord + 1) * dt.type((size - 1) / 2), (size - 1) / 2
+    else:
+        x, g = _fused(coord + 1, dt.type(size / 2), dt.type(-0.5)), size / 2
+    g = xp.full(x.shape, g, dtype=dt)
     return _pad_coords(xp, x, g, size, padding_mode, align_corners)
 
 
@@ -533,13 +612,21 @@ class GridSampler2D(Function):
             ix, iy = xp.where(xp.isnan(ix), 0, ix), xp.where(xp.isnan(iy), 0, iy)
         planes = x.reshape(n, c, h * w)
         p = int(math.prod(ix.shape[1:]))
-        out = 0
-        for flat, inside, xc, yc in _corners(xp, ix, iy, h, w, mode):
+        if mode != "nearest":
+            # (torch's weights: from the fractions w, n and their complements; summed by FMAs)
+            fw, fn = ix - xp.floor(ix), iy - xp.floor(iy)
+            fe, fs = 1 - fw, 1 - fn
+            weights = [fs * fe, fs * fw, fn * fe, fn * fw]
+        out = None
+        for k, (flat, inside, xc, yc) in enumerate(_corners(xp, ix, iy, h, w, mode)):
             v = xp.take_along_axis(planes, flat.reshape(n, 1, p), axis=2)
             v = xp.where(inside.reshape(n, 1, p), v, 0).reshape((n, c) + ix.shape[1:])
-            if mode != "nearest":
-                v = v * ((1 - xp.abs(ix - xc)) * (1 - xp.abs(iy - yc)))[:, None]
-            out = out + v
+            if mode == "nearest":
+                out = v
+            elif out is None:
+                out = v * weights[k][:, None]
+            else:
+                out = _fused(v, weights[k][:, None], out)
         ctx.conf = (mode, padding_mode, align_corners)
         ctx.save_for_backward(input, grid)
         return Tensor._wrap(xp.ascontiguousarray(out).astype(x.dtype, copy=False))
@@ -592,6 +679,61 @@ class GridSampler2D(Function):
         return grad_in, grad_grid, None, None, None
 
 
+def _base_grid(xp, dt, spatial, align_corners):
+    """torch's base grid ((D,) H, W, nd + 1) of ``affine_grid``: x (W) first, then y (, z),
+    then ones; linspace and the ``(n - 1) / n`` shrink in the dtype, as torch's."""
+    nd = len(spatial)
+    base = xp.zeros(tuple(spatial) + (nd + 1,), dtype=dt)
+    for a, n in enumerate(spatial):
+        if n <= 1:
+            continue
+        ramp = _linspace(xp, -1, 1, n, dt)
+        if not align_corners:
+            ramp = ramp * dt.type(n - 1) / dt.type(n)
+        shape = [1] * nd
+        shape[a] = n
+        base[..., nd - 1 - a] = ramp.reshape(shape).astype(dt, copy=False)
+    base[..., nd] = 1
+    return base.reshape(-1, nd + 1)
+
+
+def _small_bmm(xp, a, b):
+    """``a @ b`` (batched) as torch's small-bmm CPU kernel: products summed in order in the
+    dtype. torch takes it when contraction * rows * cols < 400; larger ones go to BLAS."""
+    if a.shape[-1] * a.shape[-2] * b.shape[-1] >= 400:
+        return xp.matmul(a, b)
+    out = a[..., :, 0:1] * b[..., 0:1, :]
+    for k in range(1, a.shape[-1]):
+        out = out + a[..., :, k:k + 1] * b[..., k:k + 1, :]
+    return out
+
+
+class AffineGridGenerator(Function):
+    """The sampling grid ``base @ theta^T`` of affine maps ``theta`` (N, nd, nd + 1)."""
+
+    node_name = "AffineGridGeneratorBackward0"
+
+    @staticmethod
+    def forward(ctx, theta, size, align_corners):
+        xp = xp_of(theta)
+        base = _base_grid(xp, theta._array.dtype, size[2:], align_corners)
+        ctx.save_for_backward(Tensor._wrap(base))
+        out = _small_bmm(xp, xp.broadcast_to(base, (size[0],) + base.shape),
+                         theta._array.transpose(0, 2, 1))
+        return Tensor._wrap(out.reshape((size[0],) + tuple(size[2:]) + (len(size) - 2,)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (base,) = ctx.saved_tensors
+        g = grad_output.reshape(grad_output.shape[0], base.shape[0], grad_output.shape[-1])
+        # (torch's grad: (base^T @ grad) transposed, so not contiguous)
+        return base.t().matmul(g).transpose(1, 2), None, None
+
+
+ALIGN_CORNERS_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
+                         "align_corners=False since 1.3.0. Please specify align_corners=True if "
+                         "the old behavior is desired. See the documentation of grid_sample for "
+                         "details.")
 _CUBIC_A = -0.75
 
 
@@ -788,6 +930,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          "'border', or 'reflection', but got: '%s'" % padding_mode)
+    if align_corners is None:
+        warnings.warn(ALIGN_CORNERS_WARNING, stacklevel=2)
     return grid_sampler(input, grid, ("bilinear", "nearest", "bicubic").index(mode),
                         ("zeros", "border", "reflection").index(padding_mode),
                         bool(align_corners))

@@ -221,6 +221,7 @@ class LBFGS(Optimizer):
         ro, H_diag = _raw(state.get("ro")), _raw(state.get("H_diag"))
         prev_flat_grad = _raw(state.get("prev_flat_grad"))
         prev_loss = _raw(state.get("prev_loss"))
+        al = _raw(state.get("al"))
         n_iter = 0
         while n_iter < max_iter:
             n_iter += 1
@@ -243,7 +244,8 @@ class LBFGS(Optimizer):
                     ro.append(1.0 / ys)
                     H_diag = ys / y.dot(y)
                 num_old = len(old_dirs)
-                al = [None] * num_old
+                if al is None:
+                    al = [None] * history_size
                 q = -flat_grad
                 for i in range(num_old - 1, -1, -1):
                     al[i] = old_stps[i].dot(q) * ro[i]
@@ -296,6 +298,8 @@ class LBFGS(Optimizer):
                 break
 
         # kept as torch keeps them: arrays as Tensors, step size and loss as Python numbers
+        if al is not None:
+            state["al"] = _tensor(al)
         state.update(d=_tensor(d), t=_number(t), old_dirs=_tensor(old_dirs),
                      old_stps=_tensor(old_stps), ro=_tensor(ro), H_diag=_tensor(H_diag),
                      prev_flat_grad=_tensor(prev_flat_grad), prev_loss=_number(prev_loss))

@@ -35,6 +35,24 @@ def _format_param(name, optimizer, param):
     return [param] * len(optimizer.param_groups)
 
 
+def _warn_get_lr_called_within_step(scheduler):
+    if not scheduler._get_lr_called_within_step:
+        warnings.warn("To get the last learning rate computed by the scheduler, please use "
+                      "`get_last_lr()`.", UserWarning, stacklevel=3)
+
+
+class _enable_get_lr_call:
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+
+    def __enter__(self):
+        self.scheduler._get_lr_called_within_step = True
+        return self
+
+    def __exit__(self, *exc):
+        self.scheduler._get_lr_called_within_step = False
+
+
 def _wrap_optimizer_step(optimizer):
     """Mark ``optimizer.step`` so the scheduler can warn when it is stepped first, as torch."""
     if getattr(optimizer.step, "_wrapped_by_lr_sched", False):
@@ -63,6 +81,7 @@ class LRScheduler:
         last_epoch: index of the last epoch, -1 to start fresh.
     """
 
+    _get_lr_called_within_step = False
     _is_initial = False
 
     def __init__(self, optimizer, last_epoch=-1):
@@ -75,8 +94,12 @@ class LRScheduler:
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
-                    raise KeyError("param 'initial_lr' is not specified in param_groups[%d] "
-                                   "when resuming an optimizer" % i)
+                    raise KeyError(
+                        "param 'initial_lr' is not specified in param_groups[%d] when resuming "
+                        "scheduler with last_epoch >= 0.\nThis typically happens when:\n1. "
+                        "You're trying to resume training from a checkpoint but haven't properly "
+                        "loaded the optimizer state\n2. You're using last_epoch >= 0 for a fresh "
+                        "training run (not recommended)" % i)
         self.base_lrs = _lrs(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         _wrap_optimizer_step(optimizer)
@@ -108,25 +131,35 @@ class LRScheduler:
 
     def step(self, epoch=None):
         """Advance one epoch (or jump to ``epoch``, deprecated) and set every group's lr."""
-        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
-            warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
-                          "In PyTorch 1.1.0 and later, you should call them in the opposite "
-                          "order: `optimizer.step()` before `lr_scheduler.step()`.  Failure to "
-                          "do this will result in PyTorch skipping the first value of the "
-                          "learning rate schedule.", UserWarning, stacklevel=2)
+        if self._step_count == 1:
+            if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
+                warnings.warn("Seems like `optimizer.step()` has been overridden after learning "
+                              "rate scheduler initialization. Please, make sure to call "
+                              "`optimizer.step()` before `lr_scheduler.step()`. See more details "
+                              "at https://pytorch.org/docs/stable/optim.html#how-to-adjust-"
+                              "learning-rate", UserWarning, stacklevel=2)
+            elif not getattr(self.optimizer, "_opt_called", False):
+                warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
+                              "In PyTorch 1.1.0 and later, you should call them in the opposite "
+                              "order: `optimizer.step()` before `lr_scheduler.step()`.  Failure "
+                              "to do this will result in PyTorch skipping the first value of the "
+                              "learning rate schedule. See more details at "
+                              "https://pytorch.org/docs/stable/optim.html#how-to-adjust-"
+                              "learning-rate", UserWarning, stacklevel=2)
         self._step_count += 1
         if epoch is not None:
             warnings.warn(_EPOCH_DEPRECATION, UserWarning, stacklevel=2)
         self._update_lr(epoch)
 
     def _update_lr(self, epoch=None):
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            self.last_epoch = epoch
-            closed = getattr(self, "_get_closed_form_lr", None)
-            values = closed() if closed is not None else self.get_lr()
+        with _enable_get_lr_call(self):
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                closed = getattr(self, "_get_closed_form_lr", None)
+                values = closed() if closed is not None else self.get_lr()
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = _lrs(self.optimizer)
@@ -173,6 +206,7 @@ class LambdaLR(_LambdaScheduler):
     """
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas,
                                                                      self.base_lrs)]
 
@@ -187,6 +221,7 @@ class MultiplicativeLR(_LambdaScheduler):
     """
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         if self._is_initial:
             return _lrs(self.optimizer)
         return [group["lr"] * fn(self.last_epoch)
@@ -209,6 +244,7 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return _lrs(self.optimizer)
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
@@ -234,6 +270,7 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch not in self.milestones:
             return _lrs(self.optimizer)
         return [group["lr"] * self.gamma ** self.milestones[self.last_epoch]
@@ -263,6 +300,7 @@ class ConstantLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
             return [group["lr"] * self.factor for group in self.optimizer.param_groups]
         if self.last_epoch != self.total_iters:
@@ -298,6 +336,7 @@ class LinearLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
             return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
         if self._is_initial or self.last_epoch > self.total_iters:
@@ -327,6 +366,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         if self._is_initial:
             return _lrs(self.optimizer)
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
@@ -351,6 +391,7 @@ class PolynomialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         if self._is_initial or self.last_epoch > self.total_iters:
             return _lrs(self.optimizer)
         decay = ((1.0 - self.last_epoch / self.total_iters)
@@ -381,6 +422,7 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         groups = self.optimizer.param_groups
         if self._is_initial:
             return _lrs(self.optimizer)
@@ -426,6 +468,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         return [self.eta_min + (base_lr - self.eta_min)
                 * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for base_lr in self.base_lrs]
@@ -455,8 +498,9 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
         self._step_count += 1
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
-            group["lr"] = lr
+        with _enable_get_lr_call(self):
+            for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+                group["lr"] = lr
         self._last_lr = _lrs(self.optimizer)
 
 
@@ -555,6 +599,7 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         lrs = []
         step_num = self.last_epoch
         if step_num > self.total_steps:
@@ -880,6 +925,7 @@ class CyclicLR(LRScheduler):
         return gamma ** x
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         cycle = math.floor(1 + self.last_epoch / self.total_size)
         x = 1.0 + self.last_epoch / self.total_size - cycle
         if x <= self.step_ratio:

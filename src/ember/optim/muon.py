@@ -174,8 +174,6 @@ class Muon(Optimizer):
 
     def step(self, closure=None):
         """Perform one optimization step; ``closure`` re-evaluates the model, returns the loss."""
-        for hook in list(self._optimizer_step_pre_hooks.values()):
-            hook(self, (closure,), {})
         loss = self._run_closure(closure)
         with no_grad():
             for group in self.param_groups:
@@ -208,6 +206,4 @@ class Muon(Optimizer):
                     else:
                         x[...] = _round(update * alpha + x.astype(np.float64), x.dtype)
                     p._bump()
-        for hook in list(self._optimizer_step_post_hooks.values()):
-            hook(self, (closure,), {})
         return loss

@@ -1,7 +1,8 @@
 """The Optimizer base class: parameter groups, per-parameter state and torch's state_dict layout."""
 import copy
 import warnings
-from collections import defaultdict
+import functools
+from collections import OrderedDict, defaultdict
 from itertools import chain
 
 import numpy as np
@@ -26,6 +27,24 @@ required = _RequiredParameter()
 
 
 _cpu = backend_for("cpu")
+
+
+def _to_scalar(value):
+    if isinstance(value, Tensor):
+        return value.item()
+    if isinstance(value, tuple) and any(isinstance(v, Tensor) for v in value):
+        return tuple(_to_scalar(v) for v in value)
+    return value
+
+
+def _scalar_hyperparameters(group):
+    """``group`` with Tensor hyper-parameters (``lr=torch.tensor(0.01)``, Tensor betas) read
+    as Python numbers, as torch's single-tensor (CPU) implementations read them."""
+    for key, value in group.items():
+        if key != "params" and (isinstance(value, Tensor) or isinstance(value, tuple) and any(
+                isinstance(v, Tensor) for v in value)):
+            return {k: (v if k == "params" else _to_scalar(v)) for k, v in group.items()}
+    return group
 
 
 def _scalar_state(value=0.0):
@@ -94,8 +113,8 @@ class Optimizer:
         self.defaults = defaults
         self.state = defaultdict(dict)
         self.param_groups = []
-        self._optimizer_step_pre_hooks = {}
-        self._optimizer_step_post_hooks = {}
+        self._init_hooks()
+        self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got torch.%s" % params.dtype._legacy)
@@ -113,16 +132,33 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self._init_hooks()
+        self._patch_step_function()
+
+    def _init_hooks(self):
+        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+                     "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                     "_optimizer_load_state_dict_pre_hooks",
+                     "_optimizer_load_state_dict_post_hooks"):
+            if name not in self.__dict__:
+                setattr(self, name, OrderedDict())
+
+    def _patch_step_function(self):
+        """Wrap the class's ``step`` (once) so the step hooks run around any optimizer's step,
+        as torch does."""
+        cls = self.__class__
+        if not getattr(cls.step, "hooked", None):
+            cls.step = _hook_step(cls.step)
+            cls.step.hooked = True
 
     def __repr__(self):
-        lines = [self.__class__.__name__ + " ("]
+        text = self.__class__.__name__ + " ("
         for i, group in enumerate(self.param_groups):
-            lines.append("Parameter Group %d" % i)
+            text += "\nParameter Group %d\n" % i
             for key in sorted(group):
                 if key != "params":
-                    lines.append("    %s: %s" % (key, group[key]))
-        lines.append(")")
-        return "\n".join(lines)
+                    text += "    %s: %s\n" % (key, group[key])
+        return text + ")"
 
     def add_param_group(self, param_group):
         """Add a group of parameters (a dict with ``'params'`` and optional options)."""
@@ -191,16 +227,13 @@ class Optimizer:
 
     def step(self, closure=None):
         """Perform one optimization step; ``closure`` re-evaluates the model, returns the loss."""
-        for hook in list(self._optimizer_step_pre_hooks.values()):
-            hook(self, (closure,), {})
         loss = self._run_closure(closure)
         with no_grad():
             for group in self.param_groups:
+                hyper = _scalar_hyperparameters(group)
                 for p in self._params_with_grad(group):
-                    self._update(p, group, self.state[p])
+                    self._update(p, hyper, self.state[p])
                     p._bump()
-        for hook in list(self._optimizer_step_post_hooks.values()):
-            hook(self, (closure,), {})
         return loss
 
     def _update(self, p, group, state):
@@ -213,6 +246,8 @@ class Optimizer:
             ``{'state': {index: {...}}, 'param_groups': [{..., 'params': [indices]}]}``, where a
             parameter's index counts across all groups in order.
         """
+        for pre_hook in list(self._optimizer_state_dict_pre_hooks.values()):
+            pre_hook(self)
         index = {}
         groups = []
         for group in self.param_groups:
@@ -222,10 +257,20 @@ class Optimizer:
             packed["params"] = [index[id(p)] for p in group["params"]]
             groups.append(packed)
         state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index and s}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for post_hook in list(self._optimizer_state_dict_post_hooks.values()):
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict):
         """Load a state produced by ``state_dict()`` (of ember or of torch's same optimizer)."""
+        state_dict = state_dict.copy()
+        for pre_hook in list(self._optimizer_load_state_dict_pre_hooks.values()):
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         groups = self.param_groups
         saved_groups = state_dict["param_groups"]
         if len(groups) != len(saved_groups):
@@ -251,18 +296,62 @@ class Optimizer:
             new_groups.append(new)
         self.state = state
         self.param_groups = new_groups
+        for post_hook in list(self._optimizer_load_state_dict_post_hooks.values()):
+            post_hook(self)
 
     def register_step_pre_hook(self, hook):
-        """Register ``hook(optimizer, args, kwargs)`` to run before ``step``."""
-        handle = RemovableHandle(self._optimizer_step_pre_hooks)
-        self._optimizer_step_pre_hooks[handle.id] = hook
-        return handle
+        """Register ``hook(optimizer, args, kwargs)`` to run before ``step``; it may return
+        new ``(args, kwargs)``."""
+        return _register(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook):
         """Register ``hook(optimizer, args, kwargs)`` to run after ``step``."""
-        handle = RemovableHandle(self._optimizer_step_post_hooks)
-        self._optimizer_step_post_hooks[handle.id] = hook
-        return handle
+        return _register(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """Register ``hook(optimizer)`` to run before ``state_dict``."""
+        return _register(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """Register ``hook(optimizer, state_dict)`` to run after ``state_dict``; it may return
+        a new state dict."""
+        return _register(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """Register ``hook(optimizer, state_dict)`` to run before ``load_state_dict``; it may
+        return the state dict to load instead."""
+        return _register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """Register ``hook(optimizer)`` to run after ``load_state_dict``."""
+        return _register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
+
+def _register(hooks, hook, prepend=False):
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
+def _hook_step(func):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        self = args[0]
+        for pre_hook in list(self._optimizer_step_pre_hooks.values()):
+            result = pre_hook(self, args, kwargs)
+            if result is not None:
+                if isinstance(result, tuple) and len(result) == 2:
+                    args, kwargs = result
+                else:
+                    raise RuntimeError("%s must return None or a tuple of (new_args, "
+                                       "new_kwargs), but got %s." % (func, result))
+        out = func(*args, **kwargs)
+        for post_hook in list(self._optimizer_step_post_hooks.values()):
+            post_hook(self, args, kwargs)
+        return out
+    return wrapper
 
 
 def _cast_state(p, name, value):

@@ -105,12 +105,29 @@ class AveragedModel(Module):
                 if copy_param:
                     p_averaged.detach().copy_(p_model_)
             if int(self.n_averaged) > 0:
-                if self.multi_avg_fn is not None:
-                    self.multi_avg_fn(self_detached, model_detached, self.n_averaged)
-                else:
-                    avg_fn = self.avg_fn if self.avg_fn is not None else get_swa_avg_fn()
+                if self.multi_avg_fn is not None or self.avg_fn is None:
+                    # torch updates each (device, dtype) group with one call, so an integer
+                    # buffer never shares a call with the float parameters
+                    groups = {}
                     for p_averaged, p_model in zip(self_detached, model_detached):
-                        p_averaged.copy_(avg_fn(p_averaged, p_model, self.n_averaged))
+                        key = (str(p_averaged.device), p_averaged.dtype)
+                        groups.setdefault(key, ([], []))
+                        groups[key][0].append(p_averaged)
+                        groups[key][1].append(p_model)
+                    for (device, _), (averaged, current) in groups.items():
+                        n_averaged = self.n_averaged.to(device)
+                        if self.multi_avg_fn is not None:
+                            self.multi_avg_fn(averaged, current, n_averaged)
+                        elif device.startswith("cuda"):
+                            get_swa_multi_avg_fn()(averaged, current, n_averaged)
+                        else:
+                            avg_fn = get_swa_avg_fn()
+                            for p_averaged, p_model in zip(averaged, current):
+                                p_averaged.copy_(avg_fn(p_averaged, p_model, n_averaged))
+                else:
+                    for p_averaged, p_model in zip(self_detached, model_detached):
+                        n_averaged = self.n_averaged.to(p_averaged.device)
+                        p_averaged.copy_(self.avg_fn(p_averaged, p_model, n_averaged))
             if not self.use_buffers:
                 for b_swa, b_model in zip(self.module.buffers(), model.buffers()):
                     b_swa.detach().copy_(b_model.detach().to(b_swa.device))

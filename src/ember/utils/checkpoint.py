@@ -1,16 +1,20 @@
 """Activation checkpointing: drop a segment's saved tensors in forward, recompute them in backward.
 
-ember implements torch's non-reentrant variant (``use_reentrant=False``) with
+The non-reentrant variant (``use_reentrant=False``) uses
 :class:`~ember.autograd.graph.saved_tensors_hooks`: the forward builds the usual graph, but each
 tensor saved inside the segment is replaced by a slot number; the first time backward needs one,
-the segment is run again from its inputs and the tensors it saves fill the slots.
+the segment is run again from its inputs and the tensors it saves fill the slots. The reentrant
+variant (torch's default, ``CheckpointFunction``) runs the segment without a graph and, in
+backward, runs it again with one and back-propagates through it.
 
 ``preserve_rng_state`` saves and restores the one global Generator: ember draws random numbers
 on the host for every device, so there is no per-device (CUDA) state to keep, unlike torch.
 """
 import warnings
 
-from ..autograd.grad_mode import enable_grad
+from ..autograd import Function
+from ..autograd import backward as _autograd_backward
+from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.graph import saved_tensors_hooks
 from ..tensor import Tensor
 
@@ -60,6 +64,68 @@ class _Frame:
         self.recomputed = dict(enumerate(storage))
 
 
+class CheckpointFunction(Function):
+    """The reentrant checkpoint: ``run_function`` runs without a graph; backward runs it again
+    with one and back-propagates through it (node CheckpointFunctionBackward)."""
+
+    node_name = "CheckpointFunctionBackward"
+
+    @staticmethod
+    def forward(ctx, run_function, preserve_rng_state, *args):
+        from .. import random as _random
+        ctx.run_function = run_function
+        ctx.preserve_rng_state = preserve_rng_state
+        if preserve_rng_state:
+            ctx.fwd_rng_state = _random.get_rng_state()
+        ctx.inputs = []
+        ctx.tensor_indices = []
+        tensor_inputs = []
+        for i, arg in enumerate(args):
+            if isinstance(arg, Tensor):
+                tensor_inputs.append(arg)
+                ctx.tensor_indices.append(i)
+                ctx.inputs.append(None)
+            else:
+                ctx.inputs.append(arg)
+        ctx.save_for_backward(*tensor_inputs)
+        with no_grad():
+            outputs = run_function(*args)
+        return outputs
+
+    @staticmethod
+    def backward(ctx, *grads):
+        from .. import random as _random
+        inputs = list(ctx.inputs)
+        tensors = ctx.saved_tensors
+        for i, idx in enumerate(ctx.tensor_indices):
+            inputs[idx] = tensors[i]
+        detached = tuple(a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor)
+                         else a for a in inputs)
+        state = None
+        if ctx.preserve_rng_state:
+            state = _random.get_rng_state()
+            _random.set_rng_state(ctx.fwd_rng_state)
+        try:
+            with enable_grad():
+                outputs = ctx.run_function(*detached)
+        finally:
+            if state is not None:
+                _random.set_rng_state(state)
+        if isinstance(outputs, Tensor):
+            outputs = (outputs,)
+        outs, gs = [], []
+        for o, g in zip(outputs, grads):
+            if isinstance(o, Tensor) and o.requires_grad:
+                outs.append(o)
+                gs.append(g)
+        if not outs:
+            raise RuntimeError("none of output has requires_grad=True, this checkpoint() is "
+                               "not necessary")
+        _autograd_backward(outs, gs)
+        return (None, None) + tuple(a.grad if isinstance(a, Tensor) else None
+                                    for a in detached)
+
+
 def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default",
                debug=False, preserve_rng_state=True, **kwargs):
     """Run ``function(*args, **kwargs)`` without keeping its intermediate saved tensors.
@@ -67,8 +133,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
     The tensors the segment saves for backward are recomputed (by calling ``function`` again,
     with the same RNG state when ``preserve_rng_state``) when backward first needs them, which
     trades compute for memory. Gradients reach ``args`` and any parameters used inside, as
-    without checkpointing. Only ``use_reentrant=False`` semantics are implemented; passing
-    ``True`` runs the same code, with a warning.
+    without checkpointing. ``use_reentrant`` left unset warns and means ``True``, as in torch.
 
     Args:
         function: the segment to run.
@@ -85,12 +150,23 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
         torch.Size([3])
     """
     if use_reentrant is None:
-        warnings.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed "
-                      "explicitly. Pass use_reentrant=False (ember implements the non-reentrant "
-                      "variant).", UserWarning, stacklevel=2)
-    elif use_reentrant:
-        warnings.warn("ember.utils.checkpoint implements only use_reentrant=False; running that "
-                      "variant.", UserWarning, stacklevel=2)
+        warnings.warn(
+            "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
+            "Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an "
+            "exception. use_reentrant=False is recommended, but if you need to preserve the "
+            "current default behavior, you can pass use_reentrant=True. Refer to docs for more "
+            "details on the differences between the two variants.", stacklevel=2)
+        use_reentrant = True
+    if use_reentrant:
+        if context_fn is not None or debug is not False:
+            raise ValueError("Passing `context_fn` or `debug` is only supported when "
+                             "use_reentrant=False.")
+        if kwargs:
+            raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
+        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
+                          stacklevel=2)
+        return CheckpointFunction.apply(function, preserve_rng_state, *args)
     from .. import random as _random
     frame = _Frame(function, args, kwargs,
                    _random.get_rng_state() if preserve_rng_state else None)
@@ -127,6 +203,17 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
 
     The last segment runs normally, as torch does.
     """
+    if use_reentrant is None:
+        warnings.warn(
+            "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should "
+            "be passed explicitly. In version 2.9 we will raise an exception if use_reentrant is "
+            "not passed. use_reentrant=False is recommended, but if you need to preserve the "
+            "current default behavior, you can pass use_reentrant=True. Refer to docs for more "
+            "details on the differences between the two variants.", stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
     if hasattr(functions, "children") and not isinstance(functions, (list, tuple)):
         functions = list(functions.children())
     functions = list(functions)
@@ -142,5 +229,6 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
     end = -1
     for start in range(0, size * (segments - 1), size):
         end = start + size - 1
-        input = checkpoint(run(start, end), input, use_reentrant=use_reentrant, **kwargs)
+        input = checkpoint(run(start, end), input, use_reentrant=use_reentrant,
+                           preserve_rng_state=preserve)
     return run(end + 1, len(functions) - 1)(input)

@@ -69,10 +69,42 @@ class Sequential(Module):
         return iter(self._modules.values())
 
     def __add__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but {} is "
+                             "given.".format(str(type(other))))
         ret = Sequential()
         for m in list(self) + list(other):
             ret.append(m)
         return ret
+
+    def __mul__(self, other):
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        combined = Sequential()
+        offset = 0
+        for _ in range(other):
+            for module in self:
+                combined.add_module(str(offset), module)
+                offset += 1
+        return combined
+
+    def __rmul__(self, other):
+        return self.__mul__(other)
+
+    def __imul__(self, other):
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        n = len(self)
+        offset = n
+        for _ in range(other - 1):
+            for i in range(n):
+                self.add_module(str(i + offset), self._modules[str(i)])
+            offset += n
+        return self
 
     def append(self, module):
         """Add ``module`` at the end."""
@@ -283,8 +315,9 @@ class ParameterList(Module):
         for k, p in enumerate(self):
             if isinstance(p, Tensor):
                 size = "x".join(str(s) for s in p.size())
-                lines.append("  (%d): Parameter containing: [%s of size %s]"
-                             % (k, str(p.dtype), size))
+                lines.append("  (%d): %s containing: [%s of size %s]"
+                             % (k, "Parameter" if isinstance(p, Parameter) else "Tensor",
+                                str(p.dtype), size))
             else:
                 lines.append("  (%d): Object of type: %s" % (k, type(p).__name__))
         return "\n".join(lines)
@@ -346,9 +379,13 @@ class ParameterDict(Module):
     def extra_repr(self):
         lines = []
         for k, p in self.items():
-            size = "x".join(str(s) for s in p.size())
-            lines.append("  (%s): Parameter containing: [%s of size %s]"
-                         % (k, p.type(), size))
+            if isinstance(p, Tensor):
+                size = "x".join(str(s) for s in p.size())
+                lines.append("  (%s): %s containing: [%s of size %s]"
+                             % (k, "Parameter" if isinstance(p, Parameter) else "Tensor",
+                                p.type(), size))
+            else:
+                lines.append("  (%s): Object of type: %s" % (k, type(p).__name__))
         return "\n".join(lines)
 
 

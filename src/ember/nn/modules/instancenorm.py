@@ -3,13 +3,13 @@ import warnings
 
 from .. import functional as F
 from .module import Module  # noqa: F401
-from .normalization import _BatchNorm, _lazy_norm
+from .normalization import _NormBase, _lazy_norm
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
            "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
-class _InstanceNorm(_BatchNorm):
+class _InstanceNorm(_NormBase):
     _nd = 1
 
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False,

@@ -33,3 +33,6 @@ class UninitializedBuffer:
     def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
         self.requires_grad, self.device, self.dtype = requires_grad, device, dtype
         self.persistent = persistent
+
+    def __repr__(self):
+        return "<UninitializedBuffer>"

@@ -6,12 +6,13 @@ from ..parameter import Parameter
 
 __all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 _global_forward_hooks = OrderedDict()
 _global_forward_pre_hooks = OrderedDict()
 
 
-class _IncompatibleKeysT(_IncompatibleKeys):
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    __slots__ = ()
+
     def __repr__(self):
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
@@ -82,6 +83,7 @@ class Module:
         d["_state_dict_hooks"] = OrderedDict()
         d["_state_dict_pre_hooks"] = OrderedDict()
         d["_load_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_post_hooks"] = OrderedDict()
 
     def forward(self, *input):
         raise NotImplementedError('Module [%s] is missing the required "forward" function'
@@ -106,7 +108,7 @@ class Module:
             raise KeyError("attribute '%s' already exists" % name)
         if param is not None and not isinstance(param, Parameter):
             raise TypeError("cannot assign '%s' object to parameter '%s' (torch.nn.Parameter or "
-                            "None required)" % (type(param).__name__, name))
+                            "None required)" % (_typename(param), name))
         if param is not None and param.grad_fn is not None:
             raise ValueError("Cannot assign non-leaf Tensor to parameter '%s'. Model parameters "
                              "must be created explicitly." % name)
@@ -160,7 +162,7 @@ class Module:
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError("cannot assign '%s' as parameter '%s' (torch.nn.Parameter or None "
-                                "expected)" % (type(value).__name__, name))
+                                "expected)" % (_typename(value), name))
             self.register_parameter(name, value)
         elif isinstance(value, Module):
             if params is None:
@@ -179,7 +181,7 @@ class Module:
         elif d.get("_buffers") is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError("cannot assign '%s' as buffer '%s' (torch.Tensor or None "
-                                "expected)" % (type(value).__name__, name))
+                                "expected)" % (_typename(value), name))
             d["_buffers"][name] = value
         else:
             object.__setattr__(self, name, value)
@@ -224,16 +226,22 @@ class Module:
         """The Parameter at dotted path ``target``."""
         mod_path, _, name = target.rpartition(".")
         mod = self.get_submodule(mod_path)
-        if name not in mod._parameters:
-            raise AttributeError(mod._get_name() + " has no parameter `" + name + "`")
-        return mod._parameters[name]
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return param
 
     def get_buffer(self, target):
         mod_path, _, name = target.rpartition(".")
         mod = self.get_submodule(mod_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        buffer = getattr(mod, name)
         if name not in mod._buffers:
-            raise AttributeError(mod._get_name() + " has no buffer `" + name + "`")
-        return mod._buffers[name]
+            raise AttributeError("`" + name + "` is not a buffer")
+        return buffer
 
     def _named_members(self, get, prefix="", recurse=True, remove_duplicate=True):
         seen = set()
@@ -313,17 +321,24 @@ class Module:
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
-        metadata = getattr(destination, "_metadata", None)
-        for name, mod in self.named_modules(prefix=prefix.rstrip(".")):
-            if metadata is not None:
-                metadata[name] = {"version": mod._version}
-            for hook in mod.__dict__.get("_state_dict_pre_hooks", {}).values():
-                hook(mod, name + "." if name else "", keep_vars)
-            mod._save_to_state_dict(destination, name + "." if name else "", keep_vars)
-        for hook in self._state_dict_hooks.values():
-            r = hook(self, destination, prefix, {})
-            if r is not None:
-                destination = r
+        local_metadata = dict(version=self._version)
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        d = self.__dict__
+        for hook in d.get("_state_dict_pre_hooks", {}).values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".",
+                                  keep_vars=keep_vars)
+        for hook in d.get("_state_dict_hooks", {}).values():
+            hook_result = hook(self, destination, prefix, local_metadata)
+            if not getattr(hook, "_from_public_api", False):
+                if hook_result is not None:
+                    destination = hook_result
+            elif hook_result is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
@@ -333,30 +348,38 @@ class Module:
         shape, and on error nothing is changed. Returns ``(missing_keys, unexpected_keys)``.
         """
         if not hasattr(state_dict, "items"):
-            raise TypeError("Expected state_dict to be dict-like, got %s."
-                            % type(state_dict).__name__)
+            raise TypeError("Expected state_dict to be dict-like, got %s." % type(state_dict))
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)    # (the modules' upgrades edit this copy only)
-        for name, mod in self.named_modules():
+        hook_missing, hook_unexpected, errors = [], [], []
+        for name, mod in self.named_modules(remove_duplicate=False):
             prefix = name + "." if name else ""
             local = {} if metadata is None else metadata.get(name, {})
-            mod._load_from_state_dict(state_dict, prefix, local, strict, [], [], [])
-        own = self.state_dict(keep_vars=True)
+            mod._load_from_state_dict(state_dict, prefix, local, strict, hook_missing,
+                                      hook_unexpected, errors)
+        own = OrderedDict()     # (what the modules hold, without the state_dict hooks)
+        for name, mod in self.named_modules(remove_duplicate=False):
+            mod._save_to_state_dict(own, name + "." if name else "", True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
-        errors = []
+        missing += [k for k in hook_missing if k not in missing]
+        unexpected += [k for k in hook_unexpected if k not in unexpected]
+        incompatible = _IncompatibleKeys(missing, unexpected)
+        for mod in _post_order(self):
+            for hook in mod.__dict__.get("_load_state_dict_post_hooks", {}).values():
+                out = hook(mod, incompatible)
+                assert out is None, (
+                    "Hooks registered with ``register_load_state_dict_post_hook`` are not"
+                    "expected to return new values, if incompatible_keys need to be modified,"
+                    "it should be done inplace.")
         for k, v in state_dict.items():
             if k not in own:
                 continue
             if not isinstance(v, Tensor):
-                try:
-                    from ...ops.creation import as_tensor
-                    v = as_tensor(v)
-                except Exception:  # noqa: BLE001
-                    errors.append('While copying the parameter named "%s", expected torch.Tensor '
-                                  "or Tensor-like object from checkpoint but received %s"
-                                  % (k, type(v).__name__))
-                    continue
+                errors.append('While copying the parameter named "%s", expected torch.Tensor '
+                              "or Tensor-like object from checkpoint but received %s"
+                              % (k, type(v)))
+                continue
             if tuple(v.shape) != tuple(own[k].shape):
                 errors.append("size mismatch for %s: copying a param with shape %s from "
                               "checkpoint, the shape in current model is %s."
@@ -380,17 +403,18 @@ class Module:
                 if assign:
                     self._assign(k, v)
                 else:
-                    src = v if isinstance(v, Tensor) else None
-                    from ...ops.creation import as_tensor
-                    src = src if src is not None else as_tensor(v)
-                    target.copy_(src)
-        return _IncompatibleKeysT(missing, unexpected)
+                    target.copy_(v)
+        return incompatible
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
         """Upgrade this module's entries of ``state_dict`` (a copy) from an older ``version``
-        in ``local_metadata`` before loading; ``load_state_dict`` then checks and copies every
-        key at once (torch copies here, module by module)."""
+        in ``local_metadata`` before loading, and run the load-state-dict pre-hooks;
+        ``load_state_dict`` then checks and copies every key at once (torch copies here,
+        module by module)."""
+        for hook in self.__dict__.get("_load_state_dict_pre_hooks", {}).values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
 
     def _assign(self, key, value):
         mod_path, _, name = key.rpartition(".")
@@ -478,7 +502,8 @@ class Module:
         return self._apply(lambda t: t.to(dtypes.float16) if t.is_floating_point() else t)
 
     def bfloat16(self):
-        return self.float()
+        from ... import dtypes
+        return self._apply(lambda t: t.to(dtypes.bfloat16) if t.is_floating_point() else t)
 
     def type(self, dst_type):
         return self._apply(lambda t: t.type(dst_type))
@@ -555,8 +580,40 @@ class Module:
         return h
 
     def _register_state_dict_hook(self, hook):
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError(
+                "Cannot register the same function as the state dict post hook that was "
+                "previously registered via register_state_dict_post_hook")
         h = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[h.id] = hook
+        return h
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict`` collected
+        this module's state; it edits ``state_dict`` in place and returns None."""
+        hook._from_public_api = True
+        h = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[h.id] = hook
+        return h
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """``hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` (with the module first when ``with_module``) before loading."""
+        h = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[h.id] = (
+            _WrappedHook(hook, self) if with_module else hook)
+        return h
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before ``load_state_dict`` loads this module."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys)`` after ``load_state_dict``; it may edit the
+        missing/unexpected key lists in place (before ``strict`` checks them)."""
+        h = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[h.id] = hook
         return h
 
     def __call__(self, *args, **kwargs):
@@ -624,6 +681,52 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+
+
+def _typename(obj):
+    """torch.typename: ``torch.FloatTensor`` for a tensor, else the qualified class name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in (None, "builtins") else module + "." + name
+
+
+class _WrappedHook:
+    """A hook called with its module as the first argument (the module held weakly)."""
+
+    def __init__(self, hook, module):
+        import weakref
+        self.hook = hook
+        self.module = weakref.ref(module)
+
+    def __call__(self, *args, **kwargs):
+        module = self.module()
+        if module is None:
+            raise RuntimeError("You are trying to call the hook of a dead Module!")
+        return self.hook(module, *args, **kwargs)
+
+    def __getstate__(self):
+        return {"hook": self.hook, "module": self.module()}
+
+    def __setstate__(self, state):
+        import weakref
+        self.hook = state["hook"]
+        self.module = weakref.ref(state["module"])
+
+
+def _post_order(module):
+    """``module`` and its sub-modules, children before parents (torch's load order of
+    the post-hooks)."""
+    out, stack = [], [(module, False)]
+    while stack:
+        mod, done = stack.pop()
+        if done:
+            out.append(mod)
+            continue
+        stack.append((mod, True))
+        stack.extend((m, False) for m in reversed(list(mod._modules.values())) if m is not None)
+    return out
 
 
 def _check_to_dtype(args, kwargs):

@@ -16,7 +16,9 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "BatchNorm3d"
            "LazyBatchNorm3d", "SyncBatchNorm"]
 
 
-class _BatchNorm(Module):
+class _NormBase(Module):
+    """Common base of _BatchNorm and _InstanceNorm (torch's class tree)."""
+
     _version = 2
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None):
@@ -69,6 +71,12 @@ class _BatchNorm(Module):
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs)
 
+    def extra_repr(self):
+        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={affine}, "
+                "track_running_stats={track_running_stats}".format(**self.__dict__))
+
+
+class _BatchNorm(_NormBase):
     def forward(self, input):
         self._check_input_dim(input)
         eaf = 0.0 if self.momentum is None else self.momentum
@@ -82,10 +90,6 @@ class _BatchNorm(Module):
         return F.batch_norm(input, self.running_mean if track else None,
                             self.running_var if track else None, self.weight, self.bias,
                             bn_training, eaf, self.eps)
-
-    def extra_repr(self):
-        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={affine}, "
-                "track_running_stats={track_running_stats}".format(**self.__dict__))
 
 
 class BatchNorm1d(_BatchNorm):

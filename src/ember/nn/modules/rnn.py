@@ -5,6 +5,7 @@ Parameter names, shapes, gate order (LSTM: i, f, g, o; GRU: r, z, n), LSTM proje
 1/sqrt(hidden_size)) are torch's, so state_dicts move across.
 """
 import math
+import numbers
 import warnings
 
 from ... import ops
@@ -83,9 +84,24 @@ class RNNBase(Module):
                  batch_first=False, dropout=0.0, bidirectional=False, proj_size=0, device=None,
                  dtype=None):
         super().__init__()
-        if not 0 <= dropout <= 1 or isinstance(dropout, bool):
+        if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 \
+                or isinstance(dropout, bool):
             raise ValueError("dropout should be a number in range [0, 1] representing the "
                              "probability of an element being zeroed")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
+                          "non-zero dropout expects num_layers greater than 1, but got "
+                          "dropout=%s and num_layers=%s" % (dropout, num_layers), stacklevel=2)
+        if not isinstance(bias, bool):
+            raise TypeError("bias should be of type bool, got: %s" % type(bias).__name__)
+        if not isinstance(batch_first, bool):
+            raise TypeError("batch_first should be of type bool, got: %s"
+                            % type(batch_first).__name__)
+        if not isinstance(input_size, int):
+            raise TypeError("input_size should be of type int, got: %s"
+                            % type(input_size).__name__)
+        if input_size <= 0:
+            raise ValueError("input_size must be greater than zero")
         if not isinstance(hidden_size, int):
             raise TypeError("hidden_size should be of type int, got: %s"
                             % type(hidden_size).__name__)
@@ -144,6 +160,21 @@ class RNNBase(Module):
         if input.dim() not in (2, 3):
             raise ValueError("%s: Expected input to be 2D or 3D, got %dD tensor instead"
                              % (type(self).__name__, input.dim()))
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, n) for n in self._flat_weights_names]
+
+    def _check_input_args(self, input, expected_dim):
+        """torch's ``check_input``: the dtype, the number of dimensions, then the size."""
+        w_dtype = getattr(self, self._flat_weights_names[0]).dtype
+        if input.dtype != w_dtype:
+            raise ValueError("RNN input dtype (%s) does not match weight dtype (%s). Convert "
+                             "input: input.to(%s), or convert model: model.to(%s)"
+                             % (input.dtype, w_dtype, w_dtype, input.dtype))
+        if input.dim() != expected_dim:
+            raise RuntimeError("input must have %d dimensions, got %d"
+                               % (expected_dim, input.dim()))
         if input.shape[-1] != self.input_size:
             raise RuntimeError("input.size(-1) must be equal to input_size. Expected %d, got %d"
                                % (self.input_size, input.shape[-1]))
@@ -155,10 +186,12 @@ class RNNBase(Module):
 
     def _check_hx_dims(self, hx, dim, lstm):
         kind = "batched 3-D" if dim == 3 else "unbatched 2-D"
-        dims = [h.dim() for h in hx] if lstm else [hx.dim()]
-        if any(d != dim for d in dims):
+        # NOTE: as torch, hx[0] and hx[1] are read by indexing (a Tensor hx for an LSTM fails
+        # there, with the indexing error).
+        if (hx[0].dim() != dim or hx[1].dim() != dim) if lstm else hx.dim() != dim:
             what = "hx and cx" if lstm else "hx"
-            got = "(%d-D, %d-D) tensors" % tuple(dims) if lstm else "%d-D tensor" % dims[0]
+            got = "(%d-D, %d-D) tensors" % (hx[0].dim(), hx[1].dim()) if lstm \
+                else "%d-D tensor" % hx.dim()
             raise RuntimeError("For %s input, %s should also be %d-D but got %s"
                                % (kind, what, dim, got))
 
@@ -205,11 +238,6 @@ class RNNBase(Module):
         lstm = self.mode == "LSTM"
         data, batch_sizes, sorted_indices, unsorted_indices = input
         sizes = [int(b) for b in batch_sizes.tolist()]
-        if data.dim() != 2:
-            raise ValueError("input must have 2 dimensions, got %d" % data.dim())
-        if data.shape[-1] != self.input_size:
-            raise RuntimeError("input.size(-1) must be equal to input_size. Expected %d, got %d"
-                               % (self.input_size, data.shape[-1]))
         dirs = 2 if self.bidirectional else 1
         n = sizes[0]
         expected = (self.num_layers * dirs, n, self.proj_size or self.hidden_size)
@@ -220,6 +248,11 @@ class RNNBase(Module):
         elif sorted_indices is not None:
             hx = tuple(h.index_select(1, sorted_indices) for h in hx) if lstm \
                 else hx.index_select(1, sorted_indices)
+        if not lstm:    # (as torch: its LSTM leaves a packed input to the fused kernel)
+            self._check_input_args(data, 2)
+        elif data.shape[-1] != self.input_size:
+            raise RuntimeError("input.size(-1) must be equal to input_size. Expected %d, got %d"
+                               % (self.input_size, data.shape[-1]))
         if lstm:
             self._check_hidden(hx[0], expected, "hidden[0]")
             self._check_hidden(hx[1], cell, "hidden[1]")
@@ -272,6 +305,7 @@ class RNNBase(Module):
             h0 = ops.zeros(expected, dtype=input.dtype, device=input.device)
             hx = (h0, ops.zeros(cell, dtype=input.dtype, device=input.device) if self.proj_size
                   else h0) if lstm else h0
+        self._check_input_args(input, 3)
         # NOTE: as torch on the CPU: float32 LSTMs without projections run one fused node per
         # layer and direction (its mkldnn layer, reading hx by select); everything else runs
         # its cells step by step (reading hx by unbind).
@@ -435,21 +469,41 @@ class RNNCellBase(Module):
         return s
 
     def _prepare(self, input, hx, n_states):
+        name = self._cell_name
         if input.dim() not in (1, 2):
             raise ValueError("%s: Expected input to be 1D or 2D, got %dD instead"
-                             % (type(self).__name__, input.dim()))
-        if input.shape[-1] != self.input_size:
-            raise RuntimeError("input has inconsistent input_size: got %d expected %d"
-                               % (input.shape[-1], self.input_size))
+                             % (name, input.dim()))
+        if hx is not None and n_states == 2:
+            for idx, value in enumerate(hx):
+                if value.dim() not in (1, 2):
+                    raise ValueError("%s: Expected hx[%d] to be 1D or 2D, got %dD instead"
+                                     % (name, idx, value.dim()))
+        elif hx is not None and hx.dim() not in (1, 2):
+            raise ValueError("%s: Expected hidden to be 1D or 2D, got %dD instead"
+                             % (name, hx.dim()))
         batched = input.dim() == 2
         if not batched:
             input = input.unsqueeze(0)
         if hx is None:
             z = ops.zeros((input.shape[0], self.hidden_size), dtype=input.dtype,
-                      device=input.device)
+                          device=input.device)
             hx = (z, z) if n_states == 2 else z
         elif not batched:
-            hx = tuple(h.unsqueeze(0) for h in hx) if n_states == 2 else hx.unsqueeze(0)
+            hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0)) if n_states == 2 else hx.unsqueeze(0)
+        # the checks of torch's fused cell (_VF.lstm_cell / gru_cell / rnn_*_cell)
+        if n_states == 2 and not isinstance(hx, (tuple, list)):
+            raise TypeError("lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, "
+                            "not %s" % type(hx).__name__)
+        if input.shape[1] != self.weight_ih.shape[1]:
+            raise RuntimeError("input has inconsistent input_size: got %d expected %d"
+                               % (input.shape[1], self.weight_ih.shape[1]))
+        for k, h in enumerate(hx if n_states == 2 else (hx,)):
+            if input.shape[0] != h.shape[0]:
+                raise RuntimeError("Input batch size %d doesn't match hidden%d batch size %d"
+                                   % (input.shape[0], k, h.shape[0]))
+            if h.shape[1] != self.weight_hh.shape[1]:
+                raise RuntimeError("hidden%d has inconsistent hidden_size: got %d, expected %d"
+                                   % (k, h.shape[1], self.weight_hh.shape[1]))
         return input, hx, batched
 
 
@@ -461,8 +515,12 @@ class RNNCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 1, dtype)
         self.nonlinearity = nonlinearity
 
+    _cell_name = "RNNCell"
+
     def forward(self, input, hx=None):
         input, hx, batched = self._prepare(input, hx, 1)
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError("Unknown nonlinearity: %s" % self.nonlinearity)
         mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
         h = _rnn_step(mode, F.linear(input, self.weight_ih, self.bias_ih), hx, self.weight_hh,
                       self.bias_hh)
@@ -474,6 +532,8 @@ class LSTMCell(RNNCellBase):
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 4, dtype)
+
+    _cell_name = "LSTMCell"
 
     def forward(self, input, hx=None):
         input, hx, batched = self._prepare(input, hx, 2)
@@ -487,6 +547,8 @@ class GRUCell(RNNCellBase):
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 3, dtype)
+
+    _cell_name = "GRUCell"
 
     def forward(self, input, hx=None):
         input, hx, batched = self._prepare(input, hx, 1)

@@ -1,5 +1,7 @@
 """Attention layers: MultiheadAttention and TransformerEncoderLayer."""
 
+import warnings
+
 from ... import ops
 from ...ops.creation import empty
 from .. import functional as F
@@ -135,6 +137,7 @@ class TransformerEncoderLayer(Module):
             if activation not in ("relu", "gelu"):
                 raise RuntimeError("activation should be relu/gelu, not %s" % activation)
             activation = F.relu if activation == "relu" else F.gelu
+        self.activation_relu_or_gelu = _relu_or_gelu(activation)
         self.activation = activation
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
@@ -159,6 +162,39 @@ class TransformerEncoderLayer(Module):
     def _ff_block(self, x):
         x = self.linear2(self.dropout(self.activation(self.linear1(x))))
         return self.dropout2(x)
+
+
+def _relu_or_gelu(activation):
+    """torch's tag of the activation: 1 for relu, 2 for gelu, 0 for anything else."""
+    # (the classes by name: activation.py imports this module)
+    names = {c.__name__ for c in type(activation).__mro__ if c.__module__.startswith("ember.")}
+    if activation is F.relu or "ReLU" in names:
+        return 1
+    if activation is F.gelu or "GELU" in names:
+        return 2
+    return 0
+
+
+def _why_not_sparsity_fast_path(layer):
+    enc = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return "%s was not TransformerEncoderLayer" % enc
+    if layer.norm_first:
+        return "%s.norm_first was True" % enc
+    if not layer.self_attn.batch_first:
+        return ("%s.self_attn.batch_first was not True(use batch_first for better inference "
+                "performance)" % enc)
+    if not layer.self_attn._qkv_same_embed_dim:
+        return "%s.self_attn._qkv_same_embed_dim was not True" % enc
+    if layer.self_attn.in_proj_bias is None:
+        return "%s.self_attn was passed bias=False" % enc
+    if not layer.activation_relu_or_gelu:
+        return "%s.activation_relu_or_gelu was not True" % enc
+    if layer.norm1.eps != layer.norm2.eps:
+        return "%s.norm1.eps was not equal to %s.norm2.eps" % (enc, enc)
+    if layer.self_attn.num_heads % 2 == 1:
+        return "%s.self_attn.num_heads is odd" % enc
+    return ""
 
 
 def _get_clones(module, n):
@@ -205,8 +241,16 @@ class TransformerEncoder(Module):
         self.enable_nested_tensor = enable_nested_tensor
         self.use_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
+        why = _why_not_sparsity_fast_path(encoder_layer)
+        if enable_nested_tensor and why:
+            warnings.warn("enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          "because %s" % why, stacklevel=2)
+            self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                                 F._none_or_dtype(mask), "mask", src.dtype)
+        mask = F._canonical_mask(mask, "mask", None, "", src.dtype, False)
         output = src
         seq_len = src.shape[1 if getattr(self.layers[0].self_attn, "batch_first", False)
                             and src.dim() == 3 else 0]

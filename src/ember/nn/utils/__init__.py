@@ -22,7 +22,7 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_
 
 
 def __getattr__(name):
-    if name == "stateless":      # (loads ember.func, kept out of `import ember`)
+    if name in ("stateless", "prune"):     # (kept out of `import ember`, as torch does)
         import importlib
-        return importlib.import_module(__name__ + ".stateless")
+        return importlib.import_module(__name__ + "." + name)
     raise AttributeError("module %r has no attribute %r" % (__name__, name))

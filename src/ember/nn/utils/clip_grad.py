@@ -27,29 +27,9 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     max_norm, norm_type = float(max_norm), float(norm_type)
     if not grads:
         return Tensor._wrap(backend_for(None).xp.asarray(0.0, dtype=np.float32))
-    first = grads[0]._array
-    dtype = first.dtype
-    b = backend_of(first)     # per-gradient norms meet on the first gradient's device, as torch
-    xp = b.xp
-    if norm_type == math.inf:
-        norms = [get_array_module(g._array).abs(g._array).max() if g._array.size
-                 else xp.zeros((), dtype) for g in grads]
-    else:
-        norms = [(get_array_module(g._array).abs(g._array).astype(dtype) ** norm_type).sum()
-                 ** (1.0 / norm_type) for g in grads]
-    norms = xp.stack([b.asarray(n) for n in norms]).astype(dtype, copy=False)
-    if norm_type == math.inf:
-        total = norms.max()
-    else:
-        total = (norms ** norm_type).sum() ** (1.0 / norm_type)
-    total = xp.asarray(total, dtype=dtype)
-    if error_if_nonfinite and not bool(xp.isfinite(total)):
-        raise RuntimeError("The total norm of order %s for gradients from `parameters` is "
-                           "non-finite, so it cannot be clipped. To disable this error and "
-                           "scale the gradients by the non-finite norm anyway, set "
-                           "`error_if_nonfinite=False`" % norm_type)
+    total = _total_norm_array(grads, norm_type, error_if_nonfinite)
     # Python floats are weak scalars: the arithmetic stays in the gradients' dtype.
-    coef = xp.minimum(max_norm / (total + 1e-6), 1.0)
+    coef = get_array_module(total).minimum(max_norm / (total + 1e-6), 1.0)
     for g in grads:
         arr = g._array
         c = coef if type(arr) is type(coef) else backend_of(arr).asarray(coef)
@@ -66,23 +46,27 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
         g._bump()
 
 
+def _vector_norm(arr, norm_type, xp, dtype):
+    """``linalg.vector_norm(arr, norm_type)`` on a raw array, in ``dtype``."""
+    if norm_type == 0:
+        return xp.asarray(xp.count_nonzero(arr), dtype=dtype)
+    a = xp.abs(arr).astype(dtype, copy=False)
+    if norm_type == math.inf:
+        return a.max() if a.size else xp.zeros((), dtype)
+    if norm_type == -math.inf:
+        return a.min() if a.size else xp.asarray(math.inf, dtype=dtype)
+    return (a ** norm_type).sum() ** (1.0 / norm_type)
+
+
 def _total_norm_array(tensors, norm_type, error_if_nonfinite):
     first = tensors[0]._array
     dtype = first.dtype
-    b = backend_of(first)
+    b = backend_of(first)     # per-tensor norms meet on the first tensor's device, as torch
     xp = b.xp
-    if norm_type == math.inf:
-        norms = [get_array_module(g._array).abs(g._array).max() if g._array.size
-                 else xp.zeros((), dtype) for g in tensors]
-    else:
-        norms = [(get_array_module(g._array).abs(g._array).astype(dtype) ** norm_type).sum()
-                 ** (1.0 / norm_type) for g in tensors]
+    norms = [_vector_norm(g._array, norm_type, get_array_module(g._array), dtype)
+             for g in tensors]
     norms = xp.stack([b.asarray(n) for n in norms]).astype(dtype, copy=False)
-    if norm_type == math.inf:
-        total = norms.max()
-    else:
-        total = (norms ** norm_type).sum() ** (1.0 / norm_type)
-    total = xp.asarray(total, dtype=dtype)
+    total = xp.asarray(_vector_norm(norms, norm_type, xp, dtype), dtype=dtype)
     if error_if_nonfinite and not bool(xp.isfinite(total)):
         raise RuntimeError("The total norm of order %s for gradients from `parameters` is "
                            "non-finite, so it cannot be clipped. To disable this error and "

@@ -210,24 +210,26 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     if padding_side not in ("left", "right"):
         raise RuntimeError("Expected padding_side to be one of left or right, but got %s."
                            % padding_side)
-    max_len = max(s.shape[0] for s in sequences)
-    trail = tuple(sequences[0].shape[1:])
-    rows = []
-    for s in sequences:
-        if tuple(s.shape[1:]) != trail:
-            bad = next(i for i, (a, b) in enumerate(zip(trail, s.shape[1:])) if a != b) \
-                if len(trail) == s.dim() - 1 else 0
-            raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) "
-                               "at non-singleton dimension %d"
-                               % (trail[bad], s.shape[1 + bad], bad + 1))
-        extra = max_len - s.shape[0]
-        if extra:
-            fill = ops.full((extra,) + trail, padding_value, dtype=sequences[0].dtype,
-                            device=s.device)
-            s = ops.cat([s.to(sequences[0].dtype), fill] if padding_side == "right"
-                        else [fill, s.to(sequences[0].dtype)], 0)
-        rows.append(s)
-    return ops.stack(rows, 0 if batch_first else 1)
+    first = sequences[0]
+    if first.dim() == 0:
+        raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
+    for seq in sequences:
+        if seq.dim() == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    max_len = max(s.size(0) for s in sequences)
+    n = len(sequences)
+    out_dims = ((n, max_len) if batch_first else (max_len, n)) + tuple(first.shape[1:])
+    # NOTE: as torch, each sequence is copied (broadcast, cast to the first one's dtype) into a
+    # slice of a filled tensor, so the result's node is CopySlices.
+    out = ops.full(out_dims, padding_value, dtype=first.dtype, device=first.device)
+    for i, seq in enumerate(sequences):
+        length = seq.size(0)
+        start = max_len - length if padding_side == "left" else 0
+        if batch_first:
+            out.select(0, i).narrow(0, start, length).copy_(seq)
+        else:
+            out.narrow(0, start, length).select(1, i).copy_(seq)
+    return out
 
 
 def unpad_sequence(padded_sequences, lengths, batch_first=False):

@@ -1,4 +1,6 @@
 """The hook-based ``weight_norm`` / ``remove_weight_norm`` (parameters ``<name>_g``, ``_v``)."""
+import warnings
+
 from ..parameter import Parameter
 from ._norms import _weight_norm, norm_except_dim
 
@@ -20,6 +22,9 @@ class WeightNorm:
 
     @staticmethod
     def apply(module, name, dim):
+        warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
+                      "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning,
+                      stacklevel=2)
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError("Cannot register two weight_norm hooks on the same "

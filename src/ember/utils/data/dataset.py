@@ -2,6 +2,7 @@
 import bisect
 import math
 import warnings
+from collections.abc import Iterable
 
 from ...random import default_generator, _gen
 
@@ -20,15 +21,12 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset, Iterable):
     """A dataset that is a stream: subclasses define ``__iter__``.
 
     With ``num_workers > 0`` every worker iterates its own copy; use ``get_worker_info()``
     inside ``__iter__`` to give each worker its share.
     """
-
-    def __iter__(self):
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
     def __add__(self, other):
         return ChainDataset([self, other])
@@ -49,8 +47,7 @@ class TensorDataset(Dataset):
 
     def __init__(self, *tensors):
         if any(tensors[0].size(0) != t.size(0) for t in tensors):
-            raise ValueError("Size mismatch between tensors: first dimensions %s"
-                             % [t.size(0) for t in tensors])
+            raise AssertionError("Size mismatch between tensors")
         self.tensors = tensors
 
     def __getitem__(self, index):
@@ -87,10 +84,10 @@ class ConcatDataset(Dataset):
     def __init__(self, datasets):
         self.datasets = list(datasets)
         if len(self.datasets) == 0:
-            raise ValueError("datasets should not be an empty iterable")
+            raise AssertionError("datasets should not be an empty iterable")
         for d in self.datasets:
             if isinstance(d, IterableDataset):
-                raise TypeError("ConcatDataset does not support IterableDataset")
+                raise AssertionError("ConcatDataset does not support IterableDataset")
         self.cumulative_sizes = []
         total = 0
         for d in self.datasets:

@@ -124,12 +124,7 @@ class WeightedRandomSampler(Sampler):
         if w.ndim != 1:
             raise ValueError("weights should be a 1d sequence but given weights have shape %s"
                              % (tuple(w.shape),))
-        if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
-            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0, "
-                               "or an entry negative, inf or nan)")
-        if not replacement and num_samples > np.count_nonzero(w):
-            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
-                               "replacement")
+        # (invalid weights are refused when sampling, by multinomial, as torch does)
         self.weights = Tensor._wrap(w)
         self.num_samples = num_samples
         self.replacement = replacement

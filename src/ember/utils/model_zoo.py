@@ -1,0 +1,4 @@
+"""``torch.utils.model_zoo``: ``load_url`` is ``ember.hub.load_state_dict_from_url``."""
+from ..hub import load_state_dict_from_url as load_url  # noqa: F401
+
+__all__ = ["load_url"]
