@@ -62,7 +62,7 @@ def machine_info(torch=None):
             "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
             else os.cpu_count(),
             "python": platform.python_version(), "numpy": np.__version__,
-            "ember": getattr(ember, "__version__", "dev"),
+            "ember": ember.version.ember,
             "torch": torch.__version__ if torch is not None else None,
             "torch_threads": torch.get_num_threads() if torch is not None else None,
             "env": {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",

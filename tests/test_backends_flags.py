@@ -78,7 +78,7 @@ def test_cli_rejects_unknown_options_and_prints_version():
     r = _cli("demo", "--bogus")
     assert r.returncode == 2 and "unrecognized arguments: --bogus" in r.stderr
     r = _cli("--version")
-    assert r.returncode == 0 and r.stdout.strip() == "ember " + ember.__version__
+    assert r.returncode == 0 and r.stdout.strip() == "ember " + ember.version.ember
 
 
 def test_check_on_a_missing_file_is_one_line():

@@ -92,7 +92,7 @@ linalg = __import__("importlib").import_module(__name__ + ".linalg")
 from ._lowrank import svd_lowrank, pca_lowrank  # noqa: E402
 from ._lobpcg import lobpcg  # noqa: E402
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402
 from math import inf, nan, pi, e  # noqa: E402
 newaxis = None
 has_lapack = has_spectral = True

@@ -4,7 +4,7 @@ import sys
 
 
 def main(argv=None):
-    from . import __version__
+    from .version import ember as __version__
     parser = argparse.ArgumentParser(prog="ember", description="ember command line")
     parser.add_argument("--version", action="version", version="ember " + __version__)
     sub = parser.add_subparsers(dest="cmd")

@@ -333,7 +333,7 @@ def run(args):
         torch.set_num_threads(getattr(args, "threads", 1))
     start = time.perf_counter()
     failures, curves, report, models = [], {}, [], {}
-    print("ember %s demo%s: PyTorch's autograd on NumPy\n" % (torch.__version__,
+    print("ember %s demo%s: PyTorch's autograd on NumPy\n" % (torch.version.ember,
                                                              " (quick)" if quick else ""))
     _step("the story", story, failures)
     torch.manual_seed(0)
