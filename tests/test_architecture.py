@@ -17,7 +17,7 @@ LAYERS = [
     ("dtypes", "_tensor_str", "return_types"),
     ("tensor", "random"),
     ("autograd",),
-    ("ops", "linalg", "cuda", "fft", "special", "backends", "_lowrank",
+    ("ops", "linalg", "cuda", "fft", "special", "sparse", "backends", "_lowrank",
      "_lobpcg", "accelerator", "mps", "xpu"),
     ("nn", "optim", "utils", "serialization", "datasets", "distributions", "func", "distributed",
      "compiler", "_dynamo", "testing", "signal", "amp", "multiprocessing", "profiler", "hub",

@@ -36,7 +36,7 @@ from . import cuda  # noqa: F401
 
 # ``from .ops import *`` also bound op-family modules named as public sub-packages
 # (``special``): those load on first use instead (``__getattr__`` below).
-for _name in ("special", "fft"):
+for _name in ("special", "fft", "sparse"):
     if type(globals().get(_name)) is type(dtypes):
         del globals()[_name]
 _bind_tensor(ops, autograd.engine)    # Tensor's methods dispatch into ops (see tensor.py)
@@ -156,7 +156,7 @@ def typename(obj):
 _LAZY = ("nn", "optim", "utils", "viz", "datasets", "fft", "special", "distributions", "func",
          "distributed", "backends", "compiler", "_dynamo", "serialization", "testing",
          "signal", "jit", "version", "cpu", "functional", "amp", "multiprocessing", "profiler",
-         "types", "overrides", "hub", "accelerator", "mps", "xpu")
+         "types", "overrides", "hub", "accelerator", "mps", "xpu", "sparse")
 
 
 def save(obj, f, *args, **kwargs):
@@ -261,6 +261,9 @@ def __getattr__(name):
         from . import jit
         return getattr(jit, name)
     # Heavier or optional sub-packages load on first use, keeping ``import ember`` fast.
+    if name in ("sparse_coo_tensor", "spmm", "smm"):
+        from .ops import sparse as _sparse
+        return getattr(_sparse, name)
     if name in _LAZY:
         import importlib
         return importlib.import_module("ember." + name)

@@ -32,6 +32,7 @@ import warnings
 
 import numpy as np
 
+from . import dtypes as _dt
 from .backend import backend_for, backend_of, errstate, get_array_module, is_array, to_host
 
 __all__ = ["main", "check_function", "find_functions", "CheckResult"]
@@ -240,10 +241,10 @@ def _spec_for(cls, shapes, default_shape, values=None):
 def _spec_of_value(v):
     from .tensor import Tensor
     if isinstance(v, Tensor):
-        if v._array.dtype.kind == "f":
+        if _dt.kind(v._array.dtype) == "f":
             return ("array", v._array)
         return ("value", v)
-    if is_array(v) and v.dtype.kind == "f":
+    if is_array(v) and _dt.kind(v.dtype) == "f":
         return ("array", v)
     return ("value", v)
 
@@ -327,7 +328,7 @@ def check_function(cls, shapes=None, default_shape=(3, 4), seed=0, fail_on_overf
         return res
     res.notes.extend(notes)
     res.names = names
-    t_idx = [i for i in _tensor_idx(inputs) if inputs[i]._array.dtype.kind == "f"]
+    t_idx = [i for i in _tensor_idx(inputs) if _dt.kind(inputs[i]._array.dtype) == "f"]
     if not t_idx:
         res.set("forward", "FAIL", "no floating-point tensor argument to differentiate; give "
                                    "example_inputs() or --shape")
@@ -385,7 +386,7 @@ def _cast(inputs, dtype):
     from .tensor import Tensor
     out = []
     for x in inputs:
-        if isinstance(x, Tensor) and x._array.dtype.kind == "f":
+        if isinstance(x, Tensor) and _dt.kind(x._array.dtype) == "f":
             t = Tensor._wrap(x._array.astype(dtype))
             out.append(t)
         else:
@@ -405,7 +406,7 @@ def _host_array(v):
 def _float_outputs(out):
     outs = out if isinstance(out, (tuple, list)) else (out,)
     arrs = [_host_array(o) for o in outs if o is not None and not isinstance(o, (int, float))]
-    return [a for a in arrs if a.dtype.kind == "f"]
+    return [a for a in arrs if _dt.kind(a.dtype) == "f"]
 
 
 def _call_reference(reference, inputs):
@@ -714,7 +715,7 @@ def _check_extreme(res, call, specs, t_idx, fail_on_overflow):
             try:
                 with enable_grad(), errstate(all="ignore"):
                     outs = [o for o in _outputs(call(*ins))]
-                    bad = [k for k, o in enumerate(outs) if o._array.dtype.kind == "f"
+                    bad = [k for k, o in enumerate(outs) if _dt.kind(o._array.dtype) == "f"
                            and not _all_finite(o._array)]
                     if bad:
                         res.set("extreme", level, "output %d is not finite (%s) at %s"

@@ -99,6 +99,11 @@ class _Compat:
         """The tensor itself (it is dense), or a copy in ``dtype``."""
         return self if dtype is None or dtype == self.dtype else _ops.to(self, dtype)
 
+    def to_sparse(self, *args: Any, **kwargs: Any) -> Tensor:
+        """This tensor as a sparse COO tensor (``sparse_dim`` leading sparse dims)."""
+        from .ops import sparse as _sparse     # (loaded on first use, as ember.sparse)
+        return _sparse.to_sparse(self, *args, **kwargs)
+
     def record_stream(self, stream: Any) -> None:
         """Accepted for torch's code: CuPy's allocator keeps a block alive while a stream uses
         it, so there is nothing to record."""

@@ -315,11 +315,11 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     outside training, as torch's CPU kernel)."""
     if input.dim() < 2:
         input.size(1)       # (torch's IndexError for the channel dim comes first)
+    if training:
+        _check_stats_dtype(input, weight, bias, running_mean, running_var)
     if (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be "
                          "None")
-    if training:
-        _check_stats_dtype(input)
     _not_implemented_for(input._array, "batch_norm", "biuc")
     if input.numel() == 0:
         raise RuntimeError("input tensor must have at least one element, but got input_sizes = "
@@ -537,6 +537,25 @@ def _base_grid(theta, spatial, align_corners):
     return base.reshape(-1, nd + 1)
 
 
+def _complex_small_bmm(base, theta):
+    """``base @ theta^T`` for complex ``base`` (P, K) and ``theta`` (N, D, K) as torch's small
+    bmm: products ``(a.re*b.re - a.im*b.im, a.re*b.im + a.im*b.re)`` summed over K in order
+    (where infinities make NaN parts)."""
+    xp = get_array_module(base)
+    br, bi = base.real[None, :, None, :], base.imag[None, :, None, :]
+    tr, ti = theta.real[:, None, :, :], theta.imag[:, None, :, :]
+    re = xp.zeros((theta.shape[0], base.shape[0], theta.shape[1]), dtype=base.real.dtype)
+    im = xp.zeros_like(re)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for k in range(base.shape[1]):
+            re = re + (br[..., k] * tr[..., k] - bi[..., k] * ti[..., k])
+            im = im + (br[..., k] * ti[..., k] + bi[..., k] * tr[..., k])
+    out = xp.empty(re.shape, dtype=base.dtype)     # (not re + 1j * im: 1j * inf is NaN)
+    out.real[...] = re
+    out.imag[...] = im
+    return out
+
+
 class AffineGridGenerator(Function):
     """The sampling grid ``base @ theta^T`` of affine maps ``theta`` (N, nd, nd + 1)."""
 
@@ -546,7 +565,10 @@ class AffineGridGenerator(Function):
     def forward(ctx, theta, size, align_corners):
         base = _base_grid(theta, size[2:], align_corners)
         ctx.save_for_backward(Tensor._wrap(base))
-        out = get_array_module(base).matmul(base, theta._array.transpose(0, 2, 1))
+        if base.dtype.kind == "c":
+            out = _complex_small_bmm(base, theta._array)
+        else:
+            out = get_array_module(base).matmul(base, theta._array.transpose(0, 2, 1))
         return Tensor._wrap(out.reshape((size[0],) + tuple(size[2:]) + (len(size) - 2,)))
 
     @staticmethod

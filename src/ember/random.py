@@ -15,6 +15,7 @@ import os
 
 import numpy as np
 
+from . import dtypes as _dt
 from .backend import device as _device
 from .tensor import Tensor
 
@@ -216,9 +217,6 @@ def _box_muller16_f64(u, mean, std):
     return out.ravel()
 
 
-_DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
-
-
 class Generator:
     """A source of random numbers: PyTorch's CPU generator (mt19937), on the host for every
     device, with torch's streams for every distribution.
@@ -412,7 +410,8 @@ class Generator:
     def _random_from_to(self, n, np_dtype, rng_range, base):
         """Integers ``base + draw % rng_range`` (torch's ``random_(from, to)``)."""
         d = np.dtype(np_dtype)
-        wide = rng_range >= (1 << 32) and d in (np.int64, np.float64, np.float32)
+        wide = rng_range >= (1 << 32) and (d in (np.int64, np.float64, np.float32) or
+                                           d.kind == "V")     # (V: bfloat16, as torch's)
         r = self._random64(n) if wide else self._random(n)
         v = (r % _U64(rng_range)).astype(np.int64) + np.int64(base) if rng_range < (1 << 63) \
             else ((r % _U64(rng_range)) + _U64(base & _M64)).view(np.int64)
@@ -427,8 +426,8 @@ class Generator:
             r = self._random64(n)
         else:
             r = self._random(n)
-        if d.kind == "f":
-            mod = (1 << _DIGITS[d]) + 1
+        if _dt.kind(d) == "f":
+            mod = (1 << _digits(d)) + 1
         else:
             mod = int(np.iinfo(d).max) + 1
         return (r % _U64(mod)).astype(d)
@@ -731,6 +730,12 @@ def _log1pf(x):
 
 
 _FLOAT_DIGITS = {2: 11, 4: 24, 8: 53}
+
+
+def _digits(d):
+    """The mantissa digits (``std::numeric_limits::digits``) of a float NumPy dtype."""
+    return 8 if d.kind == "V" else _FLOAT_DIGITS[d.itemsize]
+
 _INT_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
               "int16": "short int", "int32": "int", "int64": "long int"}
 
@@ -740,7 +745,7 @@ def _update_from(from_, d):
     from_plus_1 = int(np.array(from_ + 1, dtype=np.float64).astype(d))
     if from_plus_1 < from_:
         n = abs(from_ + 1).bit_length() - 1
-        from_ = from_plus_1 + (1 << (n - _FLOAT_DIGITS[d.itemsize] + 1))
+        from_ = from_plus_1 + (1 << (n - _digits(d) + 1))
     return from_
 
 
@@ -748,15 +753,16 @@ def _update_to(to, d):
     to_minus_1 = int(np.array(to - 1, dtype=np.float64).astype(d))
     if to_minus_1 >= to:
         n = abs(to - 1).bit_length() - 1
-        to = to_minus_1 - (1 << (n - _FLOAT_DIGITS[d.itemsize] + 1))
+        to = to_minus_1 - (1 << (n - _digits(d) + 1))
     return to
 
 
 def _check_in_range(from_, to_inc, d):
-    if d.kind == "f":
+    if _dt.kind(d) == "f":
         import warnings
-        digits = _FLOAT_DIGITS[d.itemsize]
-        name = {2: "Half", 4: "float", 8: "double"}[d.itemsize]
+        digits = _digits(d)
+        name = "c10::BFloat16" if d.kind == "V" else \
+            {2: "c10::Half", 4: "float", 8: "double"}[d.itemsize]
         for what, v in (("from", from_), ("to - 1", to_inc)):
             if not -(1 << digits) <= v <= 1 << digits:
                 warnings.warn("%s is out of bounds [-(2^%d), 2^%d]. Due to precision limitations "
@@ -781,23 +787,23 @@ def _random_range(d, from_, to):
         if from_ >= to:
             raise RuntimeError("random_ expects 'from' to be less than 'to', but got from=%d >= "
                                "to=%d" % (from_, to))
-        if d.kind not in "biuf":
+        if _dt.kind(d) not in "biuf":
             raise RuntimeError("check_random_bounds handles only integral, floating-point and "
                                "boolean types")
-        if d.kind == "f":
+        if _dt.kind(d) == "f":
             from_, to = _update_from(from_, d), _update_to(to, d)
             if from_ >= to:
                 raise RuntimeError("random_ expects 'from' casted to dtype to be less than 'to' "
                                    "casted to dtype, but got from=%d >= to=%d" % (from_, to))
         _check_in_range(from_, to - 1, d)
         return to - from_, from_
-    if d.kind not in "biuf":
+    if _dt.kind(d) not in "biuf":
         raise RuntimeError("random_from_to_impl handles only integral, floating-point and "
                            "boolean types")
     if from_ == -(1 << 63):
         return None
-    if d.kind == "f":
-        to_inc = 1 << _FLOAT_DIGITS[d.itemsize]
+    if _dt.kind(d) == "f":
+        to_inc = 1 << _digits(d)
         from_ = _update_from(from_, d)
         if from_ >= to_inc:
             raise RuntimeError("random_ expects 'from' casted to dtype to be less than or equal "

@@ -17,6 +17,7 @@ files only), mapping ``torch.*`` names to ember's. See ``docs/security.md``.
 """
 import _compat_pickle
 import collections
+import enum
 import hashlib
 import io
 import json
@@ -35,11 +36,21 @@ from . import dtypes as _dt
 from .backend import backend_for, device as _device, to_host
 from .tensor import Size, Tensor
 
-__all__ = ["save", "load", "CheckpointError"]
+__all__ = ["save", "load", "CheckpointError", "SourceChangeWarning", "LoadEndianness",
+           "get_default_load_endianness", "set_default_load_endianness", "location_tag",
+           "default_restore_location", "register_package"]
 
 
 class CheckpointError(RuntimeError, ValueError):
     """A checkpoint file is malformed, truncated, forged or in no format ember reads."""
+
+
+class _NotACheckpointError(CheckpointError, UnpicklingError):
+    """A file in no checkpoint format: torch's unpickling error for it, also a CheckpointError."""
+
+
+class _EmptyFileError(CheckpointError, EOFError):
+    """An empty file: an ``EOFError`` as in torch, also a CheckpointError."""
 
 
 def _fail(msg):
@@ -212,7 +223,7 @@ def _to_tensor(arr, storage, requires_grad):
             _fail("cannot put a tensor on %s: %s" % (storage.device, e))
     t = Tensor._wrap(arr)
     if requires_grad:
-        if arr.dtype.kind != "f":
+        if _dt.kind(arr.dtype) not in "fc":
             _fail("a tensor of dtype %s is marked requires_grad" % arr.dtype)
         t._requires_grad = True
     return t
@@ -1016,7 +1027,9 @@ def _load_zip(fh, start, end, map_location, weights_only, path, mmap, pickle_mod
     fh.seek(start)
     zf, prefix = _open_zip(fh, start, end)
     records = _ZipRecords(zf, prefix, end, path, mmap)
-    byteorder = "little"
+    fallback = _LOAD_OPTIONS["endianness"]
+    byteorder = {LoadEndianness.BIG: "big", LoadEndianness.LITTLE: "little"}.get(
+        fallback, sys.byteorder)
     if records.has("byteorder"):
         byteorder = _ascii(records.read("byteorder"))
         if byteorder not in ("little", "big"):
@@ -1567,6 +1580,106 @@ def _to_device(obj, device):
     return obj
 
 
+class SourceChangeWarning(Warning):
+    """The source of a module saved whole changed since the checkpoint was written (torch's)."""
+
+
+class LoadEndianness(enum.Enum):
+    """Fallback byte order for checkpoints with no byte-order record."""
+
+    NATIVE = 1
+    LITTLE = 2
+    BIG = 3
+
+
+_LOAD_OPTIONS = {"endianness": None, "crc32": True, "mmap_flags": None}
+
+
+def get_default_load_endianness():
+    """The fallback byte order for loading (``None``: native), as ``torch.serialization``."""
+    return _LOAD_OPTIONS["endianness"]
+
+
+def set_default_load_endianness(endianness):
+    """Set the fallback byte order for loading: a ``LoadEndianness`` or ``None``."""
+    if not isinstance(endianness, LoadEndianness) and endianness is not None:
+        raise TypeError("Invalid argument type in function set_default_load_endianness")
+    _LOAD_OPTIONS["endianness"] = endianness
+
+
+def get_crc32_options():
+    """Whether ``save`` computes CRC-32 checksums of its records."""
+    return _LOAD_OPTIONS["crc32"]
+
+
+def set_crc32_options(compute_crc32):
+    """Set whether ``save`` computes CRC-32 checksums of its records."""
+    _LOAD_OPTIONS["crc32"] = compute_crc32
+
+
+def _storage_typename(obj):
+    return "torch.storage." + type(obj).__name__
+
+
+def _cpu_tag(obj):
+    if obj.device.type == "cpu":
+        return "cpu"
+    return None
+
+
+def _cpu_deserialize(obj, location):
+    if location == "cpu":
+        return obj
+    return None
+
+
+def _cuda_tag(obj):
+    if obj.device.type == "cuda":
+        return "cuda:" + str(obj.device.index or 0)
+    return None
+
+
+def _cuda_deserialize(obj, location):
+    if location != "cuda" and not location.startswith("cuda:"):
+        return None
+    from . import cuda
+    if not cuda.is_available():
+        raise RuntimeError(
+            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
+            "is False. If you are running on a CPU-only machine, please use torch.load with "
+            "map_location=torch.device('cpu') to map your storages to the CPU.")
+    return obj.to(device=location)
+
+
+_package_registry = [(10, _cpu_tag, _cpu_deserialize), (20, _cuda_tag, _cuda_deserialize)]
+
+
+def register_package(priority, tagger, deserializer):
+    """Register a storage tagger (save) and deserializer (load), tried in priority order."""
+    _package_registry.append((priority, tagger, deserializer))
+    _package_registry.sort(key=lambda entry: entry[0])
+
+
+def location_tag(storage):
+    """The location string (``'cpu'``, ``'cuda:0'``) recorded for ``storage`` at save time."""
+    for _, tagger, _ in _package_registry:
+        location = tagger(storage)
+        if location:
+            return location
+    raise RuntimeError("don't know how to determine data location of "
+                       + _storage_typename(storage))
+
+
+def default_restore_location(storage, location):
+    """Restore ``storage`` to ``location`` with the first registered deserializer that can."""
+    for _, _, fn in _package_registry:
+        result = fn(storage, location)
+        if result is not None:
+            return result
+    raise RuntimeError("don't know how to restore data location of "
+                       + _storage_typename(storage) + " (tagged with " + location + ")")
+
+
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
          **pickle_load_args):
     """Load what ``torch.save`` or ``ember.save`` wrote, or a safetensors file.
@@ -1579,7 +1692,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     ``pickle.UnpicklingError`` without running code. ``weights_only=False`` unpickles fully:
     only for files you trust. Malformed or truncated files raise ``CheckpointError`` (a
     ``RuntimeError`` and ``ValueError``) naming the cause, before allocating more than the
-    file holds.
+    file holds; a file in none of these formats is read as torch reads it, as a pickle, and
+    raises torch's error for it (``pickle.UnpicklingError``, ``EOFError`` for an empty file,
+    ``RuntimeError`` for a pickle that is no checkpoint), a ``CheckpointError`` too.
 
     Args:
         f: a path or a binary file object open for reading (seekable for torch's formats).
@@ -1647,9 +1762,16 @@ def _load(fh, map_location, weights_only, path, mmap, pickle_module, pickle_load
     if head.startswith(_LEGACY_PREFIX):
         return _load_legacy(fh, start, end, map_location, weights_only, pickle_module,
                             pickle_load_args)
-    if head[:1] == b"\x80":
-        raise CheckpointError("Invalid magic number; corrupt file? (ember.load: the file is a "
-                              "pickle, but not one written by torch.save)")
-    if len(head) < 8:
-        _fail("the file has %d bytes: too short for a checkpoint" % (end - start))
-    return _load_safetensors(fh.read(), map_location)
+    if head[8:9] == b"{":     # a safetensors header: 8-byte length, then a JSON object
+        return _load_safetensors(fh.read(), map_location)
+    if end == start:
+        raise _EmptyFileError("" if weights_only else "Ran out of input")
+    # Anything else is read as torch reads it: as a legacy checkpoint, which starts with a
+    # pickled magic number; garbage fails in the unpickler with torch's error.
+    try:
+        return _load_legacy(fh, start, end, map_location, weights_only, pickle_module,
+                            pickle_load_args)
+    except UnpicklingError as e:
+        if isinstance(e, CheckpointError):
+            raise
+        raise _NotACheckpointError(str(e)) from None

@@ -175,13 +175,13 @@ class _Binary(Function):
     def forward(ctx, a, b, kind, variant=0, number=None):
         aa, ba = binary_arrays(kind, a, b)
         _unsupported(aa, kind + "_cpu", half=kind == "zeta")
-        if aa.dtype.kind not in "fc":
+        if _dt.kind(aa.dtype) not in "fc":
             d = _dt.get_default_dtype().np
             aa, ba = aa.astype(d), ba.astype(d)
         with _quiet():
             res = getattr(_sp(aa), kind)(aa, ba)
         if kind == "zeta":      # (torch's series gives NaN at q = inf)
-            res = xp_of(a).where((ba == math.inf) & (aa > 1), math.nan, res)
+            res = xp_of(a).where((ba == math.inf) & (aa > 1), res.dtype.type(math.nan), res)
         ctx.kind, ctx.variant, ctx.number = kind, variant, number
         ctx.set_node_name("SpecialXlog1PyBackward%d" % variant if kind == "xlog1py" else
                           "SpecialZetaBackward%d" % variant)

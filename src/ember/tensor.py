@@ -122,8 +122,7 @@ class Tensor:
     _retains_grad: bool = False
     _conj_bit: bool = False                     # (set by ``conj()``, as torch's lazy bit)
     _inference: bool = False                    # made inside ``inference_mode()``
-    __array_priority__ = 1000
-    __array_ufunc__ = None       # numpy defers to our reflected operators
+    __array_priority__ = 1000    # (NumPy's binary operators defer to the reflected ones)
 
     def __init__(self, *args: Any, _dtype: Optional[_dt.dtype] = None) -> None:
         arr = _legacy_data(args) if args else \
@@ -167,6 +166,8 @@ class Tensor:
     def size(self, dim: Optional[int] = None) -> Any:     # a Size, or one dim's length
         if dim is None:
             return Size(self._array.shape)
+        if not self._array.ndim:
+            _no_dims(dim)
         return self._array.shape[_ops._wrap_dim(dim, self._array.ndim, "size")]
 
     def dim(self) -> int:
@@ -263,6 +264,8 @@ class Tensor:
             st = tuple(reversed(rev))
         else:
             st = tuple(s // arr.itemsize for s in arr.strides)
+        if dim is not None and not arr.ndim:
+            _no_dims(dim)
         return st if dim is None else st[_ops._wrap_dim(dim, self._array.ndim, "stride")]
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
@@ -366,7 +369,10 @@ class Tensor:
     @property
     def data(self) -> Tensor:
         """The same values as a Tensor detached from the graph (no shared version counter)."""
-        return Tensor._wrap(self._array)
+        t = Tensor._wrap(self._array)
+        if self._inference:
+            t._inference = True
+        return t
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -437,6 +443,8 @@ class Tensor:
         t._version_ref = self._version_ref
         if self._conj_bit:
             t._conj_bit = True
+        if self._inference:
+            t._inference = True
         return t
 
     def detach_(self) -> Tensor:
@@ -477,9 +485,12 @@ class Tensor:
             return arr.astype(dtype)
         return arr.copy() if copy else arr
 
-    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        """NumPy functions see tensors as their arrays: ``np.sum(t)`` is a NumPy value."""
-        return func(*_as_arrays(args), **_as_arrays(kwargs))
+    def __array_wrap__(self, array: Any, context: Any = None, return_scalar: bool = False) -> Any:
+        """A NumPy ufunc's result on a tensor comes back a Tensor (a bool one as uint8), and a
+        NumPy function without a tensor method sees the array (torch's interop)."""
+        if array.dtype == bool:
+            array = array.astype(np.uint8)
+        return _ops.from_numpy(np.asarray(array))   # host: NumPy gave a host array
 
     def __dlpack__(self, stream: Any = None, **kwargs: Any) -> Any:
         return self._array.__dlpack__(**kwargs) if kwargs else self._array.__dlpack__()
@@ -569,6 +580,16 @@ class Tensor:
         return t
 
     def share_memory_(self) -> Tensor:
+        """Move this tensor's memory (and that of every tensor sharing it: views, ``detach()``,
+        ``.data``) to shared memory that child processes see, in place; a no-op when it is
+        there already and for CUDA tensors, as torch. A NumPy array given to ``from_numpy``
+        keeps the old memory, as torch's."""
+        from .backend import _shared
+        if type(self._array) is not _ndarray or _shared.is_shared(self._array):
+            return self
+        aliases = _aliases(self)
+        for t, new in zip(aliases, _shared.share_arrays([t._array for t in aliases])):
+            t._array = new
         return self
 
     def is_pinned(self, device: Any = None) -> builtins.bool:
@@ -576,7 +597,12 @@ class Tensor:
         return builtins.bool(self.__dict__.get("_pinned", False))
 
     def is_shared(self) -> builtins.bool:
-        return False
+        """Whether the tensor is in shared memory (always True for CUDA tensors, as torch)."""
+        arr = self._array
+        if type(arr) is _ndarray:
+            from .backend import _shared
+            return _shared.is_shared(arr)
+        return self.is_cuda
 
     def new_tensor(self, data: Any, dtype: Optional[_dt.dtype] = None, device: Any = None,
                    requires_grad: builtins.bool = False) -> Tensor:
@@ -743,10 +769,18 @@ class Tensor:
         return _ops.ge(self, other)
 
     def __getitem__(self, index: Any) -> Tensor:
-        return _ops._getitem(self, index)
+        try:
+            return _ops._getitem(self, index)
+        except (IndexError, TypeError):
+            _check_text_index(self, index)
+            raise
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        _ops._setitem(self, index, value)
+        try:
+            _ops._setitem(self, index, value)
+        except (IndexError, TypeError):
+            _check_text_index(self, index)
+            raise
 
     @property
     def T(self) -> Tensor:
@@ -806,6 +840,63 @@ _CMP_OPERANDS = (Tensor, builtins.int, builtins.float, builtins.bool, complex, n
 _CPU = _backend.cpu.device
 
 
+
+
+def _no_dims(dim):
+    """torch's error for a dimension of a 0-d tensor (where ``size``/``stride`` take none)."""
+    if isinstance(dim, (builtins.int, np.integer)):
+        raise IndexError("Dimension specified as %d but tensor has no dimensions" % dim)
+
+
+_NON_TUPLE = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will "
+              "be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 "
+              "this will be interpreted as tensor index, x[torch.tensor(seq)], which will "
+              "result either in an error or a different result")
+
+
+def _check_text_index(t, index):
+    """torch's error for a str or bytes in an index (the index is read as data, as
+    ``tensor(index)`` would)."""
+    text = (str, bytes)
+    if isinstance(index, text):
+        if isinstance(index, str):          # (a sequence of one-letter indices to torch)
+            warnings.warn(_NON_TUPLE, UserWarning, stacklevel=3)
+            if len(index) > t.dim():
+                raise IndexError("too many indices for tensor of dimension %d" % t.dim())
+        bad = index
+    elif isinstance(index, (tuple, list)) and any(isinstance(i, text) for i in index):
+        if isinstance(index, list):         # (read as a tuple, as torch)
+            warnings.warn(_NON_TUPLE, UserWarning, stacklevel=3)
+        n = builtins.sum(1 for i in index if i is not None and i is not Ellipsis
+                         and not isinstance(i, builtins.bool))
+        if n > t.dim():
+            raise IndexError("too many indices for tensor of dimension %d" % t.dim())
+        bad = next(i for i in index if isinstance(i, text))
+    else:
+        return
+    raise TypeError("new(): invalid data type '%s'" % type(bad).__name__)
+
+
+def _aliases(t):
+    """``t`` and the live tensors on its memory: its base, its views, tensors sharing its
+    version counter (``detach()``) or its array (``.data``). The search through the heap runs
+    only when something else holds ``t``'s version counter, base or array."""
+    import gc
+    import sys
+
+    from .backend import _shared
+    root = t._base if t._base is not None else t
+    out = [t] if root is t else [t, root]
+    if sys.getrefcount(t._version_ref) <= 2 and sys.getrefcount(t._array) <= 2 and root is t:
+        return out
+    targets = (root, t._version_ref, root._version_ref, t._array, root._array)
+    seen = {id(o) for o in out}
+    for o in gc.get_referrers(*targets):
+        if isinstance(o, Tensor) and id(o) not in seen and type(o._array) is _ndarray \
+                and _shared.same_memory(o._array, t._array):
+            seen.add(id(o))
+            out.append(o)
+    return out
 
 
 def _rebuild(arr, requires_grad, device="cpu"):
@@ -877,7 +968,9 @@ def _to_array(data, d=None):
     elif isinstance(data, np.ndarray):
         arr = data
     elif isinstance(data, (list, tuple)):
-        arr = _nested_to_array(data)
+        arr = _nested_to_array(data, d)
+        if d is None and any(isinstance(x, (Tensor, np.ndarray)) for x in data):
+            return arr.astype(_infer_nested(data).np)      # (their dtypes count, as torch)
         if d is None and arr.dtype.kind in "biufc":
             want = _numpy_scalars_dtype(data)
             if want is not None:
@@ -937,18 +1030,25 @@ def _numpy_scalars_dtype(data):
     return out.np
 
 
-def _nested_to_array(data):
+def _nested_to_array(data, d=None):
+    sizes = _first_sizes(data)
+    if 0 in sizes:     # torch stores nothing, so checks nothing: only the first elements count
+        return np.zeros(sizes, (d or _infer_nested(data)).np)    # host: an empty result
     if any(isinstance(x, Tensor) for x in data):
-        data = [_backend.to_host(x._array) if isinstance(x, Tensor) else
-                (_nested_to_array(x) if isinstance(x, (list, tuple)) else x) for x in data]
+        data = _store(data, sizes, 0, data, d)
     try:
         arr = np.array(data)    # host: nested Python sequences
     except ValueError as e:
+        _infer_nested(data)
+        _store(data, sizes, 0, data, d)
         _check_nested(data)
         raise ValueError("expected sequence of equal-length sequences to build a tensor (%s)"
                          % e) from None
-    if arr.dtype == object:
+    if arr.dtype == object or arr.ndim > len(sizes):
+        _infer_nested(data)
+        _store(data, sizes, 0, data, d)
         _check_nested(data)
+    if arr.dtype == object:
         for leaf in arr.reshape(-1):
             if not isinstance(leaf, (int, float, complex, bool, np.generic, Tensor)):
                 raise RuntimeError("Could not infer dtype of %s" % type(leaf).__name__)
@@ -957,6 +1057,91 @@ def _nested_to_array(data):
         _check_nested(data)
         raise TypeError("new(): invalid data type 'str'")
     return arr
+
+
+def _first_sizes(data):
+    """torch's size of nested sequences: the lengths along the first elements (a tensor ends
+    the walk: it stands for one number there)."""
+    sizes = []
+    x = data
+    while isinstance(x, (list, tuple)):
+        sizes.append(len(x))
+        if not x:
+            break
+        x = x[0]
+    if isinstance(x, np.ndarray):       # (a NumPy array is a sequence to torch; a tensor isn't)
+        sizes.extend(x.shape)
+    return sizes
+
+
+def _infer_nested(data):
+    """torch's dtype for nested sequences (an empty one counts as the default dtype)."""
+    if isinstance(data, (list, tuple)):
+        if not data:
+            return _dt.get_default_dtype()
+        out = None
+        for x in data:
+            d = _infer_nested(x)
+            out = d if out is None else _dt.promote_types(out, d)
+        return out
+    if isinstance(data, Tensor):
+        return data.dtype
+    if isinstance(data, (np.ndarray, np.generic)):
+        return _dt.from_numpy_dtype(data.dtype)
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if isinstance(data, builtins.bool):
+        return _dt.bool
+    if isinstance(data, builtins.int):
+        return _dt.int64
+    if isinstance(data, complex):
+        return _dt.default_complex_dtype()
+    return _dt.get_default_dtype()
+
+
+def _store(obj, sizes, dim, top, d):
+    """``obj`` (the part of nested data at depth ``dim``) with its tensors made host arrays,
+    after torch's checks when filling a tensor of size ``sizes``: a sequence of the right
+    length at each depth, one number (or one-element tensor) at the last; ``top`` is the
+    whole data (its dtype, or ``d`` when given, words the error for a sequence where a number
+    belongs)."""
+    if dim == len(sizes):
+        if isinstance(obj, Tensor):
+            if obj._array.size != 1:
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            return _backend.to_host(obj._array).reshape(())
+        if isinstance(obj, (list, tuple)):
+            if (d or _infer_nested(top)).np.kind in "fcV":
+                raise TypeError("must be real number, not %s" % type(obj).__name__)
+            raise TypeError("'%s' object cannot be interpreted as an integer"
+                            % type(obj).__name__)
+        return obj
+    if isinstance(obj, (Tensor, np.ndarray)):
+        arr = obj._array if isinstance(obj, Tensor) else obj
+        shape = arr.shape
+        for k, n in enumerate(shape):
+            if dim + k == len(sizes):
+                if arr.size // max(_prod(shape[:k]), 1) != 1:
+                    raise ValueError("only one element tensors can be converted to Python "
+                                     "scalars")
+                break
+            if n != sizes[dim + k]:
+                raise ValueError("expected sequence of length %d at dim %d (got %d)"
+                                 % (sizes[dim + k], dim + k, n))
+        return _backend.to_host(arr) if isinstance(obj, Tensor) else obj
+    if not isinstance(obj, (list, tuple)):
+        raise TypeError("not a sequence")
+    if len(obj) != sizes[dim]:
+        raise ValueError("expected sequence of length %d at dim %d (got %d)"
+                         % (sizes[dim], dim, len(obj)))
+    return [_store(x, sizes, dim + 1, top, d) for x in obj]
+
+
+def _prod(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def _check_nested(data):

@@ -226,9 +226,7 @@ def test_broadcast_shape_mismatch(torch, op):
         getattr(ember, op)(a, b)
     with pytest.raises(RuntimeError) as tinfo:
         getattr(torch, op)(torch.ones(2, 3), torch.ones(4))
-    msg = str(info.value)
-    assert str(tinfo.value) in msg
-    assert "(2, 3)" in msg and "(4,)" in msg or ("[2, 3]" in msg and "[4]" in msg)
+    assert str(info.value) == str(tinfo.value)
     assert_unchanged(before, a, b)
 
 

@@ -270,7 +270,7 @@ def _torch_quirk(case):
     if base == "native_dropout" and specs and 0 in tuple(specs[0][1]):
         return True
     if base.startswith("matrix_exp") and ("float16" in (case[2][1] if ns == "opdb" else "") or
-                                          any(s[2] == "float16" for s in specs)):
+                                          any(s[2] in ("float16", "bfloat16") for s in specs)):
         return True
     if base == "resize_" and any(a < 0 for x in case[2][1:]
                                  for a in (x if isinstance(x, (list, tuple)) else [x])
@@ -322,12 +322,12 @@ def universe():
 
 _DT_MAIN = ["float32"] * 6 + ["float64"] * 6 + ["int64"] * 2 + ["bool", "float16", "complex64",
                                                                   "complex128", "int32",
-                                                                  "uint8"]
+                                                                  "uint8", "bfloat16"]
 _EW_SHAPES = [(), (0,), (3,), (2, 3), (1, 3), (2, 1, 3), (3, 0), (2, 2, 2), (4,)]
 
 
 def _is_float(dt):
-    return dt.startswith("float") or dt.startswith("complex")
+    return dt.startswith(("float", "complex", "bfloat"))
 
 
 class Gen:
@@ -988,8 +988,9 @@ def opdb_entries():
 
 
 def gen_case(op, seed):
-    """A random case for ``op`` (``(ns, name)``; ``("opdb", entry)`` for op database ones)."""
-    g = Gen(seed)
+    """A random case for ``op`` (``(ns, name)``; ``("opdb", entry)`` for op database ones).
+    ``EMBER_FUZZ_DTYPE`` (e.g. ``bfloat16``) fixes every case's main dtype."""
+    g = Gen(seed, dtype=os.environ.get("EMBER_FUZZ_DTYPE") or None)
     ns, name = op
     if ns == "opdb":
         entry = opdb_entries()[name]
@@ -1040,7 +1041,28 @@ def _raw_values(spec, rng):
         special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0])
         mask = rng.random(shape) < 0.3
         a = np.where(mask, special[rng.integers(0, 5, size=shape)], a)
+    if dt == "bfloat16":        # float32 values that bfloat16 holds exactly (NumPy has none)
+        return _round_bf16(a)
     return a.astype(dt)
+
+
+def _round_bf16(a):
+    import ml_dtypes
+    return np.asarray(a, np.float32).astype(ml_dtypes.bfloat16).astype(np.float32)
+
+
+def _make(L, arr, dt):
+    """A tensor of ``arr`` in library ``L``; ``bfloat16`` specs are float32 arrays rounded."""
+    t = L.tensor(arr)
+    return t.to(L.bfloat16) if dt == "bfloat16" else t
+
+
+def _host(t):
+    """A tensor's values as a NumPy array (bfloat16 through float32: torch has no NumPy
+    bfloat16, ember's is ml_dtypes')."""
+    if str(t.dtype) == "torch.bfloat16":
+        t = t.float()
+    return t.numpy()
 
 
 def _collect_specs(obj, out):
@@ -1091,7 +1113,7 @@ class _Build:
             base_arr[..., 1::2] = a[..., ::-1]
         else:
             base_arr = a
-        leaf = L.tensor(base_arr.copy())
+        leaf = _make(L, base_arr.copy(), dt)
         if grad:
             leaf.requires_grad_()
             self.leaves.append(leaf)
@@ -1125,7 +1147,7 @@ def _unchanged(b):
     """Whether every input tensor still holds its values from before the call."""
     try:
         return all(tuple(t.shape) == a.shape and np.array_equal(
-            np.asarray(t.detach().numpy()), a, equal_nan=a.dtype.kind in "fc")
+            np.asarray(_host(t.detach())), a, equal_nan=a.dtype.kind in "fc")
             for t, a in zip(b.bases, b.before))
     except (TypeError, ValueError, RuntimeError):
         return False
@@ -1140,9 +1162,7 @@ def _norm(x):
         if hasattr(t, "resolve_neg"):
             t = t.resolve_neg()
         try:
-            arr = np.array(t.numpy(), copy=True)
-        except TypeError:                                   # bfloat16: via float32
-            arr = np.array(t.float().numpy(), copy=True)
+            arr = np.array(_host(t), copy=True)
         except RuntimeError:                                # torch's ZeroTensor gradients
             arr = np.array(t.new_zeros(t.shape).numpy(), copy=True)
         return ("T", str(x.dtype).split(".")[-1], tuple(int(d) for d in x.shape), arr)
@@ -1238,7 +1258,7 @@ def run_case(L, case, values=True, arrays=None):
         if not values:
             return ("ok", outputs)
         diff = [t for t in _tensors_of(out) if t.requires_grad
-                and str(t.dtype).split(".")[-1].startswith(("float", "complex"))]
+                and _is_float(str(t.dtype).split(".")[-1])]
         grads = None
         if diff and b.leaves:
             rng = np.random.default_rng(seed + 1)
@@ -1248,7 +1268,8 @@ def run_case(L, case, values=True, arrays=None):
                 g = rng.standard_normal(tuple(t.shape))
                 if dt.startswith("complex"):
                     g = g + 1j * rng.standard_normal(tuple(t.shape))
-                ups.append(L.tensor(g.astype(dt)))
+                ups.append(_make(L, _round_bf16(g), dt) if dt == "bfloat16" else
+                           L.tensor(g.astype(dt)))
             try:
                 L.autograd.backward(diff, ups)
             except Exception as e:  # noqa: BLE001
@@ -1260,7 +1281,7 @@ def run_case(L, case, values=True, arrays=None):
 
 
 def _tol(dt):
-    if dt in ("float16",):
+    if dt in ("float16", "bfloat16"):
         return 1e-2, 1e-2
     if dt in ("float32", "complex64"):
         return 1e-4, 1e-5
@@ -1432,7 +1453,7 @@ def input_features(case):
     for s in specs:
         dt = s[2]
         tags.add("int" if dt.startswith(("int", "uint")) else dt if dt in (
-            "bool", "float16") else "complex" if dt.startswith("complex") else "float")
+            "bool", "float16", "bfloat16") else "complex" if dt.startswith("complex") else "float")
         if len(s[1]) == 0:
             tags.add("0-d")
         if 0 in s[1]:

@@ -5,11 +5,12 @@ from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable, InplaceFunction
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
-                        inference_mode)
+                        inference_mode, set_multithreading_enabled, is_multithreading_enabled)
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError
 from .variable import Variable
 
 __all__ = ["Function", "FunctionCtx", "Variable", "backward", "grad", "gradcheck",
            "gradgradcheck", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "detect_anomaly", "set_detect_anomaly", "once_differentiable",
-           "GradcheckError", "InplaceFunction", "is_anomaly_enabled"]
+           "GradcheckError", "InplaceFunction", "is_anomaly_enabled",
+           "set_multithreading_enabled", "is_multithreading_enabled"]

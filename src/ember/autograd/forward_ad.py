@@ -2,8 +2,11 @@
 
 A dual tensor is its primal recorded as a graph root that requires grad, with the tangent kept
 beside it. ``unpack_dual(y)`` computes ``y``'s tangent ``J v`` with the double-vjp trick: the
-gradient with respect to a dummy cotangent ``u`` of the vector-Jacobian product
-``u^T J``. This is exact and works for every op whose backward is differentiable.
+gradient with respect to a dummy cotangent ``u`` of the vector-Jacobian product ``u^T J``. This
+is exact and works for every op whose backward is differentiable. A custom
+``autograd.Function`` that defines ``jvp`` (and no ``backward``) gets its outputs' tangents from
+``jvp`` instead: its outputs are new roots (their node has no edges) held with those tangents;
+a user Function with neither raises torch's error.
 
 Deliberate differences from torch: a dual tensor and what is computed from it require grad
 (``requires_grad`` is True and ``grad_fn`` is set), and a tangent derived through ops takes
@@ -13,6 +16,7 @@ import collections
 
 from ..backend import get_array_module
 from ..tensor import Tensor
+from . import function as _function
 from .engine import grad as _grad
 from .graph import Node
 
@@ -20,7 +24,7 @@ __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_du
            "unpack_dual", "dual_level"]
 
 _current_level = -1
-_duals: dict = {}        # id(dual) -> (dual, tangent), for the current level
+_duals: dict = _function.fw_duals   # id(dual) -> (dual, tangent), for the current level
 
 
 class UnpackedDualTensor(collections.namedtuple("UnpackedDualTensor", ["primal", "tangent"])):
@@ -207,3 +211,48 @@ class Linearized:
             if not keep:
                 outs[i] = outs[i].detach()
         return outs
+
+
+_JVP_MISSING = ("You must implement the jvp function for custom autograd.Function to use it "
+                "with forward mode AD.")
+
+
+def custom_apply(cls, args, kwargs):
+    """``cls.apply(*args, **kwargs)`` for a user Function while a dual level holds tangents:
+    with ``cls.jvp`` giving the outputs' tangents from the inputs' (None for an input without
+    one), or torch's error for a Function without ``jvp``."""
+    tangents = [unpack_dual(a).tangent if isinstance(a, Tensor) and a.requires_grad else None
+                for a in args]
+    if all(t is None for t in tangents):
+        return _function.plain_apply(cls, args, kwargs)
+    if cls._fw_mode == "raise":
+        raise NotImplementedError(_JVP_MISSING)
+    primals = [a.detach() if isinstance(a, Tensor) else a for a in args]
+    node = cls._backward_cls()
+    out = _function._apply(cls._forward_fn or cls.forward, node, primals, kwargs)
+    node.needs_input_grad = tuple(t is not None for t in tangents)
+    saved = getattr(node, "_to_save_fwd", None)
+    if saved is not None:               # (what jvp's ctx.saved_tensors gives, as torch)
+        node._to_save = saved
+    outs = out if isinstance(out, tuple) else (out,)
+    node._edges = (None,) * len(args)
+    node._seq = _function._next_seq()
+    node._n_out = len(outs)
+    node._out_meta = tuple((o._array.shape, o._array.dtype) if isinstance(o, Tensor) else None
+                           for o in outs)
+    for i, o in enumerate(outs):
+        if isinstance(o, Tensor) and (o.dtype.is_floating_point or o.dtype.is_complex):
+            _function._set_output(node, o, i)
+    res = cls.jvp(node, *tangents)
+    res = res if isinstance(res, tuple) else (res,)
+    if len(res) != len(outs):
+        raise RuntimeError("jvp() returned an incorrect number of outputs (expected %d, got %d)"
+                           % (len(outs), len(res)))
+    for o, t in zip(outs, res):
+        if isinstance(o, Tensor) and o.requires_grad and t is not None:
+            _check_tangent(o, t)
+            _duals[id(o)] = (o, t)
+    return out
+
+
+_function.fw_apply = custom_apply

@@ -76,6 +76,18 @@ class _FunctionMeta(type):
         setup = inspect.getattr_static(cls, "setup_context", None)
         cls._forward_fn = None if setup is None or setup is globals().get("_base_setup") \
             else staticmethod(_with_setup_context(cls))
+        # under forward AD: "jvp" (a user Function with its own jvp and no backward: its jvp
+        # gives the tangents), "raise" (another user Function: torch's error), None (ember's
+        # own ops: tangents by the double-vjp of forward_ad)
+        jvp = inspect.getattr_static(cls, "jvp", None)
+        bwd = inspect.getattr_static(cls, "backward", None)
+        base_jvp, base_bwd = globals().get("_base_jvp"), globals().get("_base_backward")
+        if base_jvp is None or cls.__module__.startswith("ember."):
+            cls._fw_mode = None
+        elif jvp is not base_jvp:
+            cls._fw_mode = "jvp" if bwd is base_bwd else None
+        else:
+            cls._fw_mode = "raise"
         node_name = attrs.get("node_name") or name + "Backward"
         cls._backward_cls = type(node_name, (BackwardCFunction,),
                                  {"_forward_cls": cls, "__module__": cls.__module__,
@@ -153,6 +165,11 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
     vjp = backward
 
     @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+    @staticmethod
     def setup_context(ctx, inputs, output):
         return None
 
@@ -161,6 +178,8 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
         if cls._is_legacy:
             raise RuntimeError(_LEGACY_MSG % (cls.__name__, cls.__name__) +
                                " (this class defines forward as an instance method)")
+        if fw_duals and cls._fw_mode is not None:
+            return fw_apply(cls, args, kwargs)     # a dual level holds tangents
         if _hook is not None:
             return _hook(cls, args, kwargs)     # ember.compile or amp.autocast sees this call
         node = cls._backward_cls()
@@ -187,6 +206,11 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
     def _call_backward(self, grads, create_graph=True):
         return self.backward(*grads)
 
+
+# the tangents of the open forward-AD level (forward_ad's ``_duals``) and forward_ad's
+# ``custom_apply``, which applies a user Function while some are held
+fw_duals: dict = {}
+fw_apply = None
 
 # ember.compile's recorder while it records a call, or amp.autocast's caster while one is
 # active (else None): ``apply`` hands it each call; it ends in ``plain_apply``
@@ -215,7 +239,10 @@ def mark_inference(out):
 
 _base_forward = inspect.getattr_static(Function, "forward")
 _base_setup = inspect.getattr_static(Function, "setup_context")
+_base_jvp = inspect.getattr_static(Function, "jvp")
+_base_backward = inspect.getattr_static(Function, "backward")
 Function._is_legacy = False
+Function._fw_mode = None
 Function._forward_fn = None
 
 

@@ -9,7 +9,7 @@ from typing import Any, Callable, Literal, TypeVar, cast
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-           "is_inference_mode_enabled"]
+           "is_inference_mode_enabled", "set_multithreading_enabled", "is_multithreading_enabled"]
 
 
 class _State(threading.local):
@@ -19,6 +19,7 @@ class _State(threading.local):
     anomaly = False
     retain = True        # whether the running backward keeps the graph (retain_graph)
     anomaly_check_nan = True
+    multithreading = True    # set_multithreading_enabled (ember's backward is single-threaded)
     autocast: dict = {}           # device type -> dtype, inside an enabled ``amp.autocast``
     autocast_dtypes: dict = {}    # device type -> dtype set by ``set_autocast_dtype``
 
@@ -152,3 +153,29 @@ class inference_mode(_Mode):
 def is_inference_mode_enabled() -> bool:
     """True inside ``inference_mode()``."""
     return state.inference
+
+
+class set_multithreading_enabled(_Mode):
+    """Enable or disable multithreaded backward in this thread; takes effect at once and is
+    undone when used with ``with``. ember's backward always runs on the calling thread, so
+    only the flag changes."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = state.multithreading
+        state.multithreading = bool(mode)
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: Any) -> Literal[False]:
+        state.multithreading = self.prev
+        return False
+
+    def clone(self) -> set_multithreading_enabled:
+        return self.__class__(self.mode)
+
+
+def is_multithreading_enabled() -> bool:
+    """Whether multithreaded backward is enabled in this thread (``set_multithreading_enabled``)."""
+    return state.multithreading

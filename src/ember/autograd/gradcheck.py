@@ -107,8 +107,32 @@ def _analytic_jacobian(outputs, out_index, inputs, diff_idx):
     return jac
 
 
+def _forward_jacobian(func, inputs, keep, out_index, i):
+    """d out[out_index] / d inputs[i] column by column with forward-mode AD (real tensors), as
+    a (numel_in, numel_out) array."""
+    from . import forward_ad as fwAD
+    from ..tensor import Tensor
+    x = inputs[i]
+    device = backend_of(x._array)
+    rows = []
+    with fwAD.dual_level():
+        for k in range(x._array.size):
+            unit = np.zeros(x._array.size, dtype=to_host(x._array).dtype)
+            unit[k] = 1
+            args = list(inputs)
+            args[i] = fwAD.make_dual(x.detach(), Tensor._wrap(device.asarray(
+                unit.reshape(x._array.shape))))
+            out = [_as_tuple(func(*args))[j] for j in keep][out_index]
+            tangent = fwAD.unpack_dual(out).tangent
+            rows.append(np.zeros(out._array.size) if tangent is None
+                        else _as_reals(to_host(tangent._array)))
+    n_out = [_as_tuple(func(*inputs))[j] for j in keep][out_index]._array.size
+    return np.array(rows).reshape(x._array.size, n_out)
+
+
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
-              nondet_tol=0.0, check_undefined_grad=True, fast_mode=False, **_ignored):
+              nondet_tol=0.0, check_undefined_grad=True, fast_mode=False,
+              check_backward_ad=True, check_forward_ad=False, **_ignored):
     """Check ``func``'s gradients against finite differences on float64 inputs.
 
     Returns True, or raises GradcheckError naming the output, the input index, the element
@@ -135,8 +159,14 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     outputs = [all_outs[j] for j in keep]
     try:
         for o_idx in range(len(outputs)):
-            analytic = _analytic_jacobian(outputs, o_idx, inputs, diff_idx)
-            for i in diff_idx:
+            modes = []
+            if check_backward_ad:
+                modes.append(("", _analytic_jacobian(outputs, o_idx, inputs, diff_idx)))
+            if check_forward_ad:
+                modes.append((" computed with forward mode",
+                              {i: _forward_jacobian(func, inputs, keep, o_idx, i)
+                               for i in diff_idx}))
+            for i, how, analytic in ((i, h, m) for h, m in modes for i in diff_idx):
                 # The finite differences run under no_grad: pick outputs by position.
                 numeric = _numerical_jacobian(lambda *a: [_as_tuple(func(*a))[j] for j in keep],
                                               inputs, o_idx, i, eps)
@@ -147,12 +177,12 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                     r, c = np.unravel_index(np.argmax(err), err.shape)
                     raise _mismatch(
                         o_idx, i, int(r), int(c), float(numeric[r, c]), float(a[r, c]),
-                        "Jacobian mismatch for output %d with respect to input %d,\n"
+                        "Jacobian%s mismatch for output %d with respect to input %d,\n"
                         "worst element: input element %d, output element %d:\n"
                         "numerical: %.10g\nanalytical: %.10g\n"
                         "(%d of %d entries differ; atol=%g, rtol=%g)\n"
                         "numerical jacobian:\n%s\nanalytical jacobian:\n%s"
-                        % (o_idx, i, r, c, numeric[r, c], a[r, c], int(bad.sum()), bad.size,
+                        % (how, o_idx, i, r, c, numeric[r, c], a[r, c], int(bad.sum()), bad.size,
                            atol, rtol, numeric, a))
     except GradcheckError:
         if raise_exception:

@@ -2,11 +2,16 @@
 import re
 import weakref
 
-from ..tensor import Tensor, _add_hook
+from typing import NamedTuple, Optional
+
+from .. import tensor as _tensor_mod
+from ..tensor import RemovableHandle, Tensor, _add_hook
 from .grad_mode import state as _state
 
 __all__ = ["Node", "AccumulateGrad", "FunctionCtx", "saved_tensors_hooks",
-           "save_on_cpu", "disable_saved_tensors_hooks"]
+           "save_on_cpu", "disable_saved_tensors_hooks", "register_multi_grad_hook",
+           "allow_mutation_on_saved_tensors", "GradientEdge", "get_gradient_edge",
+           "increment_version"]
 
 _FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
           "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -278,6 +283,8 @@ def _op_name(node):
 
 
 _pack_hooks: list = []
+_disabled_message: list = [None]     # set inside disable_saved_tensors_hooks
+_mutation_allowed = [False]          # inside allow_mutation_on_saved_tensors
 
 
 class saved_tensors_hooks:
@@ -288,6 +295,8 @@ class saved_tensors_hooks:
         self.unpack_hook = unpack_hook
 
     def __enter__(self):
+        if _disabled_message[0] is not None:
+            raise RuntimeError(_disabled_message[0])
         _pack_hooks.append((self.pack_hook, self.unpack_hook))
         return self
 
@@ -304,18 +313,140 @@ class save_on_cpu(saved_tensors_hooks):
 
 
 class disable_saved_tensors_hooks:
-    """Context manager under which registering saved-tensor hooks raises ``error_message``."""
+    """Context manager under which registering saved-tensor hooks raises ``error_message``
+    (entering it while such hooks are active raises it too, as torch)."""
 
     def __init__(self, error_message):
         self.error_message = error_message
 
     def __enter__(self):
-        self._prev = list(_pack_hooks)
-        _pack_hooks.clear()
+        self._prev = _disabled_message[0]
+        if _pack_hooks:
+            raise RuntimeError(self.error_message)
+        _disabled_message[0] = self.error_message
 
     def __exit__(self, *exc):
-        _pack_hooks[:] = self._prev
+        _disabled_message[0] = self._prev
         return False
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with disable_saved_tensors_hooks(self.error_message):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class _AllowMutationOnSavedContext:
+    """The state of an ``allow_mutation_on_saved_tensors`` block."""
+
+    def clear(self):
+        pass
+
+
+class allow_mutation_on_saved_tensors:
+    """Context manager under which tensors saved for backward may be changed in place: the
+    saved values are kept apart from the tensors (a copy at save time), so backward uses the
+    values as they were when saved."""
+
+    def __enter__(self):
+        if _mutation_allowed[0]:
+            raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        _mutation_allowed[0] = True
+        self._ctx = _AllowMutationOnSavedContext()
+        return self._ctx
+
+    def __exit__(self, *exc):
+        self._ctx.clear()
+        _mutation_allowed[0] = False
+        return False
+
+
+class GradientEdge(NamedTuple):
+    """Where a tensor's gradient is computed in the graph: ``(node, output_nr)``."""
+
+    node: Node
+    output_nr: int
+    ownership_token: Optional[Node] = None
+
+
+def get_gradient_edge(tensor):
+    """The ``GradientEdge`` at which ``tensor``'s gradient is computed."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    node = tensor.grad_fn
+    if node is None:
+        return GradientEdge(_accumulate_grad_of(tensor), 0)
+    return GradientEdge(node, tensor._output_nr)
+
+
+def increment_version(tensor):
+    """Bump the version counter of ``tensor`` (or each of an iterable of tensors), as an
+    in-place change ember did not see would."""
+    tensors = (tensor,) if isinstance(tensor, Tensor) else tensor
+    for t in tensors:
+        if not t._inference:
+            t._version_ref[0] += 1
+
+
+class _MultiHandle(RemovableHandle):
+    """The handle of a multi-grad hook: removes the hook from every tensor."""
+
+    def __init__(self, handles):
+        super().__init__({})
+        self.handles = handles
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+
+def _current_backward():
+    """The callback list of the running backward call (one per call, innermost last)."""
+    return _tensor_mod._engine._final_callbacks[-1]
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call ``fn`` once per backward pass over ``tensors``' gradients.
+
+    ``mode="all"``: ``fn(grads)`` with one entry per tensor (``None`` for a gradient not
+    computed by that pass), once the pass has computed those it computes. ``mode="any"``:
+    ``fn(grad)`` with the first of those gradients computed in the pass.
+    """
+    supported_modes = ("all", "any")
+    if mode not in supported_modes:
+        raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
+    tensors = list(tensors)
+    buffers = {}     # id of the running backward -> [grad or None per tensor]
+
+    def make_hook(idx):
+        def inner_hook(grad):
+            task = _current_backward()
+            key = id(task)
+            if mode == "any":
+                if key not in buffers:
+                    buffers[key] = True
+                    task.append(lambda: buffers.pop(key, None))
+                    fn(grad)
+                return None
+            buf = buffers.get(key)
+            if buf is None:
+                buf = buffers[key] = [None] * len(tensors)
+
+                def finish():
+                    grads = buffers.pop(key)
+                    fn(grads)
+                task.append(finish)
+            buf[idx] = grad
+            return None
+        return inner_hook
+
+    handles = [t.register_hook(make_hook(i)) for i, t in enumerate(tensors)
+               if t.requires_grad]
+    return _MultiHandle(handles)
 
 
 class _Packed:
@@ -348,11 +479,20 @@ def pack_saved(node, to_save):
         else:
             out_nr = None
             stored = t
+        if _mutation_allowed[0]:      # a copy the user's in-place changes cannot reach
+            if out_nr is None:
+                stored = t.detach().clone()
+                stored._requires_grad = t._requires_grad
+                stored._grad_fn = t._grad_fn
+                stored._output_nr = t._output_nr
+            else:
+                stored = Tensor._wrap(t._array.copy())
         if hooks is None:
-            entries.append((stored, t._version_ref[0], out_nr, None))
+            entries.append((stored, stored._version_ref[0], out_nr, None))
         else:
-            packed = _Packed(hooks[0](stored if out_nr is None else t.detach()), t._version_ref)
-            entries.append((packed, t._version_ref[0], out_nr, _unpacker(hooks[1])))
+            packed = _Packed(hooks[0](stored if out_nr is None else t.detach()),
+                             stored._version_ref)
+            entries.append((packed, stored._version_ref[0], out_nr, _unpacker(hooks[1])))
     node._saved = tuple(entries)
     node._to_save = None
 

@@ -23,7 +23,9 @@ from ._optim import CompiledStep
 from ._record import Recorder, user_frame
 
 __all__ = ["compile", "explain", "reset", "OptimizedModule", "config", "ExplainOutput",
-           "is_compiling", "disable"]
+           "is_compiling", "disable", "allow_in_graph", "assume_constant_result",
+           "is_dynamo_compiling", "is_exporting", "set_stance", "list_backends",
+           "substitute_in_graph", "cudagraph_mark_step_begin"]
 
 
 class _Config:
@@ -395,6 +397,8 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
 
     @functools.wraps(model)
     def wrapper(*args, **kwargs):
+        if _STANCE[0] == "force_eager":
+            return model(*args, **kwargs)
         fast = compiled.fast
         if fast is not None and not kwargs:
             out = fast(args)
@@ -418,6 +422,102 @@ def reset():
 def is_compiling():
     """False: a compiled function's Python runs only while recording, eagerly."""
     return False
+
+
+def is_dynamo_compiling():
+    """False: ember never traces Python bytecode (``torch.compiler.is_dynamo_compiling``)."""
+    return False
+
+
+def is_exporting():
+    """False: ember has no ``torch.export``."""
+    return False
+
+
+def allow_in_graph(fn):
+    """Mark ``fn`` (or each of a list of them) to be kept whole in the compiled graph; ember
+    records the ops ``fn`` runs either way, so ``fn`` is returned unchanged."""
+    if isinstance(fn, (list, tuple)):
+        return [allow_in_graph(x) for x in fn]
+    if not callable(fn):
+        raise AssertionError("allow_in_graph expects a callable")
+    return fn
+
+
+def assume_constant_result(fn):
+    """Mark ``fn``'s result as a constant for compilation (it is returned, marked)."""
+    fn._dynamo_marked_constant = True
+    return fn
+
+
+def substitute_in_graph(original_fn, *, can_constant_fold_through=False,
+                        skip_signature_check=False):
+    """Register a Python replacement of ``original_fn`` for tracing; ember runs the original,
+    so the decorated function is returned as is."""
+    return lambda fn: fn
+
+
+def cudagraph_mark_step_begin():
+    """Nothing to do: ember records no CUDA graphs."""
+
+
+# (name, tags) of the backends torch registers; ember accepts every name (one backend)
+_BACKENDS = {"eager": ("debug",), "eager_noexcept": ("debug",), "pre_dispatch_eager": ("debug",),
+             "eager_debug": ("debug",), "ts": ("debug",), "invoke_subgraph": ("debug",),
+             "aot_eager": ("debug",), "aot_eager_default_partitioner": ("debug",),
+             "aot_eager_decomp_partition": ("debug",),
+             "aot_eager_decomp_partition_with_mode": ("debug",),
+             "aot_eager_decomp_partition_crossref": ("debug",), "aot_ts": ("debug",),
+             "relu_compile_error_TESTING_ONLY": ("debug",),
+             "relu_runtime_error_TESTING_ONLY": ("debug",),
+             "relu_accuracy_error_TESTING_ONLY": ("debug",),
+             "non_leaf_compile_error_TESTING_ONLY": ("debug",), "cudagraphs": (),
+             "inductor": (), "openxla_eval": ("experimental",), "openxla": (), "tvm": (),
+             "dynamo_minifier_backend": ("debug",),
+             "dynamo_accuracy_minifier_backend": ("debug",)}
+
+
+def list_backends(exclude_tags=("debug", "experimental")):
+    """The backend names ``compile(backend=...)`` accepts, as torch lists them."""
+    exclude = set(exclude_tags or ())
+    return sorted(name for name, tags in _BACKENDS.items() if not exclude.intersection(tags))
+
+
+_STANCE = ["default"]
+
+
+class set_stance:
+    """Set how compiled functions behave: ``"default"`` (compile), ``"force_eager"`` (run
+    every compiled function eagerly), ``"eager_on_recompile"``, ``"fail_on_recompile"``, ...;
+    takes effect at once, and is undone when used with ``with`` or as a decorator."""
+
+    def __init__(self, stance="default", *, skip_guard_eval_unsafe=False, force_backend=None):
+        if force_backend is not None and stance != "default":
+            raise RuntimeError("non-default stance cannot have force_backend set")
+        self.stance = stance
+        self.force_backend = force_backend
+        self.prev = _STANCE[0]
+        _STANCE[0] = stance
+
+    def __enter__(self):
+        _STANCE[0] = self.stance
+
+    def __exit__(self, *exc):
+        _STANCE[0] = self.prev
+        return False
+
+    def __call__(self, fn):
+        _STANCE[0] = self.prev
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return fn(*args, **kwargs)
+        wrapper._dynamo_forbidden = True
+        return wrapper
+
+    def clone(self):
+        return self.__class__(self.stance, force_backend=self.force_backend)
 
 
 def disable(fn=None, recursive=True):

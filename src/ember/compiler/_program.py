@@ -718,7 +718,7 @@ class Program:
     def backward(self, node, grads):
         tape = node._saved
         if tape is None:
-            raise RuntimeError(_FREED % node.name())
+            raise RuntimeError(_FREED)
         if not _state.retain:
             # (the engine frees the graph after this call: freed now, the backward drops each
             # saved array after its last use, as eager frees node by node)

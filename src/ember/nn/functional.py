@@ -300,27 +300,34 @@ def threshold(input, threshold, value, inplace=False):
     return _act.threshold(input, threshold, value)
 
 
-def _softmax_dim(ndim):
+def _get_softmax_dim(name, ndim, stacklevel):
+    """torch's deprecated implicit ``dim`` (0 for 0-, 1- and 3-d input, else 1), with its
+    warning (``stacklevel`` counted from here, as torch's)."""
+    import warnings
+    warnings.warn("Implicit dimension choice for %s has been deprecated. Change the call to "
+                  "include dim=X as an argument." % name, stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim`` (stable)."""
     if dim is None:
-        dim = _softmax_dim(input.dim())
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
     return ops.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``x - logsumexp(x)`` along ``dim`` (stable)."""
     if dim is None:
-        dim = _softmax_dim(input.dim())
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return ops.log_softmax(input, dim, dtype=dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """``softmax(-x)``."""
-    return softmax(-input, dim, dtype=dtype)
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return ops.softmax(-input, dim, dtype=dtype)
 
 
 def _check_p(p):
@@ -705,10 +712,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     # (torch computes (1 - target).mul_(input)...: the loss takes the target's dtype)
-    _loss._cast_check(np.promote_types(t, input._array.dtype), t)
+    _loss._cast_check(_promote_np(t, input._array.dtype), t)
     if pos_weight is not None:      # (torch: log_sigmoid(input).mul_(pos_weight-based weight))
-        lw = np.promote_types(pos_weight._array.dtype, t)
-        _loss._cast_check(np.promote_types(input._array.dtype, lw), input._array.dtype)
+        lw = _promote_np(pos_weight._array.dtype, t)
+        _loss._cast_check(_promote_np(input._array.dtype, lw), input._array.dtype)
     if t.kind == "c" and is_grad_enabled() and any(
             a is not None and a.requires_grad for a in (input, target, weight, pos_weight)):
         raise RuntimeError("binary_cross_entropy_with_logits does not support automatic "
@@ -876,17 +883,20 @@ def _sdpa_check(query, key, value, attn_mask):
                            % (_c_name(attn_mask), _c_name(query)))
 
 
-def _flash_ok(query, key, value, mask, dropout_p):
+def _flash_ok(query, key, value, mask, dropout_p, enable_gqa=False):
     """Whether torch's CPU dispatcher picks its fused (flash) kernel for these inputs."""
     if query.dim() != 4 or key.dim() != 4 or value.dim() != 4 or dropout_p > 0.0:
         return False
-    if query._array.dtype.kind != "f" or query._array.dtype.itemsize < 2:
+    if _dt.kind(query._array.dtype) != "f" or query._array.dtype.itemsize < 2:
         return False
     if mask is not None and (mask.requires_grad and is_grad_enabled() or
                              mask.dim() not in (2, 4)):
         return False
     b, h, lq, e = query.shape
-    if key.shape[:2] != (b, h) or value.shape[:2] != (b, h):
+    hk, hv = key.shape[1], value.shape[1]
+    heads_ok = (hk == h and hv == h) or (enable_gqa and hk > 0 and hv > 0 and h % hk == 0
+                                          and h % hv == 0)
+    if key.shape[0] != b or value.shape[0] != b or not heads_ok:
         return False
     if not (key.shape[-1] == value.shape[-1] == e) or lq == 0 or key.shape[2] == 0:
         return False
@@ -898,6 +908,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                  is_causal=False, scale=None, enable_gqa=False):
     """``softmax(q @ k^T * scale + mask) @ v``; a boolean mask keeps the True positions."""
     _sdpa_check(query, key, value, attn_mask)
+    if enable_gqa and min(query.dim(), key.dim(), value.dim()) >= 3 and any(
+            t.shape[-3] and query.shape[-3] % t.shape[-3] for t in (key, value)):
+        raise RuntimeError("Number of heads in key and value must divide the number of heads "
+                           "in ")
     out_shape = tuple(query.shape[:-1]) + (value.shape[-1],)
     if value.numel() == 0 or math.prod(out_shape) == 0:
         # torch's early return for an empty value or result: zeros of the result's shape,
@@ -911,7 +925,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     e = query.shape[-1]
     if scale is None:
         scale = 1.0 / math.sqrt(e) if e else math.inf
-    if _flash_ok(query, key, value, mask, dropout_p) and not enable_gqa:
+    if _flash_ok(query, key, value, mask, dropout_p, enable_gqa):
         if is_causal and mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
                                "set when is_causal=True")
@@ -955,7 +969,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     if check_other and other_type is not None and mask.dtype != other_type:
         import warnings
         warnings.warn("Support for mismatched %s and %s is deprecated. Use same type for both "
-                      "instead." % (mask_name, other_name), stacklevel=3)
+                      "instead." % (mask_name, other_name), stacklevel=2)
     if not is_float:
         mask = ops.zeros_like(mask, dtype=target_type).masked_fill_(mask, float("-inf"))
     return mask
@@ -1384,12 +1398,17 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
                                                     ", ".join(map(str, normalized_shape)),
                                                     list(input.shape)))
     not_implemented_for(input._array, "rms_norm", "biu")
+    # NOTE: torch's composite: Half/BFloat16 computed in float32 (eps: float32's), the result
+    # (times weight, promoted) cast back to input's dtype
+    x = input.to(_dt.float32) if input.dtype in (_dt.float16, _dt.bfloat16) else input
     if eps is None:
-        eps = float(_dt.finfo(input.dtype).eps)
+        eps = float(_dt.finfo(x.dtype.to_real()).eps)
     axes = tuple(range(input.dim() - k, input.dim()))
-    rms = ops.pow(input, 2).mean(axes, keepdim=True)
-    out = input * ops.rsqrt(ops.arithmetic.AddScalar.apply(rms, eps))
-    return out if weight is None else out * weight
+    rms = ops.pow(x, 2).mean(axes, keepdim=True)
+    out = x * ops.rsqrt(ops.arithmetic.AddScalar.apply(rms, eps))
+    if weight is not None:
+        out = out * weight
+    return out if out.dtype == input.dtype else out.to(input.dtype)
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
@@ -1667,6 +1686,11 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduce(out_margin + out_self, reduction)
 
 
+def _promote_np(a, b):
+    """torch's promotion of two NumPy dtypes (NumPy has none for float16 with bfloat16)."""
+    return _dt.promote_types(_dt.from_numpy_dtype(a), _dt.from_numpy_dtype(b)).np
+
+
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-target * input))``."""
     if _ac_state.autocast:
@@ -1689,7 +1713,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
             raise RuntimeError("output with shape %s doesn't match the broadcast shape %s"
                                % (list(x.shape), list(full)))
         target_arr = xp_of(target).broadcast_to(target_arr, x.shape)
-    _loss._cast_check(np.promote_types(x.dtype, target_arr.dtype), x.dtype)
+    _loss._cast_check(_promote_np(x.dtype, target_arr.dtype), x.dtype)
     if x.dtype.kind in "iu":
         _loss._cast_check(_dt.get_default_dtype().np, x.dtype)
     _loss._complex_autograd_check(input, "soft_margin_loss")
@@ -1749,7 +1773,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     _, dim = _margin_frames(input, target, "multilabel")
     if input.numel() == 0:
         _loss._complex_autograd_check(input, "multilabel_margin_loss")
-        if input._array.dtype.kind != "f":
+        if input._array.dtype.kind != "f":    # (bfloat16 too: torch has no kernel for it)
             return _empty_margin_loss(input, target, reduction, target.dim() > 1)
         return _loss.MultilabelMarginLoss.apply(input, target, reduction)
     t = target._array
@@ -1777,7 +1801,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            % (dim, list(weight.shape)))
     if input.numel() == 0:
         _loss._complex_autograd_check(input, "multi_margin_loss")
-        if input._array.dtype.kind != "f":
+        if input._array.dtype.kind != "f":    # (bfloat16 too: torch has no kernel for it)
             return _empty_margin_loss(input, target, reduction, target.dim() > 0)
         return _loss.MultiMarginLoss.apply(input, target, p, margin, weight, reduction)
     name = _dt.scalar_type_name(input._array.dtype)
@@ -1905,7 +1929,7 @@ def _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_i
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got %s instead (while "
                            "checking arguments for embedding_bag)" % flat.type())
-    if weight._array.dtype.kind != "f":
+    if _dt.kind(weight._array.dtype) != "f":
         wt = weight.type() if weight._array.dtype.kind != "c" else \
             "CPU%sType" % _dt.scalar_type_name(weight._array.dtype)
         raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the "

@@ -664,9 +664,9 @@ _POINTWISE = {
                    "log_sigmoid_cpu", False),
     "hardsigmoid": ("HardsigmoidBackward0", _hardsigmoid, _hardsigmoid_grad, "hardsigmoid_cpu",
                     False),
-    "threshold": ("ThresholdBackward0", _threshold, _pass_where(lambda x, c: x <= c[0]),
+    "threshold": ("ThresholdBackward0", _threshold, _pass_where(lambda x, c: x <= float(c[0])),
                   "threshold_cpu", False),
-    "threshold_": ("ThresholdBackward1", _threshold, _pass_where(lambda x, c: x <= c[0]),
+    "threshold_": ("ThresholdBackward1", _threshold, _pass_where(lambda x, c: x <= float(c[0])),
                    "threshold_cpu", False),      # (the in-place form's node)
     "hardshrink": ("HardshrinkBackward0", _hardshrink, _shrink_grad, "hardshrink_cpu", False),
     "softshrink": ("SoftshrinkBackward0", _softshrink, _shrink_grad, "softshrink_check", False),

@@ -1214,8 +1214,12 @@ def _mod(op, a, b):
         _int_zero_check(aa, bb)
     xp = xp_of(a)
     with _quiet():
-        q = xp.fmod(aa, bb) if op == "fmod" else xp.remainder(aa, bb)
-    return Tensor._wrap(xp.asarray(q))
+        if op == "fmod" or aa.dtype.kind in "iub":
+            q = xp.fmod(aa, bb) if op == "fmod" else xp.remainder(aa, bb)
+        else:       # torch's float remainder: fmod, plus the divisor where the signs differ
+            q = xp.fmod(aa, bb)
+            q = xp.where((q != 0) & ((bb < 0) != (q < 0)), q + bb, q)
+    return Tensor._wrap(xp.asarray(q, dtype=aa.dtype) if hasattr(q, "dtype") else xp.asarray(q))
 
 
 class RemainderOfNumber(Function):
@@ -1388,10 +1392,12 @@ class Atan2(Function):
     def backward(ctx, grad_output):
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
-        r = grad_output / (a * a + b * b)
-        ga = sum_to(r * b, ctx._input_meta(0)[0]) if need[0] else None
+        denom = a * a + b * b
+        # torch's rule: a zero ``a**2 + b**2`` (the origin, or underflow) gives a zero slope.
+        recip = denom.reciprocal().masked_fill(denom == 0, 0)
+        ga = sum_to(grad_output * b * recip, ctx._input_meta(0)[0]) if need[0] else None
         # NOTE: torch negates ``input`` itself, which raises for a bool tensor.
-        gb = sum_to(r * -a, ctx._input_meta(1)[0]) if need[1] else None
+        gb = sum_to(grad_output * -a * recip, ctx._input_meta(1)[0]) if need[1] else None
         return ga, gb
 
 

@@ -23,9 +23,24 @@ def _probabilities(xp, q, k, mask, causal, scale):
     return xp.where(dead, 0, p).astype(q.dtype, copy=False)
 
 
+def _repeat_heads(xp, arr, heads):
+    """Key/value heads repeated to the query's head count (``repeat_interleave`` on dim 1)."""
+    return arr if arr.shape[1] == heads else xp.repeat(arr, heads // arr.shape[1], axis=1)
+
+
+def _sum_heads(grad, heads):
+    """The gradient of ``_repeat_heads``: the repeated heads' gradients summed per group."""
+    b, h = grad.shape[:2]
+    if h == heads:
+        return grad
+    return grad.reshape((b, heads, h // heads) + grad.shape[2:]).sum(2)
+
+
 class FlashAttentionCpu(Function):
     """``softmax(q k^T * scale + mask) v`` over 4-D ``(B, H, L, E)`` in one node (torch's CPU
-    flash kernel); ``mask`` is a raw float array (no gradient) or None."""
+    flash kernel); ``mask`` is a raw float array (no gradient) or None. ``key``/``value`` may
+    have fewer heads than ``query`` (grouped-query attention: query head ``i`` reads key head
+    ``i // (H // H_kv)``)."""
 
     node_name = "ScaledDotProductFlashAttentionForCpuBackward0"
     edge_args = (0, 1, 2)
@@ -33,10 +48,12 @@ class FlashAttentionCpu(Function):
     @staticmethod
     def forward(ctx, query, key, value, mask, causal, scale):
         xp = xp_of(query)
-        p = _probabilities(xp, query._array, key._array, mask, causal, scale)
+        k, v = _repeat_heads(xp, key._array, query.shape[1]), \
+            _repeat_heads(xp, value._array, query.shape[1])
+        p = _probabilities(xp, query._array, k, mask, causal, scale)
         ctx.scale = scale
         ctx.save_for_backward(query, key, value, Tensor._wrap(p))
-        out = xp.matmul(p, value._array).astype(query._array.dtype, copy=False)
+        out = xp.matmul(p, v).astype(query._array.dtype, copy=False)
         # NOTE: laid out as (B, L, H, E) in memory, as torch's kernel writes it (a later
         # permute(2, 0, 1, 3).reshape is then a view, as in torch's graph).
         out = xp.ascontiguousarray(xp.swapaxes(out, 1, 2))
@@ -47,13 +64,16 @@ class FlashAttentionCpu(Function):
     def backward(ctx, grad_output):
         query, key, value, p = ctx.saved_tensors
         xp = xp_of(query)
-        q, k, v, p = query._array, key._array, value._array, p._array
+        h = query.shape[1]
+        q, p = query._array, p._array
+        k, v = _repeat_heads(xp, key._array, h), _repeat_heads(xp, value._array, h)
         g = grad_output._array.astype(q.dtype, copy=False)
         dv = xp.matmul(xp.swapaxes(p, -1, -2), g)
         dp = xp.matmul(g, xp.swapaxes(v, -1, -2))
         ds = p * (dp - (dp * p).sum(-1, keepdims=True)) * q.dtype.type(ctx.scale)
         dq = xp.matmul(ds, k)
-        dk = xp.matmul(xp.swapaxes(ds, -1, -2), q)
+        dk = _sum_heads(xp.matmul(xp.swapaxes(ds, -1, -2), q), key.shape[1])
+        dv = _sum_heads(dv, value.shape[1])
         return (Tensor._wrap(dq.astype(q.dtype, copy=False)),
                 Tensor._wrap(dk.astype(q.dtype, copy=False)),
                 Tensor._wrap(dv.astype(q.dtype, copy=False)), None, None, None)

@@ -1,4 +1,6 @@
 """``_trilinear``: the bilinear form behind ``nn.functional.bilinear``."""
+import numpy as np
+
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import xp_of
@@ -18,8 +20,13 @@ class Trilinear(Function):
         xp = xp_of(x1)
         # NOTE: x1 and the weight first, then x2, as torch's _trilinear (which decides how
         # inf/NaN inputs propagate)
-        t = xp.einsum("bi,oij->boj", x1._array, weight._array)
-        return Tensor._wrap(xp.einsum("boj,bj->bo", t, x2._array))
+        a1, w, a2 = x1._array, weight._array, x2._array
+        low = a1.dtype if a1.dtype.kind == "V" else None     # (bfloat16: NumPy's einsum refuses)
+        if low is not None:
+            a1, w, a2 = a1.astype(np.float32), w.astype(np.float32), a2.astype(np.float32)
+        t = xp.einsum("bi,oij->boj", a1, w)
+        out = xp.einsum("boj,bj->bo", t, a2)
+        return Tensor._wrap(out if low is None else out.astype(low))
 
     @staticmethod
     def backward(ctx, grad_output):

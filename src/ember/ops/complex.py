@@ -260,7 +260,7 @@ def complex(real, imag, *, out=None):
 def polar(abs, angle, *, out=None):
     """The complex tensor ``abs * exp(1j * angle)``."""
     need_tensors("polar", abs, angle, ("abs", "angle"))
-    if abs._array.dtype.itemsize == 2 and abs._array.dtype == angle._array.dtype:
+    if abs._array.dtype == angle._array.dtype == _dt.float16.np:
         raise NotImplementedError("\"polar_cpu\" not implemented for '%s'"
                                   % _dt.scalar_type_name(abs._array.dtype))
     _same_float(abs, angle)

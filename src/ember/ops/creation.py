@@ -127,7 +127,7 @@ def _size(size, fn="empty"):
             if varargs and len(size) == 1:
                 raise TypeError("%s(): argument 'size' (position 1) must be tuple of ints, not "
                                 "%s" % (fn, kind))
-            if varargs:
+            if varargs or i > 0:
                 raise TypeError("%s(): argument 'size' failed to unpack the object at pos %d "
                                 "with error \"type must be tuple of ints,but got %s\""
                                 % (fn, i + 1, kind))

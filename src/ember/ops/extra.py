@@ -277,7 +277,7 @@ def ldexp(input, other):
 
 def frexp(input):
     """Mantissa in (-1, 1) and integer exponent with ``input == mantissa * 2 ** exponent``."""
-    if input._array.dtype.kind != "f":
+    if _dt.kind(input._array.dtype) != "f":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     return _rt_frexp(*Frexp.apply(input))
 
@@ -366,7 +366,7 @@ def nextafter(input, other):
     """The next float after ``input`` towards ``other``."""
     need_tensors("nextafter", input, other)
     aa, ba = binary_arrays("nextafter", input, other)
-    if aa.dtype.kind != "f":
+    if _dt.kind(aa.dtype) != "f":
         raise NotImplementedError("\"nextafter_cpu\" not implemented for '%s'"
                                   % _dt.from_numpy_dtype(aa.dtype)._legacy[:-6])
     return Nextafter.apply(input, other)
@@ -995,10 +995,11 @@ class _CumExt(Function):
         ufunc = xp.maximum if is_max else xp.minimum
         if x.dtype == np.bool_:
             ufunc = xp.logical_or if is_max else xp.logical_and
-        vals = ufunc.accumulate(x, axis=-1) if x.shape[-1] else x.copy()
+        with errstate(invalid="ignore"):     # (bfloat16's ufuncs warn on NaN)
+            vals = ufunc.accumulate(x, axis=-1) if x.shape[-1] else x.copy()
         pos = xp.broadcast_to(xp.arange(x.shape[-1], dtype=np.int64), x.shape)
         upd = x == vals
-        if x.dtype.kind == "f":
+        if _dt.kind(x.dtype) == "f":
             # NOTE: torch's loop: a NaN is taken once; after it nothing replaces it.
             prev = xp.concatenate([xp.zeros(x.shape[:-1] + (1,), dtype=bool),
                                    xp.isnan(vals[..., :-1])], -1)
@@ -1904,7 +1905,7 @@ def is_same_size(input, other):
 
 def is_signed(input):
     """Whether ``input``'s dtype is signed."""
-    return input._array.dtype.kind in "ifc"
+    return _dt.kind(input._array.dtype) in "ifc"
 
 
 def is_inference(input):
@@ -1916,8 +1917,8 @@ def can_cast(from_, to):
     """Whether torch's type promotion allows casting ``from_`` to ``to``."""
     f, t = _dt.to_dtype(from_), _dt.to_dtype(to)
     order = "biufc"
-    return order.index(f.np.kind if f.np.kind != "u" else "i") <= \
-        order.index(t.np.kind if t.np.kind != "u" else "i")
+    fk, tk = _dt.kind(f.np), _dt.kind(t.np)
+    return order.index(fk if fk != "u" else "i") <= order.index(tk if tk != "u" else "i")
 
 
 def apply_(input, callable):

@@ -236,6 +236,8 @@ class LinalgVectorNorm(Function):
                 out = a.sum(axis=dims, keepdims=keepdim)
             elif ord == 2:
                 out = xp.sqrt((a * a).sum(axis=dims, keepdims=keepdim))
+            elif any(a.shape[d] == 0 for d in dims):
+                out = xp.zeros(_reduced(a.shape, dims, keepdim), a.dtype)   # (even a nan ord)
             else:
                 out = (a ** ord).sum(axis=dims, keepdims=keepdim) ** (1.0 / ord)
         ctx.ord, ctx.dims, ctx.keepdim = ord, dims, keepdim

@@ -49,7 +49,7 @@ def _coefficients(target, shape, dtype, weight, ignore_index, reduction, label_s
     c = shape[1]
     w = xp.ones(c, dtype=dtype) if weight is None else weight.astype(dtype, copy=False)
     wshape = (1, c) + (1,) * (len(shape) - 2)
-    if target.dtype.kind == "f":
+    if _dt.kind(target.dtype) == "f":
         t = target.astype(dtype, copy=False)
         if label_smoothing > 0:
             t = t * (1 - label_smoothing) + label_smoothing / c
@@ -133,11 +133,11 @@ class CrossEntropy(Function):
             # NOTE: 0 - x, not -x: ignored targets and empty sums give +0.0, as torch; its
             # probability-target loss is -x (-0.0 there).
             loss = prod.sum(axis=1) if reduction == "none" else prod.sum()
-            loss = -loss if target._array.dtype.kind == "f" else 0 - loss
+            loss = -loss if _dt.kind(target._array.dtype) == "f" else 0 - loss
             if empty:
                 loss = float("nan")
         ctx.reduction, ctx.smoothing, ctx.logits = reduction, label_smoothing, logits
-        if x.ndim == 4 and target._array.dtype.kind != "f":
+        if x.ndim == 4 and _dt.kind(target._array.dtype) != "f":
             ctx.set_node_name("NllLoss2DBackward0")
         out = _finish(ctx, loss, logp, x, logits)
         ctx.save_for_backward(out[1] if logits else input, Tensor._wrap(a), target, weight)
@@ -538,6 +538,15 @@ def _lse(xp, *arrays):
         return xp.log(xp.exp(stacked - safe).sum(0)) + safe
 
 
+def _lse_step(xp, acc, new):
+    """torch's running ``acc log+= new``: ``new`` itself where ``acc`` is -inf; else the
+    log-sum-exp about ``std::max(acc, new)`` (a NaN ``acc`` stays the maximum)."""
+    m = xp.where(acc < new, new, acc)
+    with errstate(over="ignore", invalid="ignore"):
+        both = xp.log(xp.exp(acc - m) + xp.exp(new - m)) + m
+    return xp.where(acc == -xp.inf, new, both)
+
+
 def _ctc_labels(xp, targets, in_lens, tgt_lens, blank):
     """The blank-extended labels (N, 2 L + 1) and the skip mask of each position."""
     n = len(tgt_lens)
@@ -586,12 +595,16 @@ class CtcLoss(Function):
             s1 = xp.concatenate([xp.full((n, 1), neg), prev[:, :-1]], 1)
             s2 = xp.concatenate([xp.full((n, 2), neg), prev[:, :-2]], 1)[:, :width]
             s2 = xp.where(skip, s2, neg)
-            alpha[t] = _lse(xp, prev, s1, s2) + lpe[t]
+            with errstate(invalid="ignore"):
+                alpha[t] = _lse(xp, prev, s1, s2) + lpe[t]
         last = xp.asarray([il - 1 for il in in_lens])
         end = xp.asarray([2 * tl for tl in tgt_lens])
         a_end = alpha[last, xp.arange(n), end]
-        a_pre = xp.where(end > 0, alpha[last, xp.arange(n), xp.maximum(end - 1, 0)], neg)
-        nll = -_lse(xp, a_end, a_pre)
+        a_pre = alpha[last, xp.arange(n), xp.maximum(end - 1, 0)]
+        # torch: an empty target ends at the blank alone; an empty input has likelihood 1
+        # for an empty target, else 0
+        nll = xp.where(end > 0, -_lse(xp, a_end, a_pre), -a_end)
+        nll = xp.where(last < 0, xp.where(end > 0, xp.inf, -0.0), nll)
         ctx.conf = (in_lens, tgt_lens, zero_infinity)
         ctx.save_for_backward(log_probs, Tensor._wrap(alpha), Tensor._wrap(nll),
                               Tensor._wrap(ext), Tensor._wrap(skip))
@@ -622,31 +635,41 @@ class CtcLoss(Function):
             s1 = xp.concatenate([nxt[:, 1:], xp.full((n, 1), neg)], 1)
             s2 = xp.concatenate([nxt[:, 2:], xp.full((n, 2), neg)], 1)[:, :width]
             s2 = xp.where(skip_next, s2, neg)
-            rec = _lse(xp, nxt, s1, s2) + lpe[t]
+            with errstate(invalid="ignore"):
+                rec = _lse(xp, nxt, s1, s2) + lpe[t]
             at_end = (t == in_arr - 1)[:, None]
             cur = xp.where(at_end, xp.where(init, lpe[t], neg), rec)
-            cur = xp.where((t < in_arr)[:, None], cur, neg)
+            cur = xp.where((t < in_arr)[:, None] & (pos <= end[:, None]), cur, neg)
             beta[t] = cur
             nxt = cur
-        ab = alpha + beta                                         # (T, N, S')
+        with errstate(invalid="ignore"):
+            ab = alpha + beta                                     # (T, N, S')
         lcab = xp.full((steps, n, classes), neg)
-        for s in range(width):
+        cols = xp.arange(n)
+        # frames before each last one: torch's kernel adds in each position s <= 2 L from
+        # the top, one pairwise log-sum-exp at a time (a first term is taken as it is)
+        inner = xp.arange(steps)[:, None] < (in_arr - 1)[None, :]
+        for s in range(width - 1, -1, -1):
             idx = ext[:, s]
-            cur = lcab[:, xp.arange(n), idx]
-            lcab[:, xp.arange(n), idx] = _lse(xp, cur, ab[:, :, s])
+            cur = lcab[:, cols, idx]
+            new = ab[:, :, s]
+            use = inner & (s <= end)[None, :]
+            lcab[:, cols, idx] = xp.where(use, _lse_step(xp, cur, new), cur)
         for b in range(n):
-            # NOTE: torch's last frame assigns the last label's term (it assumes that label is
-            # not the blank): with a blank there, the blank's end term is dropped, as torch.
+            # torch's last frame: the blank's end term, then the last label's (replacing the
+            # blank's when that label is the blank); every other class stays -inf
             tl, il = tgt_lens[b], in_lens[b]
-            if il > 0 and tl > 0 and int(ext[b, 2 * tl - 1]) == int(ext[b, 0]):
-                lcab[il - 1, b, ext[b, 0]] = ab[il - 1, b, 2 * tl - 1]
+            if il > 0:
+                lcab[il - 1, b, ext[b, 0]] = ab[il - 1, b, 2 * tl]
+                if tl > 0:
+                    lcab[il - 1, b, ext[b, 2 * tl - 1]] = ab[il - 1, b, 2 * tl - 1]
         with errstate(over="ignore", invalid="ignore"):
             grad = xp.exp(lp) - xp.exp(lcab + nll[None, :, None] - lp)
+            grad = grad * grad_output._array.astype(xp.float64)[None, :, None]
         valid = (xp.arange(steps)[:, None] < in_arr[None, :])[:, :, None]
         grad = xp.where(valid, grad, 0.0)
         if zero_infinity:
-            grad = xp.where(xp.isinf(nll)[None, :, None], 0.0, grad)
-        grad = grad * grad_output._array.astype(xp.float64)[None, :, None]
+            grad = xp.where((nll == xp.inf)[None, :, None], 0.0, grad)
         return (Tensor._wrap(grad.astype(log_probs._array.dtype)), None, None, None, None,
                 None)
 

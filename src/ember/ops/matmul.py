@@ -14,7 +14,7 @@ from ._out import _RESIZE_MSG
 from ._inplace import _KIND_RANK
 from ._util import (R_TO_C_MSG, binary_arrays, check_real_grad, mm2d, not_implemented_for,
                     sum_to, wrap_dim, xp_of)
-from ..dtypes import from_numpy_dtype, get_default_dtype, scalar_type_name as _tname
+from ..dtypes import from_numpy_dtype, get_default_dtype, kind as _kind, scalar_type_name as _tname
 from .shape import (Clone, Expand, Reshape, Squeeze, T, Transpose, Unsqueeze, reshape,
                     view_strides)
 
@@ -172,7 +172,7 @@ def _differentiable(out, *inputs):
 def _check_grad_dtype(dtype, ctx, i):
     """torch's engine check of a gradient of ``dtype`` for input ``i``: a real input takes no
     complex one, a complex input a floating or complex one."""
-    if dtype.kind != "f" and (dtype.kind == "c") != (ctx._input_meta(i)[1].kind == "c"):
+    if _kind(dtype) != "f" and (dtype.kind == "c") != (ctx._input_meta(i)[1].kind == "c"):
         raise RuntimeError(R_TO_C_MSG)
 
 

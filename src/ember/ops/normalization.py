@@ -225,10 +225,16 @@ class Norm(Function):
                 invstd = invstd.masked_fill(var == 0, 0.0)     # (torch's InvStd rule)
             xhat = xc * invstd
         else:
-            xhat = (xs - mean) * invstd
+            xc = xs - mean
+            xhat = xc * invstd
         g = grad_output
         gx = gw = gb = None
-        if ctx.needs_input_grad[1] and ctx.affine[0]:
+        if ctx.needs_input_grad[1] and ctx.affine[0] and ctx.bn:
+            # (torch's batch norm: the dot product of the centred input and the gradient,
+            # times invstd, which decides the sign of an infinite invstd's result)
+            gw = (sum_to_size(g * xc.reshape(input.shape), pshape) * invstd).reshape(
+                weight.shape)
+        elif ctx.needs_input_grad[1] and ctx.affine[0]:
             gw = sum_to_size(g * xhat.reshape(input.shape), pshape).reshape(weight.shape)
         if ctx.needs_input_grad[2] and ctx.affine[1]:
             gb = sum_to_size(g, pshape).reshape(bias.shape)
@@ -343,10 +349,15 @@ def _strided(x):
     return True
 
 
-def check_stats_dtype(input):
+def check_stats_dtype(input, *params):
     """torch's CPU batch statistics in training: a strided input's mean (``at::mean``) comes
-    first and rejects a non-floating, non-complex dtype."""
+    first and rejects a non-floating, non-complex dtype, unless the first defined of
+    ``params`` (weight, bias, running mean and var) has another dtype (then the kernel's
+    NotImplementedError comes first)."""
     x = input._array
+    first = next((p for p in params if p is not None), None)
+    if first is not None and first._array.dtype != x.dtype:
+        return
     if x.dtype.kind in "biu" and _strided(x):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            "floating point or complex dtype. Got: %s"
@@ -376,7 +387,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         return batch_norm_cxx(input, weight, bias, running_mean, running_var, training,
                               momentum, eps)
     if training:
-        check_stats_dtype(input)
+        check_stats_dtype(input, weight, bias, running_mean, running_var)
+        if (running_mean is None) != (running_var is None):
+            raise ValueError("running_mean and running_var must either both be None or neither "
+                             "be None")
     shape = (1, c) + (1,) * (x.ndim - 2)
     deferred = None
     if not training and not x.flags.c_contiguous and weight is None and bias is None:

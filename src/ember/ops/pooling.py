@@ -1010,8 +1010,9 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                                     ceil_mode)
     if divisor_override is not None and not divisor_override:
         raise RuntimeError("divisor must be not zero")
-    if input._array.dtype == np.float16:
-        raise NotImplementedError("\"avg_pool3d_out_frame\" not implemented for 'Half'")
+    if input._array.dtype.itemsize == 2 and _dt.kind(input._array.dtype) == "f":
+        raise NotImplementedError("\"avg_pool3d_out_frame\" not implemented for '%s'"
+                                  % _dt.scalar_type_name(input._array.dtype))
     if input._array.dtype != np.int64:
         not_implemented_for(input._array, "avg_pool3d_out_frame", "biuc")
     not_implemented_for(input._array, "avg_pool3d_out_frame", "bc")

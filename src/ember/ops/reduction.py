@@ -113,8 +113,8 @@ class Mean(Function):
                                % ("Input" if dtype is None else "Optional",
                                   _dt.scalar_type_name(arr.dtype)))
         with errstate(invalid="ignore", divide="ignore"):
-            if _low(arr):    # (the float32 sum rounded, then divided)
-                s = arr.astype(np.float32).sum().astype(arr.dtype).astype(np.float32)
+            if _low(arr):    # (the float32 sum divided, then rounded)
+                s = arr.astype(np.float32).sum()
                 return Tensor._wrap(xp_of(a).asarray(s / np.float32(arr.size)).astype(arr.dtype))
             return Tensor._wrap(arr.sum(dtype=arr.dtype) / arr.dtype.type(arr.size))
 
@@ -141,9 +141,8 @@ class MeanDim(Function):
         for d in dims:
             n *= arr.shape[d]
         with errstate(invalid="ignore", divide="ignore"):
-            if _low(arr):    # (the float32 sum rounded, then divided)
-                s = arr.astype(np.float32).sum(axis=dims, keepdims=keepdim)
-                s = s.astype(arr.dtype).astype(np.float32) / np.float32(n)
+            if _low(arr):    # (the float32 sum divided, then rounded)
+                s = arr.astype(np.float32).sum(axis=dims, keepdims=keepdim) / np.float32(n)
                 return Tensor._wrap(xp_of(a).asarray(s).astype(arr.dtype))
             return Tensor._wrap(arr.sum(axis=dims, keepdims=keepdim, dtype=arr.dtype)
                                 / arr.dtype.type(n))
@@ -218,7 +217,7 @@ def _grad_dtype(input, dtype):
     if dtype is None:
         return None
     d = _dt.to_dtype(dtype)
-    if d.np.kind not in "fc" and input._requires_grad and _grad_state.enabled:
+    if _dt.kind(d.np) not in "fc" and input._requires_grad and _grad_state.enabled:
         raise RuntimeError("Autograd not support dtype: %s" % _dt.scalar_type_name(d.np))
     return d
 
@@ -251,7 +250,7 @@ def _dims_or_all(dim, ndim, op):
 
 
 def _float_only(op, arr):
-    if arr.dtype.kind not in "fc":
+    if _dt.kind(arr.dtype) not in "fc":
         raise RuntimeError("%s(): input dtype should be either floating point or complex. Got %s "
                            "instead." % (op, _dt.scalar_type_name(arr.dtype)))
 
@@ -266,7 +265,7 @@ def _argmin_kernel(arr, dim):
 
 def _first_nan(arr, dim, idx):
     """Point ``idx`` at the first nan of every slice that holds one (nan wins, as torch)."""
-    if arr.dtype.kind == "f":
+    if _dt.kind(arr.dtype) == "f":
         xp = get_array_module(arr)
         nan = xp.isnan(arr)
         has = nan.any(axis=dim, keepdims=True)
@@ -275,16 +274,21 @@ def _first_nan(arr, dim, idx):
     return idx
 
 
+def _sortable(arr):
+    """``arr`` as NumPy sorts it with NaN last (ml_dtypes' bfloat16 sort does not: float32)."""
+    return arr.astype(np.float32) if arr.dtype.kind == "V" else arr
+
+
 def _median_kernel(arr, dim):
-    order = get_array_module(arr).argsort(arr, axis=dim, kind="stable")
+    order = get_array_module(arr).argsort(_sortable(arr), axis=dim, kind="stable")
     k = (arr.shape[dim] - 1) // 2
     return _first_nan(arr, dim, _along(order, dim, k, k + 1))
 
 
 def _nanmedian_kernel(arr, dim):
     xp = get_array_module(arr)
-    order = xp.argsort(arr, axis=dim, kind="stable")
-    n_valid = (~xp.isnan(arr)).sum(axis=dim, keepdims=True) if arr.dtype.kind == "f" else \
+    order = xp.argsort(_sortable(arr), axis=dim, kind="stable")
+    n_valid = (~xp.isnan(arr)).sum(axis=dim, keepdims=True) if _dt.kind(arr.dtype) == "f" else \
         xp.full(_keep_shape(arr.shape, (dim,)), arr.shape[dim])
     k = xp.maximum(n_valid - 1, 0) // 2
     return xp.take_along_axis(order, k, axis=dim)
@@ -306,14 +310,14 @@ def _mode_kernel(arr, dim):
     if n > 16:   # ... in the order std::sort leaves the rows where the value repeats
         value = xp.take_along_axis(rows, idx, axis=-1)
         redo = xp.take_along_axis(counts, best, axis=-1) > 1
-        if value.dtype.kind in "fc":
+        if _dt.kind(value.dtype) in "fc":
             redo &= ~xp.isnan(value)
         todo = xp.flatnonzero(redo).tolist()
         if todo:
             bests = best.reshape(-1).tolist()
             for i in todo:
                 idx[i, 0] = _last_after_std_sort(ranks[i].tolist(), bests[i])
-    if rows.dtype.kind == "f" and r and n:
+    if _dt.kind(rows.dtype) == "f" and r and n:
         # NOTE: a nan breaks std::sort's ordering and never equals its neighbour: those rows
         # are replayed on the values themselves
         for i in xp.flatnonzero(xp.isnan(rows).any(axis=-1)).tolist():
@@ -401,7 +405,7 @@ def _evenly(grad_output, a, out, dims, keepdim, nan_ties=True):
     arr = a._array
     xp = get_array_module(arr)
     mask = arr == res
-    if nan_ties and arr.dtype.kind == "f":
+    if nan_ties and _dt.kind(arr.dtype) == "f":
         mask |= xp.isnan(arr) & xp.isnan(res)
     count = mask.sum(axis=dims, keepdims=True) if dims else mask.astype(np.int64)
     g = _expand_back(grad_output, shape, dims, keepdim)
@@ -424,19 +428,19 @@ def _min_all(arr, axis, keepdims):
 def _lower_median(arr, axis, keepdims):
     xp = get_array_module(arr)
     flat = arr.reshape(-1)
-    if flat.size == 0 or flat.dtype.kind == "f" and xp.isnan(flat).any():
+    if flat.size == 0 or _dt.kind(flat.dtype) == "f" and xp.isnan(flat).any():
         return xp.full((), np.nan, dtype=arr.dtype)
-    return xp.sort(flat)[(flat.size - 1) // 2]
+    return flat[xp.argsort(_sortable(flat), kind="stable")[(flat.size - 1) // 2]]
 
 
 def _lower_nanmedian(arr, axis, keepdims):
     xp = get_array_module(arr)
     flat = arr.reshape(-1)
-    if flat.dtype.kind == "f":
+    if _dt.kind(flat.dtype) == "f":
         flat = flat[~xp.isnan(flat)]
     if flat.size == 0:
         return xp.full((), np.nan, dtype=arr.dtype)
-    return xp.sort(flat)[(flat.size - 1) // 2]
+    return flat[xp.argsort(_sortable(flat), kind="stable")[(flat.size - 1) // 2]]
 
 
 # the reductions over ``dims`` whose ties share the gradient:
@@ -735,10 +739,11 @@ class Var(Function):
     node_name = "VarBackward0"
 
     @staticmethod
-    def forward(ctx, a, dims, correction, keepdim):
+    def forward(ctx, a, dims, correction, keepdim, whole=False):
         arr = a._array
         if arr.dtype.kind not in "fcV":
             raise RuntimeError("std and var only support floating point and complex dtypes")
+        ctx.whole = whole or arr.ndim == 0
         low = arr.dtype if _low(arr) else None
         if low is not None:    # (computed in float32, rounded back)
             arr = arr.astype(np.float32)
@@ -749,20 +754,35 @@ class Var(Function):
         with errstate(invalid="ignore", divide="ignore"):
             dev = arr - arr.sum(axis=dims, keepdims=True) / arr.dtype.type(n)
             denom = arr.dtype.type(_b.max(0, n - correction))
-            sq = (dev.real * dev.real + dev.imag * dev.imag) if arr.dtype.kind == "c" \
-                else dev * dev
-            out = sq.sum(axis=dims, keepdims=keepdim) / denom.real
+            if arr.dtype.kind == "c":   # (torch: the real and imaginary parts' variances added)
+                out = ((dev.real * dev.real).sum(axis=dims, keepdims=keepdim) / denom.real
+                       + (dev.imag * dev.imag).sum(axis=dims, keepdims=keepdim) / denom.real)
+            else:
+                out = (dev * dev).sum(axis=dims, keepdims=keepdim) / denom.real
         ctx.save_for_backward(a)
         return Tensor._wrap(xp_of(a).asarray(out, dtype=low or out.real.dtype))
 
     @staticmethod
     def backward(ctx, grad_output):
         a, = ctx.saved_tensors
-        return _var_backward(ctx, grad_output, a), None, None, None
+        return _var_backward(ctx, grad_output, a), None, None, None, None
 
 
 def _var_backward(ctx, grad_output, a):
     g = _expand_back(grad_output, a._array.shape, ctx.dims, ctx.keepdim)
+    if ctx.whole and ctx.denom <= 0:
+        # NOTE: torch's rule for a variance over every element without degrees of freedom:
+        # the gradient times inf where the element differs from the mean (nan where equal),
+        # a constant in the input.
+        arr = a._array
+        xp = xp_of(a)
+        with errstate(invalid="ignore", over="ignore"):
+            if arr.dtype.kind == "c":     # (a complex division: an infinity's NaN part)
+                m = arr.sum() / xp.asarray(_b.max(arr.size, 1), dtype=arr.dtype)
+            else:
+                m = mean(a.detach())._array
+            k = xp.where(arr != m, np.inf, np.nan).astype(arr.real.dtype)
+        return (g * Tensor._wrap(k)).to(a.dtype)
     scale = 2.0 / ctx.denom if ctx.denom else float("inf")
     return g * scale * (a - mean(a, ctx.dims, keepdim=True))
 
@@ -771,8 +791,8 @@ class Std(Function):
     node_name = "StdBackward0"
 
     @staticmethod
-    def forward(ctx, a, dims, correction, keepdim):
-        v = Var.forward(ctx, a, dims, correction, keepdim)
+    def forward(ctx, a, dims, correction, keepdim, whole=False):
+        v = Var.forward(ctx, a, dims, correction, keepdim, whole)
         va = v._array
         out = Tensor._wrap(xp_of(v).sqrt(va.astype(np.float32)).astype(va.dtype) if _low(va)
                            else xp_of(v).sqrt(va))
@@ -782,7 +802,8 @@ class Std(Function):
     @staticmethod
     def backward(ctx, grad_output):
         a, out = ctx.saved_tensors
-        return _var_backward(ctx, _std_to_var_grad(grad_output, out), a), None, None, None
+        return (_var_backward(ctx, _std_to_var_grad(grad_output, out), a), None, None, None,
+                None)
 
 
 def _std_to_var_grad(grad_output, out):
@@ -808,7 +829,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     _float_or_complex("std and var", input)
     dims = _dims_or_all(dim, input._array.ndim, "var")
     _dof_warning(input, dims, c)
-    return Var.apply(input, dims, c, keepdim)
+    return Var.apply(input, dims, c, keepdim, dim is None)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
@@ -817,7 +838,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     _float_or_complex("std and var", input)
     dims = _dims_or_all(dim, input._array.ndim, "std")
     _dof_warning(input, dims, c, "std")
-    return Std.apply(input, dims, c, keepdim)
+    return Std.apply(input, dims, c, keepdim, dim is None)
 
 
 def _float_or_complex(op, input):
@@ -832,11 +853,11 @@ class VarMean(Function):
     node_name = "VarMeanBackward0"
 
     @staticmethod
-    def forward(ctx, a, dims, correction, keepdim, std):
+    def forward(ctx, a, dims, correction, keepdim, std, whole=False):
         if std:
             ctx.set_node_name("StdMeanBackward0")
         ctx.std = std
-        v = (Std if std else Var).forward(ctx, a, dims, correction, keepdim)
+        v = (Std if std else Var).forward(ctx, a, dims, correction, keepdim, whole)
         m = MeanDim.forward(ctx, a, dims, keepdim, None)._array
         arr = a._array
         if arr.size and not bool(xp_of(a).isfinite(arr).all()):
@@ -866,7 +887,7 @@ class VarMean(Function):
             n = _prod(shape[d] for d in ctx.dims)
             gm = _expand_back(grad_mean / n if n else grad_mean, shape, ctx.dims, ctx.keepdim)
             g = gm if g is None else g + gm
-        return g, None, None, None, None
+        return g, None, None, None, None, None
 
 
 def _welford_mean(arr, mean, dims, keepdim):
@@ -885,7 +906,7 @@ def _var_mean(op, input, dim, unbiased, keepdim, correction):
     _float_or_complex(op, input)
     dims = _dims_or_all(dim, input._array.ndim, op)
     _dof_warning(input, dims, c, op, 4)
-    return VarMean.apply(input, dims, c, keepdim, op == "std_mean")
+    return VarMean.apply(input, dims, c, keepdim, op == "std_mean", dim is None)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -972,6 +993,10 @@ class VectorNorm(Function):
                                        "empty tensor because the operation does not have an "
                                        "identity" % p)
                 out = (x.max if p > 0 else x.min)(axis=dims, keepdims=keepdim)
+            elif _b.any(arr.shape[d] == 0 for d in dims):     # (0, even for a nan p)
+                out = xp.zeros(_keep_shape(arr.shape, dims) if keepdim else
+                               tuple(s for i, s in enumerate(arr.shape) if i not in dims),
+                               x.dtype)
             else:
                 out = (x ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
         out = Tensor._wrap(xp.asarray(out).astype(out_dtype))   # (real for a complex input)

@@ -9,6 +9,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
 from ..backend import backend_of
+from ..backend import quiet as _quiet
 from ..tensor import Tensor
 from ._index import IndexPut, dtype_name as _tname
 from ._inplace import inplace
@@ -438,6 +439,10 @@ def _index_1d(op, index, input, size, dim=0):
                 bad = int(idx.max()) if int(idx.max()) >= size else int(idx.min())
                 raise RuntimeError("INDICES element is out of DATA bounds, id=%d axis_dim=%d"
                                    % (bad, size))
+            if op == "index_select" and dim == 1 and input._array.ndim > 1:
+                wrong = (idx < 0) | (idx >= size)      # (torch's dim-1 kernel: the first one)
+                raise RuntimeError("INDICES element is out of DATA bounds, id=%d axis_dim=%d"
+                                   % (int(idx[int(wrong.argmax())]), size))
             if not (op == "index_add" and empty):
                 raise IndexError("index out of range in self")
         return Tensor._wrap(idx.astype(np.int64, copy=False))
@@ -474,9 +479,9 @@ class IndexSelect(Function):
     edge_args = (0,)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
-    def forward(ctx, a, dim, index):
+    def forward(ctx, a, dim, index, long_index):
         arr = a._array
-        ctx.dim = dim
+        ctx.dim, ctx.long_index = dim, long_index
         ctx.save_for_backward(index)
         if arr.ndim == 0:
             if index._array.size != 1:
@@ -490,15 +495,27 @@ class IndexSelect(Function):
         index, = ctx.saved_tensors
         shape, dtype = ctx._input_meta(0)
         zeros = Tensor._wrap(xp_of(grad_output).zeros(shape, dtype))
-        return IndexAdd.apply(zeros, ctx.dim, index, grad_output, 1), None, None
+        plain = _plain_index_add(len(shape), ctx.long_index, ctx.dim)
+        return IndexAdd.apply(zeros, ctx.dim, index, grad_output, 1, plain), None, None, None
 
 
 def index_select(input, dim, index, *, out=None):
     """The entries at ``index`` (1-D int tensor) along ``dim``."""
     n = input._array.ndim
     d = _dim("index_select", dim, n)
-    idx = _index_1d("index_select", index, input, input._array.shape[d] if n else 1)
-    return IndexSelect.apply(input, d, idx)
+    idx = _index_1d("index_select", index, input, input._array.shape[d] if n else 1, d)
+    return IndexSelect.apply(input, d, idx, _long_index(index))
+
+
+def _long_index(index):
+    """Whether torch sees ``index`` as an int64 tensor (a sequence becomes one)."""
+    return not isinstance(index, Tensor) or index._array.dtype == np.int64
+
+
+def _plain_index_add(ndim, long_index, dim):
+    """Whether torch's index_add takes its int64-index path (first or last dim of a tensor
+    of 2+ dims), which adds ``source`` as it is when ``alpha`` is 1."""
+    return ndim > 1 and long_index and dim in (0, ndim - 1)
 
 
 def _dim_index(dim, index):
@@ -566,11 +583,14 @@ class IndexAdd(Function):
     edge_args = (0, 3)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
-    def forward(ctx, a, dim, index, source, alpha):
+    def forward(ctx, a, dim, index, source, alpha, plain):
         out = a._array.copy()
         src = source._array
-        if alpha != 1:
-            src = src * alpha
+        if alpha != 1 or (src.dtype.kind == "c" and not plain):
+            # NOTE: torch's kernel adds ``alpha * source`` (1 + 0j times an infinite part makes
+            # a NaN) even for alpha 1, except in its int64-index path (``plain``)
+            with _quiet():
+                src = src * (complex(alpha) if src.dtype.kind == "c" else alpha)
         view = out if out.ndim else out.reshape(1)
         if out.size:
             backend_of(out).scatter_add(view, _dim_index(dim, index), src.reshape(
@@ -587,7 +607,7 @@ class IndexAdd(Function):
             gs = reshape(index_select(grad_output, ctx.dim, index), ctx._input_meta(3)[0])
             if ctx.alpha != 1:
                 gs = gs * ctx.alpha
-        return grad_output, None, None, gs, None
+        return grad_output, None, None, gs, None, None
 
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
@@ -598,7 +618,8 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         raise RuntimeError("index_add_(): self (%s) and source (%s) must have the same scalar "
                            "type" % (_tname(input._array.dtype), _tname(source._array.dtype)))
     _index_add_check(input, d, idx, source)
-    return IndexAdd.apply(input, d, idx, source, alpha)
+    plain = _plain_index_add(input._array.ndim, _long_index(index), d)
+    return IndexAdd.apply(input, d, idx, source, alpha, plain)
 
 
 class IndexCopy(Function):

@@ -38,6 +38,8 @@ def _view_of(a, arr, op=None, *args):
     view's grad_fn after an in-place change of the base (``refresh_view``)."""
     out = Tensor._wrap(arr)
     out._version_ref = a._version_ref
+    if a._inference:
+        out._inference = True
     base = a._base
     out._base = a if base is None else base
     if a._requires_grad:
@@ -1238,6 +1240,8 @@ class Roll(Function):
         ctx.args = (shifts, dims)
         if dims is None:
             return Tensor._wrap(xp_of(a).roll(a._array, shifts[0]))
+        if not a._array.size:
+            return Tensor._wrap(a._array.copy())    # (torch checks no dim of an empty tensor)
         return Tensor._wrap(xp_of(a).roll(a._array, shifts, dims))
 
     @staticmethod
@@ -1246,21 +1250,48 @@ class Roll(Function):
         return Roll.apply(grad_output, tuple(-s for s in shifts), dims), None, None
 
 
+def _int_tuple(v, op, name, pos):
+    """``v`` (an int or a sequence of them) as torch's ``tuple of ints`` argument ``name``,
+    with its TypeErrors (torch checks only the first element's kind before unpacking)."""
+    if isinstance(v, Tensor) and v._array.size == 1 and v._array.dtype.kind in "iu":
+        return (int(v),)
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return (int(v),)
+    if not isinstance(v, (tuple, list)):
+        raise TypeError("%s(): argument '%s' (position %d) must be tuple of ints, not %s"
+                        % (op, name, pos, type(v).__name__))
+    out = []
+    for k, e in enumerate(v):
+        if isinstance(e, Tensor) and e._array.size == 1 and e._array.dtype.kind in "iu":
+            out.append(int(e))
+        elif isinstance(e, (int, np.integer)) and not (k == 0 and isinstance(e, (bool, np.bool_))):
+            out.append(int(e))
+        elif k == 0:
+            raise TypeError("%s(): argument '%s' (position %d) must be tuple of ints, but found "
+                            "element of type %s at pos 0" % (op, name, pos, type(e).__name__))
+        else:
+            raise TypeError("%s(): argument '%s' failed to unpack the object at pos %d with error "
+                            "\"type must be tuple of ints,but got %s\""
+                            % (op, name, k + 1, type(e).__name__))
+    return tuple(out)
+
+
 def roll(input, shifts, dims=None):
     """Rotate elements along ``dims`` by ``shifts`` (the flattened tensor when ``dims`` is None)."""
-    shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else tuple(shifts)
-    if dims is None:
-        if len(shifts) != 1:
-            raise RuntimeError("`shifts` required")
-        return Roll.apply(input, (int(shifts[0]),), None)
-    dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+    shifts = _int_tuple(shifts, "roll", "shifts", 2)
+    dims = () if dims is None else _int_tuple(dims, "roll", "dims", 3)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if not dims and len(shifts) == 1:
+        return Roll.apply(input, shifts, None)
     if len(shifts) != len(dims):
         raise RuntimeError("shifts and dimensions must align. shifts: %d, dims:%d"
                            % (len(shifts), len(dims)))
     if input._array.ndim == 0:
         raise IndexError("Dimension specified as %d but tensor has no dimensions" % dims[0])
-    dims = tuple(wrap_dim(d, input._array.ndim, "roll") for d in dims)
-    return Roll.apply(input, tuple(int(s) for s in shifts), dims)
+    if input._array.size:       # (torch rolls an empty tensor without checking the dims)
+        dims = tuple(wrap_dim(d, input._array.ndim, "roll") for d in dims)
+    return Roll.apply(input, shifts, dims)
 
 
 class Rot90(Function):

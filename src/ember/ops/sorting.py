@@ -202,10 +202,16 @@ def _along(arr, axis, start, stop):
     return arr[(slice(None),) * axis + (slice(start, stop),)]
 
 
+def _sort_key(arr):
+    """``arr``, bfloat16 as float32 (exact; ml_dtypes' sort does not put NaN last)."""
+    return arr.astype(np.float32) if arr.dtype.kind == "V" else arr
+
+
 def _ranks(rows):
     """Per row of the 2-D ``rows``: int64 ranks of its values (equal values share one; nan is
     the largest, all nans equal), the ranks in sorted order and the stable sorting order."""
     xp = get_array_module(rows)
+    rows = _sort_key(rows)
     order = xp.argsort(rows, axis=-1, kind="stable")
     s = xp.take_along_axis(rows, order, axis=-1)
     new = s[:, 1:] != s[:, :-1]
@@ -295,6 +301,7 @@ def _argsort(arr, axis, descending):
     xp = get_array_module(arr)
     if arr.ndim == 0:
         return xp.zeros((), dtype=np.int64)
+    arr = _sort_key(arr)
     if not descending:
         return xp.argsort(arr, axis=axis, kind="stable")
     rev = xp.flip(arr, axis)
@@ -500,16 +507,17 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     xp = xp_of(input)
     if dim is None:
         # NOTE: as torch, each NaN is its own value (NumPy merges them by default)
-        vals, inv, counts = xp.unique(arr.reshape(-1), return_inverse=True, return_counts=True,
-                                      equal_nan=False)
-        inv = inv.reshape(arr.shape)
+        vals, inv, counts = xp.unique(_sort_key(arr).reshape(-1), return_inverse=True,
+                                      return_counts=True, equal_nan=False)
+        vals, inv = vals.astype(arr.dtype, copy=False), inv.reshape(arr.shape)
     else:
         d = _unique_dim(arr, dim)
         if arr.size == 0:
             vals, inv, counts = arr.copy(), xp.zeros(0, np.int64), xp.zeros(0, np.int64)
         else:
-            vals, inv, counts = xp.unique(arr, return_inverse=True, return_counts=True, axis=d)
-            inv = inv.reshape(-1)
+            vals, inv, counts = xp.unique(_sort_key(arr), return_inverse=True,
+                                          return_counts=True, axis=d)
+            vals, inv = vals.astype(arr.dtype, copy=False), inv.reshape(-1)
     out = [_values(vals, input, *(("Unique2Backward0", "_unique2") if dim is None else
                                   ("UniqueDimBackward0", "unique_dim")))]
     if return_inverse:

@@ -1,16 +1,29 @@
-"""Sparse lookups: ``Embedding``, the row gather behind ``nn.functional.embedding``.
+"""Sparse ops: ``Embedding`` (the row gather behind ``nn.functional.embedding``) and torch's
+sparse COO tensors (``sparse_coo_tensor``, ``spmm``, ``torch.sparse.mm`` ...).
 
-Its gradient sums the upstream rows of each index into a weight-shaped zero array (rows that
-no index picked stay zero; the ``padding_idx`` row always does).
+Embedding's gradient sums the upstream rows of each index into a weight-shaped zero array (rows
+that no index picked stay zero; the ``padding_idx`` row always does).
+
+A COO tensor keeps its ``indices`` (sparse_dim, nnz) and ``values`` (nnz, *dense_dims) and also
+the dense array they stand for (as ``_array``), so shape, dtype, device and dense ops read it.
+Gradients flowing to a sparse tensor are dense arrays of its full shape; the node that made it
+from ``values`` gathers them at ``indices``.
 """
+
+import math
 
 import numpy as np
 
+from .. import dtypes as _dt
+from .._tensor_str import PRINT_OPTS, tensor_repr
 from ..autograd.function import Function, once_differentiable
-from ..tensor import Tensor
+from ..autograd.grad_mode import no_grad
+from ..tensor import Size, Tensor
 from ._util import backend_of, xp_of
+from .creation import as_tensor
 
-__all__ = []
+__all__ = ["sparse_coo_tensor", "spmm", "smm", "sparse_mm", "sparse_addmm", "sparse_sum",
+           "to_sparse"]
 
 
 class Embedding(Function):
@@ -148,3 +161,452 @@ class EmbeddingBag(Function):
             full[keep] = (g[bag] * w[idx]).sum(1)
             grad_psw = Tensor._wrap(full)
         return grad_w, grad_psw, None, None, None, None
+
+
+def _linear(xp, indices, sparse_size):
+    """Row-major positions of the COO ``indices`` within the sparse dims."""
+    lin = xp.zeros(indices.shape[1], dtype=np.int64)
+    for d, n in enumerate(sparse_size):
+        lin = lin * n + indices[d]
+    return lin
+
+
+def _densify(xp, indices, values, size):
+    sparse_size = tuple(size[:indices.shape[0]])
+    out = xp.zeros((math.prod(sparse_size),) + tuple(size[indices.shape[0]:]), dtype=values.dtype)
+    if values.shape[0]:
+        backend_of(out).index_add_rows(out, _linear(xp, indices, sparse_size), values)
+    return out.reshape(tuple(size))
+
+
+def _make(dense, indices, values, coalesced):
+    """A ``SparseCooTensor`` around raw arrays (no copy)."""
+    t = Tensor._wrap(dense)
+    t.__class__ = SparseCooTensor
+    t._sp_indices, t._sp_values, t._sp_coalesced = indices, values, coalesced
+    return t
+
+
+def _coalesced_arrays(xp, indices, values, sparse_size):
+    if indices.shape[1] == 0:
+        return indices, values
+    lin = _linear(xp, indices, sparse_size)
+    uniq, inverse = xp.unique(lin, return_inverse=True)
+    vals = xp.zeros((uniq.shape[0],) + values.shape[1:], dtype=values.dtype)
+    backend_of(vals).index_add_rows(vals, inverse.reshape(-1), values)
+    idx = xp.stack(xp.unravel_index(uniq, sparse_size)).astype(np.int64).reshape(
+        len(sparse_size), -1)
+    return idx, vals
+
+
+class SparseCooTensor(Tensor):
+    """A tensor of layout ``torch.sparse_coo`` (made by ``sparse_coo_tensor``)."""
+
+    is_sparse = True
+    layout = _dt.sparse_coo
+
+    def _nnz(self):
+        return int(self._sp_indices.shape[1])
+
+    def sparse_dim(self):
+        return int(self._sp_indices.shape[0])
+
+    def dense_dim(self):
+        return self._sp_values.ndim - 1
+
+    def is_coalesced(self):
+        return self._sp_coalesced
+
+    def _indices(self):
+        return Tensor._wrap(self._sp_indices)
+
+    def _values(self):
+        return SparseValues.apply(self)
+
+    def indices(self):
+        self._check_coalesced("indices")
+        return self._indices()
+
+    def values(self):
+        self._check_coalesced("values")
+        return self._values()
+
+    def _check_coalesced(self, what):
+        if not self._sp_coalesced:
+            raise RuntimeError("Cannot get %s on an uncoalesced tensor, please call .coalesce() "
+                               "first" % what)
+
+    def coalesce(self):
+        return self if self._sp_coalesced else Coalesce.apply(self)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        out = ToDense.apply(self)
+        return out if dtype is None else out.to(dtype)
+
+    def t(self):
+        if self._sp_indices.shape[0] != 2 or self._sp_values.ndim != 1:
+            raise RuntimeError("t() expects a tensor with <= 2 sparse and 0 dense dimensions, "
+                               "but self is %dD" % self._array.ndim)
+        return SparseT.apply(self)
+
+    def mm(self, mat2):
+        return spmm(self, mat2)
+
+    def detach(self):
+        return _make(self._array, self._sp_indices, self._sp_values, self._sp_coalesced)
+
+    def clone(self, *, memory_format=None):
+        return sparse_coo_tensor(self._indices(), self._values().clone(), self.shape,
+                                 is_coalesced=self._sp_coalesced)
+
+    def to(self, *args, **kwargs):
+        values = self._values().to(*args, **kwargs)
+        if values.dtype is self.dtype and values.device == self.device:
+            return self
+        return sparse_coo_tensor(self._indices().to(values.device), values, self.shape,
+                                 is_coalesced=self._sp_coalesced)
+
+    def float(self, memory_format=None):
+        return self.to(_dt.float32)
+
+    def double(self, memory_format=None):
+        return self.to(_dt.float64)
+
+    def cpu(self, memory_format=None):
+        return self.to("cpu")
+
+    def matmul(self, other):
+        return spmm(self, other)
+
+    def __matmul__(self, other):
+        return spmm(self, other)
+
+    def __repr__(self, *, tensor_contents=None):
+        indent = len("tensor(")
+        default = _dt.get_default_dtype()
+        suffixes = ["size=" + str(tuple(self.shape)), "nnz=" + str(self._nnz())]
+        if self.dtype not in (default, _dt.int64, _dt.bool):
+            suffixes.append("dtype=" + repr(self.dtype))
+        body = "tensor(" + _sparse_part("indices=", self._sp_indices) + ",\n" + " " * indent \
+            + _sparse_part("values=", self._sp_values)
+        suffixes.append("layout=" + repr(self.layout))
+        if self.grad_fn is not None:
+            suffixes.append("grad_fn=<%s>" % self.grad_fn.name())
+        elif self._requires_grad:
+            suffixes.append("requires_grad=True")
+        # (torch starts the suffixes on a new line, then wraps them past the line width)
+        parts, last = [body, ",\n" + " " * indent + suffixes[0]], indent + len(suffixes[0])
+        for suffix in suffixes[1:]:
+            if last + len(suffix) + 2 > PRINT_OPTS.linewidth:
+                parts.append(",\n" + " " * indent + suffix)
+                last = indent + len(suffix)
+            else:
+                parts.append(", " + suffix)
+                last += len(suffix) + 2
+        return "".join(parts) + ")"
+
+    __str__ = __repr__
+
+
+def _sparse_part(prefix, arr):
+    """``indices=tensor([...])`` in a sparse tensor's repr, its lines indented under it."""
+    text = tensor_repr(Tensor._wrap(arr), prefix=" " * (len("tensor(") + len(prefix + "tensor(")))
+    head = text.lstrip(" ")
+    # (tensor_repr's suffixes: drop a dtype, which the sparse repr shows once)
+    head = head.split(", dtype=")[0].rstrip(")") + ")" if ", dtype=" in head else head
+    if arr.size == 0:
+        head = "[], size=" + str(tuple(arr.shape)) + ")"
+    return prefix + "tensor(" + head
+
+
+class SparseCooTensorWithDimsAndTensors(Function):
+    """``values`` -> the sparse tensor; its gradient is the dense gradient at ``indices``."""
+
+    node_name = "SparseCooTensorWithDimsAndTensorsBackward0"
+
+    @staticmethod
+    def forward(ctx, values, indices, size, coalesced):
+        xp = xp_of(values)
+        ctx.save_for_backward(Tensor._wrap(_linear(xp, indices, size[:indices.shape[0]])))
+        ctx.dense_tail = tuple(size[indices.shape[0]:])
+        vals = values._array
+        return _make(_densify(xp, indices, vals, size), indices, vals, coalesced)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        lin, = ctx.saved_tensors
+        return grad_output.reshape((-1,) + ctx.dense_tail)[lin], None, None, None
+
+
+class SparseValues(Function):
+    """``sparse._values()``."""
+
+    node_name = "ValuesBackward0"
+
+    @staticmethod
+    def forward(ctx, sparse):
+        xp = xp_of(sparse)
+        idx = sparse._sp_indices
+        ctx.save_for_backward(Tensor._wrap(_linear(xp, idx, sparse.shape[:idx.shape[0]])))
+        ctx.shape = tuple(sparse.shape)
+        return Tensor._wrap(sparse._sp_values)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        lin, = ctx.saved_tensors
+        xp = xp_of(grad_output)
+        flat = Tensor._wrap(xp.zeros((math.prod(ctx.shape[:len(ctx.shape) - grad_output.dim()
+                                                           + 1]),) + tuple(grad_output.shape[1:]),
+                                     dtype=grad_output._array.dtype))
+        return flat.index_put((lin,), grad_output, accumulate=True).reshape(ctx.shape)
+
+
+class Coalesce(Function):
+    """Sorted, duplicate-free indices (duplicates' values summed); the dense value is unchanged."""
+
+    node_name = "CoalesceBackward0"
+
+    @staticmethod
+    def forward(ctx, sparse):
+        xp = xp_of(sparse)
+        idx, vals = _coalesced_arrays(xp, sparse._sp_indices, sparse._sp_values,
+                                      tuple(sparse.shape[:sparse._sp_indices.shape[0]]))
+        return _make(sparse._array.copy(), idx, vals, True)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output
+
+
+class ToDense(Function):
+    node_name = "ToDenseBackward0"
+
+    @staticmethod
+    def forward(ctx, sparse):
+        return Tensor._wrap(sparse._array.copy())
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output
+
+
+class SparseT(Function):
+    node_name = "TBackward0"
+
+    @staticmethod
+    def forward(ctx, sparse):
+        idx = sparse._sp_indices[::-1].copy()
+        return _make(sparse._array.T.copy(), idx, sparse._sp_values, False)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.t()
+
+
+class SparseMm(Function):
+    """``sparse (n, m) @ dense (m, k)``: each stored value's row of ``dense`` added to its row."""
+
+    @staticmethod
+    def forward(ctx, sparse, dense, node_name):
+        ctx.set_node_name(node_name)
+        xp = xp_of(dense)
+        idx, vals, d = sparse._sp_indices, sparse._sp_values, dense._array
+        out = xp.zeros((sparse.shape[0], d.shape[1]), dtype=d.dtype)
+        if vals.shape[0]:
+            backend_of(out).index_add_rows(out, idx[0], vals[:, None] * d[idx[1]])
+        ctx.save_for_backward(Tensor._wrap(idx[0]), Tensor._wrap(idx[1]), Tensor._wrap(vals),
+                              dense if ctx.needs_input_grad[0] else None)
+        ctx.shape = tuple(sparse.shape)
+        return Tensor._wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        rows, cols, vals, dense = ctx.saved_tensors
+        xp = xp_of(grad_output)
+        grad_sparse = grad_dense = None
+        if ctx.needs_input_grad[0]:
+            # NOTE: torch's gradient is masked to the stored positions; a duplicate position
+            # is written once (put, not add), as the dense gradient there
+            n, m = ctx.shape
+            at = (grad_output[rows] * dense[cols]).sum(1)
+            zeros = Tensor._wrap(xp.zeros(n * m, dtype=grad_output._array.dtype))
+            grad_sparse = zeros.index_put((rows * m + cols,), at).reshape(n, m)
+        if ctx.needs_input_grad[1]:
+            zeros = Tensor._wrap(xp.zeros((ctx.shape[1], grad_output.shape[1]),
+                                          dtype=grad_output._array.dtype))
+            grad_dense = zeros.index_add(0, cols, grad_output[rows] * vals.unsqueeze(1))
+        return grad_sparse, grad_dense, None
+
+
+def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
+                      requires_grad=False, check_invariants=None, is_coalesced=None):
+    """A sparse COO tensor with ``values`` at ``indices`` (sparse_dim, nnz). Matches
+    ``torch.sparse_coo_tensor``.
+
+    Example:
+        >>> from ember.ops.sparse import sparse_coo_tensor
+        >>> s = sparse_coo_tensor([[0, 1], [1, 0]], [2., 3.], (2, 2))
+        >>> s.to_dense()
+        tensor([[0., 2.],
+                [3., 0.]])
+    """
+    if not isinstance(indices, Tensor):
+        indices = as_tensor(indices, dtype=_dt.int64)
+    if not isinstance(values, Tensor):
+        values = as_tensor(values, dtype=dtype)
+    if dtype is not None and values.dtype is not dtype:
+        values = values.to(dtype)
+    if indices.dtype is not _dt.int64:
+        raise RuntimeError("indices must be an int64 tensor")
+    idx = indices._array
+    if idx.ndim != 2:
+        raise RuntimeError("indices must be sparse_dim x nnz, but got: %s"
+                           % str(list(indices.shape)))
+    if idx.shape[1] != values.shape[0]:
+        raise RuntimeError("indices and values must have same nnz, but got nnz from indices: "
+                           "%d, nnz from values: %d" % (idx.shape[1], values.shape[0]))
+    if size is None:
+        top = (idx.max(axis=1) + 1).tolist() if idx.shape[1] else [0] * idx.shape[0]
+        size = tuple(int(v) for v in top) + tuple(values.shape[1:])
+    size = tuple(int(v) for v in size)
+    if len(size) != idx.shape[0] + values.dim() - 1:
+        raise RuntimeError("number of dimensions must be sparse_dim (%d) + dense_dim (%d), but "
+                           "got %d" % (idx.shape[0], values.dim() - 1, len(size)))
+    if idx.shape[1]:
+        top = idx.max(axis=1)
+        for d in range(idx.shape[0]):
+            if int(top[d]) >= size[d]:
+                raise RuntimeError("size is inconsistent with indices: for dim %d, size is %d "
+                                   "but found index %d" % (d, size[d], int(top[d])))
+    if requires_grad:
+        values = values.detach().requires_grad_()
+    coalesced = bool(is_coalesced) or idx.shape[1] <= 1
+    return SparseCooTensorWithDimsAndTensors.apply(values, idx.astype(np.int64, copy=False),
+                                                   Size(size), coalesced)
+
+
+def _check_mm(sparse, dense, name):
+    if sparse.dim() != 2 or sparse.dense_dim() != 0:
+        raise RuntimeError("%s: 2-D sparse matrices expected, got %dD" % (name, sparse.dim()))
+    if dense.dim() != 2:
+        raise RuntimeError("%s: 2-D matrices expected, got %dD tensor" % (name, dense.dim()))
+    if sparse.dtype is not dense.dtype:
+        raise RuntimeError("expected scalar type %s but found %s"
+                           % (_dt.scalar_type_name(sparse.dtype.np),
+                              _dt.scalar_type_name(dense.dtype.np)))
+    if sparse.shape[1] != dense.shape[0]:
+        raise RuntimeError("addmm: Argument #3 (dense): Expected dim 0 size %d, got %d"
+                           % (sparse.shape[1], dense.shape[0]))
+
+
+def spmm(input, mat2):
+    """``input @ mat2`` for a sparse COO ``input`` and a dense ``mat2``. Matches ``torch.spmm``
+    (a dense ``input``: plain ``mm``)."""
+    if not isinstance(input, SparseCooTensor):
+        return input.mm(mat2)
+    _check_mm(input, mat2, "spmm")
+    return SparseMm.apply(input, mat2, "MmBackward0")
+
+
+def smm(input, mat):
+    """``torch.smm``: sparse ``input`` times dense ``mat``, as a sparse tensor holding every
+    column of each row that ``input`` stores. (No gradient: torch has none either.)"""
+    if not isinstance(input, SparseCooTensor):
+        raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
+    _check_mm(input, mat, "smm")
+    xp = xp_of(mat)
+    with no_grad():
+        out = SparseMm.apply(input, mat, "MmBackward0")._array
+    rows = xp.unique(input._sp_indices[0])
+    k = out.shape[1]
+    idx = xp.stack([xp.repeat(rows, k), xp.tile(xp.arange(k, dtype=np.int64), rows.shape[0])])
+    vals = out[rows].reshape(-1)
+    return _make(_densify(xp, idx, vals, out.shape), idx, vals, True)
+
+
+def sparse_mm(mat1, mat2, reduce="sum"):
+    """``torch.sparse.mm``: sparse @ dense (dense result), with gradients to both."""
+    if reduce != "sum":
+        raise NotImplementedError("torch.sparse.mm: only reduce='sum' is supported by ember")
+    if not isinstance(mat1, SparseCooTensor):
+        return mat1.mm(mat2)
+    _check_mm(mat1, mat2, "sparse.mm")
+    return SparseMm.apply(mat1, mat2, "SparseAddmmBackward0")
+
+
+def sparse_addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
+    """``torch.sparse.addmm``: ``beta * mat + alpha * (mat1 @ mat2)``, ``mat1`` sparse."""
+    prod = sparse_mm(mat1, mat2)
+    return mat * beta + prod * alpha
+
+
+class SparseSum(Function):
+    """``torch.sparse.sum`` over some sparse dims: a sparse result (dense gradient broadcast)."""
+
+    node_name = "SparseSumBackward0"
+
+    @staticmethod
+    def forward(ctx, sparse, dims):
+        xp = xp_of(sparse)
+        nsp = sparse._sp_indices.shape[0]
+        keep = [d for d in range(nsp) if d not in dims]
+        dense_dims = tuple(d - nsp + 1 for d in dims if d >= nsp)
+        vals = sparse._sp_values.sum(axis=dense_dims) if dense_dims else sparse._sp_values
+        idx = sparse._sp_indices[keep]
+        size = tuple(n for d, n in enumerate(sparse.shape) if d not in dims)
+        ctx.dims, ctx.shape = dims, tuple(sparse.shape)
+        if not keep:
+            return Tensor._wrap(vals.sum(axis=0))
+        idx, vals = _coalesced_arrays(xp, idx, vals, size[:len(keep)])
+        return _make(_densify(xp, idx, vals, size), idx, vals, True)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        g = grad_output
+        for d in sorted(ctx.dims):
+            g = g.unsqueeze(d)
+        return g.expand(ctx.shape), None
+
+
+def sparse_sum(input, dim=None, dtype=None):
+    """``torch.sparse.sum``: the sum of all values (dense 0-d), or over ``dim`` (sparse)."""
+    if dtype is not None:
+        input = sparse_coo_tensor(input._indices(), input._values().to(dtype), input.shape)
+    if dim is None:
+        return input._values().sum()
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = tuple(sorted(d % input.dim() for d in dims))
+    return SparseSum.apply(input, dims)
+
+
+class ToSparse(Function):
+    """``dense.to_sparse(sparse_dim)``: the positions whose (sub-)entries are not all zero."""
+
+    node_name = "ToSparseBackward1"
+
+    @staticmethod
+    def forward(ctx, dense, sparse_dim):
+        xp = xp_of(dense)
+        arr = dense._array
+        flat = arr.reshape(arr.shape[:sparse_dim] + (-1,)) if sparse_dim < arr.ndim else arr
+        mask = (flat != 0).any(axis=-1) if sparse_dim < arr.ndim else flat != 0
+        idx = xp.stack(xp.nonzero(mask)).astype(np.int64).reshape(sparse_dim, -1)
+        vals = arr[tuple(idx)]
+        full = mask.reshape(mask.shape + (1,) * (arr.ndim - sparse_dim))
+        ctx.save_for_backward(Tensor._wrap(xp.broadcast_to(full, arr.shape).astype(arr.dtype)))
+        return _make(arr.copy(), idx, vals, True)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        mask, = ctx.saved_tensors
+        return grad_output * mask, None
+
+
+def to_sparse(input, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    """``input.to_sparse()``: a coalesced COO tensor of ``input``'s non-zero entries (its
+    gradient is masked to them, as torch's)."""
+    if layout is not None and layout is not _dt.sparse_coo:
+        raise NotImplementedError("to_sparse: ember supports only layout=torch.sparse_coo")
+    if isinstance(input, SparseCooTensor):
+        return input
+    return ToSparse.apply(input, input.dim() if sparse_dim is None else int(sparse_dim))

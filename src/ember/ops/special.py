@@ -15,7 +15,7 @@ from .complex import conj
 from .reduction import sum as _sum
 from .shape import unsqueeze
 from .arithmetic import reciprocal
-from .unary import cos, exp, log
+from .unary import cos, exp, log, sin
 from ._util import binary_arrays, need_tensors, needs_float, sum_to, xp_of
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "sinc", "igamma", "igammac",
@@ -91,7 +91,7 @@ def _polygamma_arr(x, n):
     if n == 1:
         return _trigamma(xp, x)
     out = xp.asarray(sp.polygamma(n, x)).astype(x.dtype, copy=False)
-    return xp.where(x == math.inf, math.nan, out)     # (torch: nan at +inf)
+    return xp.where(x == math.inf, out.dtype.type(math.nan), out)     # (torch: nan at +inf)
 
 
 def _trigamma(xp, x):
@@ -150,8 +150,9 @@ def _sinc_kernel(sp, x):
 
 
 def _sinc_grad(g, a, out):
+    # NOTE: torch's formula ((pi x) cos(pi x) - sin(pi x)) / (pi x x), in its rounding order
     pa = a * math.pi
-    d = (cos(pa) * pa - out * pa) / (a * pa)
+    d = (pa * cos(pa) - sin(pa)) / (pa * a)
     return g * _where(a == 0, 0.0, conj(d))
 
 
@@ -189,7 +190,7 @@ class _Igamma(Function):
     @staticmethod
     def forward(ctx, a, x, upper):
         aa, xa = binary_arrays("igamma", a, x)
-        if aa.dtype.kind != "f":
+        if _dt.kind(aa.dtype) != "f":
             raise NotImplementedError("\"%s_cpu\" not implemented for '%s'" % (
                 "igammac" if upper else "igamma", _dt.scalar_type_name(aa.dtype)))
         with _quiet():

@@ -170,12 +170,16 @@ class ViewScatter(Function):
     @staticmethod
     def backward(ctx, grad_output):
         view = ctx.view
+        need = ctx.needs_input_grad
         part = view(grad_output)
-        zeros = Tensor._wrap(get_array_module(part._array).zeros_like(part._array))
-        name = type(ctx).__name__
-        g_src = _shape.Clone.apply(part)
-        check_real_grad(g_src, ctx, 1)
-        return ViewScatter.apply(grad_output, zeros, view, name), g_src, None, None
+        g_input = g_src = None
+        if need[0]:
+            zeros = Tensor._wrap(get_array_module(part._array).zeros_like(part._array))
+            g_input = ViewScatter.apply(grad_output, zeros, view, type(ctx).__name__)
+        if need[1]:
+            g_src = _shape.Clone.apply(part)
+            check_real_grad(g_src, ctx, 1)
+        return g_input, g_src, None, None
 
 
 def _scatter_into(name, input, src, view):

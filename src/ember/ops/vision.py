@@ -508,6 +508,9 @@ def resample(input, out_sizes, scales, kind, align_corners, mode=None, antialias
     d = input._array.dtype
     op = np.float32 if d.kind in "fV" and d.itemsize <= 4 else np.float64
     if antialias:
+        if d.kind in "fV" and d.itemsize == 2:
+            raise NotImplementedError("\"compute_index_ranges_weights\" not implemented for '%s'"
+                                      % _dt.scalar_type_name(d))
         if d.kind not in "f":
             raise NotImplementedError("interpolate: antialias=True supports floating inputs only")
         taps = tuple(_taps_aa(xp, in_sizes[a], int(out_sizes[a]), kind, bool(align_corners),

@@ -7,6 +7,7 @@ from itertools import chain
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
 from ..backend import backend_for, backend_of, get_array_module, to_host
 from ..ops._util import xp_of
@@ -367,6 +368,6 @@ def _cast_state(p, name, value):
             return Tensor._wrap(to_host(arr).astype(np.float32))
         b = backend_of(p._array)
         # astype copies: the loaded state never shares memory with the state dict.
-        arr = arr.astype(p._array.dtype if arr.dtype.kind == "f" else arr.dtype)
+        arr = arr.astype(p._array.dtype if _dt.kind(arr.dtype) == "f" else arr.dtype)
         return Tensor._wrap(arr if type(arr) is b.array_type else b.asarray(arr))
     return value

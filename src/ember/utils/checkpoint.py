@@ -10,6 +10,8 @@ backward, runs it again with one and back-propagates through it.
 ``preserve_rng_state`` saves and restores the one global Generator: ember draws random numbers
 on the host for every device, so there is no per-device (CUDA) state to keep, unlike torch.
 """
+import contextlib
+import enum
 import warnings
 
 from ..autograd import Function
@@ -18,7 +20,104 @@ from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.graph import saved_tensors_hooks
 from ..tensor import Tensor
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
+           "noop_context_fn", "set_checkpoint_early_stop", "set_checkpoint_debug_enabled",
+           "CheckpointPolicy", "SelectiveCheckpointContext",
+           "create_selective_checkpoint_contexts"]
+
+_enable_checkpoint_early_stop = True
+_checkpoint_debug_enabled = None
+
+
+class CheckpointError(RuntimeError):
+    """The recomputation of a checkpointed segment did not match its forward."""
+
+
+def noop_context_fn():
+    """The default ``context_fn`` of ``checkpoint``: two do-nothing context managers."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable):
+    """Within this block, whether non-reentrant recomputation may stop once it has rebuilt
+    every tensor backward needs (a speed setting: gradients are the same either way)."""
+    global _enable_checkpoint_early_stop
+    prev = _enable_checkpoint_early_stop
+    try:
+        _enable_checkpoint_early_stop = enable
+        yield
+    finally:
+        _enable_checkpoint_early_stop = prev
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled):
+    """Within this block, override every ``checkpoint(..., debug=...)`` with ``enabled``
+    (``None``: use each call's own flag)."""
+    global _checkpoint_debug_enabled
+    prev = _checkpoint_debug_enabled
+    try:
+        _checkpoint_debug_enabled = enabled
+        yield
+    finally:
+        _checkpoint_debug_enabled = prev
+
+
+class CheckpointPolicy(enum.Enum):
+    """What selective checkpointing does with an op's output: keep it or recompute it."""
+
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+class SelectiveCheckpointContext:
+    """The ``ctx`` a selective-checkpoint policy function receives."""
+
+    def __init__(self, *, is_recompute, op_output=None):
+        self.is_recompute = is_recompute
+        self.op_output = op_output
+
+
+class _SelectiveCheckpointMode:
+    """One of the two contexts of ``create_selective_checkpoint_contexts``. ember recomputes
+    every op of the segment (the policy only trades memory for compute: the gradients are the
+    same, the random state being replayed), so entering it changes nothing."""
+
+    def __init__(self, policy_fn, storage, allow_cache_entry_mutation=False):
+        self.policy_fn = policy_fn
+        self.storage = storage
+        self.allow_cache_entry_mutation = allow_cache_entry_mutation
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mutation=False):
+    """The ``(forward, recompute)`` context pair for ``checkpoint(context_fn=...)`` from a
+    policy function ``(ctx, op, *args, **kwargs) -> CheckpointPolicy`` or a list of ops to
+    save."""
+    if isinstance(policy_fn_or_list, list):
+        ops = policy_fn_or_list
+
+        def policy_fn(ctx, op, *args, **kwargs):
+            if op in ops:
+                return CheckpointPolicy.MUST_SAVE
+            return CheckpointPolicy.PREFER_RECOMPUTE
+    elif callable(policy_fn_or_list):
+        policy_fn = policy_fn_or_list
+    else:
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
+    storage = {}
+    return (_SelectiveCheckpointMode(policy_fn, storage),
+            _SelectiveCheckpointMode(None, storage, allow_cache_entry_mutation))
 
 
 class _Slot:
@@ -34,7 +133,8 @@ class _Slot:
 class _Frame:
     """One call of a checkpointed segment: its inputs, the RNG state and recomputed tensors."""
 
-    def __init__(self, function, args, kwargs, rng_state):
+    def __init__(self, function, args, kwargs, rng_state, recompute_context=None):
+        self.recompute_context = recompute_context or contextlib.nullcontext()
         self.function = function
         self.args = args
         self.kwargs = kwargs
@@ -56,7 +156,8 @@ class _Frame:
             state = _random.get_rng_state()
             _random.set_rng_state(self.rng_state)
         try:
-            with enable_grad(), saved_tensors_hooks(pack, lambda p: p):
+            with enable_grad(), self.recompute_context, \
+                    saved_tensors_hooks(pack, lambda p: p):
                 self.function(*inputs, **self.kwargs)
         finally:
             if state is not None:
@@ -168,8 +269,9 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
                           stacklevel=2)
         return CheckpointFunction.apply(function, preserve_rng_state, *args)
     from .. import random as _random
+    forward_context, recompute_context = (context_fn or noop_context_fn)()
     frame = _Frame(function, args, kwargs,
-                   _random.get_rng_state() if preserve_rng_state else None)
+                   _random.get_rng_state() if preserve_rng_state else None, recompute_context)
     kept = {id(a._array): a for a in args if isinstance(a, Tensor)}
     counter = [0]
 
@@ -194,7 +296,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
                                "deterministic?). Use retain_graph=False.")
         return t
 
-    with saved_tensors_hooks(pack, unpack):
+    with forward_context, saved_tensors_hooks(pack, unpack):
         return function(*args, **kwargs)
 
 

@@ -242,21 +242,21 @@ class Softmax(_SoftmaxBase):
     """Softmax along ``dim``."""
 
     def forward(self, input):
-        return F.softmax(input, self.dim, _stacklevel=5)
+        return F.softmax(input, self.dim, _stacklevel=4)
 
 
 class LogSoftmax(_SoftmaxBase):
     """Log-softmax along ``dim`` (stable)."""
 
     def forward(self, input):
-        return F.log_softmax(input, self.dim, _stacklevel=5)
+        return F.log_softmax(input, self.dim, _stacklevel=4)
 
 
 class Softmin(_SoftmaxBase):
     """Softmax of ``-x`` along ``dim``."""
 
     def forward(self, input):
-        return F.softmin(input, self.dim, _stacklevel=5)
+        return F.softmin(input, self.dim, _stacklevel=4)
 
 
 class Threshold(Module):

@@ -164,14 +164,25 @@ class _ConvTransposeNd(_ConvNd):
         if output_size is None:
             return self.output_padding
         nd = self._nd
-        output_size = list(output_size)[-nd:]
-        pads = []
+        n_lead = 2 if input.dim() == nd + 2 else 1
+        if len(output_size) == n_lead + nd:
+            output_size = output_size[n_lead:]
+        if len(output_size) != nd:
+            raise ValueError(
+                f"ConvTranspose{nd}D: for {input.dim()}D input, output_size must have {nd} "
+                f"or {n_lead + nd} elements (got {len(output_size)})")
+        min_sizes, max_sizes = [], []
         for a in range(nd):
-            n = input.shape[input.dim() - nd + a]
-            min_size = ((n - 1) * self.stride[a] - 2 * self.padding[a]
-                        + self.dilation[a] * (self.kernel_size[a] - 1) + 1)
-            pads.append(output_size[a] - min_size)
-        return tuple(pads)
+            n = input.size(a + n_lead)
+            min_sizes.append((n - 1) * self.stride[a] - 2 * self.padding[a]
+                             + self.dilation[a] * (self.kernel_size[a] - 1) + 1)
+            max_sizes.append(min_sizes[a] + self.stride[a] - 1)
+        for a in range(nd):
+            if output_size[a] < min_sizes[a] or output_size[a] > max_sizes[a]:
+                raise ValueError(
+                    f"requested an output size of {output_size}, but valid sizes range "
+                    f"from {min_sizes} to {max_sizes} (for an input of {input.size()[2:]})")
+        return [output_size[a] - min_sizes[a] for a in range(nd)]
 
 
 class ConvTranspose1d(_ConvTransposeNd):

@@ -6,6 +6,7 @@ from ... import dtypes as _dt
 from ...ops.loss import _legacy_reduction
 from ...ops.loss import linear_cross_entropy as _linear_cross_entropy
 from .. import functional as F
+from .distance import PairwiseDistance
 from .linear import Linear
 from .module import Module
 
@@ -261,7 +262,7 @@ class TripletMarginWithDistanceLoss(_Loss):
             raise ValueError("TripletMarginWithDistanceLoss: expected margin to be greater than "
                              "0, got %s instead" % margin)
         self.distance_function = distance_function if distance_function is not None \
-            else F.pairwise_distance
+            else PairwiseDistance()
         self.margin, self.swap = margin, swap
 
     def forward(self, anchor, positive, negative):

@@ -3,11 +3,24 @@ from collections import OrderedDict, namedtuple
 
 from ...tensor import RemovableHandle, Tensor
 from ..parameter import Parameter
+from ._backward_hooks import BackwardHook, attach_legacy_hooks
 
-__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
+__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook",
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+           "register_module_backward_hook", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook",
+           "register_module_parameter_registration_hook"]
 
 _global_forward_hooks = OrderedDict()
+_global_forward_hooks_with_kwargs = {}
+_global_forward_hooks_always_called = {}
 _global_forward_pre_hooks = OrderedDict()
+_global_backward_pre_hooks = OrderedDict()
+_global_backward_hooks = OrderedDict()
+_global_is_full_backward_hook = [None]     # True: full hooks, False: legacy ones
+_global_buffer_registration_hooks = OrderedDict()
+_global_module_registration_hooks = OrderedDict()
+_global_parameter_registration_hooks = OrderedDict()
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -21,18 +34,90 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
-def register_module_forward_hook(hook):
-    """A forward hook called for every module."""
-    h = RemovableHandle(_global_forward_hooks)
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """A forward hook ``hook(module, args, output)`` called for every module, before the
+    module's own forward hooks."""
+    h = RemovableHandle(_global_forward_hooks, _global_forward_hooks_always_called,
+                        _global_forward_hooks_with_kwargs)
     _global_forward_hooks[h.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[h.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[h.id] = True
     return h
 
 
 def register_module_forward_pre_hook(hook):
-    """A forward pre-hook called for every module."""
+    """A forward pre-hook ``hook(module, args)`` called for every module, before the module's
+    own pre-hooks."""
     h = RemovableHandle(_global_forward_pre_hooks)
     _global_forward_pre_hooks[h.id] = hook
     return h
+
+
+def register_module_full_backward_pre_hook(hook):
+    """A backward pre-hook ``hook(module, grad_output)`` for every module, before the
+    module's own."""
+    h = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[h.id] = hook
+    return h
+
+
+def register_module_full_backward_hook(hook):
+    """A full backward hook ``hook(module, grad_input, grad_output)`` for every module,
+    before the module's own."""
+    if _global_is_full_backward_hook[0] is False:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
+                           "global Module hook. Please use only one of them.")
+    _global_is_full_backward_hook[0] = True
+    h = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[h.id] = hook
+    return h
+
+
+def register_module_backward_hook(hook):
+    """Deprecated (a non-full hook on every module); use
+    ``register_module_full_backward_hook``."""
+    if _global_is_full_backward_hook[0] is True:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
+                           "global Module hook. Please use only one of them.")
+    _global_is_full_backward_hook[0] = False
+    h = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[h.id] = hook
+    return h
+
+
+def register_module_buffer_registration_hook(hook):
+    """``hook(module, name, buffer)`` whenever any module registers a buffer; it may return
+    the buffer to register instead."""
+    h = RemovableHandle(_global_buffer_registration_hooks)
+    _global_buffer_registration_hooks[h.id] = hook
+    return h
+
+
+def register_module_module_registration_hook(hook):
+    """``hook(module, name, submodule)`` whenever any module registers a sub-module; it may
+    return the sub-module to register instead."""
+    h = RemovableHandle(_global_module_registration_hooks)
+    _global_module_registration_hooks[h.id] = hook
+    return h
+
+
+def register_module_parameter_registration_hook(hook):
+    """``hook(module, name, param)`` whenever any module registers a parameter; it may return
+    the parameter to register instead."""
+    h = RemovableHandle(_global_parameter_registration_hooks)
+    _global_parameter_registration_hooks[h.id] = hook
+    return h
+
+
+def _registered(hooks, module, name, value):
+    """``value`` after the global registration ``hooks`` (each may replace it)."""
+    for hook in list(hooks.values()):
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
 
 
 def _addindent(s, n):
@@ -112,6 +197,8 @@ class Module:
         if param is not None and param.grad_fn is not None:
             raise ValueError("Cannot assign non-leaf Tensor to parameter '%s'. Model parameters "
                              "must be created explicitly." % name)
+        if _global_parameter_registration_hooks:
+            param = _registered(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
@@ -128,6 +215,8 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError("cannot assign '%s' object to buffer '%s' (torch Tensor or None "
                             "required)" % (type(tensor).__name__, name))
+        if _global_buffer_registration_hooks:
+            tensor = _registered(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -147,6 +236,8 @@ class Module:
             raise KeyError('module name can\'t contain ".", got: %s' % name)
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
+        if _global_module_registration_hooks:
+            module = _registered(_global_module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     register_module = add_module
@@ -168,11 +259,15 @@ class Module:
             if params is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             _remove_from(self, name, keep="_modules")
+            if _global_module_registration_hooks:
+                value = _registered(_global_module_registration_hooks, self, name, value)
             d["_modules"][name] = value
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
                 raise TypeError("cannot assign '%s' as child module '%s' (torch.nn.Module or "
                                 "None expected)" % (type(value).__name__, name))
+            if _global_module_registration_hooks:
+                value = _registered(_global_module_registration_hooks, self, name, value)
             d["_modules"][name] = value
         elif isinstance(value, Tensor) and "_buffer_persistent" in getattr(value, "__dict__", {}):
             persistent = value.__dict__.pop("_buffer_persistent")
@@ -182,6 +277,8 @@ class Module:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError("cannot assign '%s' as buffer '%s' (torch.Tensor or None "
                                 "expected)" % (_typename(value), name))
+            if _global_buffer_registration_hooks:
+                value = _registered(_global_buffer_registration_hooks, self, name, value)
             d["_buffers"][name] = value
         else:
             object.__setattr__(self, name, value)
@@ -517,6 +614,11 @@ class Module:
         return self._apply(lambda t: t.cuda(device))
 
     def share_memory(self):
+        """Move every parameter and buffer (and their grads) into shared memory, in place."""
+        for t in list(self.parameters()) + list(self.buffers()):
+            t.share_memory_()
+            if t.grad is not None:
+                t.grad.share_memory_()
         return self
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
@@ -620,9 +722,24 @@ class Module:
         d = self.__dict__
         if not (d["_forward_hooks"] or d["_forward_pre_hooks"] or d["_backward_hooks"]
                 or d["_backward_pre_hooks"] or _global_forward_hooks
-                or _global_forward_pre_hooks):
+                or _global_forward_pre_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
+
+    def _get_backward_hooks(self):
+        """(full hooks, non-full hooks): the global ones first, then the module's."""
+        full, non_full = [], []
+        own = self.__dict__.get("_is_full_backward_hook")
+        if _global_is_full_backward_hook[0] is True:
+            full += _global_backward_hooks.values()
+        if own is True:
+            full += self._backward_hooks.values()
+        if _global_is_full_backward_hook[0] is False:
+            non_full += _global_backward_hooks.values()
+        if own is False:
+            non_full += self._backward_hooks.values()
+        return full, non_full
 
     def _call_with_hooks(self, args, kwargs):
         for hid, hook in list(_global_forward_pre_hooks.items()) + \
@@ -635,15 +752,18 @@ class Module:
                 r = hook(self, args)
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
-        legacy = self.__dict__.get("_is_full_backward_hook") is False and self._backward_hooks
-        bw = (self._backward_hooks and not legacy) or self._backward_pre_hooks
+        full, legacy = [], []
+        if self._backward_hooks or _global_backward_hooks:
+            full, legacy = self._get_backward_hooks()
+        pre = list(_global_backward_pre_hooks.values()) + list(self._backward_pre_hooks.values())
+        bw = full or pre
         if bw:
-            from ._backward_hooks import BackwardHook
-            state = BackwardHook(self)
+            state = _ModuleBackwardHook(self, full, pre)
             args = state.setup_input(args)
         out = self.forward(*args, **kwargs)
         for hid, hook in list(_global_forward_hooks.items()) + list(self._forward_hooks.items()):
-            if self._forward_hooks_with_kwargs.get(hid):
+            if (self._forward_hooks_with_kwargs.get(hid)
+                    or _global_forward_hooks_with_kwargs.get(hid)):
                 r = hook(self, args, kwargs, out)
             else:
                 r = hook(self, args, out)
@@ -652,8 +772,7 @@ class Module:
         if bw:
             out = state.setup_output(out)
         if legacy:
-            from ._backward_hooks import attach_legacy_hooks
-            attach_legacy_hooks(self, list(self._backward_hooks.values()), args, out)
+            attach_legacy_hooks(self, legacy, args, out)
         return out
 
     def _get_name(self):
@@ -754,3 +873,40 @@ def _remove_from(module, name, keep):
             if s is not None and name in s:
                 del s[name]
     module.__dict__.pop(name, None)
+
+
+class _ModuleBackwardHook(BackwardHook):
+    """A module's full backward (pre-)hooks, given as lists: the global hooks, then the
+    module's own (``torch.utils.hooks.BackwardHook``)."""
+
+    def __init__(self, module, user_hooks, user_pre_hooks):
+        super().__init__(module)
+        self.user_hooks = user_hooks
+        self.user_pre_hooks = user_pre_hooks
+
+    def setup_input_hook(self, args):
+        return self.setup_input(args)
+
+    def setup_output_hook(self, args):
+        return self.setup_output(args)
+
+    def got_outputs(self, grads):
+        for hook in self.user_pre_hooks:
+            r = hook(self.module, tuple(grads))
+            if r is not None:
+                grads = tuple(r) if isinstance(r, (tuple, list)) else (r,)
+        self.grad_outputs = tuple(grads)
+        if not self.input_wrapped:
+            self._call((None,) * max(self.n_inputs, 1))
+        return grads
+
+    def _call(self, grad_inputs):
+        for hook in self.user_hooks:
+            r = hook(self.module, grad_inputs, self.grad_outputs)
+            if r is not None:
+                r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
+                if len(r) != len(grad_inputs):
+                    raise RuntimeError("Backward hook returned an invalid number of grad_input, "
+                                       "got %d, but expected %d" % (len(r), len(grad_inputs)))
+                grad_inputs = r
+        return grad_inputs

@@ -5,6 +5,8 @@
 returns ``P(original)``; the state_dict keys follow torch's.
 """
 import contextlib
+import copy
+import copyreg
 
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
@@ -144,7 +146,23 @@ def _inject_new_class(module):
                            "saving_loading_models.html#saving-loading-a-general-checkpoint-for-"
                            "inference-and-or-resuming-training")
 
-    param_cls = type("Parametrized" + cls.__name__, (cls,), {"__getstate__": getstate})
+    def default_deepcopy(self, memo):
+        obj = memo.get(id(self), None)
+        if obj is not None:
+            return obj
+        replica = self.__new__(self.__class__)
+        memo[id(self)] = replica
+        replica.__dict__ = copy.deepcopy(self.__dict__, memo)
+        for slot in copyreg._slotnames(self.__class__):
+            if hasattr(self, slot):
+                setattr(replica, slot, copy.deepcopy(getattr(self, slot), memo))
+        return replica
+
+    dct = {"__getstate__": getstate}
+    # NOTE: pickling is refused but deepcopy is allowed (torch emulates the default protocol).
+    if not hasattr(cls, "__deepcopy__"):
+        dct["__deepcopy__"] = default_deepcopy
+    param_cls = type("Parametrized" + cls.__name__, (cls,), dct)
     module.__class__ = param_cls
 
 
