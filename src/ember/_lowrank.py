@@ -1,6 +1,7 @@
 """Randomized low-rank SVD and PCA (Halko, Martinsson and Tropp 2009, algorithms 4.4 and
 5.1), drawing the random test matrix from ember's generator as torch draws it."""
 from . import linalg
+from .dtypes import float16, float32, float64
 from .ops import mean, randn
 
 __all__ = ["svd_lowrank", "pca_lowrank"]
@@ -9,7 +10,8 @@ __all__ = ["svd_lowrank", "pca_lowrank"]
 def _basis(A, q, niter, M):
     """``Q`` with ``q`` orthonormal columns such that ``Q Q^H (A - M)`` approximates
     ``A - M``, by ``niter`` subspace iterations from a Gaussian start."""
-    dtype = A.dtype if A.is_complex() or A.is_floating_point() else None
+    # (torch's get_floating_dtype: float16/32/64 kept, anything else real draws float32)
+    dtype = A.dtype if A.is_complex() or A.dtype in (float16, float32, float64) else float32
     R = randn(A.shape[-1], q, dtype=dtype, device=A.device)
     X = A @ R
     if M is not None:

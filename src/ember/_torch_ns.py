@@ -21,7 +21,7 @@ from .ops.conv import convolution_cxx as _convolution_cxx
 from .ops.loss import BroadcastNoBackward as _BroadcastNoBackward
 from .ops.normalization import batch_norm_cxx as _batch_norm_cxx
 from .ops.normalization import group_norm as _group_norm
-from .ops.normalization import rowwise_moments as _rowwise_moments
+from .ops import normalization as _normalization
 from .ops.normalization import check_stats_dtype as _check_stats_dtype
 
 _REDUCTION = {0: "none", 1: "mean", 2: "sum"}
@@ -347,26 +347,10 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     if any(input.shape[d] == 0 for d in dims):
         mean = input.new_zeros(stat_shape)
         return out, mean, mean.detach() * float("nan")
-    x = input.detach()      # (torch's statistics outputs take no gradient here)
-    mean = x.mean(dims, keepdim=True)
-    var = x.var(dims, unbiased=False, keepdim=True)
-    arr = x._array
-    if arr.dtype in (np.float32, np.float64) and arr.size:
-        xp = get_array_module(arr)
-        rows = arr.reshape(mean.numel(), -1)
-        bad = ~xp.isfinite(rows).all(axis=1)
-        if bool(bad.any()):
-            # (torch's vectorised Welford moments decide where an inf or NaN lands)
-            m, v = _rowwise_moments(rows[bad])
-            mean_a, var_a = mean._array.reshape(-1).copy(), var._array.reshape(-1).copy()
-            mean_a[bad], var_a[bad] = m, v
-            mean = Tensor._wrap(mean_a.reshape(stat_shape))
-            var = Tensor._wrap(var_a.reshape(stat_shape))
-    else:
-        # (torch's Welford moments: an inf in a row makes its mean NaN, as its variance)
-        mean = mean.masked_fill(var.isnan(), float("nan"))
-    # (torch adds its double eps: the root in double, rounded to the dtype)
-    return out, mean, (var.double() + eps).rsqrt().to(var.dtype)
+    # (torch's statistics outputs take no gradient here: its kernel's moments, no graph)
+    mean, rstd = _normalization.layer_norm_stats(input.detach(), tuple(normalized_shape), weight,
+                                                 bias, eps)
+    return out, mean, rstd
 
 
 _NUMEL_MSG = ("Expected X.numel() == N * C * HxW to be true, but got false.  (Could this error "

@@ -481,6 +481,9 @@ class Tensor:
         arr = self._array
         if type(arr) is not _ndarray:
             raise TypeError(_host_message(self))
+        if self._requires_grad:         # (torch's __array__ is numpy())
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
         if dtype is not None and np.dtype(dtype) != arr.dtype:
             return arr.astype(dtype)
         return arr.copy() if copy else arr

@@ -5,8 +5,8 @@
 Each program imports the library as ``torch`` through ``TORCH_LIB`` (as the seed programs do)
 and must exit 0 under both. Their outputs are compared line by line: the text between numbers
 must be identical (runs of spaces count as one), and every number must agree within the
-program's tolerance: ``# compare: rtol=1e-4 atol=1e-6`` anywhere in the program sets it
-(defaults rtol 1e-4, atol 1e-5). ``nan``/``inf`` must match exactly; object addresses
+program's tolerance or one unit in its last printed decimal place (``# compare: rtol=1e-4
+atol=1e-6`` anywhere in the program sets the tolerance; defaults rtol 1e-4, atol 1e-5). ``nan``/``inf`` must match exactly; object addresses
 (``0x7f...``) are ignored.
 """
 import math
@@ -56,11 +56,21 @@ def tolerances(path):
     return tol
 
 
+def _last_place(token):
+    """One unit in the last printed decimal place of a number with a point (0 without one)."""
+    m = re.match(r"[-+]?\d*\.(\d*)(?:[eE]([-+]?\d+))?$", token)
+    if m is None:
+        return 0.0
+    return 10.0 ** (int(m.group(2) or 0) - len(m.group(1)))
+
+
 def _close(a, b, rtol, atol):
     x, y = float(a), float(b)
     if math.isnan(x) or math.isnan(y) or math.isinf(x) or math.isinf(y):
         return (math.isnan(x) and math.isnan(y)) or x == y
-    return abs(x - y) <= atol + rtol * abs(y)
+    # (a value printed rounded may land on either side of a rounding boundary: one unit in the
+    # last printed place is allowed too)
+    return abs(x - y) <= max(atol + rtol * abs(y), 1.0001 * max(_last_place(a), _last_place(b)))
 
 
 def diff(expected, got, rtol=1e-4, atol=1e-5):

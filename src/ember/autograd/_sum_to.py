@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Sequence, Tuple
 
+import numpy as np
+
 from ..backend import get_array_module
 from ..tensor import Tensor
 from .function import Function
@@ -25,7 +27,10 @@ def sum_to_array(arr, shape):
     axes = _reduced_axes(arr.shape, shape)
     if not axes:
         return arr
-    out = arr.sum(axis=axes, keepdims=True)
+    if arr.dtype.itemsize == 2 and arr.dtype.kind in "fV":     # (float16/bfloat16: torch
+        out = arr.sum(axis=axes, keepdims=True, dtype=np.float32).astype(arr.dtype)  # sums in f32)
+    else:
+        out = arr.sum(axis=axes, keepdims=True)
     return out.reshape(shape) if out.ndim != len(shape) else out
 
 

@@ -31,6 +31,7 @@ from ..autograd.grad_mode import is_grad_enabled, no_grad as _no_grad
 from ..autograd.grad_mode import state as _ac_state
 from ..ops._inplace import inplace as _inplace
 from ..ops.creation import zeros
+from ..ops import creation as _creation
 from ..ops._util import not_implemented_for, wrap_dim, xp_of
 from ..ops._util import check_shapes_broadcast as _check_shapes_broadcast
 from .. import dtypes as _dt
@@ -1890,7 +1891,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.dim() != 1:
             raise ValueError("offsets has to be a 1D Tensor")
-        offs = [int(v) for v in offsets.tolist()]
+        # (torch promotes the indices and offsets to their common dtype before its checks)
+        common = _dt.promote_types(input.dtype, offsets.dtype)
+        input, offsets = input.to(common), offsets.to(common)
+        # (other dtypes: the indices check of _embedding_bag raises)
+        offs = [int(v) for v in offsets.tolist()] if offsets._array.dtype in (
+            np.int64, np.int32) else []
         flat = input
         psw = per_sample_weights
     else:
@@ -1926,9 +1932,12 @@ def _size_str(shape):
 def _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_idx,
                    offsets_type="torch.LongTensor"):
     if flat._array.dtype not in (np.int64, np.int32):
+        # (torch names a bool or complex tensor by its CPU type)
+        it = flat.type() if flat._array.dtype.kind not in "bc" else \
+            "CPU%sType" % _dt.scalar_type_name(flat._array.dtype)
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got %s instead (while "
-                           "checking arguments for embedding_bag)" % flat.type())
+                           "checking arguments for embedding_bag)" % it)
     if _dt.kind(weight._array.dtype) != "f":
         wt = weight.type() if weight._array.dtype.kind != "c" else \
             "CPU%sType" % _dt.scalar_type_name(weight._array.dtype)
@@ -1951,13 +1960,16 @@ def _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_i
     idx = flat._array.astype(np.int64)
     n = weight.shape[0]
     bad = xp_of(weight).flatnonzero((idx < 0) | (idx >= n))
-    if bad.size:
-        k = int(bad[0])
-        if weight._array.dtype == np.float32:      # (torch's fbgemm kernel)
-            raise RuntimeError("Index %d of input takes value %d which is not in the valid "
-                               "range [0, %d)" % (k, int(idx[k]), n))
+    fbgemm = mode != "max" and padding_idx is None and weight.stride()[-1] == 1 and \
+        weight._array.dtype in (np.float32, np.float16, _dt.bfloat16.np)
+    if bad.size and fbgemm and (offs or not include_last_offset):
+        bounds = offs + ([] if include_last_offset else [length])
+        _fbgemm_index_error(idx, bounds, n)
+        # (no bag reads them: the positions past offsets[-1], which the kernel drops)
+        idx = xp_of(weight).where(xp_of(weight).arange(length) >= bounds[-1], 0, idx)
+    elif bad.size:
         raise RuntimeError("embedding_bag: Expected idx >= 0 && idx < num_embeddings but found "
-                           "idx to be %d" % int(idx[k]))
+                           "idx to be %d" % int(idx[int(bad[0])]))
     xp = xp_of(weight)
     n_bags = len(offs) - 1 if include_last_offset else len(offs)
     starts = xp.asarray(offs[:n_bags] if n_bags > 0 else [], dtype=np.int64)
@@ -1966,12 +1978,41 @@ def _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_i
     if include_last_offset and offs and mode != "max" and padding_idx is None \
             and weight._array.dtype in (np.float32, np.float16, _dt.bfloat16.np) \
             and weight.stride()[-1] == 1:
-        bags = xp.where(pos >= offs[-1], -1, bags)   # (torch's fast path drops them ...)
+        bags = xp.where(pos >= offs[-1], -2, bags)   # (torch's fast path drops them ...)
     # ... and its other paths let the positions past offsets[-1] join the last bag.
     if padding_idx is not None:
         bags = xp.where(idx == padding_idx, -1, bags)
     return _sparse.EmbeddingBag.apply(weight, psw, idx, bags.astype(np.int64), max(n_bags, 0),
                                       mode)
+
+
+def _fbgemm_index_error(idx, offs, n):
+    """torch's error for an index outside ``[0, n)`` in its fbgemm sum/mean kernel: the bags
+    (``offs``: their starts and the end) go in one chunk per thread, and the failing chunk's
+    report reads its indices from the chunk's start but walks the absolute offsets (so the
+    position it names, or its ``i < index_size`` check, is the chunk's)."""
+    bags = len(offs) - 1
+    if bags <= 0:
+        return
+    threads = max(1, min(_creation.get_num_threads(), bags))
+    chunk = -(-bags // threads)
+    for start in range(0, bags, chunk):
+        end = min(start + chunk, bags)
+        base, size = offs[start], offs[end] - offs[start]
+        seg = idx[base:base + size]
+        if not bool(((seg < 0) | (seg >= n)).any()):
+            continue
+        for m in range(start, end):
+            for i in range(offs[m], offs[m + 1]):
+                if not i < size:
+                    raise RuntimeError("Expected i < index_size to be true, but got false.  "
+                                       "(Could this error message be improved?  If so, please "
+                                       "report an enhancement request to PyTorch.)")
+                v = int(idx[base + i])
+                if not 0 <= v < n:
+                    raise RuntimeError("Index %d of input takes value %d which is not in the "
+                                       "valid range [0, %d)" % (i, v, n))
+        return
 
 
 def affine_grid(theta, size, align_corners=None):

@@ -183,12 +183,16 @@ class Elu(Function):
     def forward(ctx, input, alpha, scale, input_scale, name=None, is_result=False):
         x = input._array
         _float_kernel(x, "elu_cpu")
-        t = x.dtype.type
         xp = xp_of(input)
+        # (a 16-bit dtype computes in float32, torch's opmath type)
+        xm = x.astype(np.float32) if x.dtype.itemsize < 4 else x
+        t = xm.dtype.type
         with errstate(over="ignore", invalid="ignore"):
-            # (where, not minimum: -0.0 gives -0.0, as torch)
-            neg = xp.expm1(xp.where(x < 0, x, x * 0) * t(input_scale)) * t(alpha * scale)
-            out = Tensor._wrap(xp.where(x > 0, x * t(scale), neg).astype(x.dtype, copy=False))
+            # NOTE: torch's kernel: x < 0 ? expm1(x * input_scale) * (alpha * scale) :
+            # x * scale, the coefficients in the opmath type (so a signed zero takes the
+            # positive side and keeps its sign, whatever alpha is, an infinite or NaN one too)
+            neg = xp.expm1(xp.where(xm < 0, xm, xm * 0) * t(input_scale)) * (t(alpha) * t(scale))
+            out = Tensor._wrap(xp.where(xm < 0, neg, xm * t(scale)).astype(x.dtype, copy=False))
         ctx.save_for_backward(out if is_result else input)
         ctx.conf = (alpha, scale, input_scale, is_result)
         if name is not None:
@@ -202,13 +206,6 @@ class Elu(Function):
         if is_result:
             if not alpha >= 0:    # (a NaN alpha too, as torch)
                 raise RuntimeError(_ELU_INPLACE_MSG)
-            neg = (x + alpha * scale) * input_scale
-        else:
-            # NOTE: at x = 0 the slope is the negative side's (alpha * scale * input_scale) but
-            # its derivative is the positive side's (0), as torch's elu_backward and its double
-            # backward; where(x < 0, x, 0) also keeps exp from overflowing for large x.
-            # (x * 0 keeps a NaN input NaN)
-            neg = exp(where(x < 0, x, x * 0.0) * input_scale) * (alpha * scale * input_scale)
         # NOTE: a NaN input (or result) gives a NaN gradient in torch's vectorised kernel
         # (the one whole blocks of two AVX-512 vectors take) and the positive side's slope in
         # its scalar tail loop (``x <= 0`` false).
@@ -219,7 +216,21 @@ class Elu(Function):
             xp = xp_of(x)
             in_tail = Tensor._wrap(xp.arange(n).reshape(tuple(x.shape)) >= tail)
             pos = pos.logical_or(x.isnan().logical_and(in_tail))
-        return grad_output * where(pos, scale, neg), None, None, None, None, None
+        dt = x._array.dtype
+        t = dt.type if dt.kind == "f" and dt.itemsize >= 4 else np.float32
+        with errstate(invalid="ignore", over="ignore"):
+            negcoef = float(t(alpha) * t(scale))
+        # NOTE: torch's order: grad * input_scale * (result + alpha * scale) from the result,
+        # grad * input_scale * (alpha * scale) * exp(x * input_scale) from the input. At x = 0
+        # the slope is the negative side's but its derivative is the positive side's (0), as
+        # torch's elu_backward and its double backward; where(x < 0, x, 0) also keeps exp from
+        # overflowing for large x (x * 0 keeps a NaN input NaN).
+        g = grad_output * input_scale
+        if is_result:
+            neg = g * (x + negcoef)
+        else:
+            neg = g * negcoef * exp(where(x < 0, x, x * 0.0) * input_scale)
+        return where(pos, grad_output * scale, neg), None, None, None, None, None
 
 
 def _elu(input, alpha=1.0, scale=1.0, input_scale=1.0):

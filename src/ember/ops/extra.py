@@ -211,20 +211,23 @@ class Ldexp(Function):
     node_name = "LdexpBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, into=None):
         aa, ba = binary_arrays("ldexp", a, b)
         aa = needs_float(aa)
         xp = xp_of(a)
         bb = b._array
         with errstate(invalid="ignore", over="ignore"):
-            if bb.dtype.kind in "fV":   # (torch's pow(2.0, b): rounded to b's dtype first)
-                p2 = (xp.exp2(bb) if bb.dtype.kind == "f" else
-                      xp.exp2(bb.astype(np.float32)).astype(bb.dtype)).astype(aa.dtype)
+            if bb.dtype.kind in "fV":   # (torch's pow(2.0, b): rounded to its dtype first)
+                d = _pow2_dtype(a._array.dtype, bb)
+                p2 = xp.exp2(bb.astype(np.float64 if d == np.float64 else np.float32))
+                p2 = p2.astype(d).astype(aa.dtype)
             elif aa.dtype.kind == "c":    # (torch's pow(2, b) = exp(b * log 2): inf * 0j is nan)
                 p2 = xp.exp(ba.astype(aa.dtype) * aa.dtype.type(complex(_LN2, 0.0)))
             else:
                 p2 = xp.exp2(ba.astype(aa.dtype))
-            out = Tensor._wrap(aa * p2)
+            res = aa * p2
+            out = Tensor._wrap(res if into is None else res.astype(into.np))
+        ctx.into = into
         ctx.save_for_backward(b, out)
         return out
 
@@ -234,14 +237,34 @@ class Ldexp(Function):
         ga = gb = None
         if ctx.needs_input_grad[0]:
             ga = _sum_back(grad_output * _pow2(b).conj(), ctx._input_meta(0)[0])
+            if ctx.into is not None:
+                ga = ga.to(ctx.into)
             check_real_grad(ga, ctx, 0)
         if ctx.needs_input_grad[1]:
-            gb = _sum_back(grad_output * (out * _LN2).conj(), ctx._input_meta(1)[0])
+            # (in place: the gradient is formed in the input's dtype, as torch's result)
+            gb = _sum_back((grad_output * out.conj()) * _LN2, ctx._input_meta(1)[0])
+            if ctx.into is not None:
+                gb = gb.to(b.dtype)
             check_real_grad(gb, ctx, 1)
-        return ga, gb
+        return ga, gb, None
 
 
 _LN2 = math.log(2.0)
+
+
+def _pow2_dtype(ad, bb):
+    """The real dtype torch computes ldexp's ``2 ** b`` in (a float ``b``): ``pow`` of a 0-d
+    two of the input's dtype (float32 for integers) by ``b``, promoted as tensors are; a
+    float32 input with a 0-d ``b`` takes ``b``'s dtype."""
+    bd = _dt._BY_NP[bb.dtype]
+    two = _dt.float32 if ad.kind in "biu" else _dt._BY_NP[ad]
+    if bb.ndim and two.is_complex:
+        d = _dt.promote_types(bd, _dt.float32) if bd.np.itemsize < 4 else bd
+    elif bb.ndim or two is _dt.float32:
+        d = bd
+    else:
+        d = _dt.promote_types(two.to_real(), bd)
+    return d.np
 
 
 def _pow2(b):
@@ -268,11 +291,20 @@ def _broadcast_first(a_shape, b_shape):
 def ldexp(input, other):
     """``input * 2 ** other``."""
     need_tensors("ldexp", input, other)
+    _ldexp_chalf(input, other)
     _broadcast_first(input._array.shape, other._array.shape)
     if isinstance(other, Tensor) and other._array.dtype == np.bool_ and \
             input._array.dtype.kind in "fV":
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     return Ldexp.apply(input, other)
+
+
+def _ldexp_chalf(input, other):
+    """torch computes ``2 ** other`` in ComplexHalf for a complex input and a float16
+    exponent with dims, a power it has no kernel for."""
+    if input._array.dtype.kind == "c" and other._array.dtype == np.float16 and \
+            other._array.ndim:
+        raise NotImplementedError("\"pow\" not implemented for 'ComplexHalf'")
 
 
 def frexp(input):
@@ -426,18 +458,35 @@ def copysign_(input, other):
 _ldexp_ = _inplace_of(ldexp, "ldexp")
 
 
+def _ldexp_into(input, other):
+    """``ldexp`` rounded to ``input``'s dtype in the node itself (for ``ldexp_``)."""
+    need_tensors("ldexp", input, other)
+    return Ldexp.apply(input, other, input.dtype)
+
+
+_ldexp_into.__name__ = "ldexp"
+
+
 def ldexp_(input, other):
     """In-place ``ldexp`` (``input`` must hold the float result)."""
     if input._array.dtype.kind not in "fcV":
         raise RuntimeError("ldexp can't be cast to the desired output type %s"
                            % _dt.scalar_type_name(input._array.dtype))
     if isinstance(other, Tensor):
+        _ldexp_chalf(input, other)
         a, b = input._array.shape, other._array.shape
         _broadcast_first(a, b)
         full = tuple(np.broadcast_shapes(a, b))
         if full != tuple(a):
             raise RuntimeError("output with shape %s doesn't match the broadcast shape %s"
                                % (list(a), list(full)))
+        res = _dt.result_type(input, other)
+        if other._array.dtype != input._array.dtype and res.np != input._array.dtype:
+            if res.is_complex and input._array.dtype.kind != "c":
+                raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                                   % (_dt.scalar_type_name(res.np),
+                                      _dt.scalar_type_name(input._array.dtype)))
+            return inplace(input, _ldexp_into, other)
     return _ldexp_(input, other)
 def _inplace_checked(fn, name):
     """In-place ``fn`` with torch's output checks first (the broadcast shape, then the result
@@ -539,17 +588,31 @@ rad2deg_ = _inplace_of(rad2deg, "rad2deg")
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The ``n``-th forward difference along ``dim``."""
+    for name, t in (("prepend", prepend), ("append", append)):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError("diff(): argument '%s' must be Tensor, not %s"
+                            % (name, type(t).__name__))
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError("order must be non-negative but got %d" % n)
+    for t in (prepend, append):
+        if t is not None:
+            d = wrap_dim(dim, input.dim())
+            if t.dim() != input.dim():
+                raise RuntimeError("diff expects prepend or append to be the same dimension "
+                                   "as input")
+            for i in range(t.dim()):
+                if i != d and t.shape[i] != input.shape[i]:
+                    raise RuntimeError(
+                        "diff expects the shape of tensor to prepend or append to match that "
+                        "of input except along the differencing dimension; input.size(%d) = "
+                        "%d, but got tensor.size(%d) = %d" % (i, input.shape[i], i, t.shape[i]))
+    if n == 0:      # (torch: a copy of the input, prepend/append ignored, dim never checked)
+        return zeros(tuple(input.shape), dtype=input.dtype, device=input.device).copy_(input)
     dim = wrap_dim(dim, input.dim())
     parts = [t for t in (prepend, input, append) if t is not None]
     if len(parts) > 1:
-        parts = [t if isinstance(t, Tensor) else as_tensor(t) for t in parts]
-        parts = [t.expand(*[s if k != dim else t.shape[dim] if t.dim() else 1
-                            for k, s in enumerate(input.shape)]) if t.dim() == 0 else t
-                 for t in parts]
         input = cat(parts, dim)
     for _ in range(n):
         length = input.shape[dim]
@@ -1396,17 +1459,18 @@ def histc(input, bins=100, min=0, max=0):
 
 
 def _linear_hist(xp, flat, bins, lo, hi, weight):
-    """torch's binning: ``(x - lo) * bins / (hi - lo)``, the top edge in the last bin."""
+    """torch's histc binning: ``(x - lo) * bins / (hi - lo)`` in the input's dtype, the top
+    edge in the last bin."""
     edges = xp.linspace(lo, hi, bins + 1).astype(flat.dtype)
     x = flat.astype(np.float64)
     keep = (x >= lo) & (x <= hi)
-    pos = ((x[keep] - lo) * bins / (hi - lo)).astype(np.int64)
-    pos = xp.minimum(pos, bins - 1)
-    # torch then corrects ``pos`` against the (rounded) edges
-    e = edges.astype(np.float64)
-    xs = x[keep]
-    pos = xp.where((pos > 0) & (xs < e[pos]), pos - 1, pos)
-    pos = xp.where((pos < bins - 1) & (xs >= e[xp.minimum(pos + 1, bins)]), pos + 1, pos)
+    # (in the input's dtype, each step rounded: float16/bfloat16 arithmetic rounds per op)
+    first, last = edges[0], edges[bins]
+    with errstate(divide="ignore", invalid="ignore", over="ignore"):
+        q = (flat[keep] - first) * flat.dtype.type(bins) / (last - first)
+    q = q.astype(np.float64)
+    pos = xp.where(xp.isfinite(q), q, 0).astype(np.int64)
+    pos = xp.minimum(xp.maximum(pos, 0), bins - 1)     # (histc: no search of the edges)
     w = None if weight is None else weight.reshape(-1)[keep].astype(np.float64)
     hist = xp.zeros(bins, dtype=np.float64)
     xp.add.at(hist, pos, 1.0 if w is None else w)

@@ -9,11 +9,13 @@ import numpy as np
 
 from ..autograd._sum_to import sum_to_size
 from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad_state
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from .. import dtypes as _dt
 from ._util import not_implemented_for, xp_of
 from .comparison import where
+from .creation import get_num_threads as _creation_threads
 
 # (``torch.batch_norm`` is the C++ form, ``ember._torch_ns.batch_norm``: another argument order)
 __all__ = ["layer_norm", "group_norm"]
@@ -29,6 +31,29 @@ def _inv_std(var, eps):
     return invstd
 
 
+def fma(a, b, c):
+    """``a * b + c`` rounded once, as the fused multiply-adds of torch's CPU kernels (float32:
+    exact in double; float64: Dekker's two-product and two-sum, falling back to the plain
+    form where those are not finite)."""
+    xp = get_array_module(a, b, c)
+    dt = np.result_type(*(getattr(v, "dtype", v) for v in (a, b, c)))
+    with errstate(invalid="ignore", over="ignore"):
+        if dt.itemsize <= 4:
+            return (xp.asarray(a, dtype=np.float64) * xp.asarray(b, dtype=np.float64)
+                    + xp.asarray(c, dtype=np.float64)).astype(dt)
+        a, b, c = (xp.asarray(v, dtype=dt) for v in (a, b, c))
+        p = a * b
+        k = dt.type(134217729.0)        # (2**27 + 1: Veltkamp's split)
+        ta, tb = a * k, b * k
+        ah, bh = ta - (ta - a), tb - (tb - b)
+        al, bl = a - ah, b - bh
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s = p + c
+        z = s - p
+        r = s + (((p - (s - z)) + (c - z)) + e)
+        return xp.where(xp.isfinite(r), r, p + c)
+
+
 def _add_moments(m0_add, m1_add, m2_add, acc):
     """torch's ``AddMoments``: merge (count, mean, M2) ``m0_add, m1_add, m2_add`` into the
     accumulator list ``acc``."""
@@ -37,50 +62,93 @@ def _add_moments(m0_add, m1_add, m2_add, acc):
     n = m0 + m0_add
     c = t(0) if n == 0 else t(m0_add) / t(n)
     delta = m1_add - m1
-    acc[0], acc[1], acc[2] = n, m1 + c * delta, m2 + (m2_add + delta * delta * c * t(m0))
+    # (fused multiply-adds where torch's build contracts them)
+    acc[0], acc[1], acc[2] = n, fma(c, delta, m1), m2 + fma(delta * delta * c, t(m0), m2_add)
+
+
+def _add_moments_vec(m0_add, m1_add, m2_add, acc):
+    """torch's ``AddMomentsVec`` (its last step a fused multiply-add)."""
+    m0, m1, m2 = acc
+    t = m1.dtype.type
+    n = m0 + m0_add
+    c = t(0) if n == 0 else t(m0_add) / t(n)
+    delta = m1_add - m1
+    m2_tmp = m2 + m2_add
+    cd = c * delta
+    acc[0], acc[1], acc[2] = n, m1 + cd, fma(delta * t(m0), cd, m2_tmp)
 
 
 def rowwise_moments(x):
-    """Mean and biased variance of each row of the 2-d float32/float64 array ``x`` as torch's
-    CPU ``RowwiseMoments`` (Welford per lane of 32-byte vectors in chunks of 16, a cascade,
-    the scalar tail, then the lanes one by one): where infinities and NaN land."""
+    """Mean and biased variance of each row of the 2-d array ``x`` as torch's CPU
+    ``RowwiseMoments`` (Welford per lane of 32-byte vectors in chunks of 16 with fused
+    multiply-adds, a cascade, the scalar tail, then the lanes one by one; a 16-bit input in
+    float32, each vector as two float32 halves): where rounding, infinities and NaN land.
+    Returns float32 statistics for a 16-bit input, else ``x``'s dtype."""
     xp = get_array_module(x)
     rows, size = x.shape
-    t = x.dtype.type
-    v = 32 // x.dtype.itemsize
+    half = x.dtype.itemsize < 4
+    v = 32 // x.dtype.itemsize                  # (elements per vector of the input dtype)
+    fv = v // 2 if half else v                  # (lanes per accumulator vector)
+    op = np.dtype(np.float32) if half else x.dtype
+    t = op.type
+    xf = x.astype(op) if half else x
     n = size // v
     m = -(-n // 16)
-    depth = 1 if m <= 2 else int(m - 1).bit_length()
-    with errstate(invalid="ignore", over="ignore"):
-        stk = [[0, xp.zeros((rows, v), x.dtype), xp.zeros((rows, v), x.dtype)]
-               for _ in range(depth)]
+    depth = 1 if m <= 1 else int(m - 1).bit_length()
+
+    def zeros():
+        return xp.zeros((rows, fv), op)
+
+    with errstate(invalid="ignore", over="ignore", divide="ignore"):
+        # (the Welford steps of every chunk at once: chunk k holds vectors 16k .. 16k+15)
+        body = xf[:, :n * v].reshape(rows, n, v)
+        parts = [body] if not half else [body[:, :, :fv], body[:, :, fv:]]
+        chunks = []
+        for part in parts:
+            full = n // 16
+            res = []
+            for lo, k, per in ((0, full, 16), (full * 16, 1, n - full * 16)):
+                if k == 0 or per == 0:
+                    res.append(None)
+                    continue
+                xs = part[:, lo:lo + k * per].reshape(rows, k, per, fv)
+                m1 = xp.zeros((rows, k, fv), op)
+                m2 = xp.zeros((rows, k, fv), op)
+                for j in range(per):
+                    xj = xs[:, :, j]
+                    delta = xj - m1
+                    m1 = fma(t(1) / t(j + 1), delta, m1)
+                    m2 = fma(delta, xj - m1, m2)
+                res.append((m1, m2))
+            chunks.append(res)
+        stk = [[0, zeros(), zeros()] for _ in range(depth)]
+        full = n // 16
         for i in range(m):
             cnt = min(16, n - i * 16)
-            m1 = xp.zeros((rows, v), x.dtype)
-            m2 = xp.zeros((rows, v), x.dtype)
-            for j in range(cnt):
-                xv = x[:, (i * 16 + j) * v:(i * 16 + j + 1) * v]
-                delta = xv - m1
-                m1 = m1 + delta * (t(1) / t(j + 1))
-                m2 = m2 + delta * (xv - m1)
-            _add_moments(cnt, m1, m2, stk[0])
+            for res in chunks:
+                if i < full:
+                    m1, m2 = res[0][0][:, i], res[0][1][:, i]
+                else:
+                    m1, m2 = res[1][0][:, 0], res[1][1][:, 0]
+                _add_moments_vec(cnt, m1, m2, stk[0])
             mask, j = i + 1, 1
             while j < depth and mask & 1 == 0:
-                _add_moments(stk[j - 1][0], stk[j - 1][1], stk[j - 1][2], stk[j])
-                stk[j - 1] = [0, xp.zeros((rows, v), x.dtype), xp.zeros((rows, v), x.dtype)]
+                _add_moments_vec(stk[j - 1][0], stk[j - 1][1], stk[j - 1][2], stk[j])
+                stk[j - 1] = [0, zeros(), zeros()]
                 mask >>= 1
                 j += 1
         for i in range(1, depth):
-            _add_moments(stk[i][0], stk[i][1], stk[i][2], stk[0])
-        acc = [0, xp.zeros(rows, x.dtype), xp.zeros(rows, x.dtype)]
+            _add_moments_vec(stk[i][0], stk[i][1], stk[i][2], stk[0])
+        acc = [0, xp.zeros(rows, op), xp.zeros(rows, op)]
         for k in range(n * v, size):
-            xk = x[:, k]
+            xk = xf[:, k]
             delta = xk - acc[1]
             acc[0] += 1
             acc[1] = acc[1] + delta / t(acc[0])
             acc[2] = acc[2] + delta * (xk - acc[1])
-        for lane in range(v):
-            _add_moments(n, stk[0][1][:, lane], stk[0][2][:, lane], acc)
+        m0_add = n * v // fv
+        for lane in range(fv):
+            _add_moments(m0_add, stk[0][1][:, lane], stk[0][2][:, lane], acc)
         return acc[1], acc[2] / t(size)
 
 
@@ -101,6 +169,27 @@ class Norm(Function):
     def forward(ctx, input, weight, bias, axes, eps, name, pshape, gshape, stats):
         if name != "NativeBatchNormBackward0":
             ctx.set_node_name(name)
+        ctx.affine = (weight.numel() > 0, bias.numel() > 0)
+        ctx.axes, ctx.eps, ctx.pshape, ctx.gshape = axes, eps, pshape, gshape
+        ctx.deferred = stats[2] if stats is not None else None
+        ctx.bn = name == "NativeBatchNormBackward0"
+        ctx.gn = name == "NativeGroupNormBackward0"
+        ctx.ln = name == "NativeLayerNormBackward0"
+        if ctx.ln:
+            x = input._array
+            rows = math.prod(x.shape[:x.ndim - len(axes)])
+            out, mean, rstd = layer_norm_forward(
+                x.reshape(rows, x.size // rows if rows else math.prod(pshape)),
+                weight._array.reshape(-1), bias._array.reshape(-1), eps, *ctx.affine)
+            ctx.save_for_backward(input, weight, bias, None, None, Tensor._wrap(mean),
+                                  Tensor._wrap(rstd))
+            return Tensor._wrap(out.reshape(x.shape))
+        if ctx.gn:
+            out, mean, rstd = group_norm_forward(input._array, weight._array, bias._array,
+                                                 gshape[1], eps, *ctx.affine)
+            ctx.save_for_backward(input, weight, bias, None, None, Tensor._wrap(mean),
+                                  Tensor._wrap(rstd))
+            return Tensor._wrap(out)
         x = input._array
         xp = xp_of(input)
         xs = x if gshape is None else x.reshape(gshape)
@@ -116,7 +205,7 @@ class Norm(Function):
             var = (d * d).mean(axis=axes, keepdims=True)
             invstd = _inv_std(var, eps).astype(sdt)
             xc = xs - mean
-            ctx.save_for_backward(input, weight, bias, None, None)
+            ctx.save_for_backward(input, weight, bias, None, None, None, None)
         elif stats is None:
             mean = xs.mean(axis=axes, keepdims=True)
             xc = xs - mean
@@ -127,7 +216,7 @@ class Norm(Function):
                 # (torch adds its double eps: the root in double, rounded to the dtype)
                 with errstate(divide="ignore", invalid="ignore"):
                     invstd = (1 / xp.sqrt(var.astype(np.float64) + eps)).astype(var.dtype)
-            ctx.save_for_backward(input, weight, bias, None, None)
+            ctx.save_for_backward(input, weight, bias, None, None, None, None)
         else:
             # (the running statistics in the opmath type: float32 for a 16-bit dtype)
             op = np.dtype(np.float32) if x.dtype.itemsize < 4 and name == \
@@ -136,11 +225,8 @@ class Norm(Function):
             invstd = 1 / xp.sqrt(stats[1]._array.reshape(pshape).astype(op, copy=False)
                                  + op.type(eps))
             xc = xs - mean
-            ctx.save_for_backward(input, weight, bias, Tensor._wrap(mean), Tensor._wrap(invstd))
-        ctx.affine = (weight.numel() > 0, bias.numel() > 0)
-        ctx.axes, ctx.eps, ctx.pshape, ctx.gshape = axes, eps, pshape, gshape
-        ctx.deferred = stats[2] if stats is not None else None
-        ctx.bn = name == "NativeBatchNormBackward0"
+            ctx.save_for_backward(input, weight, bias, Tensor._wrap(mean), Tensor._wrap(invstd),
+                                  None, None)
         if ctx.bn:
             # NOTE: torch's CPU kernel: x * alpha + beta with alpha = weight * invstd and
             # beta = bias - mean * alpha (which decides how inf/NaN parameters propagate).
@@ -185,35 +271,46 @@ class Norm(Function):
             out = out * weight._array.reshape(pshape)
         if ctx.affine[1]:
             out = out + bias._array.reshape(pshape)
-        elif name == "NativeGroupNormBackward0":
-            # (torch's kernel adds a shift, -scale * mean + 0: its zeros are +0.0)
-            out = out + x.dtype.type(0)
-        if name == "NativeGroupNormBackward0" and ctx.affine[0]:
-            # NOTE: torch's kernel computes x * scale + shift per (sample, channel), with
-            # scale = rstd * weight and shift = -scale * mean + bias; where those are not
-            # finite its form decides the NaN (elsewhere the centred form, free of its
-            # cancellation noise)
-            n, g = gshape[0], gshape[1]
-            d = pshape[1] // g
-            with errstate(invalid="ignore", over="ignore"):
-                scale = invstd[..., None] * weight._array.reshape(1, g, d, 1)
-                shift = -scale * mean[..., None]
-                if ctx.affine[1]:
-                    shift = shift + bias._array.reshape(1, g, d, 1)
-                ok = xp.isfinite(scale) & xp.isfinite(shift)
-                if not bool(ok.all()):
-                    xg = x.reshape(n, g, d, -1) if x.size else x.reshape(n, g, d, 0)
-                    fused = (xg * scale + shift).reshape(x.shape)
-                    ok = xp.broadcast_to(ok, xg.shape).reshape(x.shape)
-                    out = xp.where(ok, out, fused)
         return Tensor._wrap(out.astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad_output):
         if ctx.deferred:
             raise RuntimeError(ctx.deferred)
-        input, weight, bias, mean, invstd = ctx.saved_tensors
+        input, weight, bias, mean, invstd, gmean, grstd = ctx.saved_tensors
         axes, pshape, gshape = ctx.axes, ctx.pshape, ctx.gshape
+        if ctx.gn and not _grad_state.enabled:
+            # (torch's kernel from the forward's statistics; a graph of the gradient takes
+            # the recomputed, differentiable form below, as torch's double backward does)
+            gx, gw, gb = group_norm_backward(
+                grad_output._array, input._array, gmean._array, grstd._array, weight._array,
+                gshape[1], ctx.affine, ctx.needs_input_grad)
+            gx, gw, gb = (None if a is None else Tensor._wrap(a) for a in (gx, gw, gb))
+            if ctx.needs_input_grad[1] and gw is None:
+                gw = weight.detach().new_zeros(weight.shape)
+            if ctx.needs_input_grad[2] and gb is None:
+                gb = bias.detach().new_zeros(bias.shape)
+            return gx, gw, gb, None, None, None, None, None, None
+        x = input._array
+        cols = math.prod(pshape) if ctx.ln else 0
+        lanes = 32 // max(x.dtype.itemsize, 1)
+        if ctx.ln and not _grad_state.enabled and (x.dtype.itemsize < 4 or
+                cols <= lanes or cols % lanes == 0):
+            # (torch's kernel; in float32/float64 its sums over a row that ends in a partial
+            # vector are not reproduced, so those shapes take the centred form below)
+            rows = gmean._array.size
+            flat = (rows, cols)
+            gx, gw, gb = layer_norm_backward(
+                grad_output._array.reshape(flat), x.reshape(flat), gmean._array,
+                grstd._array, weight._array.reshape(-1), ctx.affine, ctx.needs_input_grad)
+            gx = None if gx is None else Tensor._wrap(gx.reshape(x.shape))
+            gw = None if gw is None else Tensor._wrap(gw.reshape(weight.shape))
+            gb = None if gb is None else Tensor._wrap(gb.reshape(bias.shape))
+            if ctx.needs_input_grad[1] and gw is None:
+                gw = weight.detach().new_zeros(weight.shape)
+            if ctx.needs_input_grad[2] and gb is None:
+                gb = bias.detach().new_zeros(bias.shape)
+            return gx, gw, gb, None, None, None, None, None, None
         xs = input if gshape is None else input.reshape(gshape)
         if mean is None:
             # NOTE: the statistics are recomputed as Tensor ops so that they depend on the
@@ -277,6 +374,265 @@ class Norm(Function):
                 gx = gy * invstd
             gx = gx.reshape(input.shape)
         return gx, gw, gb, None, None, None, None, None, None
+
+
+def group_norm_forward(x, w, b, groups, eps, has_w, has_b):
+    """torch's CPU group norm of the array ``x`` (N, C, *) with the parameter arrays ``w``,
+    ``b`` (used where ``has_w``/``has_b``): ``(out, mean, rstd)``, the statistics (N, groups)
+    in the parameters' dtype. Welford moments per group in the opmath type (float32 for a
+    16-bit input), ``rstd = 1 / sqrt(max(var, 0) + eps)`` in double, then ``(x - mean) * rstd``
+    without parameters, else the fused ``x * scale + shift`` with ``scale = rstd * w`` and
+    ``shift = -scale * mean + b``."""
+    xp = get_array_module(x)
+    n, c = x.shape[0], x.shape[1]
+    d = c // groups
+    op = np.dtype(np.float32) if x.dtype.itemsize < 4 else x.dtype
+    pdt = w.dtype if has_w else (b.dtype if has_b else x.dtype)
+    pdt = op if pdt != x.dtype else x.dtype           # (float32 parameters of a 16-bit input)
+    with errstate(invalid="ignore", over="ignore", divide="ignore"):
+        rows = x.reshape(n * groups, d * math.prod(x.shape[2:]))
+        if rows.size:
+            mean, var = rowwise_moments(rows)
+        else:
+            mean, var = xp.zeros(n * groups, op), xp.full(n * groups, np.nan, op)
+        var = xp.where(var < 0, op.type(0), var)
+        rstd = (1 / xp.sqrt(var.astype(np.float64) + eps)).astype(op)
+        xo = x.astype(op, copy=False).reshape(n, groups, d, math.prod(x.shape[2:]))
+        mu, rs = mean.reshape(n, groups, 1, 1), rstd.reshape(n, groups, 1, 1)
+        if not (has_w or has_b):
+            out = (xo - mu) * rs
+        else:
+            scale = rs * (w.astype(op).reshape(1, groups, d, 1) if has_w else op.type(1))
+            shift = fma(-scale, mu, b.astype(op).reshape(1, groups, d, 1) if has_b
+                        else op.type(0))
+            out = fma(scale, xo, shift)
+    return (out.reshape(x.shape).astype(x.dtype, copy=False),
+            mean.reshape(n, groups).astype(pdt), rstd.reshape(n, groups).astype(pdt))
+
+
+def _reduce_all(a, lanes):
+    """torch's ``vec::reduce_all`` of the last axis of ``a`` with ``lanes``-wide vectors: whole
+    vectors summed lane-wise, the partial one into its first lanes, then a tree over the
+    lanes (a row shorter than a vector: its elements in order)."""
+    size = a.shape[-1]
+    if size < lanes:
+        acc = a[..., 0] if size else a.sum(axis=-1)
+        for i in range(1, size):
+            acc = acc + a[..., i]
+        return acc
+    full = size - size % lanes
+    acc = a[..., :lanes]
+    for d in range(lanes, full, lanes):
+        acc = acc + a[..., d:d + lanes]
+    if full < size:
+        r = size - full
+        acc = acc.copy()
+        acc[..., :r] = acc[..., :r] + a[..., full:]
+    while acc.shape[-1] > 1:
+        h = acc.shape[-1] // 2
+        acc = acc[..., :h] + acc[..., h:]
+    return acc[..., 0]
+
+
+def _lanes_dot(a, b, lanes):
+    """``sum(a * b)`` over the last axis as torch's CPU loops with one vector accumulator
+    (fused multiply-adds), its lanes added in order, then the scalar tail (fused too)."""
+    size = a.shape[-1]
+    full = size - size % lanes
+    acc = None
+    for d in range(0, full, lanes):
+        acc = a[..., d:d + lanes] * b[..., d:d + lanes] if acc is None else \
+            fma(a[..., d:d + lanes], b[..., d:d + lanes], acc)
+    val = a[..., 0] * 0 if acc is None else acc[..., 0]
+    if acc is not None:
+        for i in range(1, lanes):
+            val = val + acc[..., i]
+    for i in range(full, size):
+        val = fma(a[..., i], b[..., i], val)
+    return val
+
+
+def group_norm_backward(dy, x, mean, rstd, w, groups, affine, needs):
+    """torch's CPU group-norm backward kernel on arrays (from the forward's ``mean``/``rstd``):
+    ``(dx, dw, db)``, None where not needed or without the parameter. Its sums (per channel
+    over the spatial dims, per group over the channels) take torch's vectorised orders."""
+    n, c = x.shape[0], x.shape[1]
+    d = c // groups
+    half = x.dtype.itemsize < 4
+    op = np.dtype(np.float32) if half else x.dtype
+    lanes = 32 // op.itemsize
+    hw = math.prod(x.shape[2:])
+    t = op.type
+    if n * c == 0:
+        xp = get_array_module(x)
+        return (xp.zeros(x.shape, x.dtype) if needs[0] else None,
+                xp.zeros(c, mean.dtype) if needs[1] and affine[0] else None,
+                xp.zeros(c, mean.dtype) if needs[2] and affine[1] else None)
+    with errstate(invalid="ignore", over="ignore", divide="ignore"):
+        dyo = dy.astype(op, copy=False).reshape(n, c, hw)
+        xo = x.astype(op, copy=False).reshape(n, c, hw)
+        if half:
+            # (16-bit vectors of 2 * lanes, each as two float32 halves into one accumulator)
+            k = 2 * lanes
+            full = hw - hw % k
+            ds = db = None
+            for j in range(0, full, k):
+                y0, y1 = dyo[..., j:j + lanes], dyo[..., j + lanes:j + k]
+                x0, x1 = xo[..., j:j + lanes], xo[..., j + lanes:j + k]
+                ds = y0 * x0 if ds is None else fma(y0, x0, ds)
+                ds = fma(y1, x1, ds)
+                db = y0 + y1 if db is None else (db + y0) + y1
+            dsv = dyo[..., 0] * 0 if ds is None else ds[..., 0]
+            dbv = dyo[..., 0] * 0 if db is None else db[..., 0]
+            for i in range(1, lanes if ds is not None else 0):
+                dsv, dbv = dsv + ds[..., i], dbv + db[..., i]
+            for i in range(full, hw):
+                dsv, dbv = fma(dyo[..., i], xo[..., i], dsv), dbv + dyo[..., i]
+            ds, db = dsv, dbv
+        else:
+            ds = _reduce_all(dyo * xo, lanes)       # (n, c)
+            db = _reduce_all(dyo, lanes)
+        mu = mean.astype(op).reshape(n, groups, 1)
+        rs = rstd.astype(op).reshape(n, groups, 1)
+        dsg, dbg = ds.reshape(n, groups, d), db.reshape(n, groups, d)
+        gx = gw = gb = None
+        if needs[0]:
+            s = t(1) / t(d * hw)
+            wg = w.astype(op).reshape(1, groups, d) if affine[0] else \
+                dsg[:1] * t(0) + t(1)
+            wg = xp_broadcast(wg, dsg.shape)
+            ds_val = _lanes_dot(dsg, wg, lanes)[..., None]
+            db_val = _lanes_dot(dbg, wg, lanes)[..., None]
+            c2 = fma(db_val, mu, -ds_val) * rs * rs * rs * s
+            c3 = -c2 * mu - db_val * rs * s
+            c1 = rs * wg                                   # (n, groups, d)
+            xg = xo.reshape(n, groups, d, hw)
+            gx = fma(c1[..., None], dyo.reshape(n, groups, d, hw), c2[..., None] * xg) \
+                + c3[..., None]
+            gx = gx.reshape(x.shape).astype(x.dtype, copy=False)
+        if needs[1] and affine[0]:
+            acc = None
+            for i in range(n):
+                term = fma(-dbg[i], mu[i], dsg[i])
+                acc = term * rs[i] if acc is None else fma(term, rs[i], acc)
+            gw = acc.reshape(c).astype(mean.dtype)
+        if needs[2] and affine[1]:
+            acc = db[0]
+            for i in range(1, n):
+                acc = acc + db[i]
+            gb = acc.astype(mean.dtype)
+    return gx, gw, gb
+
+
+def layer_norm_forward(x, w, b, eps, has_w, has_b):
+    """torch's CPU layer norm of the 2-d array ``x`` (rows normalised) with the flat parameter
+    arrays ``w``, ``b``: ``(out, mean, rstd)``, the statistics per row in the parameters' dtype.
+    Welford moments in the opmath type, ``rstd = 1 / sqrt(var + eps)`` with eps in that type,
+    then ``(x - mean) * rstd * w + b`` (16-bit: ``(x * rstd - rstd * mean) * w + b``), fused."""
+    xp = get_array_module(x)
+    half = x.dtype.itemsize < 4
+    op = np.dtype(np.float32) if half else x.dtype
+    t = op.type
+    pdt = w.dtype if has_w else (b.dtype if has_b else x.dtype)
+    pdt = op if pdt != x.dtype else x.dtype
+    m = x.shape[0]
+    with errstate(invalid="ignore", over="ignore", divide="ignore"):
+        if x.size:
+            mean, var = rowwise_moments(x)
+        else:
+            mean, var = xp.zeros(m, op), xp.full(m, np.nan, op)
+        rstd = t(1) / xp.sqrt(var + t(eps))
+        g = w.astype(op) if has_w else t(1)
+        bb = b.astype(op) if has_b else t(0)
+        mu, rs = mean[:, None], rstd[:, None]
+        xo = x.astype(op, copy=False)
+        if half:
+            out = fma(fma(xo, rs, -rs * mu), g, bb)
+        else:
+            out = fma((xo + -mu) * rs, g, bb)
+    return out.astype(x.dtype, copy=False), mean.astype(pdt), rstd.astype(pdt)
+
+
+def layer_norm_backward(dy, x, mean, rstd, w, affine, needs):
+    """torch's CPU layer-norm backward kernel on 2-d arrays (from the forward's ``mean`` and
+    ``rstd``): ``(dx, dw, db)``. The parameters' gradients sum each thread's rows into its own
+    buffer (rows split in one chunk per thread), then the buffers in order."""
+    xp = get_array_module(x)
+    m, n = x.shape
+    half = x.dtype.itemsize < 4
+    op = np.dtype(np.float32) if half else x.dtype
+    t = op.type
+    lanes = 32 // op.itemsize
+    with errstate(invalid="ignore", over="ignore", divide="ignore"):
+        dyo = dy.astype(op, copy=False)
+        xo = x.astype(op, copy=False)
+        a = rstd.astype(op)[:, None]
+        mu = mean.astype(op)[:, None]
+        gx = gw = gb = None
+        if needs[0]:
+            g = w.astype(op)[None, :] if affine[0] else None
+            if g is None:
+                ds, db = _reduce_all(dyo * xo, lanes), _reduce_all(dyo, lanes)
+            else:
+                ds, db = _reduce_all(dyo * xo * g, lanes), _reduce_all(dyo * g, lanes)
+            ds, db = ds[:, None], db[:, None]
+            scale = t(1) / t(n)
+            bc = fma(db, mu, -ds) * a * a * a * scale
+            cc = fma(-bc, mu, -(db * a * scale))
+            first = a * dyo if g is None else (a * dyo) * g
+            gx = (fma(bc, xo, first) + cc).astype(x.dtype, copy=False)
+        if (needs[1] and affine[0]) or (needs[2] and affine[1]):
+            threads = max(1, min(_creation_threads(), m))
+            chunk = -(-m // threads) if m else 1
+            bufs_w, bufs_b = [], []
+            for start in range(0, m, chunk):
+                bw = xp.zeros(n, x.dtype)
+                bb = xp.zeros(n, x.dtype)
+                for i in range(start, min(start + chunk, m)):
+                    ai = a[i, 0]
+                    bi = -ai * mu[i, 0]
+                    bw = fma(dyo[i], fma(ai, xo[i], bi), bw.astype(op)).astype(x.dtype)
+                    bb = (bb.astype(op) + dyo[i]).astype(x.dtype)
+                bufs_w.append(bw)
+                bufs_b.append(bb)
+            accw, accb = xp.zeros(n, op), xp.zeros(n, op)
+            for bw, bb in zip(bufs_w, bufs_b):
+                accw, accb = accw + bw.astype(op), accb + bb.astype(op)
+            if needs[1] and affine[0]:
+                gw = accw.astype(mean.dtype)
+            if needs[2] and affine[1]:
+                gb = accb.astype(mean.dtype)
+    return gx, gw, gb
+
+
+def group_norm_stats(input, weight, bias, group, eps):
+    """The ``(mean, rstd)`` tensors (N, group) of torch's ``native_group_norm``: those its CPU
+    kernel computes for the output (no graph)."""
+    x = input._array
+    w, b = _param(weight, input)._array, _param(bias, input)._array
+    _, mean, rstd = group_norm_forward(x, w, b, group, eps, weight is not None,
+                                       bias is not None)
+    return Tensor._wrap(mean), Tensor._wrap(rstd)
+
+
+def layer_norm_stats(input, normalized_shape, weight, bias, eps):
+    """The ``(mean, rstd)`` tensors of torch's ``native_layer_norm`` (the normalized dims kept
+    as 1): those its CPU kernel computes for the output (no graph)."""
+    x = input._array
+    k = len(normalized_shape)
+    lead = tuple(x.shape[:x.ndim - k])
+    rows, cols = math.prod(lead), math.prod(normalized_shape)
+    w = _param(weight, input)._array.reshape(-1)
+    b = _param(bias, input)._array.reshape(-1)
+    _, mean, rstd = layer_norm_forward(x.reshape(rows, cols), w, b, eps, weight is not None,
+                                       bias is not None)
+    shape = lead + (1,) * k
+    return Tensor._wrap(mean.reshape(shape)), Tensor._wrap(rstd.reshape(shape))
+
+
+def xp_broadcast(a, shape):
+    """``a`` broadcast to ``shape`` (a view)."""
+    return get_array_module(a).broadcast_to(a, shape)
 
 
 def _check_dtypes(kernel, input, *params):

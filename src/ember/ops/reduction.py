@@ -1195,6 +1195,8 @@ class Cumprod(Function):
                 out = Tensor._wrap(xp_of(a).cumprod(arr.astype(np.float32), axis=dim)
                                    .astype(arr.dtype))
             else:
+                if arr.dtype.kind == "c" and arr.shape[dim]:
+                    arr = _times_one_first(arr, dim)
                 out = Tensor._wrap(xp_of(a).cumprod(arr, axis=dim, dtype=arr.dtype))
         ctx.save_for_backward(a, out)
         return out
@@ -1210,6 +1212,15 @@ class Cumprod(Function):
         if arr.dtype.kind == "c":
             arr, out_arr = arr.conj(), out_arr.conj()
         return _cumprod_grad_zeros(arr, out_arr, grad_output._array, ctx.dim), None, None
+
+
+def _times_one_first(arr, dim):
+    """``arr`` with its first slice along ``dim`` multiplied by ``1+0j``: torch's running
+    product starts from one, so a first element ``inf+0j`` comes out ``inf+nanj``."""
+    xp = get_array_module(arr)
+    head = (slice(None),) * dim + (slice(0, 1),)
+    tail = (slice(None),) * dim + (slice(1, None),)
+    return xp.concatenate([arr[head] * xp.ones((), arr.dtype), arr[tail]], axis=dim)
 
 
 def _cumprod_grad_zeros(arr, out, grad, dim):

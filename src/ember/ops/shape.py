@@ -546,6 +546,10 @@ def permute(input, *dims, **kwargs):
     """Reorder the dims (a view); ``permute(x, (1, 0))``, ``x.permute(1, 0)`` or ``dims=``."""
     if not dims and "dims" not in kwargs:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
+    _only_kwarg("permute", kwargs, "dims")
+    if not dims and isinstance(kwargs["dims"], (int, np.integer)):
+        raise TypeError("permute(): argument 'dims' must be tuple of ints, not %s"
+                        % type(kwargs["dims"]).__name__)
     dims = _shape_arg(dims if dims else (kwargs.pop("dims"),), "permute", "dims")
     n = input._array.ndim
     if len(dims) != n:
@@ -578,8 +582,14 @@ def squeeze(input, dim=None):
     return Squeeze.apply(input, (d,) if n else (), "SqueezeBackward1")
 
 
-def expand(input, *sizes):
+def expand(input, *sizes, **kwargs):
     """Broadcast to ``sizes`` without copying (-1 keeps a dim)."""
+    kwargs.pop("implicit", None)
+    if not sizes and "size" not in kwargs:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
+    _only_kwarg("expand", kwargs, "size")
+    if not sizes:
+        sizes = (kwargs["size"],)
     sizes = _shape_arg(sizes, "expand")
     shape = input._array.shape
     if len(sizes) < len(shape):
@@ -729,6 +739,13 @@ def _replayed_at_positions(view):
     """A view whose layout changed in place regenerates itself from its new positions."""
     if "_view_fn" in view.__dict__:
         view.__dict__["_view_fn"] = _replay_positions(view._array)
+
+
+def _only_kwarg(op, kwargs, name):
+    """torch's TypeError for a keyword argument other than ``name``."""
+    for k in kwargs:
+        if k != name:
+            raise TypeError("%s() got an unexpected keyword argument '%s'" % (op, k))
 
 
 def _dims_arg(dims):
@@ -1206,6 +1223,12 @@ class Flip(Function):
 def flip(input, *dims, **kwargs):
     """Reverse the order of elements along ``dims`` (a copy); ``flip(x, (0, 1))``,
     ``x.flip(0, 1)`` and ``flip(x, dims=...)`` all work."""
+    if not dims and "dims" not in kwargs:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
+    _only_kwarg("flip", kwargs, "dims")
+    if not dims and isinstance(kwargs["dims"], (int, np.integer)):
+        raise TypeError("flip(): argument 'dims' must be tuple of ints, not %s"
+                        % type(kwargs["dims"]).__name__)
     dims = _dims_arg(dims) if dims else _dims_arg((kwargs.pop("dims"),))
     if isinstance(dims, (int, np.integer)):
         dims = (dims,)

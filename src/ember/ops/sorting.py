@@ -500,6 +500,50 @@ def _unique_dim(arr, dim):
     return d
 
 
+class _RowKey:
+    """A slice compared as torch's unique_dim comparator: lexicographic ``<``, positions
+    where neither ``<`` nor ``>`` holds (NaN) passed over."""
+
+    __slots__ = ("row",)
+
+    def __init__(self, row):
+        self.row = row
+
+    def __lt__(self, other):
+        for x, y in zip(self.row, other.row):
+            if x < y:
+                return True
+            if x > y:
+                return False
+        return False
+
+
+def _unique_dim_nan(xp, arr, d):
+    """unique over dim ``d`` of slices holding NaN, as torch's kernel: the slices' indices
+    ordered by libstdc++'s ``std::sort`` under a lexicographic ``<`` that passes over NaN
+    (no strict weak order, so the algorithm's steps decide), then runs of all-``==`` slices
+    merged (a slice with NaN equals none)."""
+    moved = xp.moveaxis(arr, d, 0)
+    flat = moved.reshape(moved.shape[0], -1)
+    rows = _sort_key(flat).astype(np.float64).tolist()     # host: a comparison sort
+
+    v = [(_RowKey(r), i) for i, r in enumerate(rows)]
+    _std_sort(v, 0, len(v))
+    idx = [i for _, i in v]
+    inv = [0] * len(rows)
+    counts = [1]
+    keep = [idx[0]]
+    for i in idx[1:]:
+        if not all(x == y for x, y in zip(rows[keep[-1]], rows[i])):
+            keep.append(i)
+            counts.append(0)
+        counts[-1] += 1
+        inv[i] = len(keep) - 1
+    vals = xp.moveaxis(moved[xp.asarray(keep, dtype=np.int64)], 0, d)
+    return (xp.ascontiguousarray(vals), xp.asarray(inv, dtype=np.int64),
+            xp.asarray(counts, dtype=np.int64))
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values (sorted), optionally with inverse indices and counts."""
     arr = input._array
@@ -514,6 +558,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         d = _unique_dim(arr, dim)
         if arr.size == 0:
             vals, inv, counts = arr.copy(), xp.zeros(0, np.int64), xp.zeros(0, np.int64)
+        elif arr.dtype.kind in "fV" and bool(xp.isnan(_sort_key(arr)).any()):
+            vals, inv, counts = _unique_dim_nan(xp, arr, d)
         else:
             vals, inv, counts = xp.unique(_sort_key(arr), return_inverse=True,
                                           return_counts=True, axis=d)

@@ -93,6 +93,10 @@ class EmbeddingBag(Function):
         rows = w[idx]
         counts = xp.bincount(bag, minlength=n_bags)[:n_bags] if bag.size else \
             xp.zeros(n_bags, dtype=xp.int64)
+        dropped = int((bags == -2).sum())    # (past offsets[-1]: left out, yet counted ...)
+        if dropped and n_bags:
+            counts = counts.copy()
+            counts[n_bags - 1] += dropped    # (... in the last bag's mean, as torch's fast path)
         out = xp.zeros((n_bags, dim), dtype=w.dtype)
         argmax = None
         if mode == "max":

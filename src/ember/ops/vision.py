@@ -379,11 +379,13 @@ def _taps_aa(xp, n_in, n_out, kind, align_corners, scale, op):
     for t in range(1, width):
         total = total + w[:, t]
     w = xp.where(total[:, None] != 0, w / xp.where(total == 0, op(1), total)[:, None], w)
-    return xp.minimum(xmin[:, None] + j, n_in - 1), w.astype(op)
+    # (taps past a window's size are -1: torch sums only the window, so 0 * inf never lands)
+    return xp.where(j < xsize[:, None], xp.minimum(xmin[:, None] + j, n_in - 1), -1), w.astype(op)
 
 
-def _resample(arr, taps, adjoint=False, in_sizes=None):
-    """Apply each dim's taps along the trailing dims (or their adjoint, back to ``in_sizes``)."""
+def _resample(arr, taps, adjoint=False, in_sizes=None, masked=False):
+    """Apply each dim's taps along the trailing dims (or their adjoint, back to ``in_sizes``);
+    ``masked``: taps of index -1 are left out (antialiased windows)."""
     xp = xp_of(Tensor._wrap(arr))
     nd = len(taps)
     lead = arr.ndim - nd
@@ -401,15 +403,20 @@ def _resample(arr, taps, adjoint=False, in_sizes=None):
             moved = xp.moveaxis(out, axis, -1)
             res = xp.zeros(moved.shape[:-1] + (in_sizes[a],), dtype=out.dtype)
             for t in range(idx.shape[1]):
-                backend_of(res).scatter_add(res, (Ellipsis, idx[:, t]), moved * w[:, t])
+                term = moved * w[:, t]
+                if masked:
+                    term = xp.where(idx[:, t] >= 0, term, xp.zeros((), term.dtype))
+                backend_of(res).scatter_add(res, (Ellipsis, xp.maximum(idx[:, t], 0)), term)
             out = xp.moveaxis(res, -1, axis)
             continue
         shape = (-1,) + (1,) * (arr.ndim - axis - 1)
         acc = None
         for t in range(idx.shape[1]):
-            term = xp.take(out, idx[:, t], axis=axis)
+            term = xp.take(out, xp.maximum(idx[:, t], 0) if masked else idx[:, t], axis=axis)
             if idx.shape[1] > 1:
                 term = term * w[:, t].reshape(shape)
+            if masked:
+                term = xp.where((idx[:, t] >= 0).reshape(shape), term, xp.zeros((), term.dtype))
             acc = term if acc is None else acc + term
         out = acc
     if out.dtype != arr.dtype:
@@ -447,7 +454,7 @@ class Upsample(Function):
         _save_taps(ctx, taps)
         ctx.base = name
         ctx.in_sizes = tuple(input.shape[input.dim() - len(taps):])
-        return Tensor._wrap(_resample(input._array, taps))
+        return Tensor._wrap(_resample(input._array, taps, masked=name.endswith("Aa")))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -464,7 +471,8 @@ class UpsampleGrad(Function):
         ctx.set_node_name(name + "BackwardBackward0")
         _save_taps(ctx, taps)
         ctx.base = name
-        return Tensor._wrap(_resample(grad_output._array, taps, True, in_sizes))
+        return Tensor._wrap(_resample(grad_output._array, taps, True, in_sizes,
+                                      name.endswith("Aa")))
 
     @staticmethod
     def backward(ctx, grad):
