@@ -6,8 +6,8 @@ Each program imports the library as ``torch`` through ``TORCH_LIB`` (as the seed
 and must exit 0 under both. Their outputs are compared line by line: the text between numbers
 must be identical (runs of spaces count as one), and every number must agree within the
 program's tolerance or one unit in its last printed decimal place (``# compare: rtol=1e-4
-atol=1e-6`` anywhere in the program sets the tolerance; defaults rtol 1e-4, atol 1e-5). ``nan``/``inf`` must match exactly; object addresses
-(``0x7f...``) are ignored.
+atol=1e-6`` anywhere in the program sets the tolerance; defaults rtol 1e-4, atol 1e-5).
+``nan``/``inf`` must match exactly; object addresses (``0x7f...``) are ignored.
 """
 import math
 import os
