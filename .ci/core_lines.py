@@ -26,8 +26,15 @@ import tokenize
 # the classes that fresh fuzzer seeds 3-9 found added about 800 more: torch's index-dtype rules
 # (int32 indices), its rules for numbers out of a dtype's range and for non-int sizes and dims,
 # integer and oneDNN convolution dispatch, the SVD family on infinite input, Cephes' airy_ai,
-# and the order of many checks.
-BUDGETS = {"machinery": 3400, "ops": 19000}
+# and the order of many checks. The tenth session (real programs run under both libraries,
+# bfloat16 in the fuzzer) added about 400 lines to the op library (bfloat16 as a float in every
+# family, torch's group/layer norm moments, sparse COO tensors in ops/sparse.py) and about 570
+# to the machinery: torch.tensor()'s nested-data rules and shared memory (tensor.py,
+# backend/_shared.py: Hogwild training), custom jvp Functions under forward AD, and
+# autograd.graph's hook API (multi-grad hooks, GradientEdge, allow_mutation_on_saved_tensors);
+# the legacy profiler lives in ember/profiler/, outside the machinery. Moving tensor()'s parser
+# to ops/creation.py is the next step to bring the machinery back toward 3,400.
+BUDGETS = {"machinery": 3800, "ops": 19500}
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "src" / "ember"
 
 

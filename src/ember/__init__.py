@@ -31,8 +31,11 @@ from .backend import device, set_default_device, get_default_device  # noqa: F40
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
                                  inference_mode, is_inference_mode_enabled)
 from . import autograd, ops, return_types  # noqa: F401
-from .autograd import profiler as _autograd_profiler  # noqa: F401  (torch.autograd.profiler)
-from . import cuda  # noqa: F401
+from .profiler import _legacy as _autograd_profiler  # noqa: E402
+# (torch.autograd.profiler: kept beside torch.profiler, reachable at torch's path)
+autograd.profiler = _autograd_profiler
+__import__("sys").modules[__name__ + ".autograd.profiler"] = _autograd_profiler
+from . import cuda  # noqa: F401,E402
 
 # ``from .ops import *`` also bound op-family modules named as public sub-packages
 # (``special``): those load on first use instead (``__getattr__`` below).

@@ -19,7 +19,7 @@ import functools
 import inspect
 import itertools
 import warnings
-from typing import Optional
+from typing import Any, Optional
 
 from .. import tensor as _tensor_mod
 from ..tensor import Tensor
@@ -210,7 +210,7 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
 # the tangents of the open forward-AD level (forward_ad's ``_duals``) and forward_ad's
 # ``custom_apply``, which applies a user Function while some are held
 fw_duals: dict = {}
-fw_apply = None
+fw_apply: Any = None
 
 # ember.compile's recorder while it records a call, or amp.autocast's caster while one is
 # active (else None): ``apply`` hands it each call; it ends in ``plain_apply``

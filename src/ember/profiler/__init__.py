@@ -9,8 +9,8 @@ import enum
 import os
 import warnings
 
-from ..autograd import profiler as _autograd_profiler
-from ..autograd.profiler import record_function
+from . import _legacy as _autograd_profiler
+from ._legacy import record_function
 
 __all__ = ["profile", "record_function", "ProfilerActivity", "ProfilerAction", "schedule",
            "tensorboard_trace_handler", "supported_activities", "itt", "DeviceType",

@@ -10,12 +10,12 @@ import contextlib
 import re
 import time
 
-from . import function as _function
+from ..autograd import function as _function
 
 __all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList",
            "FunctionEvent", "FunctionEventAvg", "load_nvprof"]
 
-_active = []        # the profiles recording now (innermost last)
+_active: list = []        # the profiles recording now (innermost last)
 _stack = []         # the open events (for parents and self time)
 
 
