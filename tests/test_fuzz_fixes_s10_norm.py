@@ -186,10 +186,19 @@ def test_embedding_bag_index_offset_promotion(idt, odt, mode):
     ((0, 2, 1, 7, 3), (0, 1), {"wdt": "float64"}),
 ])
 def test_embedding_bag_out_of_range_errors(idx, offs, kw):
-    """torch's fbgemm kernel (float32/16-bit sum and mean) reports per chunk of bags."""
-    for idt in ("int64", "int32"):
-        assert _bag(ember, idt, "int64", idx, offs, **kw) == \
-            _bag(torch, idt, "int64", idx, offs, **kw)
+    """torch's fbgemm kernel (float32/16-bit sum and mean) reports per chunk of bags, one chunk
+    per thread: both libraries run with the same thread counts."""
+    saved = torch.get_num_threads(), ember.get_num_threads()
+    try:
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            ember.set_num_threads(threads)
+            for idt in ("int64", "int32"):
+                assert _bag(ember, idt, "int64", idx, offs, **kw) == \
+                    _bag(torch, idt, "int64", idx, offs, **kw)
+    finally:
+        torch.set_num_threads(saved[0])
+        ember.set_num_threads(saved[1])
 
 
 # --- elu / celu / selu ---------------------------------------------------------------------
