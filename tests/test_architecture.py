@@ -21,9 +21,9 @@ LAYERS = [
      "_lobpcg", "accelerator", "mps", "xpu"),
     ("nn", "optim", "utils", "serialization", "datasets", "distributions", "func", "distributed",
      "compiler", "_dynamo", "testing", "signal", "amp", "multiprocessing", "profiler", "hub",
-     "types", "overrides"),
+     "types"),
     ("viz", "_check", "_demo", "__main__", "__init__", "_torch_ns", "_tensor_compat", "jit",
-     "version", "cpu", "functional"),
+     "version", "cpu", "functional", "_torch_function", "overrides"),
 ]
 
 # Files whose job is host data: they may call NumPy on arrays. Elsewhere a line (or the first

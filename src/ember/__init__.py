@@ -22,6 +22,7 @@ from .dtypes import (bool, float, float16, float32, float64, double, half, int, 
 from .tensor import (Tensor, Size, FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
                      ShortTensor, CharTensor, ByteTensor, BoolTensor)
 from .tensor import _bind as _bind_tensor
+from . import _torch_function  # noqa: E402  (before any Tensor subclass: see that file)
 from ._tensor_str import set_printoptions, get_printoptions
 from .random import (Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
                      default_generator)
@@ -213,15 +214,7 @@ class SymBool:
     """``torch.SymBool`` (never instantiated by ember; see ``SymInt``)."""
 
 
-class DisableTorchFunctionSubclass:
-    """Context manager: ``__torch_function__`` of Tensor subclasses off (ember's ops never
-    dispatch to it, so it changes nothing)."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
+DisableTorchFunctionSubclass = _torch_function.DisableTorchFunctionSubclass
 
 
 class DisableTorchFunction(DisableTorchFunctionSubclass):

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import backend as _backend
 from . import dtypes as _dt
+from . import _torch_function
 from . import ops as _ops
 from .autograd.function import Function
 from .autograd.grad_mode import state as _grad_state
@@ -114,11 +115,7 @@ class _Compat:
 
     def as_subclass(self, cls: type) -> Tensor:
         """This tensor's data (shared) and graph, as an instance of ``cls``."""
-        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
-            raise TypeError("as_subclass(): argument 'cls' must be a subclass of Tensor")
-        out = _ops.view_as(self, self) if self.requires_grad else self.detach()
-        out.__class__ = cls
-        return out
+        return _torch_function.as_subclass(self, cls)
 
     def chalf(self, memory_format: Any = None) -> Tensor:
         return _ops.to(self, _dt.complex32)

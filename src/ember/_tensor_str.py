@@ -162,7 +162,13 @@ def tensor_repr(t, prefix="tensor("):
     """The text of ``repr(t)``."""
     from .dtypes import get_default_dtype, default_complex_dtype, int64, bool as bool_
     from .backend import to_host
-    arr = to_host(t._array)
+    meta = t.is_meta
+    arr = t._array.view(np.ndarray) if meta else to_host(t._array)    # (meta: no values)
+    if meta:
+        suffixes = ["device='meta'", "size=" + str(tuple(arr.shape))]
+        if t.dtype is not get_default_dtype():
+            suffixes.append("dtype=" + repr(t.dtype))
+        return _add_suffixes(prefix + "...", suffixes + _grad_suffix(t), len(prefix))
     if arr.dtype.kind == "V":     # bfloat16: its values are exact in float32
         arr = arr.astype(np.float32)
     indent = len(prefix)
@@ -186,11 +192,13 @@ def tensor_repr(t, prefix="tensor("):
         suffixes.append("dtype=" + repr(d))
     elif arr.size == 0 and d is not default:
         suffixes.append("dtype=" + repr(d))
+    return _add_suffixes(prefix + body, suffixes + _grad_suffix(t), indent)
+
+
+def _grad_suffix(t):
     if t.grad_fn is not None:
-        suffixes.append("grad_fn=<%s>" % t.grad_fn.name())
-    elif t._requires_grad:
-        suffixes.append("requires_grad=True")
-    return _add_suffixes(prefix + body, suffixes, indent)
+        return ["grad_fn=<%s>" % t.grad_fn.name()]
+    return ["requires_grad=True"] if t._requires_grad else []
 
 
 def _add_suffixes(text, suffixes, indent):

@@ -8,7 +8,8 @@ from .ops.linalg import (vector_norm, matrix_norm, solve, linalg_norm as norm, i
                          linalg_lu as lu, linalg_lu_factor as lu_factor,
                          linalg_lu_factor_ex as lu_factor_ex, linalg_lu_solve as lu_solve,
                          solve_triangular, linalg_slogdet as slogdet, linalg_pinv as pinv,
-                         linalg_matrix_rank as matrix_rank, matrix_power, matrix_exp,
+                         linalg_matrix_rank as matrix_rank, matrix_power as _matrix_power,
+                         matrix_exp, _check_svd_driver,
                          linalg_cross as cross, vecdot, householder_product,
                          linalg_ldl_factor as ldl_factor, linalg_ldl_factor_ex as ldl_factor_ex,
                          linalg_ldl_solve as ldl_solve, tensorinv, tensorsolve,
@@ -27,7 +28,13 @@ __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "det", "solve", "matmul"
 
 def svdvals(A, *, driver=None, out=None):
     """The singular values of ``A`` in descending order."""
+    _check_svd_driver(driver)
     return _svdvals(A)
+
+
+def matrix_power(A, n, *, out=None):
+    """``A`` multiplied by itself ``n`` times (the inverse's power when ``n < 0``)."""
+    return _matrix_power(A, n, _name="linalg_matrix_power")
 
 
 def multi_dot(tensors, *, out=None):
@@ -39,3 +46,8 @@ def multi_dot(tensors, *, out=None):
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """The diagonals of the matrices in ``A`` (``torch.diagonal`` with matrix defaults)."""
     return _diagonal(A, offset, dim1, dim2)
+
+
+from .ops.linalg import _add_out  # noqa: E402
+
+_add_out(globals(), __all__, "linalg_")

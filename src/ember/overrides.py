@@ -1,12 +1,13 @@
 """``torch.overrides``: the ``__torch_function__`` protocol's helpers.
 
-ember's own functions do not dispatch to ``__torch_function__``; these helpers let code
-written for the protocol (``if has_torch_function(args): return handle_torch_function(...)``)
-run, dispatching to a ``__torch_function__`` that an argument's type defines.
+ember's functions and Tensor methods dispatch to ``__torch_function__`` once a program defines a
+Tensor subclass (see ``ember/_torch_function.py``); these helpers let code written for the
+protocol (``if has_torch_function(args): return handle_torch_function(...)``) run too.
 """
 import functools
 
 from .tensor import Tensor
+from ._torch_function import overloaded_args, _relevant
 
 __all__ = ["get_ignored_functions", "get_overridable_functions", "get_testing_overrides",
            "handle_torch_function", "has_torch_function", "resolve_name", "is_tensor_like",
@@ -15,22 +16,18 @@ __all__ = ["get_ignored_functions", "get_overridable_functions", "get_testing_ov
 
 
 def _overloaded(relevant_args):
-    types, args = [], []
-    for a in relevant_args:
-        t = type(a)
-        if t not in types and hasattr(t, "__torch_function__"):
-            types.append(t)
-            args.append(a)
-    return types, args
+    args = overloaded_args(relevant_args)
+    return [type(a) for a in args], args
 
 
 def has_torch_function(relevant_args):
-    """Whether an argument's type defines ``__torch_function__``."""
-    return any(hasattr(type(a), "__torch_function__") for a in relevant_args)
+    """Whether an argument's type takes part in ``__torch_function__`` (not a plain Tensor or
+    Parameter)."""
+    return any(type(a) is not Tensor and _relevant(type(a)) for a in relevant_args)
 
 
 def has_torch_function_unary(a):
-    return hasattr(type(a), "__torch_function__")
+    return type(a) is not Tensor and _relevant(type(a))
 
 
 def has_torch_function_variadic(*args):

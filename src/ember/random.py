@@ -17,6 +17,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .backend import device as _device
+from .backend._meta import MetaArray
 from .tensor import Tensor
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
@@ -818,6 +819,8 @@ def _random_range(d, from_, to):
 def _sample_like(arr, draw):
     """A host sample shaped like array ``arr``: ``draw(n, contiguous)`` returns ``n`` values
     in the order torch's kernels visit ``arr``'s memory (innermost the smallest stride)."""
+    if type(arr) is MetaArray:      # (no data: torch draws nothing for a meta tensor)
+        return arr
     shape = arr.shape
     contiguous = bool(arr.flags.c_contiguous)
     flat = draw(arr.size, contiguous)

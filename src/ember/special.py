@@ -560,6 +560,7 @@ legendre_polynomial_p = _polynomial("legendre_polynomial_p")
 
 del expm1, exp2, log1p, logit, erfinv, erfc, round, logsumexp, xlogy  # (re-exported below)
 from .ops.unary import erfc, erfinv, exp2, expm1, log1p, logit  # noqa: E402,F401,F811
+from .ops.unary import RoundDecimals as _RoundDecimals  # noqa: E402
 from .ops.unary import round as _unary_round  # noqa: E402
 from .ops._util import not_implemented_for  # noqa: E402
 
@@ -567,6 +568,8 @@ from .ops._util import not_implemented_for  # noqa: E402
 def round(input, *, decimals=0, out=None):
     """``torch.special.round``: ``torch.round``, refusing integer and bool tensors."""
     not_implemented_for(input._array, "round_cpu" if decimals else "round_vml_cpu", "iub")
+    if out is None and input._array.dtype.kind != "c":
+        return _RoundDecimals.apply(input, decimals)    # (torch's round.decimals, even for 0)
     return _unary_round(input, decimals=decimals, out=out)
 from .ops.reduction import logsumexp  # noqa: E402,F401,F811
 from .ops.arithmetic import xlogy as _xlogy  # noqa: E402
@@ -576,3 +579,8 @@ def xlogy(input, other, *, out=None):
     """``input * log(other)`` (0 where ``input`` is 0 and ``other`` is not NaN)."""
     _check_number_or_tensor("special_xlogy", input, other)
     return _xlogy(input, other, out=out)
+
+
+from .ops.linalg import _add_out  # noqa: E402
+
+_add_out(globals(), __all__, "special_")

@@ -7,14 +7,16 @@ imported (``_bind``); this file imports nothing above the backend and dtypes.
 from __future__ import annotations
 
 import builtins
+import functools
 import warnings
 import weakref
-from types import MethodType as _MethodType
+from types import FunctionType as _FunctionType, MethodType as _MethodType
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 import numpy as np
 
 from . import backend as _backend
+from .backend._meta import MetaArray as _MetaArray
 from . import dtypes as _dt
 from ._tensor_str import tensor_repr
 
@@ -214,11 +216,14 @@ class Tensor:
     is_sparse = False
     is_sparse_csr = False
     is_quantized = False
-    is_meta = False
     is_nested = False
     is_mkldnn = False
     is_xpu = is_mps = is_mtia = is_maia = is_ipu = is_xla = is_vulkan = False
     layout = _dt.strided
+
+    @property
+    def is_meta(self) -> bool:
+        return type(self._array) is _MetaArray
 
     @property
     def is_cpu(self) -> bool:
@@ -255,7 +260,9 @@ class Tensor:
 
     def stride(self, dim: Optional[int] = None) -> Any:     # a tuple, or one dim's stride
         arr = self._array
-        if arr.size == 0:     # (torch: C-contiguous strides, a zero-length dim counted as 1)
+        if arr.size == 0 or type(arr) is _MetaArray:
+            # (torch: C-contiguous strides, a zero-length dim counted as 1; a meta tensor
+            # keeps no layout here: it reports C-contiguous strides)
             rev: List[int] = []
             n = 1
             for d in reversed(arr.shape):
@@ -269,7 +276,7 @@ class Tensor:
         return st if dim is None else st[_ops._wrap_dim(dim, self._array.ndim, "stride")]
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        return self._array.flags.c_contiguous
+        return self._array.flags.c_contiguous or type(self._array) is _MetaArray
 
     def data_ptr(self) -> int:
         return _backend.backend_of(self._array).data_ptr(self._array)
@@ -321,6 +328,9 @@ class Tensor:
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if type(requires_grad) is not builtins.bool:
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            "bool, not %s" % type(requires_grad).__name__)
         if requires_grad and self.grad_fn is None and self._array.dtype.kind not in "fcV":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
@@ -469,19 +479,19 @@ class Tensor:
             if not force:
                 raise TypeError(_host_message(self))
             return _backend.to_host(self._array)
-        if self._requires_grad and not force:
+        if self._requires_grad and not force and _engine._state.enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         if self._conj_bit and not force:
             raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
                                "tensor.resolve_conj().numpy() instead.")
-        return self._array
+        return self._array.view()       # (a new array on the same memory, as torch's)
 
     def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
         arr = self._array
         if type(arr) is not _ndarray:
             raise TypeError(_host_message(self))
-        if self._requires_grad:         # (torch's __array__ is numpy())
+        if self._requires_grad and _engine._state.enabled:    # (torch's __array__ is numpy())
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         if dtype is not None and np.dtype(dtype) != arr.dtype:
@@ -634,7 +644,9 @@ class Tensor:
 
     # ---- Python protocol --------------------------------------------------------
     def __repr__(self, *, tensor_contents: Any = None) -> str:
-        return tensor_repr(self)
+        if type(self) is Tensor or type(self).__module__.startswith("ember."):
+            return tensor_repr(self)
+        return tensor_repr(self, type(self).__name__ + "(")     # (a program's subclass)
 
     def __str__(self) -> str:
         return tensor_repr(self)
@@ -652,7 +664,7 @@ class Tensor:
     def __iter__(self) -> Iterator[Tensor]:
         if self._array.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return iter(_ops.unbind(self, 0))
+        return iter(self.unbind(0))
 
     def __bool__(self) -> builtins.bool:
         if self._array.size != 1:
@@ -660,10 +672,15 @@ class Tensor:
         return bool(self._array.item())
 
     def __float__(self) -> builtins.float:
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self) -> builtins.int:
-        return int(self.item())
+        return int(self._scalar())
+
+    def _scalar(self) -> Any:
+        if self._array.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
 
     def __index__(self) -> builtins.int:
         if self._array.dtype.kind not in "iub" or self._array.size != 1:
@@ -672,7 +689,7 @@ class Tensor:
         return int(self._array.item())
 
     def __complex__(self) -> complex:
-        return complex(self.item())
+        return complex(self._scalar())
 
     __hash__ = object.__hash__
 
@@ -740,6 +757,28 @@ class Tensor:
 
     def __rshift__(self, other: Any) -> Tensor:
         return _ops.bitwise_right_shift(self, other)
+
+    def __rlshift__(self, other: Any) -> Tensor:
+        return _ops.bitwise_left_shift(other, self)
+
+    def __rrshift__(self, other: Any) -> Tensor:
+        return _ops.bitwise_right_shift(other, self)
+
+    def __ilshift__(self, other: Any) -> Tensor:
+        return _ops.bitwise_left_shift_(self, other)
+
+    def __irshift__(self, other: Any) -> Tensor:
+        return _ops.bitwise_right_shift_(self, other)
+
+    def __contains__(self, element: Any) -> builtins.bool:
+        if not isinstance(element, (Tensor, builtins.int, builtins.float, builtins.bool,
+                                    complex, np.number)):
+            raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you "
+                               "passed in a %s." % type(element))
+        return builtins.bool((self == element).any().item())
+
+    def __reversed__(self) -> Tensor:
+        return self if not self._array.ndim else _ops.flip(self, 0)
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]  # element-wise, as torch
         if not isinstance(other, _CMP_OPERANDS):
@@ -1223,3 +1262,17 @@ def _bind(ops, engine):
     for op, names in _METHODS.items():
         for name in names.split():
             setattr(Tensor, name, ops._PLAIN.get(op) or getattr(ops, op))
+    # Every other method is a class attribute too, as torch's (``torch.Tensor.abs(x)``,
+    # ``hasattr(torch.Tensor, "abs")``); what Tensor defines itself wins.
+    for name in ops._TENSOR_METHODS:
+        if not hasattr(Tensor, name):
+            fn = ops._PLAIN.get(name) or getattr(ops, name)
+            setattr(Tensor, name, fn if type(fn) is _FunctionType else _as_method(fn))
+
+
+def _as_method(fn):
+    """A function calling ``fn`` (a callable that is not a function: it would not bind)."""
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    return method

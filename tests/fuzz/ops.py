@@ -230,6 +230,10 @@ def _torch_quirk(case):
     if base in ("signbit", "copysign", "copysign_") and any(
             s[2] == "bfloat16" and s[3] == "x" for s in specs):
         return True     # (torch's float32 -> bfloat16 cast makes every NaN 0xFFFF: negative)
+    if base == "lstsq" and (any(isinstance(a, (int, float)) and not isinstance(a, bool)
+                                and a >= 1 for a in case[2][2:]) or
+                            (case[3].get("rcond") or 0) >= 1):
+        return True     # (rcond >= 1: MKL's gelsy answers differently from call to call)
     if base == "pdist" and specs and tuple(specs[0][1])[:1] == (0,):
         return True     # (torch's pdist backward of zero rows segfaults)
     if base == "isin" and len(specs) > 1 and specs[1][4] == "t":

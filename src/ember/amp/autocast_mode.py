@@ -2,6 +2,7 @@
 convolutions in bfloat16 on the CPU, float16 on CUDA) and the ops it lists as needing float32
 run in float32, as torch's autocast policy; the state lives in ``autograd.grad_mode.state``,
 where ``Function.apply`` reads it."""
+import collections.abc
 import functools
 import warnings
 
@@ -19,14 +20,29 @@ _DEFAULT = {"cpu": _dt.bfloat16, "cuda": _dt.float16}
 _SUPPORTED = {"cpu": (_dt.bfloat16, _dt.float16), "cuda": (_dt.float16, _dt.bfloat16)}
 
 
+# torch's device types, for its error on a string that names none of them
+_TORCH_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip",
+                       "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                       "privateuseone")
+
+
+def _parse_type(device_type):
+    kind = device_type.split(":", 1)[0]
+    if kind not in _TORCH_DEVICE_TYPES:
+        raise RuntimeError("Expected one of %s device type at start of device string: %s"
+                           % (", ".join(_TORCH_DEVICE_TYPES), kind))
+    return kind
+
+
 def is_autocast_available(device_type):
-    return device_type in _DEFAULT
+    """True where ember runs autocast for ``device_type`` ("cpu" and "cuda")."""
+    return _parse_type(device_type) in _DEFAULT
 
 
 def _check_device(device_type):
     if not isinstance(device_type, str):
         raise ValueError("Expected `device_type` of type `str`, got: `%s`" % type(device_type))
-    if device_type not in _DEFAULT:
+    if _parse_type(device_type) not in _DEFAULT or ":" in device_type:
         raise RuntimeError("User specified an unsupported autocast device_type '%s'"
                            % device_type)
 
@@ -37,7 +53,14 @@ def is_autocast_enabled(device_type=None):
     return (device_type or "cuda") in _state.autocast
 
 
+# device types torch has no autocast for (its get_autocast_dtype fails on them so)
+_NO_AUTOCAST = ("mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "lazy", "vulkan",
+                "meta")
+
+
 def get_autocast_dtype(device_type):
+    if isinstance(device_type, str) and _parse_type(device_type) in _NO_AUTOCAST:
+        raise RuntimeError("unsupported scalarType")
     _check_device(device_type)
     return _state.autocast_dtypes.get(device_type, _DEFAULT[device_type])
 
@@ -89,7 +112,8 @@ _POLICY = {
     "cpu": dict(
         [(n, "lower") for n in ("MmBackward0", "AddmmBackward0", "BmmBackward0",
                                 "BaddbmmBackward0", "ConvolutionBackward0",
-                                "PreluKernelBackward0", "ConvTbcBackward0")]
+                                "PreluKernelBackward0", "ConvTbcBackward0", "AddbmmBackward0",
+                                "MkldnnRnnLayerBackward0")]
         + [(n, "fp32") for n in _LINALG32 + _LOSS32 + (
             "ProdBackward0", "ProdBackward1", "TraceBackward0", "AvgPool3DBackward0",
             "MaxPool3DWithIndicesBackward0", "AdaptiveAvgPool3DBackward0",
@@ -125,12 +149,28 @@ _POLICY = {
 }
 
 
+# Functions that name their node per call (ctx.set_node_name): the node name from the apply
+# arguments, so the policy follows the op torch runs (reflection_pad2d, adaptive_avg_pool3d...).
+_PAD_NAMES = {"reflect": "ReflectionPad%dDBackward0", "replicate": "ReplicationPad%dDBackward0"}
+_NAME_BY_ARGS = {
+    "Pad": lambda args: (_PAD_NAMES[args[2]] % args[4] if len(args) > 4
+                         and args[2] in _PAD_NAMES else None),
+    "AdaptiveAvgPool": lambda args: "AdaptiveAvgPool%dDBackward0" % len(args[1]),
+    "MaxPoolIndexed": lambda args: args[3][0],
+}
+
+
+def _node_name(cls, args):
+    resolve = _NAME_BY_ARGS.get(cls.__name__)
+    return cls.node_name if resolve is None else resolve(args)
+
+
 def _cast_hook(cls, args, kwargs):
     """``Function.apply`` inside autocast: the op's inputs cast by its policy, then applied."""
     if _state.autocast:
         dev = _autocast.device_type(args)
         if dev is not None:
-            policy = _POLICY[dev].get(cls.node_name)
+            policy = _POLICY[dev].get(_node_name(cls, args))
             if policy is not None:
                 args = _autocast.inputs(policy, args)
     nxt = _next[0]
@@ -160,9 +200,12 @@ class autocast:
     ``device_type`` (``"cpu"``: bfloat16 by default; ``"cuda"``: float16)."""
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        if not isinstance(device_type, str):
+            raise ValueError("Expected `device_type` of type `str`, got: `%s`"
+                             % type(device_type))
+        self.fast_dtype = dtype if dtype is not None else get_autocast_dtype(device_type)
         _check_device(device_type)
         self.device = device_type
-        self.fast_dtype = dtype if dtype is not None else get_autocast_dtype(device_type)
         self._enabled = enabled
         if enabled and self.fast_dtype not in _SUPPORTED[device_type]:
             if device_type == "cpu":
@@ -211,18 +254,35 @@ def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
 
     @functools.wraps(fwd)
     def decorate_fwd(*args, **kwargs):
-        args[0]._fwd_used_autocast = is_autocast_enabled(device_type)
         args[0]._dtype = get_autocast_dtype(device_type)
         if cast_inputs is None:
+            args[0]._fwd_used_autocast = is_autocast_enabled(device_type)
             return fwd(*args, **kwargs)
-
-        def cast(v):
-            if isinstance(v, Tensor) and v.is_floating_point() and v.dtype != _dt.float64:
-                return v.to(cast_inputs)
-            return v
+        args[0]._fwd_used_autocast = False
+        if not is_autocast_enabled(device_type):
+            return fwd(*args, **kwargs)
         with autocast(device_type, enabled=False):
-            return fwd(*[cast(a) for a in args], **{k: cast(v) for k, v in kwargs.items()})
+            return fwd(*_cast(args, device_type, cast_inputs),
+                       **_cast(kwargs, device_type, cast_inputs))
     return decorate_fwd
+
+
+def _cast(value, device_type, dtype):
+    """``value`` with its floating tensors on ``device_type`` (not float64) cast to ``dtype``,
+    inside lists, tuples, dicts and other iterables too (torch's ``amp._cast``)."""
+    if isinstance(value, Tensor):
+        eligible = (value.is_floating_point() and value.device.type == device_type
+                    and value.dtype is not _dt.float64)
+        return value.to(dtype) if eligible else value
+    if isinstance(value, (str, bytes)) or type(value).__name__ == "ndarray":
+        return value
+    if isinstance(value, collections.abc.Mapping):
+        return {_cast(k, device_type, dtype): _cast(v, device_type, dtype)
+                for k, v in value.items()}
+    if isinstance(value, collections.abc.Iterable):
+        iterable = (_cast(v, device_type, dtype) for v in value)
+        return type(value)(iterable) if isinstance(value, (list, tuple)) else iterable
+    return value
 
 
 def custom_bwd(bwd=None, *, device_type):
@@ -234,7 +294,6 @@ def custom_bwd(bwd=None, *, device_type):
     @functools.wraps(bwd)
     def decorate_bwd(*args, **kwargs):
         ctx = args[0]
-        with autocast(device_type, enabled=getattr(ctx, "_fwd_used_autocast", False),
-                      dtype=getattr(ctx, "_dtype", None)):
+        with autocast(device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
             return bwd(*args, **kwargs)
     return decorate_bwd

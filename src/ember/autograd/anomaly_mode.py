@@ -85,7 +85,7 @@ def record_trace(node):
 
 def check_nan(node, grads):
     """Raise if a backward produced NaN (torch checks NaN only: an inf gradient passes),
-    naming the node and its forward stack."""
+    naming the node."""
     if not _state.anomaly_check_nan:
         return
     for i, g in enumerate(grads):
@@ -94,9 +94,18 @@ def check_nan(node, grads):
         arr = g._array
         xp = get_array_module(arr)
         if bool(xp.isnan(arr).any()):
-            bad = "nan"
-            trace = node._trace or "(no forward trace recorded: the node was created outside " \
-                                   "detect_anomaly)\n"
-            raise RuntimeError("Function '%s' returned %s values in its %dth output.\n"
-                               "Traceback of forward call that caused the error:\n%s"
-                               % (node.name(), bad, i, trace))
+            raise RuntimeError("Function '%s' returned nan values in its %dth output."
+                               % (node.name(), i))
+
+
+def warn_stack(node):
+    """Warn, as torch's engine does when a node's backward fails under anomaly mode, with the
+    stack of the forward call that made the node."""
+    trace = getattr(node, "_trace", None)
+    if not trace:
+        warnings.warn("Error detected in %s. No forward pass information available. Enable "
+                      "detect anomaly during forward pass for more information." % node.name(),
+                      stacklevel=4)
+    else:
+        warnings.warn("Error detected in %s. Traceback of forward call that caused the "
+                      "error:\n%s" % (node.name(), trace), stacklevel=4)

@@ -16,7 +16,7 @@ from ..backend import get_array_module
 from ..dtypes import from_numpy_dtype
 from ..tensor import Tensor
 from ._sum_to import sum_to_size
-from .function import refresh_view
+from .function import Stack, refresh_view
 from .graph import Node
 from .grad_mode import state as _state
 
@@ -120,6 +120,9 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs: _Gra
     for i, t in enumerate(inputs):
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     grads = _make_grads(outputs, grad_outputs)
     capture: Dict[Any, Optional[Tensor]] = {}
     for t in inputs:
@@ -138,6 +141,52 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs: _Gra
                                    "been used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior." % i)
         result.append(g)
+    return tuple(result)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """``grad`` with ``is_grads_batched``: dimension 0 of each grad_output indexes independent
+    vector-Jacobian products, whose results are stacked (torch vmaps one backward; here one
+    backward per row, the graph kept until the last, so with ``create_graph`` the results'
+    grad_fn is a StackBackward0, not the batched op's node)."""
+    given = grad_outputs or (None,) * len(outputs)
+    for i, (t, g) in enumerate(zip(outputs, given)):
+        if isinstance(g, Tensor) and g._array.shape[1:] != t._array.shape:
+            if g.dim() == 0:
+                raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python "
+                                 "or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a "
+                                 "number")
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                "expected to match the shape of corresponding output, but a mismatch was "
+                "detected: grad_output[%d] has a shape of %r and output[%d] has a shape of %r. "
+                "If you only want some tensors in `grad_output` to be considered batched, "
+                "consider using vmap." % (i, g.shape[2:], i, t.shape))
+    # (torch's checks of the rest: implicit grads only for scalars, and then not batched)
+    made = _make_grads(outputs, [g[0] if isinstance(g, Tensor) else g for g in given])
+    made = [g if g is None or given[i] is None else given[i] for i, g in enumerate(made)]
+    if any(g is not None and g.dim() == 0 for g in made):
+        raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but "
+                         "that input is a Tensor of dimensionality 0 so expected in_dim to "
+                         "satisfy 0 <= in_dim < 0.")
+    sizes = [g.shape[0] for g in made if g is not None]
+    if len(set(sizes)) > 1:
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                         "dimension, got sizes %s for the mapped dimension" % sizes)
+    rows = [grad(outputs, inputs, [None if g is None else g[b] for g in made],
+                 retain_graph if b == sizes[0] - 1 else True, create_graph,
+                 allow_unused=allow_unused or materialize_grads) for b in range(sizes[0])]
+    result = []
+    for i, t in enumerate(inputs):
+        col = [r[i] for r in rows]
+        if col[0] is not None:
+            result.append(Stack.apply(*col))
+        elif materialize_grads:     # (unbatched, as torch's: zeros of the input's shape)
+            result.append(Tensor._wrap(get_array_module(t._array).zeros_like(t._array)))
+        else:
+            result.append(None)
     return tuple(result)
 
 
@@ -194,7 +243,10 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
                 run = True
             else:
                 run = needed is None or node in needed
-                send(node, _run_node(node, buf, walk, run), None)
+                if _state.anomaly:
+                    send(node, _run_node_anomaly(node, buf, walk, run), None)
+                else:
+                    send(node, _run_node(node, buf, walk, run), None)
             grads = buf = None    # hold no gradient here (see _accumulate)
             if not retain_graph and node._saved is not None and run:
                 node._release()
@@ -479,9 +531,19 @@ def _run_node(node, buf, walk, run=True):
             r = hook(result, tuple(buf))
             if r is not None:
                 result = tuple(r)
-    if _state.anomaly:
-        from .anomaly_mode import check_nan
+    return result
+
+
+def _run_node_anomaly(node, buf, walk, run):
+    """``_run_node`` under anomaly mode: the result checked for NaN, and any error warned
+    with the forward stack of the node that raised it (as torch)."""
+    from .anomaly_mode import check_nan, warn_stack
+    try:
+        result = _run_node(node, buf, walk, run)
         check_nan(node, result)
+    except Exception:
+        warn_stack(node)
+        raise
     return result
 
 

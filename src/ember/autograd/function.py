@@ -22,6 +22,7 @@ import warnings
 from typing import Any, Optional
 
 from .. import tensor as _tensor_mod
+from ..backend import get_array_module
 from ..tensor import Tensor
 from .grad_mode import state as _state
 from .graph import FunctionCtx, Node, pack_saved
@@ -88,6 +89,7 @@ class _FunctionMeta(type):
             cls._fw_mode = "jvp" if bwd is base_bwd else None
         else:
             cls._fw_mode = "raise"
+        cls._user = not cls.__module__.startswith("ember.")
         node_name = attrs.get("node_name") or name + "Backward"
         cls._backward_cls = type(node_name, (BackwardCFunction,),
                                  {"_forward_cls": cls, "__module__": cls.__module__,
@@ -173,6 +175,13 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
     def setup_context(ctx, inputs, output):
         return None
 
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override "
+                                  "the vmap staticmethod or set generate_vmap_rule=True.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         if cls._is_legacy:
@@ -180,6 +189,8 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
                                " (this class defines forward as an instance method)")
         if fw_duals and cls._fw_mode is not None:
             return fw_apply(cls, args, kwargs)     # a dual level holds tangents
+        if func_transforms and cls._user:
+            transform_check(cls)
         if _hook is not None:
             return _hook(cls, args, kwargs)     # ember.compile or amp.autocast sees this call
         node = cls._backward_cls()
@@ -211,6 +222,12 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
 # ``custom_apply``, which applies a user Function while some are held
 fw_duals: dict = {}
 fw_apply: Any = None
+
+# the torch.func transforms running now, innermost last ("vmap" or "grad"), and their check
+# of a user Function applied under one (both set by ember.func)
+func_transforms: list = []
+transform_check: Any = None
+
 
 # ember.compile's recorder while it records a call, or amp.autocast's caster while one is
 # active (else None): ``apply`` hands it each call; it ends in ``plain_apply``
@@ -506,3 +523,20 @@ class _OnceDifferentiable(Function):
 
 
 _tensor_mod._refresh_view = refresh_view     # (Tensor.grad_fn regenerates stale views)
+
+
+class Stack(Function):
+    """Stack same-shaped tensors along a new first dim (differentiable: jacobian rows and
+    batched gradients)."""
+
+    node_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, *tensors):
+        arrays = [t._array for t in tensors]
+        return Tensor._wrap(get_array_module(*arrays).stack(arrays))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return tuple(grad_output[i] if need else None
+                     for i, need in enumerate(ctx.needs_input_grad))

@@ -6,7 +6,7 @@ trick (the gradient of a vector-Jacobian product with respect to its vector), as
 from ..backend import get_array_module
 from . import forward_ad as fwAD
 from .engine import grad as _autograd_grad
-from .function import Function
+from .function import Stack as _Stack
 from .grad_mode import enable_grad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
@@ -223,22 +223,6 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     jvp_res = _grad_postprocess(jvp_res, create_graph)
     return (_tuple_postprocess(outputs, is_outputs_tuple),
             _tuple_postprocess(jvp_res, is_outputs_tuple))
-
-
-class _Stack(Function):
-    """Stack same-shaped tensors along a new first dim (differentiable, for jacobian rows)."""
-
-    node_name = "StackBackward0"
-
-    @staticmethod
-    def forward(ctx, *tensors):
-        arrays = [t._array for t in tensors]
-        return _tensor_cls()._wrap(get_array_module(*arrays).stack(arrays))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return tuple(grad_output[i] if need else None
-                     for i, need in enumerate(ctx.needs_input_grad))
 
 
 def _jacfwd(func, inputs, strict, vectorize):

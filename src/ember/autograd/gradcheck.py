@@ -148,12 +148,15 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
     if not diff_idx:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient")
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, "
+                         "but none of them have requires_grad=True.")
     for i in diff_idx:
         if inputs[i]._array.dtype not in (np.float64, np.complex128):
             import warnings
             warnings.warn("Input #%d requires gradient and is not a double precision floating "
-                          "point. gradcheck is only reliable in float64." % i, UserWarning)
+                          "point or complex. This check will likely fail if all the inputs are "
+                          "not of double precision floating point or complex. " % i,
+                          UserWarning, stacklevel=2)
     all_outs = _as_tuple(func(*inputs))
     keep = [j for j, o in enumerate(all_outs) if isinstance(o, Tensor) and o._requires_grad]
     outputs = [all_outs[j] for j in keep]

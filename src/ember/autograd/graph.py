@@ -261,11 +261,7 @@ def _version_message(node, t, version, out_nr):
         made = ", which is output 0 of AsStrided,"
     elif t.grad_fn is not None:
         made = ", which is output %d of %s," % (t._output_nr, _op_name(t.grad_fn))
-    if _state.anomaly:
-        if node._trace:
-            import warnings
-            warnings.warn("Error detected in %s. Traceback of forward call that caused the "
-                          "error:\n%s" % (node.name(), node._trace), stacklevel=2)
+    if _state.anomaly:    # (the engine warns with the forward call that saved it)
         hint = ("the backtrace further above shows the operation that failed to compute its "
                 "gradient. The variable in question was changed in there or anywhere later. "
                 "Good luck!")

@@ -145,6 +145,43 @@ class StrictBackend(Backend):
         return strict_module(super().scipy(name))
 
 
+class MetaBackend(Backend):
+    """The meta device: shapes and dtypes without data (see ``_meta``)."""
+
+    type: str = "meta"
+
+    def __init__(self) -> None:
+        from ._meta import MetaArray, meta_numpy
+        self.xp = meta_numpy
+        self.array_type = MetaArray
+        super().__init__()
+
+    def asarray(self, data: Any, dtype: Any = None) -> Any:
+        from ._meta import empty
+        return empty(np.shape(data), dtype if dtype is not None else
+                     getattr(data, "dtype", None) or np.asarray(data).dtype)
+
+    def to_host(self, arr: Any) -> np.ndarray:
+        from ._meta import NO_DATA
+        raise NotImplementedError(NO_DATA)
+
+    def sliding_window_view(self, arr: Any, window_shape: Any, axis: Any = None) -> Any:
+        return self.xp.lib.stride_tricks.sliding_window_view(arr, window_shape, axis)
+
+    def as_strided(self, arr: Any, shape: Tuple[int, ...], strides: Tuple[int, ...]) -> Any:
+        from ._meta import empty
+        return empty(shape, arr.dtype)
+
+    def scatter_add(self, arr: Any, index: Any, values: Any) -> None:
+        """Nothing to write."""
+
+    def index_add_rows(self, out: Any, index: Any, rows: Any) -> None:
+        """Nothing to write."""
+
+    def data_ptr(self, arr: Any) -> int:
+        return 0
+
+
 cpu = Backend()
 _BY_TYPE: Dict[type, Backend] = {np.ndarray: cpu}
 _BY_DEVICE: Dict[str, Backend] = {"cpu": cpu}
@@ -155,7 +192,8 @@ def _cuda() -> Backend:
     return make_backend()
 
 
-_FACTORIES: Dict[str, Callable[[], Backend]] = {"strict": StrictBackend, "cuda": _cuda}
+_FACTORIES: Dict[str, Callable[[], Backend]] = {"strict": StrictBackend, "cuda": _cuda,
+                                                 "meta": MetaBackend}
 _XP: Dict[type, Any] = {np.ndarray: np}
 _default: Dict[str, Optional[device]] = {"device": None}
 
@@ -245,6 +283,8 @@ def _mix_message(arrays: Any) -> str:
         b = _BY_TYPE.get(type(a))
         if b is not None and str(b.device_of(a)) not in names:
             names.append(str(b.device_of(a)))
+    if "meta" in names:         # (torch's meta kernels check each operand against the first)
+        return "Tensor on device %s is not on the expected device %s!" % (names[1], names[0])
     if names[-1] == "cpu":      # torch's TensorIterator names the non-CPU device first
         names.reverse()
     return ("Expected all tensors to be on the same device, but found at least two devices, "
@@ -256,7 +296,7 @@ def same_device(*arrays: Any) -> None:
     first = type(arrays[0])
     for a in arrays[1:]:
         if type(a) is not first and (type(a) in _BY_TYPE) and (first in _BY_TYPE):
-            raise RuntimeError(_mix_message((a, arrays[0])))
+            raise RuntimeError(_mix_message((arrays[0], a)))
 
 
 def matmul2d(a: Any, b: Any) -> Any:

@@ -44,8 +44,10 @@ class device:
                 raise RuntimeError("Invalid device string: '%s:%s'" % (type, idx))
             index = int(idx)
         if type not in _KNOWN:
-            raise RuntimeError("Expected one of cpu, cuda, meta, mps, strict device type at "
-                               "start of device string: %s" % type)
+            raise RuntimeError("Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, "
+                               "ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, "
+                               "mtia, privateuseone device type at start of device string: %s"
+                               % type)
         if index is not None and index < 0:
             raise RuntimeError("Device index must not be negative")
         self.type = type

@@ -12,3 +12,7 @@ from ..ops.fft import (fft, fft2, fftfreq, fftn, fftshift, hfft, hfft2, hfftn, i
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
            "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq",
            "rfftfreq", "fftshift", "ifftshift"]
+
+from ..ops.linalg import _add_out  # noqa: E402
+
+_add_out(globals(), __all__, "fft_")

@@ -10,6 +10,7 @@ import functools
 
 from ..autograd import forward_ad as _fwd
 from ..autograd.engine import grad as _autograd_grad
+from ._checks import under_transform
 from ..backend import get_array_module
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..ops.shape import expand, stack, unsqueeze
@@ -104,7 +105,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
                                            size, outer)
         with enable_grad():
             new_args, flats, specs, own = _roots(args, nums, False)
-            out = func(*new_args, **kwargs)
+            with under_transform("grad"):
+                out = func(*new_args, **kwargs)
             api = "grad_and_value(f)(*args)"
             out, aux = _split_aux(out, has_aux, api)
             if not isinstance(out, Tensor):
@@ -169,7 +171,8 @@ def _batched_grad_and_value(func, argnums, has_aux, args, kwargs, nums, level, s
             args[a] = tree_unflatten(new, spec)
             flats.append(new)
             specs.append(spec)
-        out = func(*args, **kwargs)
+        with under_transform("grad"):
+            out = func(*args, **kwargs)
         out, aux = _split_aux(out, has_aux, api)
         if not isinstance(out, Tensor):
             raise RuntimeError("%s: Expected f(*args) to return a Tensor, got %s"
@@ -259,7 +262,8 @@ def vjp(func, *primals, has_aux=False):
     outer = is_grad_enabled()
     with enable_grad():
         new_args, flats, specs, own = _roots(primals, tuple(range(len(primals))), False)
-        out = func(*new_args)
+        with under_transform("grad"):
+            out = func(*new_args)
         out, aux = _split_aux(out, has_aux, api)
         leaves, out_spec = _check_outputs(out, api)
         if not leaves:
@@ -407,7 +411,8 @@ def _linearize(func, primals, api):
     outer = is_grad_enabled()
     with enable_grad():
         new_args, flats, specs, own = _roots(primals, tuple(range(len(primals))), True)
-        out = func(*new_args)
+        with under_transform("grad"):
+            out = func(*new_args)
     return outer, new_args, flats, specs, own, out
 
 

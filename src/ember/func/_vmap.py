@@ -16,6 +16,7 @@ import sys
 import threading
 
 from .. import random as _random
+from ._checks import under_transform
 from ..backend import get_array_module
 from ..ops.shape import expand, movedim, unsqueeze
 from ..ops.shape import stack
@@ -171,7 +172,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 return out
         outs = []
         state = _random.get_rng_state() if randomness == "same" else None
-        with _in_vmap():
+        with _in_vmap(), under_transform("vmap"):
             for b in (range(size) if size else [None]):
                 if state is not None:
                     _random.set_rng_state(state)
@@ -205,7 +206,7 @@ def _run_batched(func, leaves, dims, spec, kwargs, randomness, out_dims, name, s
     try:
         new = [leaf if d is None else _b.make(leaf, d % leaf.dim(), level)
                for leaf, d in zip(leaves, dims)]
-        with _in_vmap():
+        with _in_vmap(), under_transform("vmap"):
             with _rng_guard(randomness):
                 out = func(*tree_unflatten(new, spec), **kwargs)
         if state is not None and _rng_state() != before:

@@ -70,6 +70,16 @@ def _fans(tensor):
 _calculate_fan_in_and_fan_out = _fans
 
 
+def _calculate_correct_fan(tensor, mode):
+    """fan_in or fan_out of ``tensor``, as ``mode`` (case-insensitive) names."""
+    mode = mode.lower()
+    valid_modes = ["fan_in", "fan_out"]
+    if mode not in valid_modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    fan_in, fan_out = _fans(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with U(a, b) (torch's ``tensor.uniform_(a, b)``)."""
     gen, d = _gen(generator), tensor._array.dtype
@@ -153,6 +163,8 @@ def dirac_(tensor, groups=1):
     shape = tensor._array.shape
     if len(shape) not in (3, 4, 5):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    if shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
     xp = _xp(tensor)
     out = xp.zeros(shape, dtype=tensor._array.dtype)
     per = shape[0] // groups
@@ -182,10 +194,7 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
     if 0 in tensor._array.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
         return None
-    fan_in, fan_out = _fans(tensor)
-    if mode not in ("fan_in", "fan_out"):
-        raise ValueError("Mode %s not supported, please use one of fan_in, fan_out" % mode)
-    fan = fan_in if mode == "fan_in" else fan_out
+    fan = _calculate_correct_fan(tensor, mode)
     return calculate_gain(nonlinearity, a) / math.sqrt(fan)
 
 

@@ -6,6 +6,7 @@ from ..autograd.grad_mode import state as _state
 from ..tensor import Tensor
 from ._util import sum_to, xp_of
 from ..backend import backend_of
+from ..backend._meta import MetaArray
 from .shape import (AsStrided, _positions, _storage_size, _strided_geometry,
                     _strided_positions, take_flat, zero_flat)
 from .. import dtypes as _dt
@@ -31,7 +32,8 @@ def write(t, arr, op):
                            % (_legacy(arr.dtype), _legacy(dst.dtype)))     # (torch's words)
     if arr.shape != dst.shape:
         check_into(dst.shape, arr.shape)
-    if dst.size == 0:           # nothing to write (an expanded size-0 view is read-only)
+    if dst.size == 0 or type(dst) is MetaArray:   # nothing to write (an expanded size-0
+        # view is read-only; a meta tensor has no data)
         t._version_ref[0] += 1
         return
     if not dst.flags.writeable:

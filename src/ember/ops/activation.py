@@ -1,6 +1,7 @@
 """Activations: softmax, log_softmax (numerically stable), selu, celu exposed as ``torch.NAME``;
 the primitives behind nn.functional's softplus, hardtanh, leaky_relu, hardswish and gelu."""
 import math
+from functools import partial
 
 import numpy as np
 
@@ -170,6 +171,36 @@ _ELU_INPLACE_MSG = ("In-place elu backward calculation is triggered with a negat
                     "a negative slope, please call out-of-place version instead.")
 
 
+class ActivationGrad(Function):
+    """An activation's backward ``grad(grad_output, input)`` (Tensor ops, linear in
+    ``grad_output``) recorded as one node with torch's name (``GeluBackwardBackward0``, ...);
+    ``grad_x(grad_output, input, grad)`` is its derivative in ``input`` (None: zero, as for
+    torch's piecewise-linear activations; a string: torch has none, the node is named
+    ``NotImplemented`` and raises when reached)."""
+
+    node_name = "ActivationGradBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, input, name, grad, grad_x):
+        ctx.set_node_name("NotImplemented" if isinstance(grad_x, str) else name)
+        ctx.fns = (name, grad, grad_x)
+        ctx.save_for_backward(grad_output, input)
+        return grad(grad_output, input)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_output, input = ctx.saved_tensors
+        grad_x = ctx.fns[2]
+        if isinstance(grad_x, str):
+            raise RuntimeError("derivative for aten::%s is not implemented" % grad_x)
+        g_out = ActivationGrad.apply(grad, input, *ctx.fns) if ctx.needs_input_grad[0] else None
+        g_in = None
+        if ctx.needs_input_grad[1]:
+            g_in = Tensor._wrap(xp_of(input).zeros_like(input._array)) if grad_x is None \
+                else grad_x(grad_output, input, grad)
+        return g_out, g_in, None, None, None
+
+
 class Elu(Function):
     """``scale * x`` for ``x > 0``, else ``scale * alpha * expm1(input_scale * x)``, as torch.
 
@@ -206,31 +237,47 @@ class Elu(Function):
         if is_result:
             if not alpha >= 0:    # (a NaN alpha too, as torch)
                 raise RuntimeError(_ELU_INPLACE_MSG)
-        # NOTE: a NaN input (or result) gives a NaN gradient in torch's vectorised kernel
-        # (the one whole blocks of two AVX-512 vectors take) and the positive side's slope in
-        # its scalar tail loop (``x <= 0`` false).
-        pos = x > 0
-        n = x.numel()
-        tail = n - n % (128 // x.element_size())
-        if tail < n:
-            xp = xp_of(x)
-            in_tail = Tensor._wrap(xp.arange(n).reshape(tuple(x.shape)) >= tail)
-            pos = pos.logical_or(x.isnan().logical_and(in_tail))
-        dt = x._array.dtype
-        t = dt.type if dt.kind == "f" and dt.itemsize >= 4 else np.float32
-        with errstate(invalid="ignore", over="ignore"):
-            negcoef = float(t(alpha) * t(scale))
-        # NOTE: torch's order: grad * input_scale * (result + alpha * scale) from the result,
-        # grad * input_scale * (alpha * scale) * exp(x * input_scale) from the input. At x = 0
-        # the slope is the negative side's but its derivative is the positive side's (0), as
-        # torch's elu_backward and its double backward; where(x < 0, x, 0) also keeps exp from
-        # overflowing for large x (x * 0 keeps a NaN input NaN).
-        g = grad_output * input_scale
-        if is_result:
-            neg = g * (x + negcoef)
-        else:
-            neg = g * negcoef * exp(where(x < 0, x, x * 0.0) * input_scale)
-        return where(pos, grad_output * scale, neg), None, None, None, None, None
+        return (ActivationGrad.apply(grad_output, x, "EluBackwardBackward0",
+                                     partial(_elu_grad, conf=ctx.conf),
+                                     partial(_elu_grad_x, conf=ctx.conf)),
+                None, None, None, None, None)
+
+
+def _elu_grad(grad_output, x, conf):
+    """elu's backward (``x``: the input, or the result for the in-place form)."""
+    alpha, scale, input_scale, is_result = conf
+    # NOTE: a NaN input (or result) gives a NaN gradient in torch's vectorised kernel
+    # (the one whole blocks of two AVX-512 vectors take) and the positive side's slope in
+    # its scalar tail loop (``x <= 0`` false).
+    pos = x > 0
+    n = x.numel()
+    tail = n - n % (128 // x.element_size())
+    if tail < n:
+        xp = xp_of(x)
+        in_tail = Tensor._wrap(xp.arange(n).reshape(tuple(x.shape)) >= tail)
+        pos = pos.logical_or(x.isnan().logical_and(in_tail))
+    dt = x._array.dtype
+    t = dt.type if dt.kind == "f" and dt.itemsize >= 4 else np.float32
+    with errstate(invalid="ignore", over="ignore"):
+        negcoef = float(t(alpha) * t(scale))
+    # NOTE: torch's order: grad * input_scale * (result + alpha * scale) from the result,
+    # grad * input_scale * (alpha * scale) * exp(x * input_scale) from the input. At x = 0
+    # the slope is the negative side's but its derivative is the positive side's (0), as
+    # torch's elu_backward and its double backward; where(x < 0, x, 0) also keeps exp from
+    # overflowing for large x (x * 0 keeps a NaN input NaN).
+    g = grad_output * input_scale
+    if is_result:
+        neg = g * (x + negcoef)
+    else:
+        neg = g * negcoef * exp(where(x < 0, x, x * 0.0) * input_scale)
+    return where(pos, grad_output * scale, neg)
+
+
+def _elu_grad_x(grad_output, x, grad, conf):
+    """The derivative of elu's backward in ``x``, as torch's elu_double_backward."""
+    g = grad * grad_output * conf[2]
+    neg = (x < 0).to(x.dtype)
+    return g * neg if conf[3] else _elu_grad(g, x, conf) * neg
 
 
 def _elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
@@ -307,9 +354,22 @@ class Softplus(Function):
     @staticmethod
     def backward(ctx, grad_output):
         input, = ctx.saved_tensors
-        beta, threshold = ctx.conf
-        bx = input * beta
-        return where(bx > threshold, grad_output, grad_output * sigmoid(bx)), None, None
+        return ActivationGrad.apply(grad_output, input, "SoftplusBackwardBackward0",
+                                    partial(_softplus_grad, conf=ctx.conf),
+                                    partial(_softplus_grad_x, conf=ctx.conf)), None, None
+
+
+def _softplus_grad(grad_output, input, conf):
+    bx = input * conf[0]
+    return where(bx > conf[1], grad_output, grad_output * sigmoid(bx))
+
+
+def _softplus_grad_x(grad_output, input, grad, conf):
+    """As torch's softplus_double_backward."""
+    beta, threshold = conf
+    bx = input * beta
+    s = sigmoid(bx)
+    return s * (1 - s) * (grad * grad_output) * beta * (bx < threshold).to(s.dtype)
 
 
 class Hardtanh(Function):
@@ -348,7 +408,12 @@ class Hardtanh(Function):
         # NOTE: zero gradient at the kinks themselves and beyond, as torch's hardtanh_backward;
         # 0 at a NaN input too, as its vectorised kernel (its scalar tail loop passes it).
         # (a NaN bound: 0 everywhere, as the vectorised kernel; its scalar tail passes it)
-        return where((input > lo) & (input < hi), grad_output, 0.0), None, None
+        return ActivationGrad.apply(grad_output, input, "HardtanhBackwardBackward0",
+                                    partial(_hardtanh_grad, conf=ctx.conf), None), None, None
+
+
+def _hardtanh_grad(grad_output, input, conf):
+    return where((input > conf[0]) & (input < conf[1]), grad_output, 0.0)
 
 
 def _leaky(g, x, slope):
@@ -425,9 +490,18 @@ class Hardswish(Function):
     @staticmethod
     def backward(ctx, grad_output):
         input, = ctx.saved_tensors
-        mid = grad_output * (input / 3 + 0.5)
-        # NOTE: 0 at -3 and the gradient itself at 3, as torch
-        return where(input <= -3, 0.0, where(input < 3, mid, grad_output))
+        return ActivationGrad.apply(grad_output, input, "HardswishBackwardBackward0",
+                                    _hardswish_grad, _hardswish_grad_x)
+
+
+def _hardswish_grad(grad_output, input):
+    mid = grad_output * (input / 3 + 0.5)
+    # NOTE: 0 at -3 and the gradient itself at 3, as torch
+    return where(input <= -3, 0.0, where(input < 3, mid, grad_output))
+
+
+def _hardswish_grad_x(grad_output, input, grad):
+    return where((input > -3) & (input < 3), grad * grad_output / 3.0, 0.0)
 
 
 _SQRT1_2 = 1 / math.sqrt(2.0)
@@ -466,15 +540,10 @@ class Gelu(Function):
     def backward(ctx, grad_output):
         input, _ = ctx.saved_tensors
         if ctx.approximate == "tanh":
-            x2 = input * input
-            t = tanh((input + input * x2 * _GELU_C) * _SQRT_2_PI)
-            d = (t + 1) * 0.5 + input * 0.5 * (1 - t * t) * _SQRT_2_PI * (x2 * (3 * _GELU_C) + 1)
-            return grad_output * d, None
-        # NOTE: the cdf recomputed from the input, so that its derivative (the pdf) reaches a
-        # second-order gradient.
-        cdf = (erf(input * _SQRT1_2) + 1) * 0.5
-        pdf = exp(input * input * -0.5) * _INV_SQRT_2PI
-        return grad_output * (cdf + input * pdf), None
+            return ActivationGrad.apply(grad_output, input, "GeluBackwardBackward0",
+                                        _gelu_tanh_grad, _gelu_tanh_grad_x), None
+        return ActivationGrad.apply(grad_output, input, "GeluBackwardBackward0",
+                                    _gelu_grad, _gelu_grad_x), None
 
     @staticmethod
     def array_backward(ctx, grad_output):
@@ -485,6 +554,35 @@ class Gelu(Function):
         with _quiet():
             pdf = xp_of(input).exp(x * x * -0.5) * _INV_SQRT_2PI
             return Tensor._wrap(grad_output._array * (cdf._array + x * pdf)), None
+
+
+def _gelu_tanh_grad(grad_output, input):
+    x2 = input * input
+    t = tanh((input + input * x2 * _GELU_C) * _SQRT_2_PI)
+    d = (t + 1) * 0.5 + input * 0.5 * (1 - t * t) * _SQRT_2_PI * (x2 * (3 * _GELU_C) + 1)
+    return grad_output * d
+
+
+def _gelu_tanh_grad_x(grad_output, input, grad):
+    # d/dx of 0.5 (1 + t) + 0.5 x (1 - t^2) u', with t = tanh(u), u = k (x + c x^3)
+    x2 = input * input
+    t = tanh((input + input * x2 * _GELU_C) * _SQRT_2_PI)
+    du = (x2 * (3 * _GELU_C) + 1) * _SQRT_2_PI
+    sech2 = 1 - t * t
+    dd = sech2 * (du - input * t * du * du + x2 * (3 * _GELU_C * _SQRT_2_PI))
+    return grad * grad_output * dd
+
+
+def _gelu_grad(grad_output, input):
+    cdf = (erf(input * _SQRT1_2) + 1) * 0.5
+    pdf = exp(input * input * -0.5) * _INV_SQRT_2PI
+    return grad_output * (cdf + input * pdf)
+
+
+def _gelu_grad_x(grad_output, input, grad):
+    # d/dx (cdf + x pdf) = pdf (2 - x^2)
+    pdf = exp(input * input * -0.5) * _INV_SQRT_2PI
+    return grad * grad_output * pdf * (2 - input * input)
 
 
 _GELU_C = 0.044715
@@ -610,7 +708,13 @@ class RreluWithNoise(Function):
             return grad_output * noise, None, None, None
         if ctx.is_result and ctx.slope < 0:
             raise RuntimeError(_LEAKY_INPLACE_MSG)
-        return where(input > 0, grad_output, grad_output * ctx.slope), None, None, None
+        return ActivationGrad.apply(grad_output, input, "RreluWithNoiseBackwardBackward0",
+                                    partial(_rrelu_grad, slope=ctx.slope), None), \
+            None, None, None
+
+
+def _rrelu_grad(grad_output, input, slope):
+    return where(input > 0, grad_output, grad_output * slope)
 
 
 def _silu(xp, x, _):
@@ -652,9 +756,17 @@ def _hardshrink(xp, x, conf):
 
 def _softshrink(xp, x, conf):
     lambd = x.dtype.type(conf[0])
-    zero = x.dtype.type(0)
-    return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd,
-                                                   xp.where(x == x, zero, x)))
+    # NOTE: torch's kernel gives +0 in its vectorised loop (whole blocks of 64 bytes, in memory
+    # order) and ``x * 0`` (-0 for a negative x) in its scalar tail loop, which takes all of a
+    # strided input.
+    zero = x * x.dtype.type(0)
+    block = 64 // x.itemsize
+    dense = x.flags.c_contiguous or x.flags.f_contiguous
+    n = x.size - x.size % block if dense else 0
+    if n:
+        pos = xp.arange(x.size).reshape(x.shape, order="C" if x.flags.c_contiguous else "F")
+        zero = xp.where(pos < n, x.dtype.type(0), zero)
+    return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, zero))
 
 
 def _pass_where(mask):
@@ -667,20 +779,30 @@ def _shrink_grad(x, g, conf):
     return where((x < -conf[0]) | (x > conf[0]), g, 0.0)
 
 
+def _logsigmoid_grad_x(grad_output, input, grad):
+    """As torch's log_sigmoid_double_backward."""
+    z = sigmoid(input)
+    return grad * grad_output * (z - 1) * z
+
+
 # kind -> (torch's node, forward on arrays (xp, x, conf), backward in Tensor ops (x, g, conf),
-# torch's kernel name for its dtype error, whether complex input is allowed)
+# torch's kernel name for its dtype error, whether complex input is allowed, its backward's
+# node and derivative in the input as ActivationGrad takes them (None: a composite one))
 _POINTWISE = {
-    "silu": ("SiluBackward0", _silu, _silu_grad, "silu_cpu", True),
+    "silu": ("SiluBackward0", _silu, _silu_grad, "silu_cpu", True, None),
     "logsigmoid": ("LogSigmoidBackward0", _logsigmoid, lambda x, g, _: g * sigmoid(-x),
-                   "log_sigmoid_cpu", False),
+                   "log_sigmoid_cpu", False,
+                   ("LogSigmoidBackwardBackward0", _logsigmoid_grad_x)),
     "hardsigmoid": ("HardsigmoidBackward0", _hardsigmoid, _hardsigmoid_grad, "hardsigmoid_cpu",
-                    False),
+                    False, (None, "hardsigmoid_backward")),
     "threshold": ("ThresholdBackward0", _threshold, _pass_where(lambda x, c: x <= float(c[0])),
-                  "threshold_cpu", False),
+                  "threshold_cpu", False, ("ThresholdBackwardBackward0", None)),
     "threshold_": ("ThresholdBackward1", _threshold, _pass_where(lambda x, c: x <= float(c[0])),
-                   "threshold_cpu", False),      # (the in-place form's node)
-    "hardshrink": ("HardshrinkBackward0", _hardshrink, _shrink_grad, "hardshrink_cpu", False),
-    "softshrink": ("SoftshrinkBackward0", _softshrink, _shrink_grad, "softshrink_check", False),
+                   "threshold_cpu", False, ("ThresholdBackwardBackward0", None)),  # (in place)
+    "hardshrink": ("HardshrinkBackward0", _hardshrink, _shrink_grad, "hardshrink_cpu", False,
+                   ("HardshrinkBackwardBackward0", None)),
+    "softshrink": ("SoftshrinkBackward0", _softshrink, _shrink_grad, "softshrink_check", False,
+                   ("SoftshrinkBackwardBackward0", None)),
 }
 
 
@@ -692,7 +814,7 @@ class Pointwise(Function):
 
     @staticmethod
     def forward(ctx, input, kind, conf=()):
-        name, fwd, _, kernel, complex_ok = _POINTWISE[kind]
+        name, fwd, _, kernel, complex_ok, _ = _POINTWISE[kind]
         x = input._array
         if kind[:9] == "threshold":
             if x.dtype.kind in "bc":
@@ -712,7 +834,15 @@ class Pointwise(Function):
     @staticmethod
     def backward(ctx, grad_output):
         input, = ctx.saved_tensors
-        return _POINTWISE[ctx.kind][2](input, grad_output, ctx.conf), None, None
+        _, _, grad, _, _, double = _POINTWISE[ctx.kind]
+        if double is None:      # (a composite second derivative, as torch's silu)
+            return grad(input, grad_output, ctx.conf), None, None
+        fn = partial(_swap_grad, grad=grad, conf=ctx.conf)
+        return ActivationGrad.apply(grad_output, input, double[0], fn, double[1]), None, None
+
+
+def _swap_grad(grad_output, input, grad, conf):
+    return grad(input, grad_output, conf)
 
 
 def _threshold_conf(x, conf):

@@ -6,6 +6,7 @@ instead of keeping them (they are kh * kw times the input). The input gradient a
 per kernel position into the padded input (col2im), with a loop over kernel positions only.
 """
 import itertools
+import warnings
 
 import numpy as np
 
@@ -462,7 +463,35 @@ class ConvTransposeNd(Function):
         return gx, gw, gb, None, None, None, None, None
 
 
-def _check_input(op, input, weight, nd, transposed=False, groups=1, geometry=()):
+def _check_weight_dim(input, weight, nd, transposed, geometry):
+    """torch's errors for a weight whose rank is not the input's (the input batched): the
+    geometry lists must fit the weight's spatial dims first (one value always does)."""
+    k = weight.dim()
+    if k < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    shape = list(input.shape) if input.dim() == nd + 2 else [1] + list(input.shape)
+    stride, padding, output_padding, dilation = geometry
+    if isinstance(padding, str) and padding == "same":
+        raise RuntimeError("Expected %d-dimensional input for %d-dimensional weight%s, but got "
+                           "%d-dimensional input of size %s instead"
+                           % (k, k, list(weight.shape), len(shape), shape))
+    if isinstance(padding, str):
+        padding = 0
+    # (an int argument arrives as nd values; a plain convolution's output_padding as one)
+    named = (("stride", stride), ("padding", padding), ("dilation", dilation),
+             ("output_padding", output_padding if transposed else (0,)))
+    for name, v in named:
+        values = list(v) if isinstance(v, (list, tuple)) else [v] * nd
+        if len(values) not in (1, k - 2):
+            raise RuntimeError("expected %s to be a single integer value or a list of %d values "
+                               "to match the convolution dimensions, but got %s=%s"
+                               % (name, k - 2, name, values))
+    raise RuntimeError("Expected %d-dimensional input for %d-dimensional weight %s, but got "
+                       "%d-dimensional input of size %s instead"
+                       % (k, k, list(weight.shape), len(shape), shape))
+
+
+def _check_input(op, input, weight, nd, transposed=False, groups=1, geometry=(), bias=None):
     if not isinstance(input, Tensor):
         raise TypeError("%s(): argument 'input' must be Tensor, not %s"
                         % (op, type(input).__name__))
@@ -470,8 +499,7 @@ def _check_input(op, input, weight, nd, transposed=False, groups=1, geometry=())
         raise RuntimeError("Expected %dD (unbatched) or %dD (batched) input to %s, but got "
                            "input of size: %s" % (nd + 1, nd + 2, op, list(input.shape)))
     if weight.dim() != nd + 2:
-        raise RuntimeError("%s: expected weight to be %d-D, got %d-D of shape %s"
-                           % (op, nd + 2, weight.dim(), tuple(weight.shape)))
+        _check_weight_dim(input, weight, nd, transposed, geometry)
     _check_params(nd, *geometry)
     if weight.shape[0] < groups:
         raise RuntimeError("Given groups=%d, expected weight to be at least %d at dimension 0, "
@@ -491,6 +519,12 @@ def _check_input(op, input, weight, nd, transposed=False, groups=1, geometry=())
         raise RuntimeError("Given transposed=1, weight of size %s, expected input%s to have %d "
                            "channels, but got %d channels instead"
                            % (list(weight.shape), shape, weight.shape[0], c))
+    n = weight.shape[1] * groups if transposed else weight.shape[0]
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != n):
+        raise RuntimeError("Given %sweight of size %s, expected bias to be 1-dimensional with %d "
+                           "elements, but got bias of size %s instead"
+                           % ("transposed=1, " if transposed else "", list(weight.shape), n,
+                              list(bias.shape)))
     return input.dim() == nd + 1
 
 
@@ -525,7 +559,7 @@ def _check_dtypes(input, weight, bias, transposed, nd, cxx=None, dilated=False):
     if x.dtype.kind == "c" and w.dtype != x.dtype:
         raise RuntimeError("Input type (%s) and weight type (%s) should be the same"
                            % (_type_string(x), _type_string(w, w.dtype.kind != "c")))
-    if bias is not None and not transposed and bias._array.dtype != x.dtype:
+    if bias is not None and not transposed and cxx is None and bias._array.dtype != x.dtype:
         raise RuntimeError("Input type (%s) and bias type (%s) should be the same"
                            % (_CXX.get(x.dtype.name, x.dtype.name),
                               _CXX.get(bias._array.dtype.name, bias._array.dtype.name)))
@@ -637,9 +671,17 @@ def _check_numel(input, nd):
                            "shape: %s" % (shape[:2] + [1] + shape[2:] if nd == 1 else shape))
 
 
+_WARNED_SAME = [False]
+
+
 def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups, cxx=False):
+    if not cxx and bias is not None and isinstance(input, Tensor) and \
+            bias._array.dtype != input._array.dtype:
+        raise RuntimeError("Input type (%s) and bias type (%s) should be the same"
+                           % (_CXX.get(input._array.dtype.name, input._array.dtype.name),
+                              _CXX.get(bias._array.dtype.name, bias._array.dtype.name)))
     unbatched = _check_input(op, input, weight, nd, groups=groups,
-                             geometry=(stride, padding, 0, dilation))
+                             geometry=(stride, padding, 0, dilation), bias=bias)
     direct = None
     if cxx:
         direct = (all(v == 1 for v in weight.shape[2:]) and max(_pair(stride, nd)) == 1
@@ -661,6 +703,11 @@ def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups, cxx=Fa
             for a in range(nd):
                 total = dilation[a] * (k[a] - 1)
                 pads.append((total // 2, total - total // 2))
+            if any(lo != hi for lo, hi in pads) and not _WARNED_SAME[0]:
+                _WARNED_SAME[0] = True      # (torch's TORCH_WARN_ONCE)
+                warnings.warn("Using padding='same' with even kernel lengths and odd dilation "
+                              "may require a zero-padded copy of the input be created",
+                              UserWarning, stacklevel=3)
         else:
             raise RuntimeError("Invalid padding string: '%s'" % padding)
     else:
@@ -682,6 +729,8 @@ def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups, cxx=Fa
         else:
             _check_zero_dilation(nd, dilation, False)
             _check_kernel_dtypes(input, weight, bias, False, nd, dilated)
+            if bias is not None and bias._array.dtype != input._array.dtype:
+                bias = bias.to(input.dtype)     # (torch.convolution's kernels cast the bias)
     if no_channels:
         outs = [(padded[a] - eff[a]) // stride[a] + 1 for a in range(nd)]
         out = NoChannelConvolution.apply(input, weight, bias, outs)
@@ -760,7 +809,7 @@ def _check_view(shape):
 def _conv_t(op, nd, input, weight, bias, stride, padding, output_padding, groups, dilation,
             cxx=False):
     unbatched = _check_input(op, input, weight, nd, transposed=True, groups=groups,
-                             geometry=(stride, padding, output_padding, dilation))
+                             geometry=(stride, padding, output_padding, dilation), bias=bias)
     outs = _transposed_size(input, weight, nd, unbatched, stride, padding, output_padding,
                             dilation, groups)
     _check_dtypes(input, weight, bias, True, nd, True if cxx else None)

@@ -9,7 +9,8 @@ from ..backend import backend_for, backend_of, device, to_host
 from ..random import _gen, _random_range, _sample_like
 from ..tensor import Tensor, _to_array
 from ._inplace import overwrite
-from .shape import Clone
+from ._index import copy_in_order, dense_order
+from .shape import Clone, CloneInOrder
 from ._util import checked_scalar, not_implemented_for
 
 __all__ = ["to", "clone", "contiguous", "detach", "device", "is_tensor", "is_floating_point",
@@ -24,15 +25,18 @@ class ToCopy(Function):
     node_name = "ToCopyBackward0"
 
     @staticmethod
-    def forward(ctx, a, np_dtype, target):
+    def forward(ctx, a, np_dtype, target, order=None):
         arr = a._array
         ctx.source = backend_of(arr).device
         if target is not None and target is not backend_of(arr):
             arr = target.asarray(arr if np_dtype is None else arr.astype(np_dtype))
         elif np_dtype is not None:
             arr = arr.astype(np_dtype)
-        else:
-            arr = arr.copy()
+        elif order is None:
+            order = dense_order(arr)
+            arr = arr.copy() if order is None else copy_in_order(arr, order)
+        if order is not None and list(order) != list(range(arr.ndim)):
+            arr = copy_in_order(arr, order)
         return Tensor._wrap(arr)
 
     @staticmethod
@@ -40,7 +44,7 @@ class ToCopy(Function):
         d = ctx._input_meta(0)[1]
         if d.kind != "c" and grad_output._array.dtype.kind == "c":
             grad_output = grad_output.real      # torch: the real part for a real source
-        return to(grad_output, _dt.from_numpy_dtype(d), ctx.source), None, None
+        return to(grad_output, _dt.from_numpy_dtype(d), ctx.source), None, None, None
 
 
 def _type_to_dtype(t):
@@ -96,21 +100,63 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
         np_dtype = _dt.to_dtype(dtype).np
         if np_dtype == input._array.dtype:
             np_dtype = None
-    if np_dtype is None and target is None:
+    order = _memory_order(input._array, memory_format, "to")
+    if order is not None and _in_order(input._array, order):
+        order = None
+    if np_dtype is None and target is None and order is None:
         return ToCopy.apply(input, None, None) if copy else input
-    return ToCopy.apply(input, np_dtype, target)
+    return ToCopy.apply(input, np_dtype, target, order)
+
+
+_CHANNELS_LAST = {"channels_last": (4, [0, 2, 3, 1]), "channels_last_3d": (5, [0, 2, 3, 4, 1])}
+
+
+def _memory_order(arr, memory_format, op):
+    """The dims of ``arr`` slowest first in ``memory_format`` (None: C order, or for
+    ``preserve_format`` the layout kept as it is)."""
+    name = getattr(memory_format, "_name", None)
+    if name in _CHANNELS_LAST:
+        rank, order = _CHANNELS_LAST[name]
+        if arr.ndim != rank:
+            raise RuntimeError("required rank %d tensor to use %s format" % (rank, name))
+        return order
+    if op == "clone" and name in (None, "preserve_format"):
+        return dense_order(arr)
+    return None
+
+
+def _in_order(arr, order):
+    """Whether ``arr`` is dense with its dims in memory in ``order`` (slowest first)."""
+    step = arr.itemsize
+    for d in reversed(order):
+        if arr.shape[d] != 1 and arr.strides[d] != step:
+            return False
+        step *= arr.shape[d]
+    return True
+
+
+def _is_contiguous_in(arr, memory_format):
+    """``Tensor.is_contiguous(memory_format)`` of the array ``arr``."""
+    name = getattr(memory_format, "_name", None)
+    if name in _CHANNELS_LAST:
+        rank, order = _CHANNELS_LAST[name]
+        return arr.ndim == rank and _in_order(arr, order)
+    return bool(arr.flags.c_contiguous)
 
 
 def clone(input, *, memory_format=None):
-    """A copy with its own memory (gradient flows back to ``input``)."""
-    return Clone.apply(input)
+    """A copy with its own memory (gradient flows back to ``input``); laid out as ``input``
+    unless ``memory_format`` says otherwise."""
+    order = _memory_order(input._array, memory_format, "clone")
+    return Clone.apply(input) if order is None else CloneInOrder.apply(input, order)
 
 
 def contiguous(input, memory_format=None):
-    """``input`` if C-contiguous, else a contiguous copy."""
-    if input._array.flags.c_contiguous:
-        return input
-    return Clone.apply(input)
+    """``input`` if contiguous in ``memory_format`` (C order by default), else a copy."""
+    order = _memory_order(input._array, memory_format, "contiguous")
+    if order is None:
+        return input if input._array.flags.c_contiguous else Clone.apply(input)
+    return input if _in_order(input._array, order) else CloneInOrder.apply(input, order)
 
 
 def detach(input):

@@ -149,6 +149,9 @@ def _number(x, fn, arg, pos):
             raise TypeError("%s(): argument '%s' (position %d) must be Number, not Tensor"
                             % (fn, arg, pos))
         return x.item()
+    if not isinstance(x, (int, float, complex, np.number, np.bool_)):
+        raise TypeError("%s(): argument '%s' (position %d) must be Number, not %s"
+                        % (fn, arg, pos, type(x).__name__))
     return x
 
 
@@ -304,8 +307,10 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False):
     """A tensor filled with ``fill_value``; dtype inferred from it as torch does."""
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
+    if not isinstance(size, (tuple, list)):
+        raise TypeError("full(): argument 'size' (position 1) must be tuple of ints, not %s"
+                        % type(size).__name__)
+    fill_value = _number(fill_value, "full", "fill_value", 2)
     if dtype is None:
         if isinstance(fill_value, (bool, np.bool_)):
             dtype = _dt.bool
@@ -315,7 +320,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
             dtype = _dt.default_complex_dtype()
         else:
             dtype = _dt.get_default_dtype()
-    shape = _size((size,) if isinstance(size, int) else (size,))
+    shape = _size((size,), "full")
     d = _dt.to_dtype(dtype)
     # NOTE: torch skips the float16/bfloat16 range check when filling a single element.
     value = checked_fill_value(fill_value, d, reduced=math.prod(shape) != 1)
@@ -376,7 +381,7 @@ bool requires_grad = False)
 """
 
 
-def _numbers(fn, start, end, step):
+def _numbers(fn, start, end, step, shown=3):
     """``start, end, step`` as numbers (see ``_number``): range names the first bad argument,
     arange (overloaded) lists its signatures."""
     try:
@@ -386,7 +391,7 @@ def _numbers(fn, start, end, step):
     except TypeError:
         if fn == "range":
             raise
-        names = ", ".join(type(v).__name__ for v in (start, end, step))
+        names = ", ".join(type(v).__name__ for v in (start, end, step)[:shown])
         raise TypeError("arange() received an invalid combination of arguments - got (%s), but "
                         "expected one of:%s" % (names, _ARANGE_SIGS)) from None
 
@@ -423,13 +428,18 @@ def _check_size(size):
     return int(size)
 
 
-def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+def arange(start=0, end=None, step=None, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for integer arguments."""
+    shown = 2 if step is None else 3
+    step = 1 if step is None else step
     if end is None:
         start, end = 0, _number(start, "arange", "end", 1)
+    elif not all(isinstance(v, (int, float, complex, np.number, np.bool_))
+                 for v in (start, end, step)):
+        start, end, step = _numbers("arange", start, end, step, shown)
     elif isinstance(start, Tensor) or isinstance(end, Tensor) or isinstance(step, Tensor):
-        start, end, step = _numbers("arange", start, end, step)
+        start, end, step = _numbers("arange", start, end, step, shown)
     d, start, end, step = _range_checks("arange_cpu", dtype, start, end, step)
     if d is not None and d._rank < 2:
         # NOTE: torch casts the bounds and the step to an integer dtype first.
@@ -452,7 +462,7 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     warnings.warn("torch.range is deprecated and will be removed in a future release because "
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
-                  stacklevel=2)
+                  stacklevel=3)
     if end is None:
         start, end = 0, start
     start, end, step = _numbers("range", start, end, step)
@@ -685,6 +695,8 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     shape = _size(size, "rand")
     d = _float_dtype(dtype)
     _check_float(d, "check_uniform_bounds")
+    if b.type == "meta":
+        return _new(b.xp.empty(shape, d.np), requires_grad)
     gen = _gen(generator)
     arr = _real_draw(_numel(shape), d.np, gen._uniform).reshape(shape)
     return _new(b.asarray(arr), requires_grad)
@@ -698,6 +710,8 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     d = _float_dtype(dtype)
     if _numel(shape):       # (the kernel, with its dtype check, runs on no empty tensor)
         _check_float(d, "normal_kernel_cpu")
+    if b.type == "meta":
+        return _new(b.xp.empty(shape, d.np), requires_grad)
     gen = _gen(generator)
     # NOTE: torch draws a complex sample's parts with std 1/sqrt(2) (unit variance in all).
     std = 1.0 if d.np.kind != "c" else 1.0 / math.sqrt(2.0)
@@ -747,6 +761,9 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     b = backend_for(device)
     d = _dt.int64 if dtype is None else _dt.to_dtype(dtype)
     shape = _size((size,) if isinstance(size, int) else (tuple(size),))
+    if b.type == "meta":
+        _random_range(d.np, low, high)
+        return _new(b.xp.empty(shape, d.np), requires_grad)
     arr = _random_from_to(_gen(generator), shape, d, low, high)
     return _new(b.asarray(arr), requires_grad)
 
@@ -803,6 +820,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError("n must be non-negative, got%d" % n)
     b = backend_for(device)
     d = _dt.int64 if dtype is None else _dt.to_dtype(dtype)
+    if b.type == "meta":
+        return _new(b.xp.empty((n,), d.np), requires_grad)
     return _new(b.asarray(_gen(generator)._randperm(n).astype(d.np)), requires_grad)
 
 

@@ -9,10 +9,10 @@ import numbers
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
-from ..backend import backend_for
+from ..backend import backend_for, backend_of
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
-from ._util import wrap_dim, xp_of
+from ._util import get_array_module, wrap_dim, xp_of
 from .complex import conj, conj_physical, real
 from .shape import narrow, roll
 
@@ -35,7 +35,8 @@ class FftC2C(Function):
         ctx.args = (dims, norm, forward)
         xp_fft = xp_of(a).fft
         fn = xp_fft.fftn if forward else xp_fft.ifftn
-        return Tensor._wrap(fn(a._array, axes=dims, norm=norm))
+        return Tensor._wrap(_mkl_layout(fn(a._array, axes=dims, norm=norm),
+                                        _sort_dims(a, dims), _elem_strides(a._array)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -55,7 +56,8 @@ class FftR2C(Function):
         ctx.last = a._array.shape[dims[-1]]
         xp_fft = xp_of(a).fft
         fn = xp_fft.rfftn if onesided else xp_fft.fftn
-        return Tensor._wrap(fn(a._array, axes=dims, norm=norm))
+        return Tensor._wrap(_mkl_layout(fn(a._array, axes=dims, norm=norm),
+                                        _sort_dims(a, dims, True), _elem_strides(a._array)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -77,7 +79,11 @@ class FftC2R(Function):
         ctx.args = (dims, norm, last)
         arr = a._array
         s = [arr.shape[d] for d in dims[:-1]] + [last]
-        return Tensor._wrap(xp_of(a).fft.irfftn(arr, s=s, axes=dims, norm=norm))
+        out = xp_of(a).fft.irfftn(arr, s=s, axes=dims, norm=norm)
+        strides = _elem_strides(arr)
+        if len(dims) > 1:   # (torch: a complex transform over the others first, then 1-D)
+            strides = _layout_strides(arr.shape, strides, _sort_dims(a, dims[:-1]))
+        return Tensor._wrap(_mkl_layout(out, dims[-1:], strides))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -95,6 +101,66 @@ class FftC2R(Function):
         shape = [1] * g._array.ndim
         shape[dims[-1]] = half
         return g * Tensor._wrap(w.reshape(shape)), None, None, None
+
+
+def _elem_strides(arr):
+    return tuple(st // arr.itemsize for st in arr.strides)
+
+
+def _sort_dims(a, dims, exclude_last=False):
+    """torch's ``_sort_dims``: the transformed dims by decreasing input stride."""
+    st = _elem_strides(a._array)
+    head = dims[:-1] if exclude_last else dims
+    return tuple(sorted(head, key=lambda d: -st[d])) + (dims[-1:] if exclude_last else ())
+
+
+def _partition(dims, keep):
+    """libstdc++'s (unstable) ``std::partition``: the dims ``keep`` accepts, then the others."""
+    a, first, last = list(dims), 0, len(dims)
+    while True:
+        while first != last and keep(a[first]):
+            first += 1
+        if first == last:
+            return a, first
+        last -= 1
+        while first != last and not keep(a[last]):
+            last -= 1
+        if first == last:
+            return a, first
+        a[first], a[last] = a[last], a[first]
+        first += 1
+
+
+def _layout_order(strides, dims):
+    """The dims in the order torch's MKL ``_exec_fft`` lays its output out (outermost first):
+    the batch dims by decreasing input stride, then the transformed ``dims``."""
+    perm, k = _partition(range(len(strides)), lambda d: d not in dims)
+    return sorted(perm[:k], key=lambda d: -strides[d]) + list(dims)
+
+
+def _layout_strides(shape, strides, dims):
+    """The element strides of a transform's output of ``shape`` over ``dims`` whose input had
+    ``strides``: row-major in ``_layout_order``."""
+    out, step = [0] * len(shape), 1
+    for d in reversed(_layout_order(strides, dims)):
+        out[d] = step
+        step *= max(shape[d], 1) if d in dims else shape[d]
+    return tuple(out)
+
+
+def _mkl_layout(out, dims, strides):
+    """``out``, a transform over ``dims`` of an input with element ``strides``, in the memory
+    layout torch's MKL transform gives it: not row-major when a batch dim follows a transformed
+    one."""
+    if out.ndim < 2 or not out.size:
+        return out
+    order = _layout_order(strides, dims)
+    want = _layout_strides(out.shape, strides, dims)
+    if _elem_strides(out) == want:
+        return out
+    buf = get_array_module(out).ascontiguousarray(out.transpose(order))
+    # (as_strided: the strides of size-1 dims too, which a transposed view would not give)
+    return backend_of(buf).as_strided(buf, out.shape, tuple(st * buf.itemsize for st in want))
 
 
 class Resize(Function):

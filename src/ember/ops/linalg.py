@@ -12,6 +12,7 @@ from ..tensor import Tensor
 from .. import return_types as _rt
 from ..backend import backend_of
 from ._util import binary_arrays, get_array_module, sum_to, wrap_dim, wrap_dims, xp_of
+from ._out import with_out
 from .matmul import _shape_str, _tname, matmul, vdot
 
 __all__ = ["det", "inverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
@@ -319,9 +320,26 @@ def _svdvals(a):
     return LinalgSvd.apply(a, False)[1]
 
 
+def _check_arg(fn, name, value, pos, types, what):
+    """torch's argument-parser error when ``value`` is not one of ``types`` (a 0-d tensor
+    passes)."""
+    if isinstance(value, Tensor) and value._array.ndim == 0:
+        return
+    if not isinstance(value, types) or (what == "int" and isinstance(value, bool)):
+        raise TypeError("%s(): argument '%s' (position %d) must be %s, not %s"
+                        % (fn, name, pos, what, type(value).__name__))
+
+
+def _check_svd_driver(driver):
+    if driver is not None:      # (ember's devices have no cuSOLVER)
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
+                           "CUDA inputs with cuSOLVER backend.")
+
+
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The ``ord``-norm of ``x`` over ``dim`` (all elements when None), as a vector."""
     from .conversion import to
+    _check_arg("linalg_vector_norm", "ord", ord, 2, (int, float, np.number), "Number")
     if dtype is not None:
         x = to(x, dtype)
     _float_or_complex("linalg.vector_norm", x._array)
@@ -1420,11 +1438,31 @@ def _cho_solve(ba, la, upper):
     return _tri_solve(la.mT.conj(), _tri_solve(la, ba, False, True, False), True, True, False)
 
 
+def _cholesky_solve_check(ba, la):
+    """torch's checks of ``cholesky_solve``'s ``B`` and ``L`` (its ``linearSolveCheckInputs``)."""
+    for name, arr in (("b", ba), ("u", la)):
+        if arr.ndim < 2:
+            raise RuntimeError("%s should have at least 2 dimensions, but has %d dimensions "
+                               "instead" % (name, arr.ndim))
+    if ba.dtype != la.dtype:
+        raise RuntimeError("Expected b and A to have the same dtype, but found b of type %s and A "
+                           "of type %s instead." % (_tname(ba.dtype), _tname(la.dtype)))
+    if la.shape[-1] != la.shape[-2]:
+        raise RuntimeError("A must be batches of square matrices, but they are %d by %d matrices"
+                           % la.shape[-2:])
+    if la.shape[-1] != ba.shape[-2]:
+        raise RuntimeError("Incompatible matrix sizes for cholesky_solve: each A matrix is %d by "
+                           "%d but each b matrix is %d by %d"
+                           % ((la.shape[-1],) * 2 + ba.shape[-2:]))
+    _bcast(ba.shape[:-2], la.shape[:-2])
+
+
 class CholeskySolve(Function):
     node_name = "CholeskySolveBackward0"
 
     @staticmethod
     def forward(ctx, b, L, upper):
+        _cholesky_solve_check(b._array, L._array)
         la, ba = _tri_args("cholesky_solve", L._array, b._array, kernel="cholesky_solve_cpu")
         x = _w(_cho_solve(ba, la, upper))
         ctx.upper = upper
@@ -1478,6 +1516,7 @@ def cholesky_inverse(L, upper=False, *, out=None):
 
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh``, singular values in descending order."""
+    _check_svd_driver(driver)
     return _rt.linalg_svd(*LinalgSvd.apply(A, full_matrices))
 
 
@@ -1836,10 +1875,11 @@ def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, ou
     return _w(rank)
 
 
-def matrix_power(input, n):
+def matrix_power(input, n, *, _name="matrix_power"):
     """``input`` multiplied by itself ``n`` times (the inverse's power when ``n < 0``)."""
     from .conversion import clone
     from .shape import broadcast_to
+    _check_arg(_name, "n", n, 2, (int, np.integer), "int")
     arr = input._array
     if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2]:
         raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they "
@@ -2463,3 +2503,19 @@ def lstsq(A, B, rcond=None, *, driver=None):
         rcond = float(np.finfo(_real_dtype(aa)).eps) * max(aa.shape[-2:])
     _lapack_dtype(aa, None, "linalg_lstsq_cpu")
     return _rt.linalg_lstsq(*LinalgLstsq.apply(A, B, rcond, driver, vec))
+
+
+def _add_out(namespace, names, prefix):
+    """``out=`` for the functions of a namespace (``ember.linalg``, ``ember.fft``,
+    ``ember.special``): each function in ``names`` of ``namespace`` (a module's globals) that
+    declares an ``out`` parameter is wrapped with ``with_out`` under torch's name
+    ``prefix + name``."""
+    for name in names:
+        fn = inner = namespace.get(name)
+        while hasattr(inner, "__wrapped__"):
+            inner = inner.__wrapped__
+        code = getattr(inner, "__code__", None)
+        if code is None:
+            continue
+        if "out" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
+            namespace[name] = with_out(fn, prefix + name)

@@ -680,39 +680,113 @@ def _lengths(v):
     return [int(x) for x in v]
 
 
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
-             zero_infinity=False):
-    """Connectionist temporal classification loss. Matches ``torch.nn.functional.ctc_loss``."""
-    if isinstance(input_lengths, Tensor) != isinstance(target_lengths, Tensor):
-        raise TypeError(
-            "ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, %s, "
-            "%s, int, int, bool), but expected one of:\n * (Tensor log_probs, Tensor targets, "
-            "tuple of ints input_lengths, tuple of ints target_lengths, int blank = 0, int "
-            "reduction = Mean, bool zero_infinity = False)\n * (Tensor log_probs, Tensor "
-            "targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, int reduction "
-            "= Mean, bool zero_infinity = False)\n"
-            % (type(input_lengths).__name__, type(target_lengths).__name__))
-    if reduction not in _REDUCTIONS:
-        raise ValueError("%s is not a valid value for reduction" % reduction)
-    unbatched = log_probs.dim() == 2
-    if unbatched:
-        log_probs = log_probs.unsqueeze(1)
-        if targets.dim() == 1:
-            targets = targets.unsqueeze(0)
-    if log_probs._array.dtype not in (np.float32, np.float64):
-        not_implemented_for(log_probs._array, "ctc_loss_cpu", log_probs._array.dtype.kind)
-    in_lens, tgt_lens = _lengths(input_lengths), _lengths(target_lengths)
-    steps, n = log_probs.shape[:2]
+def _is_int_like(x):
+    """Whether torch's argument parser takes ``x`` as an int (a Python int or 0-d int tensor)."""
+    if isinstance(x, Tensor):
+        return x.dim() == 0 and _dt.kind(x._array.dtype) in "iu"
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _arg_type(v):
+    """A value's type as torch's argument parser prints it (``list of [int, int]`` ...)."""
+    if isinstance(v, Tensor):
+        return "Tensor"
+    if isinstance(v, list):
+        return "list of [%s]" % ", ".join(_arg_type(x) for x in v)
+    if isinstance(v, tuple):
+        return "tuple of (%s)" % ", ".join(_arg_type(x) for x in v)
+    return type(v).__name__
+
+
+def _ctc_signature_check(input_lengths, target_lengths):
+    """torch's parser for ``torch.ctc_loss``: both lengths Tensors, or both sequences of ints."""
+    pair = (input_lengths, target_lengths)
+    if all(isinstance(v, Tensor) for v in pair):
+        return
+    if all(isinstance(v, (list, tuple)) and (not v or _is_int_like(v[0])) for v in pair):
+        for name, v in zip(("input_lengths", "target_lengths"), pair):
+            for pos, x in enumerate(v):
+                if not _is_int_like(x):
+                    raise TypeError("ctc_loss(): argument '%s' failed to unpack the object at pos "
+                                    "%d with error \"type must be tuple of ints,but got %s\""
+                                    % (name, pos + 1, type(x).__name__))
+        return
+    got = ", ".join(type(v).__name__ if not isinstance(v, Tensor) else "Tensor" for v in pair)
+    ints = ", ".join("!%s!" % _arg_type(v) for v in pair)
+    tens = ", ".join("Tensor" if isinstance(v, Tensor) else "!%s!" % _arg_type(v) for v in pair)
+    tail = ("int blank = 0, int reduction = at::Reduction::Mean, bool zero_infinity = False)\n"
+            "      didn't match because some of the arguments have invalid types: (Tensor, "
+            "Tensor, %s, !int!, !int!, !bool!)\n")
+    raise TypeError(
+        "ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, %s, int, "
+        "int, bool), but expected one of:\n * (Tensor log_probs, Tensor targets, tuple of ints "
+        "input_lengths, tuple of ints target_lengths, " % got + tail % ints
+        + " * (Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, "
+        + tail % tens)
+
+
+def _ctc_check(log_probs, targets, in_lens, tgt_lens, blank):
+    """The argument checks of torch's ``ctc_loss_allocate_outputs``, in its order."""
+    where = " (while checking arguments for ctc_loss_allocate_outputs)"
+    if log_probs.dim() != 3:
+        raise RuntimeError("Expected 3-dimensional tensor, but got %d-dimensional tensor for "
+                           "argument #1 'log_probs'%s" % (log_probs.dim(), where))
+    if targets.dim() not in (1, 2):
+        raise RuntimeError("Expected 1 to 2 dimensions, but got %d-dimensional tensor for "
+                           "argument #2 'targets'%s" % (targets.dim(), where))
+    steps, n, classes = log_probs.shape
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
     if len(in_lens) != n:
         raise RuntimeError("input_lengths must be of size batch_size")
     if len(tgt_lens) != n:
         raise RuntimeError("target_lengths must be of size batch_size")
+    for v in tgt_lens:
+        if v < 0:
+            raise RuntimeError("Expected target_lengths to have value at least 0, but got value "
+                               "%d%s" % (v, where))
+    size_msg = "Expected tensor to have size %s%d at dimension %d, but got size %d for " \
+        "argument #2 'targets'" + where
+    if targets.dim() == 1:
+        if targets.shape[0] != sum(tgt_lens):
+            raise RuntimeError(size_msg % ("", sum(tgt_lens), 0, targets.shape[0]))
+    else:
+        if targets.shape[0] != n:
+            raise RuntimeError(size_msg % ("", n, 0, targets.shape[0]))
+        longest = max(tgt_lens, default=0)
+        if targets.shape[1] < longest:
+            raise RuntimeError(size_msg % ("at least ", longest, 1, targets.shape[1]))
     for v in in_lens:
+        if v < 0:
+            raise RuntimeError("Expected input_lengths to have value at least 0, but got value "
+                               "%d%s" % (v, where))
         if v > steps:
             raise RuntimeError("Expected input_lengths to have value at most %d, but got value "
-                               "%d (while checking arguments for ctc_loss_cpu)" % (steps, v))
-    if not 0 <= blank < log_probs.shape[2]:
-        raise RuntimeError("blank must be in label range")
+                               "%d%s" % (steps, v, where))
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """Connectionist temporal classification loss. Matches ``torch.nn.functional.ctc_loss``."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError("%s is not a valid value for reduction" % reduction)
+    _ctc_signature_check(input_lengths, target_lengths)
+    if isinstance(input_lengths, Tensor):
+        for name, v in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
+            if _dt.kind(v._array.dtype) not in "iu":
+                raise RuntimeError("%s must be integral" % name)
+    # torch: anything but 3-D is one sequence, given a batch dim of 1
+    unbatched = log_probs.dim() != 3
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+    if log_probs._array.dtype not in (np.float32, np.float64):
+        not_implemented_for(log_probs._array, "ctc_loss_cpu", log_probs._array.dtype.kind)
+    if log_probs.numel() == 0:
+        raise RuntimeError("log_probs tensor must not be empty")
+    if targets._array.dtype != np.int64:
+        targets = Tensor._wrap(targets._array.astype(np.int64))
+    in_lens, tgt_lens = _lengths(input_lengths), _lengths(target_lengths)
+    _ctc_check(log_probs, targets, in_lens, tgt_lens, blank)
     loss = CtcLoss.apply(log_probs, targets, in_lens, tgt_lens, blank, zero_infinity)
     if zero_infinity:
         inf = Tensor._wrap(loss._array == float("inf"))

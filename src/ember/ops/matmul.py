@@ -932,17 +932,16 @@ def _chain(ts, split, i, j):
 
 def kron(input, other, *, out=None):
     """Kronecker product."""
-    from .shape import reshape
     a, b = input, other
     nd = max(a._array.ndim, b._array.ndim)
-    a = reshape(a, (1,) * (nd - a._array.ndim) + a._array.shape)
-    b = reshape(b, (1,) * (nd - b._array.ndim) + b._array.shape)
-    sa, sb = a._array.shape, b._array.shape
-    ea = reshape(a, tuple(x for s in sa for x in (s, 1)))
-    eb = reshape(b, tuple(x for s in sb for x in (1, s)))
+    sa = (1,) * (nd - a._array.ndim) + a._array.shape
+    sb = (1,) * (nd - b._array.ndim) + b._array.shape
+    shape_a = tuple(x for s in sa for x in (s, 1))
+    shape_b = tuple(x for s in sb for x in (1, s))
     out_shape = tuple(x * y for x, y in zip(sa, sb))
-    _check_kron_view(input._array, other._array, ea._array.shape, eb._array.shape, out_shape)
-    return reshape(ea * eb, out_shape)
+    _check_kron_view(input._array, other._array, shape_a, shape_b, out_shape)
+    # (torch's _unsafe_view of both inputs and of the product: UnsafeViewBackward0)
+    return Reshape.apply(Reshape.apply(a, shape_a) * Reshape.apply(b, shape_b), out_shape)
 
 
 def _check_kron_view(aa, bb, shape_a, shape_b, out_shape):

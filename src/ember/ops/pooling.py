@@ -578,9 +578,27 @@ class AdaptiveAvgPoolGrad(Function):
         return AdaptiveAvgPool.apply(grad, ctx.outs), zero, None
 
 
+def _list_with_default(input, output_size):
+    """torch.nn.functional's step before a 2-d/3-d adaptive pool: None entries of a sequence
+    ``output_size`` take the input's trailing sizes (and the input needs more dims than it)."""
+    if isinstance(output_size, int):
+        return output_size
+    if input.dim() <= len(output_size):
+        raise ValueError("Input dimension should be at least %d" % (len(output_size) + 1))
+    defaults = tuple(input.shape)[-len(output_size):] if len(output_size) else ()
+    return [d if v is None else v for v, d in zip(output_size, defaults)]
+
+
 def _adaptive_size_arg(op, output_size, nd):
     """torch's argument parser's TypeErrors for ``output_size`` (None entries only for 2-d+)."""
     head = "%s(): argument 'output_size' (position 2) must be tuple of ints" % op
+    if isinstance(output_size, list) and nd > 1 and output_size and \
+            isinstance(output_size[0], int) and not isinstance(output_size[0], bool):
+        for v in output_size[1:]:
+            if not isinstance(v, int):
+                raise TypeError("%s(): argument 'output_size' failed to unpack the object at "
+                                "pos 2 with error \"type must be tuple of ints,but got %s\""
+                                % (op, type(v).__name__))
     if isinstance(output_size, (list, tuple)):
         for i, v in enumerate(output_size):
             if not isinstance(v, int) and not (v is None and nd > 1):
@@ -591,13 +609,26 @@ def _adaptive_size_arg(op, output_size, nd):
         raise TypeError("%s, not %s" % (head, type(output_size).__name__))
 
 
+def _adaptive_size_len(op, output_size, nd, message):
+    """torch's kernel checks of how many sizes a sequence ``output_size`` holds."""
+    if not isinstance(output_size, (list, tuple)) or len(output_size) == nd:
+        return
+    if nd == 1:
+        raise RuntimeError("%s() argument 'output_size' should contain one int (got %d)"
+                           % (op, len(output_size)))
+    raise RuntimeError(message)
+
+
 def _adaptive_avg_pool(op, input, output_size, nd):
     """adaptive_avg_pool1d/2d/3d: 1-d runs as 2-d (as torch), an all-ones output is a mean."""
+    if nd > 1:
+        output_size = _list_with_default(input, output_size)
     _adaptive_size_arg(op, output_size, nd)
     if nd == 1 and input.dim() not in (2, 3):
         raise RuntimeError("Expected 2 to 3 dimensions, but got %d-dimensional tensor for "
                            "argument #1 'self' (while checking arguments for adaptive_avg_pool1d)"
                            % input.dim())
+    _adaptive_size_len(op, output_size, nd, "%s: output_size must be %d" % (op, nd))
     shape = tuple(input.shape)
     outs = _out_size(output_size, shape[-nd:], nd)
     k = max(nd, 2)
@@ -661,6 +692,8 @@ def _empty_grad_check(op, grad, batched):
 
 def _adaptive_max_pool(op, input, output_size, nd):
     """adaptive_max_pool1d/2d (1-d runs as 2-d, as torch): (output, indices)."""
+    if nd > 1:
+        output_size = _list_with_default(input, output_size)
     _adaptive_size_arg(op, output_size, nd)
     if input.dim() not in (nd + 1, nd + 2):
         if nd == 1:
@@ -669,6 +702,8 @@ def _adaptive_max_pool(op, input, output_size, nd):
                                "adaptive_max_pool1d)" % input.dim())
         raise RuntimeError("adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: %s"
                            % list(input.shape))
+    _adaptive_size_len(op, output_size, nd,
+                       "%s(): internal error: output_size.size() must be %d" % (op, nd))
     outs = tuple(_out_size(output_size, tuple(input.shape[-nd:]), nd))
     x = input.unsqueeze(-2) if nd == 1 else input
     outs = (1,) + outs if nd == 1 else outs
@@ -901,10 +936,13 @@ def _adaptive_max_find(outs):
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """3-D adaptive max pooling over ``(N, C, D, H, W)``. Matches torch's."""
+    output_size = _list_with_default(input, output_size)
     _adaptive_size_arg("adaptive_max_pool3d", output_size, 3)
     if input.dim() not in (4, 5):
         raise RuntimeError("adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: %s"
                            % list(input.shape))
+    _adaptive_size_len("adaptive_max_pool3d", output_size, 3,
+                       "adaptive_max_pool3d(): internal error: output_size.size() must be 3")
     outs = _out_size(output_size, tuple(input.shape[-3:]), 3)
     for o in outs:
         if o < 0:
@@ -1191,15 +1229,17 @@ def max_unpool(input, indices, kernel_size, stride, padding, output_size, nd):
     if output_size is None:
         outs = default
     else:
-        outs = tuple(output_size)[-nd:]
-        if len(outs) != nd:
+        if len(output_size) == nd + 2:
+            output_size = output_size[2:]
+        if len(output_size) != nd:
             raise ValueError("output_size should be a sequence containing %d or %d elements, "
                              "but it has a length of '%d'" % (nd, nd + 2, len(output_size)))
+        outs = tuple(output_size)
         for a in range(nd):
             lo, hi = default[a] - s[a], default[a] + s[a]
             if not lo < outs[a] < hi:
                 raise ValueError("invalid output_size \"%s\" (dim %d must be between %d and %d)"
-                                 % (list(outs), a, lo, hi))
+                                 % (output_size, a, lo, hi))
     _check_unpool(input, indices, tuple(outs) + ((1,) if nd == 1 else ()),
                   "max_unpool3d" if nd == 3 else "max_unpool2d")
     if nd == 1:

@@ -12,6 +12,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
 from ..backend import errstate
 from ..tensor import Tensor
+from ._numpy_names import numpy_names
 from ._util import get_array_module, not_implemented_for, wrap_dim, wrap_dims, xp_of
 from .shape import Expand, _broadcast_scalar, expand, reshape, view
 from .sorting import _along, _ranks, _ScatterDim, _std_sort
@@ -1280,3 +1281,7 @@ def cumsum_(input, dim, *, dtype=None):
 def cumprod_(input, dim, *, dtype=None):
     from ._inplace import inplace
     return inplace(input, cumprod, dim, dtype=input.dtype if dtype is None else dtype)
+
+
+# NumPy keyword names (axis=, keepdims=), as torch accepts them.
+numpy_names(globals(), __all__)

@@ -249,6 +249,8 @@ def scatter_add(input, dim, index, src):
 
 
 _REDUCE_INIT = {"sum": 0.0, "prod": 1.0, "amax": -np.inf, "amin": np.inf, "mean": 0.0}
+# (torch's forward also takes "max"/"min" for amax/amin; their backward refuses them)
+_REDUCE_ALIAS = {"max": "amax", "min": "amin"}
 
 
 _REDUCE_UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum",
@@ -267,6 +269,8 @@ class ScatterReduce(Function):
             ctx.set_node_name(name)
         arr = a._array
         xp = xp_of(a)
+        ctx.alias = reduce if reduce in _REDUCE_ALIAS else None
+        reduce = _REDUCE_ALIAS.get(reduce, reduce)
         nd_idx, ishape = _scatter_index("scatter_reduce", arr.shape, dim, index,
                                         src._array.shape)
         shape = arr.shape if arr.ndim else (1,)
@@ -297,6 +301,9 @@ class ScatterReduce(Function):
     def backward(ctx, grad_output):
         a, index, src, result, counts = ctx.saved_tensors
         dim, reduce = ctx.dim, ctx.reduce
+        if ctx.alias is not None:
+            raise RuntimeError("Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', "
+                               "'amin' but got %s." % ctx.alias)
         g = grad_output
         if reduce == "sum":
             ga, gs = g, gather(g, dim, index)
@@ -367,13 +374,14 @@ def _scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     d = _dim("scatter_reduce", dim, input._array.ndim)
     _check_index_tensor("scatter", index)
     _check_scatter_dtypes("scatter", input, src)
-    if reduce not in _REDUCE_INIT:
+    if reduce not in _REDUCE_INIT and reduce not in _REDUCE_ALIAS:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got %s"
                            % reduce)
     arr = input._array
     if index._array.size:
-        kinds = {"amax": "c", "amin": "c", "mean": "b"}.get(reduce, "")
-        not_implemented_for(arr, "scatter_gather_tensor_cpu_reduce_" + reduce, kinds)
+        kind = _REDUCE_ALIAS.get(reduce, reduce)
+        kinds = {"amax": "c", "amin": "c", "mean": "b"}.get(kind, "")
+        not_implemented_for(arr, "scatter_gather_tensor_cpu_reduce_" + kind, kinds)
     elif reduce == "mean":
         not_implemented_for(arr, "div_floor_cpu", "b")   # (the division runs without a scatter)
     return ScatterReduce.apply(input, d, _on_device_of(index, input), src, reduce, include_self)

@@ -12,7 +12,8 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
 from ..backend import backend_of, get_array_module
 from ..tensor import Size, Tensor
-from ._index import Index, IndexPut
+from ._index import Index, IndexPut, copy_in_order
+from ._numpy_names import numpy_names
 from ._util import check_shapes_broadcast, sum_to, wrap_dim, xp_of
 
 __all__ = ["view", "reshape", "transpose", "swapaxes", "swapdims", "permute", "t", "squeeze",
@@ -347,6 +348,20 @@ class Clone(Function):
         return grad_output
 
 
+class CloneInOrder(Function):
+    """``clone`` laid out with its dims in memory in ``order`` (slowest first)."""
+
+    node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, a, order):
+        return Tensor._wrap(copy_in_order(a._array, order))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, None
+
+
 class Reshape(Function):
     """``reshape`` when the layout forbids a view: a copy, as torch's ``_unsafe_view``."""
 
@@ -474,6 +489,33 @@ def _broadcast_scalar(arr, shape):
     return np.ndarray(shape, arr.dtype, memoryview(arr).toreadonly(), 0, (0,) * len(shape))
 
 
+def _check_dtype_view(input, np_dtype):
+    """torch's checks of ``view(dtype)`` between element sizes that differ."""
+    arr = input._array
+    size, new = arr.itemsize, np.dtype(np_dtype).itemsize
+    if size == new:
+        return
+    what = "to view %s as %s (different element sizes)" % (_dt.scalar_type_name(arr.dtype),
+                                                           _dt.scalar_type_name(np_dtype))
+    if arr.ndim == 0:
+        raise RuntimeError("self.dim() cannot be 0 " + what)
+    strides = [st // size for st in arr.strides]
+    if strides[-1] != 1 and arr.shape[-1] != 1:
+        raise RuntimeError("self.stride(-1) must be 1 %s, but got %d" % (what, strides[-1]))
+    if new > size:
+        ratio = new // size
+        if arr.shape[-1] % ratio:
+            raise RuntimeError("self.size(-1) must be divisible by %d %s, but got %d"
+                               % (ratio, what, arr.shape[-1]))
+        if input.storage_offset() % ratio:
+            raise RuntimeError("self.storage_offset() must be divisible by %d %s, but got %d"
+                               % (ratio, what, input.storage_offset()))
+        for i, st in enumerate(strides[:-1]):
+            if st % ratio:
+                raise RuntimeError("self.stride(%d) must be divisible by %d %s, but got %d"
+                                   % (i, ratio, what, st))
+
+
 def view(input, *shape):
     """The same data with another shape (no copy; -1 infers one dim).
 
@@ -484,6 +526,7 @@ def view(input, *shape):
                         "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list)):
         d = _dt.to_dtype(shape[0])
+        _check_dtype_view(input, d.np)
         out = Tensor._wrap(input._array.view(d.np))   # torch: shares the version, no _base
         out._version_ref = input._version_ref
         return out
@@ -1596,18 +1639,47 @@ def broadcast_to(input, size):
     return expand(input, size)
 
 
+def _broadcast_to_method(input, *size, **kwargs):
+    """``Tensor.broadcast_to``: the sizes may come as separate ints (``t.broadcast_to(2, 3)``)."""
+    if len(size) > 1 or (size and isinstance(size[0], (int, np.integer))):
+        size = (tuple(size),)
+    return broadcast_to(input, *size, **kwargs)
+
+
+def _squeeze_method(input, *dim, **kwargs):
+    """``Tensor.squeeze``/``squeeze_``: several dims may come as separate ints
+    (``t.squeeze(0, 1)``)."""
+    return squeeze(input, dim if len(dim) > 1 else dim[0], **kwargs) if dim else squeeze(
+        input, **kwargs)
+
+
+def _squeeze__method(input, *dim, **kwargs):
+    return squeeze_(input, dim if len(dim) > 1 else dim[0], **kwargs) if dim else squeeze_(
+        input, **kwargs)
+
+
 def broadcast_shapes(*shapes):
     """The shape that ``shapes`` broadcast to (torch's error message on mismatch)."""
-    out = ()
+    shapes = tuple((s,) if isinstance(s, (int, np.integer)) else s
+                   for s in shapes if s is not None)
     for s in shapes:
-        s = (s,) if isinstance(s, (int, np.integer)) else tuple(s)
-        try:
-            out = np.broadcast_shapes(out, s)
-        except ValueError:
-            raise RuntimeError("shape mismatch: objects cannot be broadcast to a single shape.  "
-                               "Mismatch is between arg 0 and arg %d." % shapes.index(s)) \
-                from None
-    return Size(out)
+        if not isinstance(s, (tuple, list, Size, str)):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list "
+                               "of ints, got %s" % (s,))
+    common = [1] * max((len(s) for s in shapes), default=0)
+    for arg, s in enumerate(shapes):
+        for i in range(-1, -1 - len(s), -1):
+            if s[i] == common[i]:
+                continue
+            if common[i] == 1:
+                if s[i] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[i] = s[i]
+            if s[i] != 1 and common[i] != s[i]:
+                raise RuntimeError("Attempting to broadcast a dimension of length %s at %d! "
+                                   "Mismatching argument at index %d had %s; but expected shape "
+                                   "should be broadcastable to %s" % (s[i], i, arg, s, common))
+    return Size(common)
 
 
 def broadcast_tensors(*tensors):
@@ -1650,3 +1722,7 @@ def meshgrid(*tensors, indexing=None):
     if swap:
         out[0], out[1] = out[1], out[0]
     return tuple(out)
+
+
+# NumPy keyword names (axis=, keepdims=), as torch accepts them.
+numpy_names(globals(), __all__)

@@ -9,6 +9,7 @@ from .. import return_types as _rt
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
+from ._numpy_names import numpy_names
 from ._util import get_array_module, not_implemented_for, wrap_dim, xp_of
 from .shape import unsqueeze
 
@@ -712,3 +713,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
         raise RuntimeError("boundaries tensor must be 1 dimension, but got dim(%d)"
                            % boundaries._array.ndim)
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+# NumPy keyword names (axis=, keepdims=), as torch accepts them.
+numpy_names(globals(), __all__)

@@ -121,9 +121,9 @@ def _stft(x, n_fft, hop_length, win_length, window, normalized, onesided, return
         raise RuntimeError("Cannot have onesided output if window or input is complex")
     norm = "ortho" if normalized else "backward"
     spec = _fft.rfft(frames, dim=-1, norm=norm) if one else _fft.fft(frames, dim=-1, norm=norm)
-    spec = spec.transpose(-1, -2)
+    spec.transpose_(1, 2)       # (in place, as torch: TransposeBackward1, SqueezeBackward4)
     if x.dim() == 1:
-        spec = spec.squeeze(0)
+        spec.squeeze_(0)
     return spec if complex_out else view_as_real(spec)
 
 

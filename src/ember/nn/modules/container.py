@@ -1,5 +1,7 @@
 """Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
 from collections import OrderedDict
+from collections import abc as container_abcs
+from itertools import chain
 import operator
 
 from ...tensor import Tensor
@@ -106,21 +108,36 @@ class Sequential(Module):
             offset += n
         return self
 
+    def __iadd__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but {} is "
+                             "given.".format(str(type(other))))
+        offset = len(self)
+        for i, module in enumerate(other):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def __dir__(self):
+        return [key for key in super().__dir__() if not key.isdigit()]
+
     def append(self, module):
         """Add ``module`` at the end."""
         self.add_module(str(len(self)), module)
         return self
 
     def insert(self, index, module):
+        """Insert ``module`` before position ``index`` (torch's renumbering: the modules must
+        be named ``0``, ``1``, ... as positional construction names them)."""
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
         n = len(self._modules)
         if not -n <= index <= n:
             raise IndexError("Index out of range: %d" % index)
-        index = index % (n + 1) if index < 0 else index
-        mods = list(self._modules.values())
-        mods.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self._modules[str(i)] = m
+        if index < 0:
+            index += n
+        for i in range(n, index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
         return self
 
     def extend(self, sequential):
@@ -173,14 +190,19 @@ class ModuleList(Module):
         return self.extend(modules)
 
     def __add__(self, other):
-        return ModuleList(list(self) + list(other))
+        combined = ModuleList()
+        for i, module in enumerate(chain(self, other)):
+            combined.add_module(str(i), module)
+        return combined
+
+    def __dir__(self):
+        return [key for key in super().__dir__() if not key.isdigit()]
 
     def insert(self, index, module):
-        mods = list(self._modules.values())
-        mods.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self.add_module(str(i), m)
+        """Insert ``module`` before position ``index`` (as torch: no bounds check)."""
+        for i in range(len(self._modules), index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
 
     def append(self, module):
         """Add ``module`` at the end."""
@@ -193,7 +215,7 @@ class ModuleList(Module):
         return v
 
     def extend(self, modules):
-        if not hasattr(modules, "__iter__"):
+        if not isinstance(modules, container_abcs.Iterable):
             raise TypeError("ModuleList.extend should be called with an iterable, but got "
                             + type(modules).__name__)
         offset = len(self)
@@ -262,9 +284,22 @@ class ModuleDict(Module):
         return self._modules.values()
 
     def update(self, modules):
-        items = modules.items() if hasattr(modules, "items") else modules
-        for key, module in items:
-            self[key] = module
+        """Add the modules of a mapping, or of an iterable of ``(key, module)`` pairs."""
+        if not isinstance(modules, container_abcs.Iterable):
+            raise TypeError("ModuleDict.update should be called with an iterable of key/value "
+                            "pairs, but got " + type(modules).__name__)
+        if isinstance(modules, (OrderedDict, ModuleDict, container_abcs.Mapping)):
+            for key, module in modules.items():
+                self[key] = module
+            return
+        for j, m in enumerate(modules):
+            if not isinstance(m, container_abcs.Iterable):
+                raise TypeError("ModuleDict update sequence element #" + str(j)
+                                + " should be Iterable; is" + type(m).__name__)
+            if not len(m) == 2:
+                raise ValueError("ModuleDict update sequence element #" + str(j)
+                                 + " has length " + str(len(m)) + "; 2 is required")
+            self[m[0]] = m[1]
 
 
 class ParameterList(Module):
@@ -278,7 +313,10 @@ class ParameterList(Module):
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
-            return self.__class__([self[i] for i in range(len(self))[idx]])
+            out = self.__class__()
+            for i in range(*idx.indices(len(self))):
+                out.append(self[i])
+            return out
         return getattr(self, str(_index(idx, len(self), "ParameterList")))
 
     def __setitem__(self, idx, param):
@@ -296,16 +334,24 @@ class ParameterList(Module):
     def __iadd__(self, parameters):
         return self.extend(parameters)
 
+    def __dir__(self):
+        return [key for key in super().__dir__() if not key.isdigit()]
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("ParameterList should not be called.")
+
     def append(self, value):
         """Add ``value`` (a Tensor becomes a Parameter) at the end."""
         new_idx = len(self)
         self._size += 1
-        if isinstance(value, Tensor) and not isinstance(value, Parameter):
-            value = Parameter(value)
-        setattr(self, str(new_idx), value)
+        self[new_idx] = value
         return self
 
     def extend(self, values):
+        # (a Tensor is iterable but never unpacked here, as torch)
+        if not isinstance(values, container_abcs.Iterable) or isinstance(values, Tensor):
+            raise TypeError("ParameterList.extend should be called with an iterable, but got "
+                            + type(values).__name__)
         for v in values:
             self.append(v)
         return self
@@ -332,18 +378,27 @@ class ParameterDict(Module):
         if parameters is not None:
             self.update(parameters)
 
+    @staticmethod
+    def _key_to_attr(key):
+        if not isinstance(key, str):
+            raise TypeError("Index given to ParameterDict cannot be used as a key as it is not "
+                            "a string (type is '%s'). Open an issue on github if you need "
+                            "non-string keys." % type(key).__name__)
+        return key
+
     def __getitem__(self, key):
-        return getattr(self, key)
+        return getattr(self, self._key_to_attr(key))
 
     def __setitem__(self, key, value):
         self._keys[key] = None
+        attr = self._key_to_attr(key)
         if isinstance(value, Tensor) and not isinstance(value, Parameter):
             value = Parameter(value)
-        setattr(self, key, value)
+        setattr(self, attr, value)
 
     def __delitem__(self, key):
         del self._keys[key]
-        delattr(self, key)
+        delattr(self, self._key_to_attr(key))
 
     def __len__(self):
         return len(self._keys)
@@ -351,8 +406,54 @@ class ParameterDict(Module):
     def __iter__(self):
         return iter(self._keys)
 
+    def __reversed__(self):
+        return reversed(self._keys)
+
     def __contains__(self, key):
         return key in self._keys
+
+    def __call__(self, input):
+        raise RuntimeError("ParameterDict should not be called.")
+
+    def __or__(self, other):
+        copy = self.copy()
+        copy.update(other)
+        return copy
+
+    def __ror__(self, other):
+        copy = other.copy()
+        copy.update(self)
+        return copy
+
+    def __ior__(self, other):
+        self.update(other)
+        return self
+
+    def copy(self):
+        """A new ParameterDict holding the same objects."""
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def setdefault(self, key, default=None):
+        """``self[key]``, first set to ``default`` when absent."""
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self):
+        for k in self._keys.copy():
+            del self[k]
+
+    def popitem(self):
+        """Remove and return the last inserted ``(key, value)``."""
+        k, _ = self._keys.popitem()
+        self._keys[k] = None
+        val = self[k]
+        del self[k]
+        return k, val
+
+    def fromkeys(self, keys, default=None):
+        """A new ParameterDict with ``keys``, each set to ``default``."""
+        return ParameterDict((k, default) for k in keys)
 
     def keys(self):
         return self._keys.keys()
@@ -372,9 +473,26 @@ class ParameterDict(Module):
         return v
 
     def update(self, parameters):
-        items = parameters.items() if hasattr(parameters, "items") else parameters
-        for k, v in items:
-            self[k] = v
+        """Add the entries of a mapping (a plain one in sorted key order, as torch), or of an
+        iterable of ``(key, value)`` pairs."""
+        if not isinstance(parameters, container_abcs.Iterable):
+            raise TypeError("ParametersDict.update should be called with an iterable of "
+                            "key/value pairs, but got " + type(parameters).__name__)
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            for key, parameter in parameters.items():
+                self[key] = parameter
+        elif isinstance(parameters, container_abcs.Mapping):
+            for key, parameter in sorted(parameters.items()):
+                self[key] = parameter
+        else:
+            for j, p in enumerate(parameters):
+                if not isinstance(p, container_abcs.Iterable):
+                    raise TypeError("ParameterDict update sequence element #" + str(j)
+                                    + " should be Iterable; is" + type(p).__name__)
+                if not len(p) == 2:
+                    raise ValueError("ParameterDict update sequence element #" + str(j)
+                                     + " has length " + str(len(p)) + "; 2 is required")
+                self[p[0]] = p[1]
 
     def extra_repr(self):
         lines = []

@@ -13,9 +13,6 @@ __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Conv3d", "
            "LazyConvTranspose3d"]
 
 
-_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
-
-
 def _ntuple(v, n):
     if isinstance(v, (list, tuple)):
         return tuple(v)
@@ -23,6 +20,8 @@ def _ntuple(v, n):
 
 
 class _ConvNd(Module):
+    __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding",
+                     "in_channels", "out_channels", "kernel_size"]
     _nd = 2
     _transposed = False
 
@@ -37,15 +36,18 @@ class _ConvNd(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
+        # (sets, as torch's: the messages print them in the interpreter's hash order)
+        valid_padding_strings = {"same", "valid"}
         if isinstance(padding, str):
-            if padding not in ("same", "valid"):
-                raise ValueError("Invalid padding string %r, should be one of {'valid', 'same'}"
-                                 % padding)
+            if padding not in valid_padding_strings:
+                raise ValueError("Invalid padding string %r, should be one of %s"
+                                 % (padding, valid_padding_strings))
             if padding == "same" and any(s != 1 for s in _ntuple(stride, nd)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-        if padding_mode not in _PADDING_MODES:
-            raise ValueError("padding_mode must be one of {'circular', 'zeros', 'reflect', "
-                             "'replicate'}, but got padding_mode=%r" % (padding_mode,))
+        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_padding_modes:
+            raise ValueError("padding_mode must be one of %s, but got padding_mode='%s'"
+                             % (valid_padding_modes, padding_mode))
         if padding_mode != "zeros" and self._transposed:
             raise ValueError('Only "zeros" padding mode is supported for %s'
                              % type(self).__name__)
@@ -85,12 +87,15 @@ class _ConvNd(Module):
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
 
-    def _conv_forward(self, conv, input):
-        if self.padding_mode == "zeros":
-            return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
-        return conv(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
-                    self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+    def _conv_forward(self, input, weight, bias):
+        """The convolution of ``input`` with ``weight``/``bias`` under this layer's geometry
+        (subclasses pass a transformed weight, e.g. weight standardization)."""
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self._nd - 1]
+        if self.padding_mode != "zeros":
+            return conv(F.pad(input, self._reversed_padding_repeated_twice,
+                              mode=self.padding_mode),
+                        weight, bias, self.stride, 0, self.dilation, self.groups)
+        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self):
         nd = self._nd
@@ -127,7 +132,7 @@ class Conv1d(_ConvNd):
                          groups, bias, padding_mode, dtype=dtype)
 
     def forward(self, input):
-        return self._conv_forward(F.conv1d, input)
+        return self._conv_forward(input, self.weight, self.bias)
 
 
 class Conv2d(_ConvNd):
@@ -146,7 +151,7 @@ class Conv2d(_ConvNd):
                          groups, bias, padding_mode, dtype=dtype)
 
     def forward(self, input):
-        return self._conv_forward(F.conv2d, input)
+        return self._conv_forward(input, self.weight, self.bias)
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -160,10 +165,11 @@ class _ConvTransposeNd(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, output_padding, dtype=dtype)
 
-    def _output_padding(self, input, output_size):
+    def _output_padding(self, input, output_size, stride, padding, kernel_size,
+                        num_spatial_dims, dilation=None):
         if output_size is None:
-            return self.output_padding
-        nd = self._nd
+            return tuple(self.output_padding)
+        nd = num_spatial_dims
         n_lead = 2 if input.dim() == nd + 2 else 1
         if len(output_size) == n_lead + nd:
             output_size = output_size[n_lead:]
@@ -174,10 +180,10 @@ class _ConvTransposeNd(_ConvNd):
         min_sizes, max_sizes = [], []
         for a in range(nd):
             n = input.size(a + n_lead)
-            min_sizes.append((n - 1) * self.stride[a] - 2 * self.padding[a]
-                             + self.dilation[a] * (self.kernel_size[a] - 1) + 1)
-            max_sizes.append(min_sizes[a] + self.stride[a] - 1)
-        for a in range(nd):
+            d = dilation[a] if dilation is not None else 1
+            min_sizes.append((n - 1) * stride[a] - 2 * padding[a] + d * (kernel_size[a] - 1) + 1)
+            max_sizes.append(min_sizes[a] + stride[a] - 1)
+        for a in range(len(output_size)):
             if output_size[a] < min_sizes[a] or output_size[a] > max_sizes[a]:
                 raise ValueError(
                     f"requested an output size of {output_size}, but valid sizes range "
@@ -192,8 +198,10 @@ class ConvTranspose1d(_ConvTransposeNd):
 
     def forward(self, input, output_size=None):
         return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
-                                  self._output_padding(input, output_size), self.groups,
-                                  self.dilation)
+                                  self._output_padding(
+                                      input, output_size, self.stride, self.padding,
+                                      self.kernel_size, self._nd, self.dilation),
+                                  self.groups, self.dilation)
 
 
 class ConvTranspose2d(_ConvTransposeNd):
@@ -201,8 +209,10 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     def forward(self, input, output_size=None):
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
-                                  self._output_padding(input, output_size), self.groups,
-                                  self.dilation)
+                                  self._output_padding(
+                                      input, output_size, self.stride, self.padding,
+                                      self.kernel_size, self._nd, self.dilation),
+                                  self.groups, self.dilation)
 
 
 class Conv3d(_ConvNd):
@@ -220,7 +230,7 @@ class Conv3d(_ConvNd):
                          groups, bias, padding_mode, dtype=dtype)
 
     def forward(self, input):
-        return self._conv_forward(F.conv3d, input)
+        return self._conv_forward(input, self.weight, self.bias)
 
 
 class ConvTranspose3d(_ConvTransposeNd):
@@ -230,8 +240,10 @@ class ConvTranspose3d(_ConvTransposeNd):
 
     def forward(self, input, output_size=None):
         return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
-                                  self._output_padding(input, output_size), self.groups,
-                                  self.dilation)
+                                  self._output_padding(
+                                      input, output_size, self.stride, self.padding,
+                                      self.kernel_size, self._nd, self.dilation),
+                                  self.groups, self.dilation)
 
 
 class _LazyConvXdMixin(LazyModuleMixin):

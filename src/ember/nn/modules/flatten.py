@@ -19,18 +19,26 @@ class Flatten(Module):
 
 
 class Unflatten(Module):
-    """Expands dim ``dim`` into ``unflattened_size``."""
+    """Expands dim ``dim`` into ``unflattened_size`` (a tuple or list of ints; one may be -1)."""
 
     def __init__(self, dim, unflattened_size):
         super().__init__()
+        self._require_tuple_int(unflattened_size)
         self.dim = dim
-        self.unflattened_size = tuple(unflattened_size) if isinstance(unflattened_size, list) \
-            else unflattened_size
+        self.unflattened_size = unflattened_size
+
+    def _require_tuple_int(self, input):
+        if isinstance(input, (tuple, list)):
+            for idx, elem in enumerate(input):
+                if not isinstance(elem, int):
+                    raise TypeError("unflattened_size must be tuple of ints, but found element "
+                                    "of type %s at pos %d" % (type(elem).__name__, idx))
+            return
+        raise TypeError("unflattened_size must be a tuple of ints, but found type %s"
+                        % type(input).__name__)
 
     def forward(self, input):
-        d = self.dim % input.dim()
-        shape = tuple(input.shape)
-        return input.reshape(shape[:d] + tuple(self.unflattened_size) + shape[d + 1:])
+        return input.unflatten(self.dim, self.unflattened_size)
 
     def extra_repr(self):
         return "dim=%s, unflattened_size=%s" % (self.dim, self.unflattened_size)

@@ -1,6 +1,11 @@
 """nn.Module: the base class of layers; registers Parameters, buffers and sub-modules in order."""
 from collections import OrderedDict, namedtuple
+import functools
+import warnings
 
+from ...backend import get_default_device, set_default_device
+
+from ...ops.creation import empty_like
 from ...tensor import RemovableHandle, Tensor
 from ..parameter import Parameter
 from ._backward_hooks import BackwardHook, attach_legacy_hooks
@@ -11,6 +16,7 @@ __all__ = ["Module", "register_module_forward_hook", "register_module_forward_pr
            "register_module_module_registration_hook",
            "register_module_parameter_registration_hook"]
 
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 _global_forward_hooks = OrderedDict()
 _global_forward_hooks_with_kwargs = {}
 _global_forward_hooks_always_called = {}
@@ -21,6 +27,23 @@ _global_is_full_backward_hook = [None]     # True: full hooks, False: legacy one
 _global_buffer_registration_hooks = OrderedDict()
 _global_module_registration_hooks = OrderedDict()
 _global_parameter_registration_hooks = OrderedDict()
+
+
+def _factory_device(init):
+    """A built-in layer's ``__init__`` whose ``device=`` factory argument places everything it
+    creates there (torch's ``factory_kwargs``): ``meta`` builds without data or random draws."""
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        dev = kwargs.get("device")
+        if dev is None:
+            return init(self, *args, **kwargs)
+        prev = get_default_device()
+        set_default_device(dev)
+        try:
+            return init(self, *args, **kwargs)
+        finally:
+            set_default_device(prev)
+    return __init__
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -150,9 +173,21 @@ class Module:
     call_super_init = False
     dump_patches = False
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        code = getattr(init, "__code__", None)
+        if code is not None and cls.__module__.startswith("ember.nn.") and \
+                "device" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
+            cls.__init__ = _factory_device(init)
+
     def __init__(self, *args, **kwargs):
-        if args or kwargs:
-            raise TypeError("Module.__init__() takes no arguments, got %s %s" % (args, kwargs))
+        if self.call_super_init is False and kwargs:
+            raise TypeError("%s.__init__() got an unexpected keyword argument '%s'"
+                            % (type(self).__name__, next(iter(kwargs))))
+        if self.call_super_init is False and args:
+            raise TypeError("%s.__init__() takes 1 positional argument but %d were given"
+                            % (type(self).__name__, len(args) + 1))
         d = self.__dict__
         d["training"] = True
         d["_parameters"] = {}
@@ -174,15 +209,16 @@ class Module:
         raise NotImplementedError('Module [%s] is missing the required "forward" function'
                                   % type(self).__name__)
 
-    def _check_init(self):
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameters, buffers or modules before "
-                                 "Module.__init__() call (call super().__init__() first in %s)"
-                                 % type(self).__name__)
+    def _check_init(self, store, what):
+        if store not in self.__dict__:
+            if what is None:      # (add_module: torch fails reading the missing dict)
+                raise AttributeError("'%s' object has no attribute '%s'"
+                                     % (type(self).__name__, store))
+            raise AttributeError("cannot assign %s before Module.__init__() call" % what)
 
     def register_parameter(self, name, param):
         """Add a Parameter (or None, for an optional one) under ``name``."""
-        self._check_init()
+        self._check_init("_parameters", "parameter")
         if not isinstance(name, str):
             raise TypeError("parameter name should be a string. Got %s" % type(name).__name__)
         if "." in name:
@@ -203,7 +239,7 @@ class Module:
 
     def register_buffer(self, name, tensor, persistent=True):
         """Add a tensor (or None) that is state but not a parameter (e.g. running_mean)."""
-        self._check_init()
+        self._check_init("_buffers", "buffer")
         if not isinstance(name, str):
             raise TypeError("buffer name should be a string. Got %s" % type(name).__name__)
         if "." in name:
@@ -225,7 +261,7 @@ class Module:
 
     def add_module(self, name, module):
         """Add a child module under ``name``."""
-        self._check_init()
+        self._check_init("_modules", None)
         if module is not None and not isinstance(module, Module):
             raise TypeError("%s is not a Module subclass" % type(module).__name__)
         if not isinstance(name, str):
@@ -319,6 +355,23 @@ class Module:
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
 
+    def set_submodule(self, target, module, strict=False):
+        """Put ``module`` at dotted path ``target`` (its parent must exist; with ``strict``,
+        the attribute too)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError("`module` is not an nn.Module, found %s" % type(module))
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(parent, atoms[-1]):
+            mod = getattr(parent, atoms[-1])
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
     def get_parameter(self, target):
         """The Parameter at dotted path ``target``."""
         mod_path, _, name = target.rpartition(".")
@@ -408,13 +461,36 @@ class Module:
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+
+    def get_extra_state(self):
+        """The extra state a subclass saves in its state_dict (``_extra_state``); a subclass
+        that has some overrides this and ``set_extra_state``."""
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug.")
+
+    def set_extra_state(self, state):
+        """Restore the extra state ``get_extra_state`` returned (see there)."""
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug.")
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """An ordered dict of parameters and persistent buffers, keyed as torch keys them."""
         if args:
-            destination = args[0] if len(args) > 0 else destination
-            prefix = args[1] if len(args) > 1 else prefix
-            keep_vars = args[2] if len(args) > 2 else keep_vars
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.state_dict for details.", FutureWarning, stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
@@ -455,8 +531,14 @@ class Module:
             mod._load_from_state_dict(state_dict, prefix, local, strict, hook_missing,
                                       hook_unexpected, errors)
         own = OrderedDict()     # (what the modules hold, without the state_dict hooks)
+        extra = {}      # (the extra-state keys a module restores with set_extra_state)
         for name, mod in self.named_modules(remove_duplicate=False):
-            mod._save_to_state_dict(own, name + "." if name else "", True)
+            prefix = name + "." if name else ""
+            mod._save_to_state_dict(own, prefix, True)
+            key = prefix + _EXTRA_STATE_KEY_SUFFIX
+            own.pop(key, None)
+            if type(mod).set_extra_state is not Module.set_extra_state:
+                own[key] = extra[key] = mod
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         missing += [k for k in hook_missing if k not in missing]
@@ -470,7 +552,7 @@ class Module:
                     "expected to return new values, if incompatible_keys need to be modified,"
                     "it should be done inplace.")
         for k, v in state_dict.items():
-            if k not in own:
+            if k not in own or k in extra:
                 continue
             if not isinstance(v, Tensor):
                 errors.append('While copying the parameter named "%s", expected torch.Tensor '
@@ -494,6 +576,9 @@ class Module:
         from ...autograd.grad_mode import no_grad
         with no_grad():
             for k, v in state_dict.items():
+                if k in extra:
+                    extra[k].set_extra_state(v)
+                    continue
                 if k not in own:
                     continue
                 target = own[k]
@@ -555,9 +640,10 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn):
-        for m in self.children():
-            m._apply(fn)
+    def _apply(self, fn, recurse=True):
+        if recurse:
+            for m in self.children():
+                m._apply(fn)
         for key, p in self._parameters.items():
             if p is None:
                 continue
@@ -585,6 +671,10 @@ class Module:
                 return _to(t, *kept, **kw)
             return _to(t, *args, **kwargs)
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Parameters and buffers replaced by uninitialised ones on ``device``."""
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def float(self):
         from ... import dtypes

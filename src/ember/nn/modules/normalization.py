@@ -19,6 +19,8 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "BatchNorm3d"
 class _NormBase(Module):
     """Common base of _BatchNorm and _InstanceNorm (torch's class tree)."""
 
+    __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
+
     _version = 2
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None):
@@ -115,6 +117,8 @@ class BatchNorm2d(_BatchNorm):
 class LayerNorm(Module):
     """Normalise over the trailing ``normalized_shape`` dims, then scale and shift."""
 
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+
     def __init__(self, normalized_shape, eps=1e-05, elementwise_affine=True, bias=True,
                  device=None, dtype=None):
         super().__init__()
@@ -150,16 +154,22 @@ class LayerNorm(Module):
 class GroupNorm(Module):
     """Normalise over groups of channels, then scale and shift per channel."""
 
+    __constants__ = ["num_groups", "num_channels", "eps", "affine"]
+
     def __init__(self, num_groups, num_channels, eps=1e-05, affine=True, device=None,
-                 dtype=None):
+                 dtype=None, *, bias=True):
         super().__init__()
         if num_channels % num_groups != 0:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError("num_channels (%s) must be divisible by num_groups (%s)"
+                             % (num_channels, num_groups))
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
         if affine:
             self.weight = Parameter(ones(num_channels, dtype=dtype))
-            self.bias = Parameter(zeros(num_channels, dtype=dtype))
+            if bias:
+                self.bias = Parameter(zeros(num_channels, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -167,14 +177,15 @@ class GroupNorm(Module):
     def reset_parameters(self):
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
         return "{}, {}, eps={}, affine={}, bias={}".format(
-            self.num_groups, self.num_channels, self.eps, self.affine, self.affine)
+            self.num_groups, self.num_channels, self.eps, self.affine, self.bias is not None)
 
 
 class BatchNorm3d(_BatchNorm):
@@ -187,6 +198,8 @@ class BatchNorm3d(_BatchNorm):
 
 class RMSNorm(Module):
     """``x / sqrt(mean(x^2) + eps) * weight`` over the last ``len(normalized_shape)`` dims."""
+
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
                  dtype=None):
@@ -216,6 +229,8 @@ class RMSNorm(Module):
 
 class LocalResponseNorm(Module):
     """Normalise each channel by the squares of its ``size`` neighbouring channels."""
+
+    __constants__ = ["size", "alpha", "beta", "k"]
 
     def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
         super().__init__()

@@ -10,6 +10,9 @@ __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1
 
 
 class _MaxPoolNd(Module):
+    __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices",
+                     "ceil_mode"]
+
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
         super().__init__()
@@ -42,7 +45,15 @@ class MaxPool2d(_MaxPoolNd):
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
-class AvgPool1d(Module):
+class _AvgPoolNd(Module):
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"]
+
+    def extra_repr(self):
+        return "kernel_size={}, stride={}, padding={}".format(self.kernel_size, self.stride,
+                                                              self.padding)
+
+
+class AvgPool1d(_AvgPoolNd):
     """1-D average pooling over ``(N, C, L)``."""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -64,8 +75,11 @@ class AvgPool1d(Module):
                                                               self.padding)
 
 
-class AvgPool2d(Module):
+class AvgPool2d(_AvgPoolNd):
     """2-D average pooling over ``(N, C, H, W)``."""
+
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                     "divisor_override"]
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
@@ -86,7 +100,20 @@ class AvgPool2d(Module):
                                                               self.padding)
 
 
-class _AdaptiveNd(Module):
+class _AdaptiveAvgPoolNd(Module):
+    __constants__ = ["output_size"]
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self):
+        return "output_size={}".format(self.output_size)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    __constants__ = ["output_size", "return_indices"]
+
     def __init__(self, output_size, return_indices=False):
         super().__init__()
         self.output_size = output_size
@@ -96,32 +123,28 @@ class _AdaptiveNd(Module):
         return "output_size={}".format(self.output_size)
 
 
-class AdaptiveAvgPool1d(_AdaptiveNd):
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     """Average over ``output_size`` near-equal bins of ``(N, C, L)``."""
-
-    def __init__(self, output_size):
-        super().__init__(output_size)
-        del self.return_indices
 
     def forward(self, input):
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
-class AdaptiveAvgPool2d(AdaptiveAvgPool1d):
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """Average over ``output_size`` near-equal bins per spatial dim of ``(N, C, H, W)``."""
 
     def forward(self, input):
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
-class AdaptiveMaxPool1d(_AdaptiveNd):
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     """Maximum over ``output_size`` near-equal bins of ``(N, C, L)``."""
 
     def forward(self, input):
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
-class AdaptiveMaxPool2d(_AdaptiveNd):
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """Maximum over ``output_size`` near-equal bins per spatial dim of ``(N, C, H, W)``."""
 
     def forward(self, input):
@@ -136,8 +159,11 @@ class MaxPool3d(_MaxPoolNd):
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
-class AvgPool3d(Module):
+class AvgPool3d(_AvgPoolNd):
     """3-D average pooling over ``(N, C, D, H, W)``."""
+
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                     "divisor_override"]
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
@@ -158,14 +184,14 @@ class AvgPool3d(Module):
                                                               self.padding)
 
 
-class AdaptiveAvgPool3d(AdaptiveAvgPool1d):
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     """Average over ``output_size`` near-equal bins per spatial dim of ``(N, C, D, H, W)``."""
 
     def forward(self, input):
         return F.adaptive_avg_pool3d(input, self.output_size)
 
 
-class AdaptiveMaxPool3d(_AdaptiveNd):
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     """Maximum over ``output_size`` near-equal bins per spatial dim of ``(N, C, D, H, W)``."""
 
     def forward(self, input):
@@ -173,6 +199,7 @@ class AdaptiveMaxPool3d(_AdaptiveNd):
 
 
 class _LPPoolNd(Module):
+    __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
     _fn = None
 
     def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):

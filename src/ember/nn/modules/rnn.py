@@ -494,6 +494,8 @@ class RNNCellBase(Module):
         if n_states == 2 and not isinstance(hx, (tuple, list)):
             raise TypeError("lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, "
                             "not %s" % type(hx).__name__)
+        if n_states == 2 and len(hx) != 2:
+            raise RuntimeError("lstm_cell expects two hidden states")
         if input.shape[1] != self.weight_ih.shape[1]:
             raise RuntimeError("input has inconsistent input_size: got %d expected %d"
                                % (input.shape[1], self.weight_ih.shape[1]))

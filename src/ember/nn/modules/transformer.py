@@ -3,6 +3,7 @@
 import warnings
 
 from ... import ops
+from ...autograd.grad_mode import is_grad_enabled
 from ...ops.creation import empty
 from .. import functional as F
 from .. import init
@@ -86,10 +87,13 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
         is_batched = query.dim() == 3
+        float_mask = any(m is not None and m.is_floating_point()
+                         for m in (attn_mask, key_padding_mask))
         key_padding_mask = F._canonical_mask(key_padding_mask, "key_padding_mask",
                                              F._none_or_dtype(attn_mask), "attn_mask",
                                              query.dtype)
         attn_mask = F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
+        fast = not need_weights and not float_mask and self._fast_path(query, key, value)
         if self.batch_first and is_batched:
             if key is value:
                 if query is key:
@@ -110,7 +114,38 @@ class MultiheadAttention(Module):
             average_attn_weights=average_attn_weights, is_causal=is_causal)
         if self.batch_first and is_batched:
             out = out.transpose(1, 0)
+        if fast and (key_padding_mask is not None or attn_mask is not None):
+            # NOTE: torch's fused kernel (_native_multi_head_attention) gives NaN rows where
+            # every key is masked out; its composite path gives zeros there.
+            dead = self._fully_masked(out.shape[0], out.shape[1], attn_mask, key_padding_mask)
+            out = out.masked_fill(dead.unsqueeze(-1), float("nan"))
         return out, weights
+
+    def _fast_path(self, query, key, value):
+        """Whether torch would run its fused self-attention kernel for these inputs."""
+        if (query.dim() != 3 or query is not key or key is not value or self.training
+                or self.in_proj_weight is None or self.in_proj_bias is None
+                or self.num_heads % 2 or not self.batch_first
+                or self.bias_k is not None or self.bias_v is not None or self.add_zero_attn
+                or not self._qkv_same_embed_dim or query.dtype != self.in_proj_weight.dtype):
+            return False
+        if self.in_proj_bias is not None and query.dtype != self.in_proj_bias.dtype:
+            return False
+        args = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight,
+                self.out_proj.bias)
+        return not (is_grad_enabled() and any(a is not None and a.requires_grad for a in args))
+
+    def _fully_masked(self, batch, length, attn_mask, key_padding_mask):
+        """(B, L): the query rows whose every key is masked (-inf) in some head."""
+        merged = None
+        if attn_mask is not None:
+            lead = (batch, -1) if attn_mask.dim() == 3 else (1, 1)
+            merged = attn_mask.reshape(lead + (length, attn_mask.shape[-1]))
+        if key_padding_mask is not None:
+            kpm = key_padding_mask.reshape(batch, 1, 1, -1)
+            merged = kpm if merged is None else merged + kpm
+        dead = (merged == float("-inf")).all(-1)          # (B or 1, H or 1, L or 1)
+        return dead.any(1).expand(batch, length)
 
 
 class TransformerEncoderLayer(Module):
@@ -152,7 +187,29 @@ class TransformerEncoderLayer(Module):
         else:
             x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
             x = self.norm2(x + self._ff_block(x))
+        if (src_mask is not None or src_key_padding_mask is not None) and self._fast_path(src):
+            # NOTE: torch's fused layer (_transformer_encoder_layer_fwd) gives NaN rows where
+            # every key is masked out
+            dead = self.self_attn._fully_masked(src.shape[0], src.shape[1], src_mask,
+                                                src_key_padding_mask)
+            x = x.masked_fill(dead.unsqueeze(-1), float("nan"))
         return x
+
+    def _fast_path(self, src):
+        """Whether torch would run its fused encoder-layer kernel for ``src``."""
+        attn = self.self_attn
+        if (src.dim() != 3 or self.training or not attn.batch_first or attn.in_proj_bias is None
+                or not attn._qkv_same_embed_dim or not self.activation_relu_or_gelu
+                or self.norm1.eps != self.norm2.eps or attn.num_heads % 2):
+            return False
+        if any(getattr(m, "_forward_hooks", None) or getattr(m, "_forward_pre_hooks", None)
+               for m in self.modules()):
+            return False
+        args = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                attn.out_proj.bias, self.norm1.weight, self.norm1.bias, self.norm2.weight,
+                self.norm2.bias, self.linear1.weight, self.linear1.bias, self.linear2.weight,
+                self.linear2.bias)
+        return not (is_grad_enabled() and any(a is not None and a.requires_grad for a in args))
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
@@ -255,12 +312,39 @@ class TransformerEncoder(Module):
         seq_len = src.shape[1 if getattr(self.layers[0].self_attn, "batch_first", False)
                             and src.dim() == 3 else 0]
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        padded = self._nested_padding(src, mask, src_key_padding_mask)
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal,
-                         src_key_padding_mask=src_key_padding_mask)
+                         src_key_padding_mask=src_key_padding_mask if padded is None else padded)
+            if padded is not None:
+                output = output.masked_fill(padded.unsqueeze(-1), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+    def _nested_padding(self, src, mask, src_key_padding_mask):
+        """The padded positions (B, S) where torch's nested-tensor fast path would run, else
+        None. That path keeps the first ``n`` tokens of each sequence (``n``: its unmasked count)
+        and pads its result back with zeros, so padded positions come out as 0."""
+        layer = self.layers[0]
+        if (not getattr(self, "use_nested_tensor", False) or layer.training or src.dim() != 3
+                or src_key_padding_mask is None):
+            return None
+        keep = src_key_padding_mask == 0
+        steps = ops.arange(keep.shape[1], device=src.device).unsqueeze(0)
+        prefix = steps < keep.sum(1, keepdim=True)
+        if getattr(self, "mask_check", True) and not bool((prefix == keep).all()):
+            return None
+        if mask is not None:
+            return None
+        attn = layer.self_attn
+        args = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                attn.out_proj.bias, layer.norm1.weight, layer.norm1.bias, layer.norm2.weight,
+                layer.norm2.bias, layer.linear1.weight, layer.linear1.bias, layer.linear2.weight,
+                layer.linear2.bias)
+        if is_grad_enabled() and any(a is not None and a.requires_grad for a in args):
+            return None
+        return prefix.logical_not()
 
 
 class TransformerDecoderLayer(Module):

@@ -14,7 +14,7 @@ def fuse_conv_bn_eval(conv, bn, transpose=False):
         raise AssertionError("Fusion only for eval!")
     fused_conv = copy.deepcopy(conv)
     if bn.running_mean is None or bn.running_var is None:
-        raise AssertionError("BatchNorm running stats must be tracked to fuse")
+        raise AssertionError("bn.running_mean and bn.running_var must not be None")
     fused_conv.weight, fused_conv.bias = fuse_conv_bn_weights(
         fused_conv.weight, fused_conv.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight,
         bn.bias, transpose)
@@ -47,11 +47,12 @@ def fuse_linear_bn_eval(linear, bn):
     if linear.training or bn.training:
         raise AssertionError("Fusion only for eval!")
     if not (linear.out_features == bn.num_features or bn.num_features == 1):
-        raise AssertionError("To fuse, linear.out_features must equal bn.num_features or "
-                             "bn.num_features must be 1")
+        raise AssertionError("To fuse, linear.out_features == bn.num_features or "
+                             "bn.num_features == 1, got linear.out_features=%s and "
+                             "bn.num_features=%s" % (linear.out_features, bn.num_features))
     fused_linear = copy.deepcopy(linear)
     if bn.running_mean is None or bn.running_var is None:
-        raise AssertionError("BatchNorm running stats must be tracked to fuse")
+        raise AssertionError("bn.running_mean and bn.running_var must not be None")
     fused_linear.weight, fused_linear.bias = fuse_linear_bn_weights(
         fused_linear.weight, fused_linear.bias, bn.running_mean, bn.running_var, bn.eps,
         bn.weight, bn.bias)

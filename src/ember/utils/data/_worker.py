@@ -28,6 +28,13 @@ def get_worker_info():
     return _worker_info
 
 
+class KeyErrorMessage(str):
+    """A str whose repr is itself, so a re-raised KeyError prints its traceback readably."""
+
+    def __repr__(self):
+        return self
+
+
 class ExceptionWrapper:
     """An exception caught in a worker, carried to the main process as its traceback text."""
 
@@ -38,11 +45,19 @@ class ExceptionWrapper:
 
     def reraise(self):
         msg = "Caught %s %s.\nOriginal %s" % (self.exc_type.__name__, self.where, self.exc_msg)
+        if self.exc_type is KeyError:
+            msg = KeyErrorMessage(msg)   # KeyError's str() is the repr of its argument
+        elif getattr(self.exc_type, "message", None):
+            raise self.exc_type(message=msg)
         try:
             exception = self.exc_type(msg)
         except Exception:
             raise RuntimeError(msg) from None
         raise exception
+
+
+class _ResumeIteration:
+    """Sent to a persistent worker at the start of a new epoch; echoed back once received."""
 
 
 class _IterableDatasetStop:
@@ -79,6 +94,16 @@ def _worker_loop(dataset, is_iterable, index_queue, result_queue, collate_fn, au
             continue
         if task is None:
             return
+        if isinstance(task, _ResumeIteration):   # persistent workers: a new epoch begins
+            result_queue.put((task, None))
+            exhausted = False
+            if is_iterable and init_error is None:
+                try:
+                    iterator = iter(dataset)
+                except Exception:
+                    init_error = ExceptionWrapper(sys.exc_info(),
+                                                  "in DataLoader worker process %d" % worker_id)
+            continue
         task_id, indices = task
         if init_error is not None:
             result_queue.put((task_id, init_error))

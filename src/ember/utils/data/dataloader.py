@@ -45,7 +45,8 @@ class DataLoader:
         multiprocessing_context: a context or a start method name.
         generator: the random generator for ``shuffle`` and the workers' seeds.
         prefetch_factor: batches loaded in advance by each worker (default 2).
-        persistent_workers: accepted; workers are started for each epoch.
+        persistent_workers: keep the worker processes (and their RNG streams) alive between
+            epochs instead of starting new ones for each.
 
     Example:
         >>> import ember
@@ -118,6 +119,7 @@ class DataLoader:
         self.multiprocessing_context = multiprocessing_context
         self.generator = generator
         self.persistent_workers = persistent_workers
+        self._iterator = None
         if collate_fn is None:
             collate_fn = default_collate if self._auto_collation else default_convert
         self.collate_fn = collate_fn
@@ -139,7 +141,17 @@ class DataLoader:
         return len(self._index_sampler)
 
     def __iter__(self):
-        it = self._single_process_iter() if self.num_workers == 0 else _MultiProcessIter(self)
+        if self.num_workers == 0:
+            it = self._single_process_iter()
+        elif self.persistent_workers:
+            # Like torch, the workers (seeded once) and the iterator live as long as the loader
+            it = self._iterator
+            if it is None or it._shutdown:
+                it = self._iterator = _MultiProcessIter(self)
+            else:
+                it._reset(self)
+        else:
+            it = _MultiProcessIter(self)
         if self.pin_memory:
             if cuda_status()[0]:
                 return _pinned(it)
@@ -217,6 +229,12 @@ class _MultiProcessIter:
             w.start()
             self._index_queues.append(index_queue)
             self._workers.append(w)
+        self._reset(loader, first_iter=True)
+
+    def _reset(self, loader, first_iter=False):
+        """Start an epoch: a fresh sampler pass; persistent workers are told to start over."""
+        n = len(self._workers)
+        self._persistent = loader.persistent_workers
         self._active = [True] * n
         self._send_idx = 0
         self._rcvd_idx = 0
@@ -225,6 +243,14 @@ class _MultiProcessIter:
         self._outstanding = 0
         try:
             self._sampler_iter = iter(loader._index_sampler)
+            if not first_iter:
+                for q in self._index_queues:
+                    q.put(_worker._ResumeIteration())
+                acks = n
+                while acks:       # results left from the last epoch come first: dropped
+                    task_id, _ = self._get_result()
+                    if isinstance(task_id, _worker._ResumeIteration):
+                        acks -= 1
             for _ in range(loader.prefetch_factor * n):
                 self._try_put_index()
         except BaseException:
@@ -279,11 +305,9 @@ class _MultiProcessIter:
                 self._rcvd_idx += 1
             else:
                 if not any(self._active) or self._outstanding == 0:
-                    self._shutdown_workers()
-                    raise StopIteration
+                    self._end_epoch()
             if self._rcvd_idx >= self._send_idx:
-                self._shutdown_workers()
-                raise StopIteration
+                self._end_epoch()
             info = self._task_info[self._rcvd_idx]
             if len(info) == 2:
                 del self._task_info[self._rcvd_idx]
@@ -305,6 +329,11 @@ class _MultiProcessIter:
                 self._rcvd_idx += 1
                 return self._process(data)
             self._task_info[task_id].append(data)
+
+    def _end_epoch(self):
+        if not self._persistent:
+            self._shutdown_workers()
+        raise StopIteration
 
     def _process(self, data):
         self._try_put_index()
