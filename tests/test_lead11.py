@@ -172,3 +172,24 @@ def test_default_device_meta():
             x = lib.zeros(3)
         assert x.is_meta
         assert not lib.zeros(3).is_meta
+
+
+def test_backward_inputs_runs_only_what_leads_to_them():
+    """``backward(inputs=[y])``: the hooks of leaves and nodes that do not lead to ``y`` do
+    not fire (torch prunes the graph), and only ``y`` accumulates."""
+    def run(lib):
+        seen = []
+        x = lib.ones(2, requires_grad=True)
+        y = lib.ones(2, requires_grad=True)
+        x.register_hook(lambda g: seen.append(("x", g.tolist())))
+        y.register_hook(lambda g: seen.append(("y", g.tolist())))
+        x.register_post_accumulate_grad_hook(lambda t: seen.append("x post"))
+        (x * y * 2).sum().backward(inputs=[y])
+        z = x * 3
+        z.register_hook(lambda g: seen.append(("z", g.tolist())))
+        (z * y).sum().backward(inputs=[y])
+        w = y * 2
+        (w * x).sum().backward(inputs=[w])
+        seen.append((x.grad, y.grad.tolist(), w.grad.tolist()))
+        return seen
+    assert run(ember) == run(torch)

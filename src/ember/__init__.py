@@ -61,9 +61,7 @@ from . import _tensor_compat  # noqa: E402  (torch's older Tensor methods; see t
 _tensor_compat.install(Tensor)
 
 
-def tile(input, dims):
-    """``torch.tile``: ``dims`` is one sequence (the method ``Tensor.tile`` also takes ints)."""
-    return ops.tile(input, dims)
+globals().update(ops.shape.FUNCTION_FORMS)   # torch.flip/permute/reshape/tile take one sequence
 
 
 def hsplit(input, indices_or_sections):

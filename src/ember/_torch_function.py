@@ -187,8 +187,11 @@ Tensor._make_subclass = staticmethod(make_subclass)
 Tensor.__init_subclass__ = classmethod(subclassed)
 
 
-# Properties whose value is a tensor made from this one (torch dispatches their getters).
-_PROPERTIES = {"T", "mT", "H", "mH", "real", "imag"}
+# The name torch's ``func`` has for an operator (the method it dispatches as).
+_NAMES = {"__matmul__": "matmul", "__radd__": "add", "__rmul__": "mul", "__rtruediv__": "__rdiv__",
+          "__pos__": "positive", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
+          "__ne__": "ne", "__rand__": "bitwise_and", "__ror__": "bitwise_or",
+          "__rxor__": "bitwise_xor", "__floordiv__": "__floordiv__"}
 
 
 def enabled():
@@ -210,8 +213,10 @@ def enable():
                 setattr(mod, name, _dispatcher(fn))
     for name, fn in list(vars(Tensor).items()):
         if isinstance(fn, _types.FunctionType) and name not in _KEEP:
-            setattr(Tensor, name, _dispatcher(fn))
-        elif isinstance(fn, property) and name in _PROPERTIES:
+            public = _dispatcher(fn)
+            public.__name__ = _NAMES.get(name, fn.__name__)
+            setattr(Tensor, name, public)
+        elif isinstance(fn, property) and not name.startswith("_"):
             get = _dispatcher(fn.fget)
             get.__name__ = "__get__"
             setattr(Tensor, name, property(get, fn.fset, fn.fdel, fn.__doc__))

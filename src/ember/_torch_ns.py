@@ -252,18 +252,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 
 def embedding_renorm_(input, indices, max_norm, norm_type):
     """Rows ``indices`` of ``input`` rescaled in place to norm at most ``max_norm``."""
-    if indices.dtype not in (_dt.int64, _dt.int32):
-        raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the following "
-                           "scalar types: Long, Int; but got %s instead (while checking arguments "
-                           "for embedding_renorm_)" % indices.type())
-    with no_grad():
-        rows = indices.reshape(-1).unique().long()
-        sel = input.index_select(0, rows)
-        norms = sel.norm(p=norm_type, dim=1, keepdim=True).double()
-        # (torch rescales a row only when its norm exceeds max_norm: not a NaN-norm one)
-        big = norms > max_norm
-        scale = (max_norm / (norms + 1e-7)).masked_fill(~big, 1.0)
-        input.index_copy_(0, rows, sel * scale.to(sel.dtype))
+    F._no_grad_embedding_renorm_(input, indices, max_norm, norm_type)
     return input
 
 

@@ -33,6 +33,9 @@ class Size(tuple):
     def __repr__(self) -> str:
         return "torch.Size([%s])" % ", ".join(str(d) for d in self)
 
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError("'torch.Size' object has no attribute %r" % name)
+
     def numel(self) -> int:
         n = 1
         for d in self:
@@ -276,7 +279,11 @@ class Tensor:
         return st if dim is None else st[_ops._wrap_dim(dim, self._array.ndim, "stride")]
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        return self._array.flags.c_contiguous or type(self._array) is _MetaArray
+        if type(self._array) is _MetaArray:
+            return True
+        if memory_format is not None:
+            return _ops.conversion._is_contiguous_in(self._array, memory_format)
+        return self._array.flags.c_contiguous
 
     def data_ptr(self) -> int:
         return _backend.backend_of(self._array).data_ptr(self._array)
@@ -662,7 +669,7 @@ class Tensor:
         return self._array.shape[0]
 
     def __iter__(self) -> Iterator[Tensor]:
-        if self._array.ndim == 0:
+        if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
@@ -707,19 +714,41 @@ class Tensor:
         return new
 
     # ---- operators --------------------------------------------------------------
+    # An operator with a NumPy array operand answers NotImplemented, as torch's: NumPy then
+    # computes ``t + a`` (on ``t.__array__()``, the result wrapped back into a Tensor) and
+    # ``a + t`` raises TypeError. (``__add__``, ``__mul__``, ... are the ops themselves, for
+    # speed: they compute ``t + a`` as NumPy would.)
+    def __radd__(self, other: Any) -> Tensor:
+        return NotImplemented if isinstance(other, _ndarray) else _ops.add(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return NotImplemented if isinstance(other, _ndarray) else _ops.mul(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return NotImplemented if isinstance(other, _ndarray) else _ops.rsub(self, other)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return NotImplemented if isinstance(other, _ndarray) else _ops.matmul(self, other)
+
     def __rtruediv__(self, other: Any) -> Tensor:
         return _ops.mul(_ops.reciprocal(self), other)
 
     def __rfloordiv__(self, other: Any) -> Tensor:
+        if isinstance(other, _ndarray):
+            return NotImplemented
         return _ops.floor_divide(_ops._scalar_like(other, self, False), self)
 
     def __rmod__(self, other: Any) -> Tensor:
+        if isinstance(other, _ndarray):
+            return NotImplemented
         return _ops.remainder(_ops._scalar_like(other, self, False), self)
 
     def __rpow__(self, other: Any) -> Tensor:
-        return _ops.pow(other, self)
+        return NotImplemented if isinstance(other, _ndarray) else _ops.pow(other, self)
 
     def __rmatmul__(self, other: Any) -> Tensor:
+        if isinstance(other, _ndarray):
+            return NotImplemented
         return _ops.matmul(_ops.as_tensor(other), self)
 
     def __pos__(self) -> Tensor:
@@ -729,39 +758,50 @@ class Tensor:
         return _ops.bitwise_not(self)
 
     def __and__(self, other: Any) -> Tensor:
-        return _ops.bitwise_and(self, other)
+        return NotImplemented if isinstance(other, _ndarray) else _ops.bitwise_and(self, other)
 
-    __rand__ = __and__
+    def __rand__(self, other: Any) -> Tensor:
+        return NotImplemented if isinstance(other, _ndarray) else self.__and__(other)
 
     def __iand__(self, other: Any) -> Tensor:
         return _ops.bitwise_and_(self, other)
 
     def __or__(self, other: Any) -> Tensor:
-        return _ops.bitwise_or(self, other)
+        return NotImplemented if isinstance(other, _ndarray) else _ops.bitwise_or(self, other)
 
-    __ror__ = __or__
+    def __ror__(self, other: Any) -> Tensor:
+        return NotImplemented if isinstance(other, _ndarray) else self.__or__(other)
 
     def __ior__(self, other: Any) -> Tensor:
         return _ops.bitwise_or_(self, other)
 
     def __xor__(self, other: Any) -> Tensor:
-        return _ops.bitwise_xor(self, other)
+        return NotImplemented if isinstance(other, _ndarray) else _ops.bitwise_xor(self, other)
 
-    __rxor__ = __xor__
+    def __rxor__(self, other: Any) -> Tensor:
+        return NotImplemented if isinstance(other, _ndarray) else self.__xor__(other)
 
     def __ixor__(self, other: Any) -> Tensor:
         return _ops.bitwise_xor_(self, other)
 
     def __lshift__(self, other: Any) -> Tensor:
+        if isinstance(other, _ndarray):
+            return NotImplemented
         return _ops.bitwise_left_shift(self, other)
 
     def __rshift__(self, other: Any) -> Tensor:
+        if isinstance(other, _ndarray):
+            return NotImplemented
         return _ops.bitwise_right_shift(self, other)
 
     def __rlshift__(self, other: Any) -> Tensor:
+        if isinstance(other, _ndarray):
+            return NotImplemented
         return _ops.bitwise_left_shift(other, self)
 
     def __rrshift__(self, other: Any) -> Tensor:
+        if isinstance(other, _ndarray):
+            return NotImplemented
         return _ops.bitwise_right_shift(other, self)
 
     def __ilshift__(self, other: Any) -> Tensor:
@@ -782,6 +822,8 @@ class Tensor:
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]  # element-wise, as torch
         if not isinstance(other, _CMP_OPERANDS):
+            if isinstance(other, _ndarray):     # (only == takes an array, as torch's)
+                return _ops.eq(self, _ops.as_tensor(other))
             return NotImplemented     # (as torch: == None is False, < a list a TypeError)
         return _ops.eq(self, other)
 
@@ -878,7 +920,7 @@ def _refresh_view(view: Tensor) -> None:
 
 # what the comparison operators take (anything else: NotImplemented, Python's fallback)
 _CMP_OPERANDS = (Tensor, builtins.int, builtins.float, builtins.bool, complex, np.number,
-                 np.bool_, _ndarray)
+                 np.bool_)
 _CPU = _backend.cpu.device
 
 
@@ -1242,11 +1284,11 @@ BoolTensor = _legacy_type("BoolTensor", _dt.bool)
 # The hottest methods and operators are the ops' functions themselves (a Python call less than a
 # wrapper method; other methods go through ``__getattr__``).
 _METHODS = {
-    "add": "__add__ __radd__", "add_": "__iadd__ add_", "sub": "__sub__", "rsub": "__rsub__",
-    "sub_": "__isub__ sub_", "mul": "__mul__ __rmul__", "mul_": "__imul__ mul_",
+    "add": "__add__", "add_": "__iadd__ add_", "sub": "__sub__",
+    "sub_": "__isub__ sub_", "mul": "__mul__", "mul_": "__imul__ mul_",
     "div": "__truediv__", "div_": "__itruediv__ div_", "floor_divide": "__floordiv__",
     "floor_divide_": "__ifloordiv__", "remainder": "__mod__", "remainder_": "__imod__",
-    "pow": "__pow__ pow", "pow_": "__ipow__", "matmul": "__matmul__ matmul", "neg": "__neg__",
+    "pow": "__pow__ pow", "pow_": "__ipow__", "matmul": "matmul", "neg": "__neg__",
     "abs": "__abs__", "relu": "relu", "sum": "sum", "mean": "mean", "mm": "mm", "t": "t",
     "view": "view", "reshape": "reshape", "exp": "exp", "log": "log", "clamp": "clamp",
     "unsqueeze": "unsqueeze", "squeeze": "squeeze", "expand": "expand", "sigmoid": "sigmoid",

@@ -91,7 +91,7 @@ print(layer, [(n, p.dtype, tuple(p.shape)) for n, p in layer.named_parameters()]
 target_w = torch.randn(2, 4, dtype=torch.cfloat)
 inputs = torch.randn(16, 4, dtype=torch.cfloat)
 targets = inputs @ target_w.T
-opt = torch.optim.SGD(layer.parameters(), lr=0.05, momentum=0.9)
+opt = torch.optim.Adam(layer.parameters(), lr=0.05)
 for step in range(10):
     opt.zero_grad()
     pred = layer(inputs)
@@ -100,8 +100,15 @@ for step in range(10):
     opt.step()
     if step % 3 == 0:
         print(f"step {step} loss {loss.item():.5f}")
-print(layer.weight.grad.dtype, opt.state[layer.weight]["momentum_buffer"].dtype)
+print(layer.weight.grad.dtype, opt.state[layer.weight]["exp_avg_sq"].dtype)
+print(opt.state[layer.weight]["exp_avg_sq"])
 print(nn.functional.mse_loss(torch.view_as_real(pred), torch.view_as_real(targets)).item() > 0)
+torch.manual_seed(2)
+lin = nn.Linear(4, 2, dtype=torch.cfloat)
+print("complex Linear", lin.weight, lin.bias, lin(inputs[:3]))
+nn.init.xavier_normal_(lin.weight)
+nn.init.kaiming_uniform_(lin.weight, a=math.sqrt(5))
+print(lin.weight, lin.weight.dtype)
 try:
     torch.view_as_complex(torch.randn(3, 3))
 except RuntimeError as e:

@@ -117,7 +117,7 @@ c = 0
 for p in list(model.parameters()):
     c += p.numel() * (2 if p.is_complex() else 1)
 print("params", c)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2, weight_decay=1e-4)
 scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
 myloss = LpLoss(size_average=False)
 for ep in range(4):

@@ -128,6 +128,11 @@ for ord_ in ["fro", "nuc", 1, -1, 2, -2, float("inf"), -float("inf")]:
 for ord_ in [0, 1, 2, 3.5, float("inf"), -float("inf")]:
     print("vector_norm", ord_, torch.linalg.vector_norm(b, ord=ord_).item())
 print(torch.linalg.norm(A, dim=(0, 1)), torch.norm(b, p=1), torch.dist(b, 2 * b, 3))
+print("nuc", torch.norm(A, p="nuc"), torch.norm(A, p="fro", dim=(0, 1), keepdim=True))
+try:
+    torch.norm(A, p="bad")
+except RuntimeError as e:
+    print(type(e).__name__, e)
 print(
     torch.linalg.diagonal(A, offset=1),
     torch.linalg.matrix_rank(A[:, :3] @ A[:3]).item(),

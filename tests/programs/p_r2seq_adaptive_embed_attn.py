@@ -102,6 +102,13 @@ try:
     nn.Embedding(10, 4, padding_idx=2)(torch.tensor([1.0]))
 except Exception as e:
     print(type(e).__name__, e)
+for bad_idx in ([1.0], [3, 12, 5, 11], [-1, 4]):
+    emb_mn = nn.Embedding(10, 4, max_norm=1.0)
+    try:
+        emb_mn(torch.tensor(bad_idx))
+    except Exception as e:
+        print(type(e).__name__, e)
+    print(emb_mn.weight.detach().norm(dim=1))
 
 # EmbeddingBag
 torch.manual_seed(3)
@@ -117,6 +124,10 @@ print(o, w.grad)
 print(embedding_sum(torch.tensor([[1, 2], [3, 3]])))
 print(F.embedding_bag(input, embedding_sum.weight, offsets, mode='max'))
 print(nn.EmbeddingBag(10, 3, mode='mean')(input, torch.tensor([0, 0, 5])))
+try:
+    nn.EmbeddingBag(10, 3, mode='mean')(input, offsets, per_sample_weights=w)
+except Exception as e:
+    print(type(e).__name__, e)
 
 
 # Attention variants
@@ -179,4 +190,9 @@ try:
     F.scaled_dot_product_attention(Q[0], K[0], V[0], attn_mask=bool_mask, is_causal=True)
 except Exception as e:
     print(type(e).__name__, str(e)[:80])
+h = F.scaled_dot_product_attention(Q, K, V, attn_mask=bool_mask, is_causal=True)
+print(h.grad_fn.name(), h[0, 1, 2, :4])
+with torch.autocast("cpu"):
+    lo = F.scaled_dot_product_attention(Q, K, V, attn_mask=float_mask)
+print(lo.dtype, lo[1, 0, 0, :4])
 print("RESULT:", f"{out.loss.item():.4f}", f"{g.sum().item():.4f}")

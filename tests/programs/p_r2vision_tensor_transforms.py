@@ -128,10 +128,14 @@ try:
 except RuntimeError as e:
     print(type(e).__name__, e)
 
-# (ember keeps every tensor in C order: channels_last strides / is_contiguous(memory_format=)
-# are not compared here; see the session report)
+# (the strides of conv's and elementwise ops' outputs from channels_last inputs are not
+# compared here: ember returns them in C order)
 cl = batch.to(memory_format=torch.channels_last)
+print(cl.stride(), cl.is_contiguous(), cl.is_contiguous(memory_format=torch.channels_last))
+print(batch.is_contiguous(memory_format=torch.channels_last), cl.contiguous().stride())
 conv = nn.Conv2d(3, 4, 3, padding=1).to(memory_format=torch.channels_last)
+print(conv.weight.stride(), conv.bias.stride(), conv.weight.is_contiguous(),
+      conv.weight.is_contiguous(memory_format=torch.channels_last))
 out = conv(cl)
 print(out.shape, torch.allclose(out, conv(batch)))
 print("RESULT:", round(out.sum().item(), 3))

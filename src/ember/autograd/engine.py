@@ -204,8 +204,13 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
     requested input run (the rest keep their saved tensors for a later backward, as in torch).
     """
     walk = _Walk(create_graph, targets, capture)
-    if capture is not None:
-        walk.needed, walk.receivers = _prune(_reachable(roots), capture, [r for r, _ in roots])
+    if capture is not None or targets is not None:
+        # (``backward(inputs=)`` runs only the nodes that lead to an input, as ``grad()``:
+        # the hooks of the rest do not fire, as in torch)
+        wanted = capture if capture is not None else {
+            (id(t.grad_fn), t._output_nr) if t.grad_fn is not None else id(t): None
+            for t in targets.values()}
+        walk.needed, walk.receivers = _prune(_reachable(roots), wanted, [r for r, _ in roots])
     for (r, nr), g in zip(roots, grads):
         if walk.receivers is None or r in walk.receivers:
             walk.send_root(r, nr, g)

@@ -269,8 +269,23 @@ def _version_message(node, t, version, out_nr):
         hint = ("enable anomaly detection to find the operation that failed to compute its "
                 "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     return ("one of the variables needed for gradient computation has been modified by an "
-            "inplace operation: [torch.%s [%s]]%s is at version %d; expected version %d instead."
-            " Hint: %s" % (t.dtype._legacy, shape, made, t._version_ref[0], version, hint))
+            "inplace operation: [%s [%s]]%s is at version %d; expected version %d instead."
+            " Hint: %s" % (_type_name(t), shape, made, t._version_ref[0], version, hint))
+
+
+# the scalar types whose legacy tensor type torch's error messages print (``torch.FloatTensor``);
+# the others keep the C++ name (``CPUBFloat16Type``, ``CPUComplexDoubleType``, ``CPUBoolType``)
+_LEGACY_NAMES = frozenset(["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor",
+                           "ShortTensor", "CharTensor", "ByteTensor"])
+
+
+def _type_name(t):
+    """A tensor's type as torch's version message prints it."""
+    legacy = t.dtype._legacy
+    cuda = t.device.type == "cuda"
+    if legacy in _LEGACY_NAMES:
+        return ("torch.cuda." if cuda else "torch.") + legacy
+    return ("CUDA" if cuda else "CPU") + legacy[:-len("Tensor")] + "Type"
 
 
 def _op_name(node):

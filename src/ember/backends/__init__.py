@@ -12,7 +12,8 @@ import importlib.util
 import sys
 import types
 
-__all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "nnpack", "openmp", "opt_einsum"]
+__all__ = ["cpu", "cuda", "cudnn", "mha", "mkl", "mkldnn", "mps", "nnpack", "openmp",
+           "opt_einsum"]
 
 
 class _Flags(types.ModuleType):
@@ -157,6 +158,24 @@ class _Cpu(types.ModuleType):
         return "AVX2" if "avx2" in flags else "DEFAULT"
 
 
+class _Mha(types.ModuleType):
+    """``torch.backends.mha``: whether ``nn.MultiheadAttention`` and ``nn.TransformerEncoder``
+    may take torch's fused inference fast path (where their inputs allow it)."""
+
+    def __init__(self):
+        super().__init__("ember.backends.mha")
+        self._is_fastpath_enabled = True
+
+    def get_fastpath_enabled(self):
+        """Whether the fast path of ``TransformerEncoder`` and ``MultiheadAttention`` is on
+        (it still runs only when every condition on the inputs is met)."""
+        return self._is_fastpath_enabled
+
+    def set_fastpath_enabled(self, value):
+        """Turn the fast path on or off."""
+        self._is_fastpath_enabled = value
+
+
 cudnn = _Cudnn("cudnn", enabled=True, benchmark=False, deterministic=False, allow_tf32=True,
                benchmark_limit=10)
 mkldnn = _Flags("mkldnn", enabled=True, deterministic=False)
@@ -177,8 +196,9 @@ opt_einsum = _Flags("opt_einsum", available=_has_opt_einsum, enabled=_has_opt_ei
 mkl = _Flags("mkl", available=any(i.get("internal_api") == "mkl" for i in _blas_info()))
 openmp = _Flags("openmp", available=any(i.get("user_api") == "openmp" for i in _blas_info()))
 cuda = _Cuda()
+mha = _Mha()
 cpu = _Cpu("ember.backends.cpu")
 
 # ``import torch.backends.cudnn as cudnn`` and the like: the flag modules are importable paths
-for _mod in (cudnn, mkldnn, mps, nnpack, opt_einsum, mkl, openmp, cuda, cpu):
+for _mod in (cudnn, mkldnn, mps, nnpack, opt_einsum, mkl, openmp, cuda, cpu, mha):
     sys.modules[_mod.__name__] = _mod

@@ -91,6 +91,8 @@ def patches(active):
         found = [(m, name) for m in (root, ops) if name in m.__dict__]
         if name in ops._PLAIN:
             found.append((ops._PLAIN, name))
+        if name in Tensor.__dict__:      # (the method: a class attribute of Tensor)
+            found.append((Tensor, name))
         return found
 
     def fill(name):

@@ -27,6 +27,7 @@ from ..ops import normalization as _normalization
 from ..ops.pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d,
                            adaptive_max_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d)
 from ..autograd import _autocast
+from ..backends import _SDP, SDPBackend
 from ..autograd.grad_mode import is_grad_enabled, no_grad as _no_grad
 from ..autograd.grad_mode import state as _ac_state
 from ..ops._inplace import inplace as _inplace
@@ -415,29 +416,71 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     """Rows of ``weight`` at the integer ``input``; no gradient flows to ``padding_idx``."""
-    if input.is_floating_point():
+    n = weight.shape[0] if weight.dim() else 0
+    if padding_idx is not None:
+        if (padding_idx > 0 and padding_idx >= n) or (padding_idx < 0 and padding_idx < -n):
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            padding_idx += n
+    if max_norm is not None:
+        _no_grad_embedding_renorm_(weight, input, max_norm, norm_type)
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if input._array.dtype not in (np.int64, np.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got %s instead (while "
-                           "checking arguments for embedding)" % input.type())
+                           "checking arguments for embedding)" % _index_type_name(input))
     _loss._complex_autograd_check(weight, "embedding")
     idx = input._array
-    n = weight.shape[0]
     if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
         raise IndexError("index out of range in self")
-    if padding_idx is not None and padding_idx < 0:
-        padding_idx += n
-    if max_norm is not None:
-        w = weight._array
-        xp = xp_of(weight)
-        rows = xp.unique(idx)
+    return _Embedding.apply(weight, input, padding_idx, bool(scale_grad_by_freq))
+
+
+def _index_type_name(t):
+    """The name torch's index dtype checks give ``t`` (its CPU type for bool or complex)."""
+    if t._array.dtype.kind in "bc":
+        return "CPU%sType" % _dt.scalar_type_name(t._array.dtype)
+    return t.type()
+
+
+def _no_grad_embedding_renorm_(weight, input, max_norm, norm_type):
+    """Rescale in place each row of ``weight`` that ``input`` names to norm at most
+    ``max_norm`` (torch's ``embedding_renorm_``: rows in sorted order, stopping at the first
+    index out of range; a negative one counts from the end)."""
+    if weight.dim() != 2:
+        raise RuntimeError("Expected 2-dimensional tensor, but got %d-dimensional tensor for "
+                           "argument #1 'self' (while checking arguments for embedding_renorm_)"
+                           % weight.dim())
+    if input._array.dtype not in (np.int64, np.int32):
+        raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got %s instead (while "
+                           "checking arguments for embedding_renorm_)" % _index_type_name(input))
+    xp = xp_of(weight)
+    n, d = weight.shape
+    rows = xp.unique(input._array).astype(np.int64)
+    bad = xp.nonzero((rows < -n) | (rows >= n))[0]
+    first_bad = int(bad[0]) if bad.size else rows.size
+    if first_bad and not (weight.is_floating_point() or weight.is_complex()):
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           "Got %s instead." % _dt.scalar_type_name(weight._array.dtype))
+    w = weight._array
+    # (negative indices come first in sorted order; a row named twice is renormalised twice)
+    ok = rows[:first_bad]
+    for part in (ok[ok < 0] + n, ok[ok >= 0]):
+        if not part.size:
+            continue
         with _no_grad():
-            norms = Tensor._wrap(w[rows]).norm(p=norm_type, dim=1)._array.astype(np.float64)
+            norms = Tensor._wrap(w[part]).norm(p=norm_type, dim=1)._array.astype(np.float64)
         # (torch rescales only a row whose norm exceeds max_norm: not a NaN one)
         big = norms > max_norm
         scale = max_norm / (xp.where(big, norms, 1.0) + 1e-7)
         with errstate(invalid="ignore", over="ignore"):
-            w[rows[big]] *= scale[big][:, None].astype(w.dtype)
-    return _Embedding.apply(weight, input, padding_idx, bool(scale_grad_by_freq))
+            w[part[big]] *= scale[big][:, None].astype(w.dtype)
+    if first_bad < rows.size:
+        raise IndexError("select(): index %d out of range for tensor of size [%d, %d] at "
+                         "dimension 0" % (int(rows[first_bad]), n, d))
+    return weight
 
 
 def one_hot(tensor, num_classes=-1):
@@ -885,13 +928,11 @@ def _sdpa_check(query, key, value, attn_mask):
 
 
 def _flash_ok(query, key, value, mask, dropout_p, enable_gqa=False):
-    """Whether torch's CPU dispatcher picks its fused (flash) kernel for these inputs."""
+    """Whether torch's CPU dispatcher picks its fused (flash) kernel for these inputs (its
+    checks in order: a 0-D or 1-D mask fails its shape check with an IndexError)."""
     if query.dim() != 4 or key.dim() != 4 or value.dim() != 4 or dropout_p > 0.0:
         return False
     if _dt.kind(query._array.dtype) != "f" or query._array.dtype.itemsize < 2:
-        return False
-    if mask is not None and (mask.requires_grad and is_grad_enabled() or
-                             mask.dim() not in (2, 4)):
         return False
     b, h, lq, e = query.shape
     hk, hv = key.shape[1], value.shape[1]
@@ -899,15 +940,55 @@ def _flash_ok(query, key, value, mask, dropout_p, enable_gqa=False):
                                           and h % hv == 0)
     if key.shape[0] != b or value.shape[0] != b or not heads_ok:
         return False
+    if mask is not None:
+        if mask.requires_grad:
+            return False
+        if mask.dim() == 0:
+            raise IndexError("Dimension specified as -2 but tensor has no dimensions")
+        if mask.dim() == 1:
+            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but "
+                             "got -2)")
+        if mask.shape[-2] not in (lq, 1) or mask.shape[-1] not in (key.shape[2], 1):
+            return False
+        if mask.dim() != 2 and not (mask.dim() == 4 and mask.shape[0] in (1, b)
+                                    and mask.shape[1] in (1, h)):
+            return False
     if not (key.shape[-1] == value.shape[-1] == e) or lq == 0 or key.shape[2] == 0:
         return False
     return all(t.shape[-1] <= 1 or t._array.strides[-1] == t._array.itemsize
                for t in (query, key, value))
 
 
+def _sdpa_flash_chosen(query, key, value, attn_mask, dropout_p, enable_gqa):
+    """torch's CPU kernel choice under the ``sdpa_kernel`` switches: True for the fused (flash)
+    kernel, False for the math one."""
+    flash_on, math_on = _SDP[SDPBackend.FLASH_ATTENTION], _SDP[SDPBackend.MATH]
+    if not flash_on and not math_on:
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This "
+                           "is likely due to turning off both the math kernel and the fused "
+                           "kernels.")
+    if flash_on and _flash_ok(query, key, value, attn_mask, dropout_p, enable_gqa):
+        return True
+    if math_on:
+        return False
+    raise RuntimeError("No available kernel.  Aborting execution.")
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """``softmax(q @ k^T * scale + mask) @ v``; a boolean mask keeps the True positions."""
+    if not _ac_state.autocast:
+        return _sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    # (autocast casts the op's inputs, then its inner ops run uncast, as torch's kernel)
+    query, key, value, attn_mask = _autocast.inputs("lower", (query, key, value, attn_mask))
+    saved, _ac_state.autocast = _ac_state.autocast, {}
+    try:
+        return _sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    finally:
+        _ac_state.autocast = saved
+
+
+def _sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
     _sdpa_check(query, key, value, attn_mask)
     if enable_gqa and min(query.dim(), key.dim(), value.dim()) >= 3 and any(
             t.shape[-3] and query.shape[-3] % t.shape[-3] for t in (key, value)):
@@ -919,6 +1000,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         # tied to the inputs by a zero-weighted sum (so each gets a zero gradient)
         tie = ops.arithmetic.MulScalar.apply(query.sum() + key.sum() + value.sum(), 0)
         return ops.zeros(out_shape, dtype=query.dtype, device=query.device) + tie
+    flash = _sdpa_flash_chosen(query, key, value, attn_mask, dropout_p, enable_gqa)
     mask = attn_mask
     if mask is not None and mask.dtype == _dt.bool:
         mask = ops.where(mask.logical_not(), -math.inf, ops.zeros((), dtype=query.dtype,
@@ -926,13 +1008,15 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     e = query.shape[-1]
     if scale is None:
         scale = 1.0 / math.sqrt(e) if e else math.inf
-    if _flash_ok(query, key, value, mask, dropout_p, enable_gqa):
-        if is_causal and mask is not None:
-            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
-                               "set when is_causal=True")
+    if flash:
+        # NOTE: torch's CPU flash kernel takes attn_mask and is_causal together (both apply);
+        # only the math path refuses the pair
         return _attention.FlashAttentionCpu.apply(
             query, key, value, None if mask is None else mask._array, is_causal, scale)
-    # torch's math fallback, op for op
+    # torch's math fallback, op for op (half and bfloat16 computed in float32)
+    origin = query.dtype
+    if origin in (_dt.float16, _dt.bfloat16):
+        query, key, value = query.float(), key.float(), value.float()
     factor = math.sqrt(abs(scale))
     q = ops.arithmetic.MulScalar.apply(query, -factor if scale < 0 else factor)
     if is_causal:
@@ -957,7 +1041,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if value.dtype != attn.dtype:
         raise RuntimeError("expected m1 and m2 to have the same dtype, but got: %s != %s"
                            % (_c_name(attn), _c_name(value)))
-    return ops.matmul(attn, value)
+    return ops.matmul(attn, value).to(origin)
 
 
 def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
@@ -1416,7 +1500,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """Normalise each channel by the summed squares of its ``size`` neighbours."""
     dim = input.dim()
     if dim < 3:
-        raise ValueError("Expected 3D or higher dimensionality input (got %d dimensions)" % dim)
+        # (torch's message holds a run of 26 spaces from a line continuation)
+        raise ValueError("Expected 3D or higher dimensionality" + " " * 26
+                         + "input (got %d dimensions)" % dim)
     if input.numel() == 0:
         return input
     div = input * input
@@ -1915,12 +2001,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx = padding_idx + n if padding_idx < 0 else padding_idx
     if max_norm is not None:
-        embedding(flat, weight, None, max_norm, norm_type)      # (renormalises in place)
+        _no_grad_embedding_renorm_(weight, flat, max_norm, norm_type)
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
                                   "per_sample_weights is only supported for mode='sum' (got "
-                                  "mode='%s'). Please open a feature request on the Pytorch "
-                                  "GitHub." % mode)
+                                  "mode='%s'). Please open a feature request on GitHub."
+                                  % mode)
     return _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_idx,
                           offsets.type() if offsets is not None else "torch.LongTensor")
 
@@ -1932,9 +2018,7 @@ def _size_str(shape):
 def _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_idx,
                    offsets_type="torch.LongTensor"):
     if flat._array.dtype not in (np.int64, np.int32):
-        # (torch names a bool or complex tensor by its CPU type)
-        it = flat.type() if flat._array.dtype.kind not in "bc" else \
-            "CPU%sType" % _dt.scalar_type_name(flat._array.dtype)
+        it = _index_type_name(flat)
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got %s instead (while "
                            "checking arguments for embedding_bag)" % it)

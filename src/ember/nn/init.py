@@ -10,8 +10,9 @@ import warnings
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
-from ..backend import backend_of, get_array_module
-from ..random import _gen, _sample_like
+from ..backend import backend_of, get_array_module, to_host
+from ..ops._util import not_implemented_for
+from ..random import _gen
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
            "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
@@ -81,16 +82,16 @@ def _calculate_correct_fan(tensor, mode):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    """Fill with U(a, b) (torch's ``tensor.uniform_(a, b)``)."""
-    gen, d = _gen(generator), tensor._array.dtype
-    return _set(tensor, _sample_like(tensor._array, lambda n, c: gen._uniform(n, d, a, b)))
+    """Fill with U(a, b): torch's ``tensor.uniform_(a, b)`` (complex: both parts)."""
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    """Fill with N(mean, std^2) (torch's ``tensor.normal_(mean, std)``)."""
-    gen, d = _gen(generator), tensor._array.dtype
-    return _set(tensor, _sample_like(tensor._array,
-                                     lambda n, c: gen._normal(n, d, mean, std, c)))
+    """Fill with N(mean, std^2): torch's ``tensor.normal_(mean, std)`` (complex: each part
+    with std / sqrt(2))."""
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def _norm_cdf(x):
@@ -101,16 +102,21 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fill with N(mean, std^2) truncated to [a, b] (torch's rejection sampler: whole-tensor
     redraws of the rejected values, from the normal itself when [a, b] holds more than 30% of
     the mass, else uniform proposals on [a, b])."""
+    if tensor.is_meta:      # (no storage: nothing to sample)
+        return tensor
     if (mean < a - 2 * std) or (mean > b + 2 * std):
-        import warnings
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
     gen, d = _gen(generator), tensor._array.dtype
     shape, n = tensor._array.shape, tensor._array.size
-    # The sampling runs on the host, where the generator is.
+    # The first draw is the tensor's own (torch's dtype errors); the rejection sampling runs on
+    # the host, where the generator is.
     if _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std) > 0.3:
+        with no_grad():
+            tensor.normal_(mean, std, generator=generator)
+        not_implemented_for(tensor._array, "lt_cpu", "c")
         lo, hi = d.type(a), d.type(b)
-        result = _sample_like(tensor._array, lambda k, c: gen._normal(k, d, mean, std, c))
+        result = to_host(tensor._array)
         while True:
             mask = (result < lo) | (result > hi)
             if not mask.any():
@@ -128,7 +134,12 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         u = gen._uniform(n, d).reshape(shape)
         return np.log(u.astype(np.float64)).astype(d)    # host: the host sample
 
-    result = _sample_like(tensor._array, lambda k, c: gen._uniform(k, d, a, b))
+    with no_grad():
+        tensor.uniform_(a, b, generator=generator)
+    if d.kind == "c":       # (torch fails comparing its complex acceptance draws)
+        tensor.new_empty(shape).uniform_(generator=generator)
+        not_implemented_for(tensor._array, "gt_cpu", "c")
+    result = to_host(tensor._array)
     pending = accept_log_u() > log_pdf(result)
     while pending.any():
         cand = gen._uniform(n, d, a, b).reshape(shape)
@@ -219,13 +230,17 @@ def orthogonal_(tensor, gain=1, generator=None):
     """A (semi-)orthogonal matrix from the QR decomposition of a normal sample (torch's)."""
     if tensor._array.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
-    if tensor._array.size == 0:
+    if tensor._array.size == 0 or tensor.is_meta:
         return tensor
     rows = tensor._array.shape[0]
     cols = tensor._array.size // rows
     d = tensor._array.dtype
     # The decomposition runs on the host sample, before it goes to the device.
-    flat = _gen(generator)._normal(rows * cols, d).reshape(rows, cols)
+    with no_grad():
+        flat = to_host(tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)._array)
+    if d.kind == "c":
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
+                                  "numbers. Please use torch.sgn instead.")
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)    # host: the host sample

@@ -5,7 +5,8 @@ from ..backend import backend_for, to_host
 from .. import dtypes as _dt
 from ..tensor import Tensor
 
-__all__ = ["Parameter", "Buffer", "UninitializedParameter"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer",
+           "UninitializedTensorMixin"]
 
 
 class Parameter(Tensor):
@@ -63,7 +64,28 @@ def _rebuild_parameter(arr, requires_grad, device="cpu"):
     return Parameter(Tensor._wrap(backend_for(device).asarray(np.array(arr))), requires_grad)
 
 
-class UninitializedParameter(Parameter):
+class UninitializedTensorMixin:
+    """A tensor whose shape is not known yet (lazy modules): ``materialize`` gives it one and
+    turns it into ``cls_to_become``."""
+
+    __slots__ = ()
+    cls_to_become: type
+
+    def __repr__(self):
+        return "<%s>" % type(self).__name__
+
+    __str__ = __repr__
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give the tensor ``shape`` (uninitialised values) and make it ``cls_to_become``."""
+        from ..ops.creation import empty
+        device = self.device if device is None else device
+        dtype = self.dtype if dtype is None else dtype
+        self.data = empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
     """A parameter whose shape is not known yet (lazy modules); ``materialize`` gives it one
     and turns it into a ``Parameter``."""
 
@@ -77,18 +99,23 @@ class UninitializedParameter(Parameter):
     def __init__(self, requires_grad=True, device=None, dtype=None):
         pass
 
-    def __repr__(self):
-        return "<UninitializedParameter>"
 
-    __str__ = __repr__
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape is not known yet (lazy modules); ``materialize`` gives it one and
+    turns it into a plain ``Tensor``."""
 
-    def materialize(self, shape, device=None, dtype=None):
-        """Give the parameter ``shape`` (uninitialised values) and make it a ``Parameter``."""
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
         from ..ops.creation import empty
-        device = self.device if device is None else device
-        dtype = self.dtype if dtype is None else dtype
-        self.data = empty(shape, device=device, dtype=dtype)
-        self.__class__ = self.cls_to_become
+        t = empty(0, device=device, dtype=dtype, requires_grad=requires_grad)
+        t.__class__ = cls
+        t.__dict__["persistent"] = persistent
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass
 
 
 class Buffer(Tensor):

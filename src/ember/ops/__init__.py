@@ -66,3 +66,7 @@ for _name in _OUT_NAMES:
         globals()[_name] = _with_out(_PLAIN[_name], _name)
 del _name
 _PLAIN["repeat_interleave"] = _scatter._repeat_interleave_method   # (torch's method errors)
+# (methods that take several ints where the function takes a tuple: ``t.squeeze(0, 1)``)
+_PLAIN["broadcast_to"] = shape._broadcast_to_method
+_PLAIN["squeeze"] = shape._squeeze_method
+_PLAIN["squeeze_"] = shape._squeeze__method

@@ -5,7 +5,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import state as _state
 from ..tensor import Tensor
 from ._util import sum_to, xp_of
-from ..backend import backend_of
+from ..backend import backend_of, quiet
 from ..backend._meta import MetaArray
 from .shape import (AsStrided, _positions, _storage_size, _strided_geometry,
                     _strided_positions, take_flat, zero_flat)
@@ -40,7 +40,11 @@ def write(t, arr, op):
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
-    xp_of(t).copyto(dst, arr, casting="unsafe")
+    if arr.dtype == dst.dtype:
+        xp_of(t).copyto(dst, arr)
+    else:
+        with quiet():      # (an overflow to inf, a nan to an integer: silent, as torch)
+            xp_of(t).copyto(dst, arr, casting="unsafe")
     t._version_ref[0] += 1
 
 
@@ -153,10 +157,24 @@ def _recorded(t, fn, op, args, kwargs):
     out = fn(old, *args, **kwargs)
     write(t, out._array, op)
     _saved_output_is(out, t)
+    _output_dtype_is(out, t)
     t.grad_fn = out.grad_fn
     t._output_nr = out._output_nr
     t._requires_grad = out._requires_grad
     return t
+
+
+def _output_dtype_is(out, t):
+    """The node of ``out`` now outputs ``t`` (of ``t``'s dtype, when the op computed in a wider
+    one): its gradient arrives in ``t``'s dtype, as in torch, where the node's output is ``t``
+    itself (a broadcast input's gradient is then summed in that dtype and cast after)."""
+    node = out.grad_fn
+    dtype = t._array.dtype
+    if node is None or out._array.dtype == dtype:
+        return
+    meta = list(node._out_meta)
+    meta[out._output_nr] = (meta[out._output_nr][0], dtype)
+    node._out_meta = tuple(meta)
 
 
 def _saved_output_is(out, t):
@@ -170,7 +188,7 @@ def _saved_output_is(out, t):
     entries = []
     for e in saved:
         if e is not None and e[3] is None and e[0]._version_ref is ref:
-            s = Tensor._wrap(e[0]._array)
+            s = Tensor._wrap(t._array)      # (the values as written: rounded to t's dtype)
             s._version_ref = t._version_ref
             e = (s, t._version_ref[0], e[2], None)
         entries.append(e)
@@ -211,6 +229,7 @@ def _recorded_view(t, base, fn, op, args, kwargs):
     out = fn(old_view, *args, **kwargs)
     write(t, out._array, op)
     _saved_output_is(out, t)
+    _output_dtype_is(out, t)
     new_base = CopySlices.apply(old_base, out, idx)
     base.grad_fn = new_base.grad_fn
     base._output_nr = 0
@@ -238,7 +257,8 @@ class Overwrite(Function):
             ctx.set_node_name(name)
         xp = xp_of(old)
         out = xp.empty_like(old._array)
-        xp.copyto(out, src_arr, casting="unsafe")
+        with quiet():
+            xp.copyto(out, src_arr, casting="unsafe")
         return Tensor._wrap(out)
 
     @staticmethod
@@ -248,7 +268,13 @@ class Overwrite(Function):
             if ctx.needs_input_grad[0] else None
         g_src = None
         if ctx.needs_input_grad[2]:
-            g_src = sum_to(grad_output, ctx._input_meta(2)[0])
+            shape, dtype = ctx._input_meta(2)
+            if grad_output._array.dtype.kind == "c" and dtype.kind != "c":
+                grad_output = grad_output.real
+            if grad_output._array.dtype != dtype:
+                # NOTE: torch's CopyBackwards casts to the source's dtype before the sum
+                grad_output = grad_output.to(_dt.from_numpy_dtype(dtype))
+            g_src = sum_to(grad_output, shape)
         return g_old, None, g_src, None
 
 
@@ -267,7 +293,8 @@ def overwrite(t, value, op):
     xp = xp_of(t)
     arr = src._array if src is not None else xp.asarray(value, dtype=t._array.dtype)
     if arr.dtype != t._array.dtype:
-        arr = arr.astype(t._array.dtype)
+        with quiet():      # (an overflow to inf, a nan to an integer: silent, as torch)
+            arr = arr.astype(t._array.dtype)
     if arr.shape != t._array.shape:
         check_into(t._array.shape, arr.shape)
     if _state.enabled and (t._requires_grad or (src is not None and src._requires_grad)):

@@ -521,15 +521,14 @@ class Gelu(Function):
         ctx.approximate = approximate
         xp = xp_of(input)
         if approximate == "tanh":
-            ctx.save_for_backward(input, None)
+            ctx.save_for_backward(input)
             with _quiet():
                 inner = (x + x * x * x * _GELU_C) * _SQRT_2_PI
                 return Tensor._wrap((x * 0.5 * (xp.tanh(inner) + 1)).astype(x.dtype,
                                                                               copy=False))
-        cdf = Tensor._wrap((erf(Tensor._wrap(x * _SQRT1_2))._array + 1) * 0.5)
-        ctx.save_for_backward(input, cdf)    # (the cdf for array_backward)
+        ctx.save_for_backward(input)     # (the input only, as torch: a pack hook sees one)
         with _quiet():
-            out = (x * cdf._array).astype(x.dtype, copy=False)
+            out = (x * _gelu_cdf(x)).astype(x.dtype, copy=False)
         if x.dtype.itemsize < 8:
             # NOTE: torch's float32/half kernel gives NaN at +inf (its erf-based formula), its
             # float64 one +inf; -inf is NaN in both.
@@ -538,7 +537,7 @@ class Gelu(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        input, _ = ctx.saved_tensors
+        input, = ctx.saved_tensors
         if ctx.approximate == "tanh":
             return ActivationGrad.apply(grad_output, input, "GeluBackwardBackward0",
                                         _gelu_tanh_grad, _gelu_tanh_grad_x), None
@@ -547,13 +546,18 @@ class Gelu(Function):
 
     @staticmethod
     def array_backward(ctx, grad_output):
-        input, cdf = ctx.saved_tensors
         if ctx.approximate == "tanh":
             return Gelu.backward(ctx, grad_output)
+        input, = ctx.saved_tensors
         x = input._array
         with _quiet():
             pdf = xp_of(input).exp(x * x * -0.5) * _INV_SQRT_2PI
-            return Tensor._wrap(grad_output._array * (cdf._array + x * pdf)), None
+            return Tensor._wrap(grad_output._array * (_gelu_cdf(x) + x * pdf)), None
+
+
+def _gelu_cdf(x):
+    """The normal cdf of the array ``x``."""
+    return (erf(Tensor._wrap(x * _SQRT1_2))._array + 1) * 0.5
 
 
 def _gelu_tanh_grad(grad_output, input):
@@ -654,11 +658,51 @@ class PreluKernel(Function):
     def backward(ctx, grad_output):
         input, weight = ctx.saved_tensors
         need = ctx.needs_input_grad
-        pos = input > 0
-        gi = where(pos, grad_output, weight * grad_output) if need[0] else None
-        gw = sum_to(where(pos, 0.0, input * grad_output), weight._array.shape) \
-            if need[1] else None
-        return gi, gw
+        gi, gw = PreluKernelGrad.apply(grad_output, input, weight)
+        return (gi if need[0] else None,
+                sum_to(gw, weight._array.shape) if need[1] else None)
+
+
+class PreluKernelGrad(Function):
+    """torch's ``_prelu_kernel_backward``: the input's gradient and the weight's (at the input's
+    shape), a node of its own for double backward."""
+
+    node_name = "PreluKernelBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, input, weight):
+        g, x, w = grad_output._array, input._array, weight._array
+        ctx.save_for_backward(grad_output, input, weight)
+        ctx.set_materialize_grads(False)
+        xp = xp_of(input)
+        pos = x > 0
+        gi = xp.where(pos, g, w * g).astype(x.dtype, copy=False)
+        gw = xp.where(pos, 0, x * g).astype(w.dtype, copy=False)
+        return Tensor._wrap(gi), Tensor._wrap(xp.broadcast_to(gw, xp.broadcast_shapes(
+            gi.shape, w.shape)).copy())
+
+    @staticmethod
+    def backward(ctx, grad_gi, grad_gw):
+        # NOTE: torch's formulas (derivatives.yaml), with ``self >= 0`` as there
+        grad_output, input, weight = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        pos = input >= 0
+        zero = Tensor._wrap(xp_of(input).zeros((), dtype=input._array.dtype))
+        g_out = g_in = g_w = None
+        if need[0] and (grad_gi is not None or grad_gw is not None):
+            if grad_gi is None:
+                g_out = where(pos, zero, grad_gw * input)
+            elif grad_gw is None:
+                g_out = where(pos, grad_gi, grad_gi * weight)
+            else:
+                g_out = where(pos, grad_gi, grad_gi * weight + grad_gw * input)
+        if need[1]:
+            g_in = where(pos, zero, grad_output * grad_gw) if grad_gw is not None else \
+                Tensor._wrap(xp_of(input).zeros_like(input._array))
+        if need[2]:
+            g_w = where(pos, zero, grad_output * grad_gi) if grad_gi is not None else \
+                Tensor._wrap(xp_of(input).zeros_like(input._array))
+        return g_out, g_in, g_w
 
 
 def _rrelu_noise(x, lower, upper, generator=None):
@@ -705,12 +749,33 @@ class RreluWithNoise(Function):
     def backward(ctx, grad_output):
         input, noise = ctx.saved_tensors
         if noise is not None:
-            return grad_output * noise, None, None, None
+            return RreluNoiseGrad.apply(grad_output, input, (noise,)), None, None, None
         if ctx.is_result and ctx.slope < 0:
             raise RuntimeError(_LEAKY_INPLACE_MSG)
         return ActivationGrad.apply(grad_output, input, "RreluWithNoiseBackwardBackward0",
                                     partial(_rrelu_grad, slope=ctx.slope), None), \
             None, None, None
+
+
+class RreluNoiseGrad(Function):
+    """Training-mode rrelu's backward ``grad_output * noise`` as torch's node (``noise`` comes
+    boxed: it has no edge); its derivative in ``input`` is zero."""
+
+    node_name = "RreluWithNoiseBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, input, noise):
+        noise, = noise
+        ctx.save_for_backward(input, noise)
+        return Tensor._wrap(grad_output._array * noise._array)
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, noise = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        g_out = RreluNoiseGrad.apply(grad, input, (noise,)) if need[0] else None
+        g_in = Tensor._wrap(xp_of(input).zeros_like(input._array)) if need[1] else None
+        return g_out, g_in, None
 
 
 def _rrelu_grad(grad_output, input, slope):

@@ -204,7 +204,8 @@ class Mul(Function):
         need = ctx.needs_input_grad
         if isinstance(b, Tensor):
             if need[0] or need[1]:
-                ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
+                # (torch's order: other, then self, as a pack hook sees them)
+                ctx.save_for_backward(b if need[0] else None, a if need[1] else None)
         else:
             ctx.scalar = b
             ctx.save_for_backward()     # (torch saves the number: freed after backward too)
@@ -223,7 +224,8 @@ class Mul(Function):
             if isinstance(s, complex):
                 return _real_if(ctx, 0, grad_output * s.conjugate()), None
             return grad_output * s, None
-        return Mul._grads(ctx, grad_output, *ctx.saved_tensors)
+        b, a = ctx.saved_tensors
+        return Mul._grads(ctx, grad_output, a, b)
 
     @staticmethod
     def _grads(ctx, grad_output, a, b):
@@ -249,7 +251,7 @@ class Mul(Function):
                 ctx.saved_tensors       # (raises once the graph is freed, as torch's)
                 return Tensor._wrap(g * ctx.scalar), None
             return Mul.backward(ctx, grad_output)
-        a, b = ctx.saved_tensors     # (unpacked once: a checkpoint's unpack hook allows no more)
+        b, a = ctx.saved_tensors     # (unpacked once: a checkpoint's unpack hook allows no more)
         if (a is None or _same(g, a._array)) and (b is None or _same(g, b._array)):
             # no broadcast to undo and no dtype to cast: the products alone
             need = ctx.needs_input_grad
@@ -273,7 +275,8 @@ class Div(Function):
         elif isinstance(b, Tensor) and bb.dtype != aa.dtype:
             bb = bb.astype(aa.dtype)
         if isinstance(b, Tensor):
-            ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+            # (torch's order: other, then self)
+            ctx.save_for_backward(b, a if ctx.needs_input_grad[1] else None)
         else:
             ctx.scalar = b
             ctx.save_for_backward()     # (torch saves the number: freed after backward too)
@@ -292,7 +295,7 @@ class Div(Function):
                 return _real_if(ctx, 0, grad_output / s.conjugate()), None
             return grad_output / s, None
         need = ctx.needs_input_grad
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         if grad_output._array.dtype.kind == "c":
             ga = _real_if(ctx, 0, sum_to(grad_output / _cj(b), _grad_shape(ctx, 0))) \
                 if need[0] else None
@@ -300,7 +303,7 @@ class Div(Function):
                 if need[1] else None
             return ga, gb
         ga = sum_to(grad_output / b, _grad_shape(ctx, 0)) if need[0] else None
-        gb = sum_to(-grad_output * (a / b) / b, _grad_shape(ctx, 1)) if need[1] else None
+        gb = sum_to(-grad_output * ((a / b) / b), _grad_shape(ctx, 1)) if need[1] else None
         return ga, gb
 
 
@@ -467,14 +470,14 @@ class Pow(Function):
                 out = Tensor._wrap(_int_pow(xp, aa, bb))
             else:
                 out = Tensor._wrap(_cpow(xp, aa, bb) if aa.dtype.kind == "c" else xp.power(aa, bb))
-        ctx.save_for_backward(a, b, out)
+        ctx.save_for_backward(b, a, out)     # (torch's order: exponent, self, result)
         return out
 
     @staticmethod
     def backward(ctx, grad_output):
         from .unary import log
         from .comparison import where
-        a, b, out = ctx.saved_tensors
+        b, a, out = ctx.saved_tensors
         need = ctx.needs_input_grad
         ga = gb = None
         if out._array.dtype.kind == "c":
@@ -489,13 +492,16 @@ class Pow(Function):
         if need[0]:
             # NOTE: torch gives 0 where b == 0 (even at a == 0).
             safe_a = where(b == 0, 1.0, a)   # avoids 0 * inf where the result is masked anyway
-            g = grad_output * b * safe_a ** (b - 1)
+            g = grad_output * (b * safe_a ** (b - 1))
             ga = sum_to(where(b == 0, 0.0, g), _grad_shape(ctx, 0))
         if need[1]:
             # NOTE: torch gives 0 where a == 0 and b >= 0 instead of nan from log(0); at a == 0
             # and b < 0 it is out * log(0) = inf * -inf = -inf.
             zero = (a == 0) & (b >= 0)
-            g = grad_output * out * log(where(zero, a + 1, a))    # (no 0 * log(0) computed)
+            # (torch: the base in the promoted dtype, grad * (result * log(base)))
+            d = _dt.result_type(a, b)
+            ap = a if a._array.dtype == d.np else a.to(d)
+            g = grad_output * (out * log(where(zero, ap + 1, ap)))    # (no 0 * log(0) computed)
             gb = sum_to(where(zero, 0.0, g), _grad_shape(ctx, 1))
         return ga, gb
 
@@ -1292,7 +1298,7 @@ class _MinMax(Function):
         aa, bb = binary_arrays(cls.__name__.lower(), a, b)
         if aa.dtype.kind == "c":
             raise RuntimeError("%s not implemented for complex tensors." % cls.__name__.lower())
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)     # (torch's order: other, then self)
         xp = xp_of(a)
         if cls.nan_aware:
             # NOTE: torch's fmax/fmin keep ``a`` at ties (-0.0 vs 0.0) and where ``b`` is nan
@@ -1336,7 +1342,7 @@ class Fmin(_MinMax):
 def _minmax_grads(ctx, grad_output, sign):
     """Gradients of maximum (``sign`` 1) or minimum (-1): split in half at ties, as torch."""
     from .comparison import where
-    a, b = ctx.saved_tensors
+    b, a = ctx.saved_tensors
     need = ctx.needs_input_grad
     half = where(a == b, grad_output / 2, grad_output)
     a_loses = (a < b) if sign == 1 else (a > b)
@@ -1349,7 +1355,7 @@ def _minmax_grads(ctx, grad_output, sign):
 def _fminmax_grads(ctx, grad_output, sign):
     """Gradients of fmax (``sign`` 1) or fmin (-1): all to the operand kept (``a`` at ties)."""
     from .comparison import where, isnan
-    a, b = ctx.saved_tensors
+    b, a = ctx.saved_tensors
     need = ctx.needs_input_grad
     keep_a = ((a >= b) if sign == 1 else (a <= b)) | isnan(b)
     ga = sum_to(where(keep_a, grad_output, 0.0), ctx._input_meta(0)[0]) if need[0] else None
@@ -1488,9 +1494,9 @@ class Hypot(Function):
     def backward(ctx, grad_output):
         a, b, out = ctx.saved_tensors
         need = ctx.needs_input_grad
-        r = grad_output / out
-        ga = sum_to(r * a, ctx._input_meta(0)[0]) if need[0] else None
-        gb = sum_to(r * b, ctx._input_meta(1)[0]) if need[1] else None
+        # (torch's order: grad * x / result, so a wider x widens the division too)
+        ga = sum_to(grad_output * a / out, ctx._input_meta(0)[0]) if need[0] else None
+        gb = sum_to(grad_output * b / out, ctx._input_meta(1)[0]) if need[1] else None
         return ga, gb
 
 

@@ -8,19 +8,19 @@ __all__ = []
 
 
 def _probabilities(xp, q, k, mask, causal, scale):
-    """Softmax of ``q k^T * scale + mask`` over the keys; a row masked throughout gives 0."""
+    """Softmax of ``q k^T * scale + mask`` over the keys, as (unnormalised ``exp``, row sums);
+    a row masked throughout gives 0."""
     s = xp.matmul(q, xp.swapaxes(k, -1, -2)) * q.dtype.type(scale)
     if mask is not None:
-        s = s + mask
+        s = s + mask.astype(s.dtype, copy=False)
     if causal:
         lq, lk = s.shape[-2:]
         s = xp.where(xp.tril(xp.ones((lq, lk), dtype=bool)), s, -xp.inf)
     m = s.max(-1, keepdims=True) if s.shape[-1] else s.sum(-1, keepdims=True)
     dead = m == -xp.inf
     with errstate(invalid="ignore", over="ignore"):
-        e = xp.exp(s - xp.where(dead, 0, m))
-        p = e / xp.where(dead, 1, e.sum(-1, keepdims=True))
-    return xp.where(dead, 0, p).astype(q.dtype, copy=False)
+        e = xp.where(dead, 0, xp.exp(s - xp.where(dead, 0, m)))
+    return e, xp.where(dead, 1, e.sum(-1, keepdims=True))
 
 
 def _repeat_heads(xp, arr, heads):
@@ -50,10 +50,19 @@ class FlashAttentionCpu(Function):
         xp = xp_of(query)
         k, v = _repeat_heads(xp, key._array, query.shape[1]), \
             _repeat_heads(xp, value._array, query.shape[1])
-        p = _probabilities(xp, query._array, k, mask, causal, scale)
+        dt = query._array.dtype
+        q = query._array
+        if dt.itemsize == 2:
+            # NOTE: as torch's kernel, half/bfloat16 work in float32 but the unnormalised
+            # exps are rounded to the input dtype before they meet ``value``
+            q, k, v = (a.astype("float32") for a in (q, k, v))
+        e, total = _probabilities(xp, q, k, mask, causal, scale)
+        p = e / total
         ctx.scale = scale
         ctx.save_for_backward(query, key, value, Tensor._wrap(p))
-        out = xp.matmul(p, v).astype(query._array.dtype, copy=False)
+        if dt.itemsize == 2:
+            e = e.astype(dt).astype(e.dtype)
+        out = (xp.matmul(e, v) / total).astype(dt, copy=False)
         # NOTE: laid out as (B, L, H, E) in memory, as torch's kernel writes it (a later
         # permute(2, 0, 1, 3).reshape is then a view, as in torch's graph).
         out = xp.ascontiguousarray(xp.swapaxes(out, 1, 2))
@@ -67,6 +76,8 @@ class FlashAttentionCpu(Function):
         h = query.shape[1]
         q, p = query._array, p._array
         k, v = _repeat_heads(xp, key._array, h), _repeat_heads(xp, value._array, h)
+        dt = q.dtype
+        q, k, v = (a.astype(p.dtype, copy=False) for a in (q, k, v))
         g = grad_output._array.astype(q.dtype, copy=False)
         dv = xp.matmul(xp.swapaxes(p, -1, -2), g)
         dp = xp.matmul(g, xp.swapaxes(v, -1, -2))
@@ -74,6 +85,6 @@ class FlashAttentionCpu(Function):
         dq = xp.matmul(ds, k)
         dk = _sum_heads(xp.matmul(xp.swapaxes(ds, -1, -2), q), key.shape[1])
         dv = _sum_heads(dv, value.shape[1])
-        return (Tensor._wrap(dq.astype(q.dtype, copy=False)),
-                Tensor._wrap(dk.astype(q.dtype, copy=False)),
-                Tensor._wrap(dv.astype(q.dtype, copy=False)), None, None, None)
+        return (Tensor._wrap(dq.astype(dt, copy=False)),
+                Tensor._wrap(dk.astype(dt, copy=False)),
+                Tensor._wrap(dv.astype(dt, copy=False)), None, None, None)

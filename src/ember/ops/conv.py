@@ -126,6 +126,45 @@ def _col2im(gy, w, groups, padded_hw, s, d):
     return dx[:size].reshape(n, cg * groups, hp, wp) if wide else dx
 
 
+def _low(dtype):
+    """float16 or bfloat16: torch's (oneDNN's) kernels accumulate these in float32 and add the
+    bias there, rounding once."""
+    return dtype == np.float16 or dtype.kind == "V"
+
+
+def _wide(*arrs):
+    """The arrays as float32 when the first is half or bfloat16 (else unchanged), and the
+    dtype to round the result to (None: no rounding)."""
+    if not _low(arrs[0].dtype):
+        return arrs + (None,)
+    return tuple(None if a is None else a.astype(np.float32) for a in arrs) + (arrs[0].dtype,)
+
+
+def _narrow(arr, dtype):
+    return arr if dtype is None else arr.astype(dtype)
+
+
+def _channels_last(arr):
+    """Whether a 4-d array is laid out channels-last (and not also C-contiguous): torch's
+    ``suggest_memory_format``, which its convolutions give their output."""
+    if arr.ndim != 4 or arr.flags.c_contiguous:
+        return False
+    step = arr.itemsize
+    for d in (1, 3, 2, 0):
+        if arr.shape[d] != 1 and arr.strides[d] != step:
+            return False
+        step *= arr.shape[d]
+    return True
+
+
+def _as_input_layout(out, x, w):
+    """``out`` laid out channels-last when the input or the weight is (as torch's)."""
+    if _channels_last(x) or _channels_last(w):
+        xp = get_array_module(out)
+        return xp.ascontiguousarray(out.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+    return out
+
+
 def _out_size(size, k, s, p, d):
     return (size + p - d * (k - 1) - 1) // s + 1
 
@@ -136,7 +175,8 @@ class Convolution(Function):
 
     @staticmethod
     def forward(ctx, input, weight, bias, stride, padding, dilation, groups, squeeze):
-        x, w = input._array, weight._array
+        b = None if bias is None else bias._array
+        x, w, b, low = _wide(input._array, weight._array, b)
         if squeeze:
             x, w = x[:, :, None, :], w[:, :, None, :]
         pt, pb, pl, pr = padding
@@ -149,12 +189,13 @@ class Convolution(Function):
         for sl in _batches(n, c * k[0] * k[1] * out.shape[2] * x.itemsize):
             cols = _im2col(_pad(x[sl], padding), k, stride, dilation, out_hw)
             _gemm(cols, w, groups, out[sl])
-            if bias is not None:
-                out[sl] += bias._array.reshape(1, -1, 1)    # while the chunk is in cache
-        out = out.reshape(out.shape[:2] + out_hw)
+            if b is not None:
+                out[sl] += b.reshape(1, -1, 1)    # while the chunk is in cache
+        out = _narrow(out.reshape(out.shape[:2] + out_hw), low)
         ctx.save_for_backward(input, weight)
         ctx.conf = (stride, padding, dilation, groups, squeeze)
-        return Tensor._wrap(out[:, :, 0] if squeeze else out)
+        return Tensor._wrap(out[:, :, 0] if squeeze else
+                            _as_input_layout(out, input._array, weight._array))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -162,7 +203,7 @@ class Convolution(Function):
 
     @staticmethod
     def array_backward(ctx, grad_output):
-        gy, x, w = _saved_arrays(ctx, grad_output)
+        gy, x, w, low = _saved_arrays(ctx, grad_output)
         stride, padding, dilation, groups, squeeze = ctx.conf
         n, c, h, wd = x.shape
         pt, pb, pl, pr = padding
@@ -178,9 +219,9 @@ class Convolution(Function):
             if need_x:
                 dxp = _col2im(gy[sl], w, groups, (h + pt + pb, wd + pl + pr), stride, dilation)
                 gx[sl] = dxp[:, :, pt:pt + h, pl:pl + wd]
-        gx = None if gx is None else Tensor._wrap(gx[:, :, 0] if squeeze else gx)
-        gw = None if gw is None else Tensor._wrap(gw[:, :, 0] if squeeze else gw)
-        gb = Tensor._wrap(gy.sum(0).reshape(gy.shape[1], -1).sum(1)) \
+        gx = None if gx is None else Tensor._wrap(_narrow(gx[:, :, 0] if squeeze else gx, low))
+        gw = None if gw is None else Tensor._wrap(_narrow(gw[:, :, 0] if squeeze else gw, low))
+        gb = Tensor._wrap(_narrow(gy.sum(0).reshape(gy.shape[1], -1).sum(1), low)) \
             if ctx.needs_input_grad[2] else None
         return gx, gw, gb, None, None, None, None, None
 
@@ -192,7 +233,8 @@ class ConvTranspose(Function):
     @staticmethod
     def forward(ctx, input, weight, bias, stride, padding, output_padding, dilation, groups,
                 squeeze):
-        x, w = input._array, weight._array
+        b = None if bias is None else bias._array
+        x, w, b, low = _wide(input._array, weight._array, b)
         if squeeze:
             x, w = x[:, :, None, :], w[:, :, None, :]
         k = w.shape[2:]
@@ -201,11 +243,13 @@ class ConvTranspose(Function):
         dxp = _col2im(x, w, groups, full, stride, dilation)
         out = dxp[:, :, padding[0]:full[0] - padding[0], padding[1]:full[1] - padding[1]]
         out = get_array_module(x).ascontiguousarray(out)
-        if bias is not None:
-            out += bias._array.reshape(1, -1, 1, 1)
+        if b is not None:
+            out += b.reshape(1, -1, 1, 1)
+        out = _narrow(out, low)
         ctx.save_for_backward(input, weight)
         ctx.conf = (stride, padding, dilation, groups, squeeze)
-        return Tensor._wrap(out[:, :, 0] if squeeze else out)
+        return Tensor._wrap(out[:, :, 0] if squeeze else
+                            _as_input_layout(out, input._array, weight._array))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -213,7 +257,7 @@ class ConvTranspose(Function):
 
     @staticmethod
     def array_backward(ctx, grad_output):
-        gy, x, w = _saved_arrays(ctx, grad_output)
+        gy, x, w, low = _saved_arrays(ctx, grad_output)
         stride, padding, dilation, groups, squeeze = ctx.conf
         p = padding
         cols = _im2col(_pad(gy, (p[0], p[0], p[1], p[1])), w.shape[2:], stride, dilation,
@@ -223,12 +267,12 @@ class ConvTranspose(Function):
             gx = get_array_module(x).empty(x.shape[:2] + (x.shape[2] * x.shape[3],),
                                            dtype=cols.dtype)
             gx = _gemm(cols, w, groups, gx).reshape(x.shape)
-            gx = Tensor._wrap(gx[:, :, 0] if squeeze else gx)
+            gx = Tensor._wrap(_narrow(gx[:, :, 0] if squeeze else gx, low))
         if ctx.needs_input_grad[1]:
             gw = _grad_weight(x, cols, groups, w.shape)
-            gw = Tensor._wrap(gw[:, :, 0] if squeeze else gw)
+            gw = Tensor._wrap(_narrow(gw[:, :, 0] if squeeze else gw, low))
         if ctx.needs_input_grad[2]:
-            gb = Tensor._wrap(gy.sum(axis=(0, 2, 3)))
+            gb = Tensor._wrap(_narrow(gy.sum(axis=(0, 2, 3)), low))
         return gx, gw, gb, None, None, None, None, None, None
 
 
@@ -240,7 +284,7 @@ def _saved_arrays(ctx, grad_output):
         gy, x, w = gy[:, :, None, :], x[:, :, None, :], w[:, :, None, :]
     if x.dtype.kind == "c":    # (the gradients of a complex product take the conjugates)
         x, w = x.conj(), w.conj()
-    return gy.astype(x.dtype, copy=False), x, w
+    return _wide(gy.astype(x.dtype, copy=False), x, w)
 
 
 def _weight_grad_graph(inp, gout, k, stride, pads, dilation, groups):
@@ -392,9 +436,12 @@ class ConvolutionNd(Function):
 
     @staticmethod
     def forward(ctx, input, weight, bias, stride, pads, dilation, groups):
-        out = _conv_nd_arr(input._array, weight._array, stride, pads, dilation, groups)
-        if bias is not None:
-            out += bias._array.reshape((1, -1) + (1,) * (out.ndim - 2))
+        b = None if bias is None else bias._array
+        x, w, b, low = _wide(input._array, weight._array, b)
+        out = _conv_nd_arr(x, w, stride, pads, dilation, groups)
+        if b is not None:
+            out += b.reshape((1, -1) + (1,) * (out.ndim - 2))
+        out = _narrow(out, low)
         ctx.save_for_backward(input, weight)
         ctx.conf = (stride, pads, dilation, groups)
         return Tensor._wrap(out)
@@ -436,10 +483,12 @@ class ConvTransposeNd(Function):
 
     @staticmethod
     def forward(ctx, input, weight, bias, stride, padding, output_padding, dilation, groups):
-        out = _conv_t_nd_arr(input._array, weight._array, stride, padding, output_padding,
-                             dilation, groups)
-        if bias is not None:
-            out += bias._array.reshape((1, -1) + (1,) * (out.ndim - 2))
+        b = None if bias is None else bias._array
+        x, w, b, low = _wide(input._array, weight._array, b)
+        out = _conv_t_nd_arr(x, w, stride, padding, output_padding, dilation, groups)
+        if b is not None:
+            out += b.reshape((1, -1) + (1,) * (out.ndim - 2))
+        out = _narrow(out, low)
         ctx.save_for_backward(input, weight)
         ctx.conf = (stride, padding, dilation, groups)
         return Tensor._wrap(out)

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
-from ..backend import backend_for, backend_of, device, to_host
+from ..backend import backend_for, backend_of, device, quiet, to_host
 from ..random import _gen, _random_range, _sample_like
 from ..tensor import Tensor, _to_array
 from ._inplace import overwrite
@@ -29,9 +29,13 @@ class ToCopy(Function):
         arr = a._array
         ctx.source = backend_of(arr).device
         if target is not None and target is not backend_of(arr):
-            arr = target.asarray(arr if np_dtype is None else arr.astype(np_dtype))
+            if np_dtype is not None:
+                with quiet():      # (an overflow to inf, a nan to an integer: silent, as torch)
+                    arr = arr.astype(np_dtype)
+            arr = target.asarray(arr)
         elif np_dtype is not None:
-            arr = arr.astype(np_dtype)
+            with quiet():
+                arr = arr.astype(np_dtype)
         elif order is None:
             order = dense_order(arr)
             arr = arr.copy() if order is None else copy_in_order(arr, order)

@@ -112,8 +112,19 @@ def _finish(arr, requires_grad, device=None):
     return _new(arr, requires_grad)
 
 
+_NO_SIZE_SIGS = "%s() received an invalid combination of arguments - got (), but expected " \
+    "one of:\n" + "".join(
+        " * (tuple of ints size, *, %sTensor out = None, torch.dtype dtype = None, torch.layout "
+        "layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad "
+        "= False)\n" % gen for gen in ("torch.Generator generator, ", ""))
+
+
 def _size(size, fn="empty"):
     """The shape from ``*size`` (ints, or one sequence of them) with torch's argument errors."""
+    if not size:
+        if fn in ("rand", "randn"):
+            raise TypeError(_NO_SIZE_SIGS % fn)
+        raise TypeError('%s() missing 1 required positional arguments: "size"' % fn)
     varargs = not (len(size) == 1 and isinstance(size[0], (tuple, list)))
     if not varargs:
         size = tuple(size[0])
@@ -771,7 +782,7 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
     """Uniform samples with the shape (and dtype and device, unless given) of ``input``."""
-    return rand(*input._array.shape, generator=generator,
+    return rand(tuple(input._array.shape), generator=generator,
                 device=input.device if device is None else device,
                 dtype=dtype or input.dtype, requires_grad=requires_grad)
 
@@ -779,7 +790,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
     """Normal samples with the shape (and dtype and device, unless given) of ``input``."""
-    return randn(*input._array.shape, generator=generator,
+    return randn(tuple(input._array.shape), generator=generator,
                  device=input.device if device is None else device,
                  dtype=dtype or input.dtype, requires_grad=requires_grad)
 

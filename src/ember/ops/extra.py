@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import return_types as _rt
+from ..autograd import _autocast
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
@@ -886,6 +887,7 @@ def _dense(arr):
 
 def _quantile(input, q, dim, keepdim, interpolation, name, ignore_nan):
     name = "quantile"    # (torch's messages say quantile() for nanquantile too)
+    input, q = _autocast.inputs("fp32", (input, q))
     if input._array.dtype not in (np.float32, np.float64):
         raise RuntimeError("%s() input tensor must be either float or double dtype" % name)
     scalar_q = not isinstance(q, Tensor)
@@ -1080,7 +1082,7 @@ class _CumExt(Function):
         idx, = ctx.saved_tensors
         if grad_values.dim() == 0:
             return grad_values, None, None
-        g = zeros(*grad_values.shape, dtype=grad_values.dtype, device=grad_values.device)
+        g = zeros(tuple(grad_values.shape), dtype=grad_values.dtype, device=grad_values.device)
         return g.scatter_add(ctx.dim, idx, grad_values), None, None
 
 
@@ -1290,6 +1292,7 @@ _CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dis
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Pairwise p-norm distances between the rows of ``x1`` and ``x2`` (batched)."""
+    x1, x2 = _autocast.inputs("fp32", (x1, x2))
     if x1.dim() < 2:
         raise RuntimeError("cdist only supports at least 2D tensors, X1 got: %dD" % x1.dim())
     if x2.dim() < 2:
@@ -1849,16 +1852,72 @@ def _cosine(alpha, beta):
     return fn
 
 
-def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
-                   layout=None, device=None, pin_memory=False, requires_grad=False):
+class _DefaultTrue(int):
+    """``periodic``'s default: true, told apart from an explicit ``True`` (torch's overloads
+    take ``alpha``/``beta`` only after a given ``periodic``)."""
+
+    def __repr__(self):
+        return "True"
+
+
+class _DefaultFloat(float):
+    """A float default, told apart from the same number given."""
+
+
+_PERIODIC = _DefaultTrue(1)
+_WINDOW_KW = ("window_length, *, torch.dtype dtype = None, torch.layout layout = None, "
+              "torch.device device = None, bool pin_memory = False, bool requires_grad = False")
+
+
+def _arg_type(v):
+    if isinstance(v, bool):
+        return "bool"
+    if type(v) in (int, float, str):
+        return type(v).__name__
+    mod = type(v).__module__.split(".")[0]
+    return "%s.%s" % ("torch" if mod == "ember" else mod, type(v).__name__)
+
+
+def _check_window_args(name, periodic, params, values, kw):
+    """torch's TypeError for a window's arguments that fit none of its overloads: ``periodic``
+    a bool, given before any of ``params`` (``values``: theirs), each of them after the ones
+    before it; ``kw``: the keyword-only arguments, in signature order."""
+    given = {k: v for k, v in zip(params, values) if not isinstance(v, _DefaultFloat)}
+    explicit = periodic is not _PERIODIC
+    if (not explicit or isinstance(periodic, bool)) and (explicit or not given) and \
+            all(params[i - 1] in given for i, k in enumerate(params) if i and k in given):
+        return
+    # (torch lists keywords in the reverse of their order in the call: here, the signature's)
+    got = ["int"] + ([_arg_type(periodic)] if explicit else []) + \
+        ["%s=%s" % (k, _arg_type(v)) for k, v in reversed(list(kw.items()))
+         if v is not None and v is not False] + \
+        ["%s=%s" % (k, _arg_type(given[k])) for k in reversed(params) if k in given]
+    sigs = ["int " + _WINDOW_KW, "int window_length, bool periodic, " + _WINDOW_KW[15:]]
+    for i in range(1, len(params) + 1):
+        sigs.append("int window_length, bool periodic, %s, %s" % (
+            ", ".join("float " + p for p in params[:i]), _WINDOW_KW[15:]))
+    raise TypeError("%s() received an invalid combination of arguments - got (%s), but "
+                    "expected one of:\n%s\n" % (name, ", ".join(got),
+                                                  "\n".join(" * (%s)" % g for g in sigs)))
+
+
+def hamming_window(window_length, periodic=_PERIODIC, alpha=_DefaultFloat(0.54),
+                   beta=_DefaultFloat(0.46), *, dtype=None, layout=None, device=None,
+                   pin_memory=False, requires_grad=False):
     """The Hamming window ``alpha - beta * cos(2 pi n / (N - 1))``."""
+    _check_window_args("hamming_window", periodic, ("alpha", "beta"), (alpha, beta),
+                       dict(dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+                            requires_grad=requires_grad))
     return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
                    _cosine(alpha, beta))
 
 
-def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+def hann_window(window_length, periodic=_PERIODIC, *, dtype=None, layout=None, device=None,
                 pin_memory=False, requires_grad=False):
     """The Hann window ``0.5 - 0.5 * cos(2 pi n / (N - 1))``."""
+    _check_window_args("hann_window", periodic, (), (), dict(
+        dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+        requires_grad=requires_grad))
     return _window("hann_window", window_length, periodic, dtype, device, requires_grad,
                    _cosine(0.5, 0.5))
 
@@ -1868,9 +1927,12 @@ def _blackman(xp, k, n, dt):
     return dt(0.42) - dt(0.5) * xp.cos(2 * c) + dt(0.08) * xp.cos(4 * c)
 
 
-def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+def blackman_window(window_length, periodic=_PERIODIC, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
     """The Blackman window."""
+    _check_window_args("blackman_window", periodic, (), (), dict(
+        dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+        requires_grad=requires_grad))
     return _window("blackman_window", window_length, periodic, dtype, device, requires_grad,
                    _blackman)
 
@@ -1880,16 +1942,22 @@ def _bartlett(xp, k, n, dt):
     return xp.where(k < ((n - 1) >> 1) + 1, w, 2 - w)
 
 
-def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+def bartlett_window(window_length, periodic=_PERIODIC, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
     """The Bartlett (triangular) window."""
+    _check_window_args("bartlett_window", periodic, (), (), dict(
+        dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+        requires_grad=requires_grad))
     return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad,
                    _bartlett)
 
 
-def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
-                  device=None, pin_memory=False, requires_grad=False):
+def kaiser_window(window_length, periodic=_PERIODIC, beta=_DefaultFloat(12.0), *, dtype=None,
+                  layout=None, device=None, pin_memory=False, requires_grad=False):
     """The Kaiser window with shape parameter ``beta``."""
+    _check_window_args("kaiser_window", periodic, ("beta",), (beta,),
+                       dict(dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+                            requires_grad=requires_grad))
     def fn(xp, k, n, dt):
         alpha = (n - 1) / 2.0
         r = (k.astype(np.float64) - alpha) / alpha

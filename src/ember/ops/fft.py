@@ -8,6 +8,7 @@ one of them. ``norm`` is numpy's and torch's: "backward" (scale the inverse by `
 import numbers
 
 from .. import dtypes as _dt
+from ..autograd import _autocast
 from ..autograd.function import Function
 from ..backend import backend_for, backend_of
 from ..backend import quiet as _quiet
@@ -199,6 +200,7 @@ def _norm(norm):
 def _prep(x, real_only=None):
     """``x`` as a floating or complex tensor (integers as the default dtype); ``real_only``
     names the transform that refuses complex input."""
+    x, = _autocast.inputs("fp32", (x,))
     kind = x._array.dtype.kind
     if kind in "iub":
         return Tensor._wrap(x._array.astype(_dt.get_default_dtype().np))

@@ -1,10 +1,12 @@
 """The ``ember.linalg`` kernels: vector and matrix norms, inverse, determinant, linear solves,
 with torch's backward formulas (the matrix products live in ``matmul``)."""
+import functools
 import math
 
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd import _autocast
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import errstate
@@ -12,7 +14,7 @@ from ..tensor import Tensor
 from .. import return_types as _rt
 from ..backend import backend_of
 from ._util import binary_arrays, get_array_module, sum_to, wrap_dim, wrap_dims, xp_of
-from ._out import with_out
+from ._out import can_cast, with_out
 from .matmul import _shape_str, _tname, matmul, vdot
 
 __all__ = ["det", "inverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
@@ -1192,10 +1194,13 @@ class LinalgPinv(Function):
     node_name = "LinalgPinvBackward0"
 
     @staticmethod
-    def forward(ctx, a, atol_a, rtol_a, hermitian):
+    def forward(ctx, a, atol_a, rtol_a, hermitian, lower=None):
         arr = a._array
         xp = xp_of(a)
         m, n = arr.shape[-2:]
+        # (under autocast torch's last matmul runs in the lower dtype: ``lower``)
+        dot = xp.matmul if lower is None else (lambda p, q: xp.matmul(
+            p.astype(lower).astype(np.float32), q.astype(lower).astype(np.float32)))
         if arr.size == 0:
             out = xp.zeros(arr.shape[:-2] + (n, m), dtype=arr.dtype)
         elif hermitian:
@@ -1205,7 +1210,7 @@ class LinalgPinv(Function):
             _bcast(w_abs.shape, tol.shape)
             with errstate(divide="ignore"):
                 winv = xp.where(w_abs > tol, 1 / w, 0).astype(arr.dtype)
-            out = xp.matmul(v * winv[..., None, :], xp.conj(v).mT)
+            out = dot(v * winv[..., None, :], xp.conj(v).mT)
         else:
             # NOTE: NaN for a matrix holding an infinity (torch's is LAPACK's NaN or 0).
             arr, bad = _finite_matrices(arr)
@@ -1214,9 +1219,8 @@ class LinalgPinv(Function):
             _bcast(s.shape, tol.shape)
             with errstate(divide="ignore"):
                 sinv = xp.where(s > tol, 1 / s, 0).astype(arr.dtype)
-            out = _nan_where(bad, xp.matmul(xp.conj(vh).mT * sinv[..., None, :],
-                                            xp.conj(u).mT))
-        out = _w(xp.asarray(out).astype(arr.dtype))
+            out = _nan_where(bad, dot(xp.conj(vh).mT * sinv[..., None, :], xp.conj(u).mT))
+        out = _w(xp.asarray(out).astype(arr.dtype if lower is None else lower))
         ctx.save_for_backward(a, out)
         return out
 
@@ -1227,7 +1231,7 @@ class LinalgPinv(Function):
             grad = _pinv_backward(grad_output, out, a)
         if tuple(grad.shape) != tuple(a.shape):
             grad = sum_to(grad, tuple(a.shape))
-        return grad, None, None, None
+        return grad, None, None, None, None
 
 
 class LinalgMatrixExp(Function):
@@ -1559,7 +1563,13 @@ def _eig_arrays(A, op):
     cd = np.result_type(arr.dtype, np.complex64)
     if arr.size == 0:
         return (xp.zeros(arr.shape[:-1], dtype=cd), xp.zeros(arr.shape, dtype=cd))
-    w, v = (xp.asarray(r) for r in xp.linalg.eig(arr))
+    sl = backend_of(arr).scipy("linalg")
+    if arr.dtype.char in "fF" and hasattr(sl, "eig"):
+        # (single precision: LAPACK's sgeev/cgeev, as torch; NumPy's eig runs in double, whose
+        # eigenvalues can come in another order)
+        w, v = _per_matrix(arr, sl.eig)
+    else:
+        w, v = (xp.asarray(r) for r in xp.linalg.eig(arr))
     return _nan_where(bad, w.astype(cd)), _nan_where(bad, v.astype(cd))
 
 
@@ -1815,6 +1825,10 @@ def logdet(input):
 def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """The Moore-Penrose pseudo-inverse; singular values below ``max(atol, rtol * s_max)`` are
     treated as zero. Tensor tolerances broadcast against ``A``'s batch shape."""
+    return _pinv(A, rcond, hermitian, atol, rtol, _autocast.inputs("lower", (A,))[0]._array.dtype)
+
+
+def _pinv(A, rcond, hermitian, atol, rtol, lower):
     arr = A._array
     if arr.ndim < 2 or arr.dtype.char not in "fdFD":
         raise RuntimeError("linalg.pinv(%s{[%s]}): expected a tensor with 2 or more "
@@ -1832,12 +1846,13 @@ def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=Non
                                    "respect to argument '%s'. This input cannot have "
                                    "requires_grad True." % name)
     atol_a, rtol_a = _atol_rtol(arr, atol, rtol, "torch.linalg.pinv")
-    return LinalgPinv.apply(A, atol_a, rtol_a, hermitian)
+    return LinalgPinv.apply(A, atol_a, rtol_a, hermitian, None if lower == arr.dtype else lower)
 
 
 def pinverse(input, rcond=1e-15):
     """``torch.pinverse``: the pseudo-inverse with relative cut-off ``rcond``."""
-    return linalg_pinv(input, rcond)
+    input, = _autocast.inputs("fp32", (input,))     # (all in float32 under autocast)
+    return _pinv(input, rcond, False, None, None, input._array.dtype)
 
 
 def _resized(result_shape, shape):
@@ -1948,6 +1963,7 @@ def cross(input, other, dim=None, *, out=None):
 def vecdot(x, y, *, dim=-1, out=None):
     """The dot product of vectors along ``dim`` (broadcasting)."""
     from .reduction import sum as _sum
+    x, y = _autocast.inputs("lower", (x, y))
     if x._array.dtype != y._array.dtype:
         raise RuntimeError("linalg.vecdot: Expected x and y to have the same dtype, but found x "
                            "of type %s and y of type %s instead" % (_tname(x._array.dtype),
@@ -2518,4 +2534,109 @@ def _add_out(namespace, names, prefix):
         if code is None:
             continue
         if "out" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
-            namespace[name] = with_out(fn, prefix + name)
+            namespace[name] = (_linalg_out(fn, name) if prefix == "linalg_" else
+                               with_out(fn, prefix + name))
+
+
+# torch.linalg's own out= dtype checks, where they are not the exact-dtype rule
+# (name -> message over (expected, got) and the dtype names it uses; or, for the ops that only
+# need a castable out, the prefix of their message and the names of their results).
+_OUT_MESSAGES = {
+    "vecdot": ("linalg.vecdot: Expected out of dtype%s but found %s", "legacy"),
+    "norm": ("linalg.norm expected out tensor dtype %s but got: %s", "legacy"),
+    "matrix_norm": ("linalg.matrix_norm expected out tensor dtype %s but got: %s", "legacy"),
+    "multi_dot": ("multi_dot(): expected out tensor to have dtype %s but got %s", "cpp"),
+    "solve_triangular": ("expected scalar type %s but found %s", "legacy"),
+}
+_OUT_CASTABLE = {
+    "pinv": ("linalg.pinv", ("result",)), "tensorinv": ("tensorinv", ("result",)),
+    "tensorsolve": ("tensorsolve", ("result",)), "cond": ("linalg.cond", ("result",)),
+    "householder_product": ("torch.linalg.householder_product", ("result",)),
+    "eig": ("torch.linalg.eig", ("eigenvalues", "eigenvectors")),
+    "eigvals": ("torch.linalg.eigvals", ("eigenvalues",)),
+    "matrix_power": ("matrix_power", ("result",)), "matrix_rank": None,
+}
+# arguments torch types by name: a keyword one's message has no "(position N)"
+_KW_TYPES = {"matrix_power": ("n", (int, np.integer), "int"),
+             "vector_norm": ("ord", (int, float, np.number), "Number")}
+_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
+        "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+        "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+        "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _linalg_out(fn, name):
+    """``ember.linalg.NAME`` taking ``out=``: ``with_out`` after torch.linalg's dtype checks."""
+    wrapped = with_out(fn, "linalg_" + name)
+    kw_type = _KW_TYPES.get(name)
+
+    def op(*args, out=None, **kwargs):
+        if kw_type is not None and kw_type[0] in kwargs:
+            arg, types, what = kw_type
+            value = kwargs[arg]
+            if not (isinstance(value, Tensor) and value._array.ndim == 0) and (
+                    not isinstance(value, types) or isinstance(value, bool) and what == "int"):
+                raise TypeError("linalg_%s(): argument '%s' must be %s, not %s"
+                                % (name, arg, what, type(value).__name__))
+        if name == "matrix_rank":
+            _matrix_rank_overload(args, kwargs, out)
+        if out is None:
+            return fn(*args, **kwargs)
+
+        # (torch's matrix_power copies into ``out`` for n = 0 and 1: any castable dtype)
+        exact = name != "matrix_power" or (args[1:2] or [kwargs.get("n")])[0] not in (0, 1)
+
+        def checked(*a, **k):
+            result = fn(*a, **k)
+            _check_out_dtypes(name, result, out, exact)
+            return result
+        return with_out(checked, "linalg_" + name)(*args, out=out, **kwargs)
+    return functools.update_wrapper(op, wrapped)
+
+
+_MATRIX_RANK_SIGNATURES = (
+    " * (Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor "
+    "out = None)\n * (Tensor input, *, float atol = None, float rtol = None, bool hermitian = "
+    "False, Tensor out = None)\n * (Tensor input, Tensor tol, bool hermitian = False, *, Tensor "
+    "out = None)\n * (Tensor input, float tol, bool hermitian = False, *, Tensor out = None)\n")
+
+
+def _matrix_rank_overload(args, kwargs, out):
+    """torch's TypeError for ``tol`` given together with ``atol=``/``rtol=`` (no overload of
+    ``linalg.matrix_rank`` takes both)."""
+    if not ((len(args) >= 2 or "tol" in kwargs) and ("atol" in kwargs or "rtol" in kwargs)):
+        return
+    given = dict(kwargs, **({} if out is None else {"out": out}))
+    got = [type(a).__name__ for a in args] + ["%s=%s" % (k, type(v).__name__)
+                                              for k, v in reversed(list(given.items()))]
+    raise TypeError("linalg_matrix_rank() received an invalid combination of arguments - got "
+                    "(%s), but expected one of:\n%s" % (", ".join(got), _MATRIX_RANK_SIGNATURES))
+
+
+def _check_out_dtypes(name, result, out, exact=True):
+    """torch.linalg's RuntimeError for an ``out`` of the wrong dtype (``with_out`` checks the
+    rest: the count and kinds of ``out``)."""
+    results = (result,) if isinstance(result, Tensor) else tuple(result)
+    outs = (out,) if isinstance(out, Tensor) else tuple(out) if isinstance(
+        out, (tuple, list)) else ()
+    if len(outs) != len(results) or not all(isinstance(o, Tensor) for o in outs):
+        return
+    castable = _OUT_CASTABLE.get(name, False)
+    for k, (r, o) in enumerate(zip(results, outs)):
+        src, dst = r._array.dtype, o._array.dtype
+        if castable:
+            prefix, words = castable
+            word = words[min(k, len(words) - 1)]
+            if not can_cast(src, dst):
+                raise RuntimeError("%s: Expected %s to be safely castable from %s dtype, but got "
+                                   "%s with dtype %s" % (prefix, word, _dt.scalar_type_name(src),
+                                                         word, _dt.scalar_type_name(dst)))
+            if name != "matrix_power" or not exact:
+                continue
+        if castable is None or src == dst:
+            continue
+        message, names = _OUT_MESSAGES.get(
+            name, ("Expected out tensor to have dtype %s, but got %s instead", "cpp"))
+        spell = _dt.scalar_type_name if names == "legacy" else (
+            lambda d: _CPP.get(d.name, d.name))
+        raise RuntimeError(message % (spell(src), spell(dst)))

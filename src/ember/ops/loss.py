@@ -229,14 +229,20 @@ class ClassNll(Function):
         ctx.ignore_index, ctx.reduction, ctx.logits = ignore_index, reduction, logits
         ctx.count, ctx.all_valid = count, all_valid
         out = _finish(ctx, loss, logp, x, logits)
-        ctx.save_for_backward(out[1] if logits else input, target)
+        # (what torch's nodes save, in order, as a pack hook sees them: LogSoftmax's result,
+        # then NllLoss's self, target and total weight)
+        total = Tensor._wrap(xp.asarray(count if reduction != "none" else 0, dtype=x.dtype))
+        if logits:
+            ctx.save_for_backward(out[1], out[1], target, total)
+        else:
+            ctx.save_for_backward(input, target, total)
         return out
 
     @staticmethod
     def array_backward(ctx, grad_output, grad_logp=None):
         if grad_logp is not None:
             return ClassNll.backward(ctx, grad_output, grad_logp)
-        lp, target = ctx.saved_tensors
+        lp, target = ctx.saved_tensors[-3:-1]
         logp, t = lp._array, target._array
         xp = get_array_module(logp)
         g = grad_output._array.astype(logp.dtype, copy=False)
@@ -258,7 +264,7 @@ class ClassNll(Function):
 
     @staticmethod
     def backward(ctx, grad_output, grad_logp=None):
-        lp, target = ctx.saved_tensors
+        lp, target = ctx.saved_tensors[-3:-1]
         gi = None
         if grad_output is not None:
             a = _coefficients(target._array, lp.shape, lp._array.dtype, None, ctx.ignore_index,
@@ -978,21 +984,40 @@ class BinaryCrossEntropyWithLogits(Function):
     @staticmethod
     def backward(ctx, grad_output):
         input, target, weight, pos_weight = ctx.saved_tensors
-        g = _upstream(grad_output, ctx.reduction, input)
-        if weight is not None:
-            g = g * weight
+        # NOTE: torch's formulas step by step, each in-place step keeping its tensor's dtype
+        # (the rounding of a half/bfloat16 input with a wider target matches)
+        g = grad_output
         gi = gt = None
         if ctx.needs_input_grad[0]:
-            s = sigmoid(input)
             if pos_weight is None:
-                gi = g * (s - target)
+                gi = sigmoid(input) - target
             else:
-                gi = g * (((pos_weight - 1) * target + 1) * s - pos_weight * target)
+                pt = pos_weight * target
+                gi = pt + 1 - target
+                gi = _as(gi * sigmoid(input), gi._array.dtype) - pt
+            gi = _bce_logits_scale(ctx, gi, g, weight, input)
         if ctx.needs_input_grad[1]:
-            gt = g * -input
-            if pos_weight is not None:
-                gt = gt + g * (pos_weight - 1) * Softplus.apply(-input, 1.0, math.inf)
+            if pos_weight is None:
+                gt = -input * g
+            else:
+                dt = input._array.dtype
+                gt = -Softplus.apply(input, 1.0, math.inf) - _as(
+                    -Softplus.apply(-input, 1.0, math.inf) * pos_weight, dt)
+                gt = _as(gt * g, dt)
+            gt = _bce_logits_scale(ctx, gt, None, weight, input)
         return _grads_as_inputs(ctx, gi, gt) + (None, None)
+
+
+def _bce_logits_scale(ctx, grad, g, weight, input):
+    """``grad.mul_(g).mul_(weight).div_(numel)`` as torch (each in ``grad``'s dtype)."""
+    dt = grad._array.dtype
+    if g is not None:
+        grad = _as(grad * g, dt)
+    if weight is not None:
+        grad = _as(grad * weight, dt)
+    if ctx.reduction == "mean":
+        grad = grad / max(input.numel(), 1)
+    return grad
 
 
 class BroadcastNoBackward(Function):

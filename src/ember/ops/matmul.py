@@ -6,9 +6,10 @@ import warnings
 import numpy as np
 
 from ..autograd._sum_to import sum_to_array
+from ..autograd import _autocast
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
-from ..backend import errstate, same_device
+from ..backend import errstate, get_array_module, same_device
 from ..tensor import Tensor
 from ._out import _RESIZE_MSG
 from ._inplace import _KIND_RANK
@@ -68,7 +69,8 @@ class Mm(Function):
         # (a C-contiguous input, the common case, needs no second look at its flags)
         ctx.layouts = (not aa.flags.c_contiguous and _transposed(aa),
                        not bb.flags.c_contiguous and _transposed(bb))
-        return Tensor._wrap(mm2d(aa, bb))
+        # (a large bfloat16 product comes back float32: rounded once, as torch)
+        return Tensor._wrap(mm2d(aa, bb).astype(aa.dtype, copy=False))
 
     @staticmethod
     def array_backward(ctx, grad_output):
@@ -109,12 +111,16 @@ def _transposed(arr):
 def _mat1_grad(g, m2, transposed):
     """``g @ m2.T``, in the layout of mat1 (torch's mm_mat1_backward): a transposed mat1 gets
     the transpose of a C-contiguous product, so that its leaf's ``.grad`` needs no copy."""
-    return mm2d(m2, g.T).T if transposed else mm2d(g, m2.T)
+    if transposed:
+        return mm2d(m2, g.T).astype(g.dtype, copy=False).T
+    return mm2d(g, m2.T).astype(g.dtype, copy=False)
 
 
 def _mat2_grad(m1, g, transposed):
     """``m1.T @ g``, in the layout of mat2 (torch's mm_mat2_backward; see ``_mat1_grad``)."""
-    return mm2d(g.T, m1).T if transposed else mm2d(m1.T, g)
+    if transposed:
+        return mm2d(g.T, m1).astype(g.dtype, copy=False).T
+    return mm2d(m1.T, g).astype(g.dtype, copy=False)
 
 
 class Bmm(Function):
@@ -268,12 +274,8 @@ class Matmul(Function):
             raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%s and %s)"
                                % (_shape_str((math.prod(aa.shape[:-1]), k_a)),
                                   _shape_str(bb.shape[-2:])))
-        try:
-            out = xp_of(a).matmul(aa, bb)
-        except ValueError:
-            raise RuntimeError("The size of tensor a must match the size of tensor b at "
-                               "non-singleton dimension (batch shapes %s and %s)"
-                               % (list(aa.shape[:-2]), list(bb.shape[:-2]))) from None
+        _check_batches(aa.shape[:-2], bb.shape[:-2])
+        out = xp_of(a).matmul(aa, bb)
         if aa.ndim == 1 and bb.ndim == 2:
             ctx.set_node_name("SqueezeBackward4")
         elif aa.ndim == 2 and bb.ndim >= 3 and a._requires_grad:
@@ -316,6 +318,12 @@ class _AddProduct(Function):
             same_device(ia, a1, a2)     # (torch's mixed-device message)
         cls._check_dtypes(ia, a1, a2)
         ctx.layouts = (_transposed(a1), _transposed(a2))
+        dtype = None
+        if _low(a1.dtype) and a1.dtype == a2.dtype == ia.dtype and a1.size and a2.size:
+            # (torch's half and bfloat16 kernels: the product, alpha, beta and input in
+            # float32, rounded once at the end)
+            dtype = a1.dtype
+            a1, a2, ia = a1.astype(np.float32), a2.astype(np.float32), ia.astype(np.float32)
         if cls is Addmm and a1.ndim == 2 and a2.ndim == 2 and a1.shape[1] == a2.shape[0] \
                 and a1.size and a2.size:
             if a1.dtype == np.bool_:
@@ -337,6 +345,8 @@ class _AddProduct(Function):
                     out *= alpha
                     if beta != 0:
                         out += base * beta
+            elif dtype is not None and cls is Addmv and a1.size <= 4096:
+                out = _small_gemv(out, base, beta, alpha, dtype, ctx.layouts[0])
             else:
                 if alpha != 1:
                     out *= alpha
@@ -347,7 +357,7 @@ class _AddProduct(Function):
         xp = xp_of(inp)
         if not out.ndim:    # (an addmv of an empty matrix keeps a 0-d input's shape)
             return Tensor._wrap(xp.asarray(out, dtype=prod.dtype))
-        return Tensor._wrap(xp.ascontiguousarray(out, dtype=prod.dtype))
+        return Tensor._wrap(xp.ascontiguousarray(out, dtype=dtype or prod.dtype))
 
     @staticmethod
     def _nothing_to_sum(ia, base, prod, beta):
@@ -376,6 +386,28 @@ class _AddProduct(Function):
         for i, gr in enumerate((gi, g1, g2)):
             check_real_grad(gr, ctx, i)
         return gi, g1, g2, None, None
+
+
+def _low(dtype):
+    """float16 or bfloat16: torch's kernels accumulate these in float32."""
+    return dtype == np.float16 or dtype.kind == "V"
+
+
+def _small_gemv(acc, base, beta, alpha, dtype, col_major):
+    """torch's own gemv loop for a half or bfloat16 ``addmv`` of at most 4096 matrix entries
+    (larger ones run oneDNN, rounded once): alpha and beta rounded to ``dtype``; a row-major
+    matrix rounds ``beta * input``, then the sum; a column-major one rounds ``alpha * acc``
+    and ``beta * input`` (beta not 1), then their sum. ``acc``, ``base``: float32."""
+    xp = get_array_module(acc)
+    a32, b32 = float(np.float32(dtype.type(alpha))), float(np.float32(dtype.type(beta)))
+    acc = acc * a32
+    if col_major:
+        acc = acc.astype(dtype).astype(np.float32)
+    if beta == 0:
+        return acc
+    if beta != 1 or not col_major:
+        base = (base * b32).astype(dtype).astype(np.float32)
+    return xp.add(acc, base)
 
 
 def _kernel_scalars(dtype, beta, alpha):
@@ -655,12 +687,20 @@ def _check_matmul(aa, bb):
         raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%s and %s)"
                            % (_shape_str((math.prod(aa.shape[:-1]), k_a)),
                               _shape_str(bb.shape[-2:])))
-    try:
-        np.broadcast_shapes(aa.shape[:-2], bb.shape[:-2])
-    except ValueError:
-        raise RuntimeError("The size of tensor a must match the size of tensor b at "
-                           "non-singleton dimension (batch shapes %s and %s)"
-                           % (list(aa.shape[:-2]), list(bb.shape[:-2]))) from None
+    _check_batches(aa.shape[:-2], bb.shape[:-2])
+
+
+def _check_batches(sa, sb):
+    """torch's ``infer_size`` error for batch shapes that don't broadcast: the rightmost
+    mismatch, numbered in the broadcast shape."""
+    n = max(len(sa), len(sb))
+    for i in range(n - 1, -1, -1):
+        k = n - 1 - i
+        da = sa[len(sa) - 1 - k] if k < len(sa) else 1
+        db = sb[len(sb) - 1 - k] if k < len(sb) else 1
+        if da != db and da != 1 and db != 1:
+            raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) "
+                               "at non-singleton dimension %d" % (da, db, i))
 
 
 def _mT(t):
@@ -751,6 +791,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * bmm(batch1, batch2).sum(0)``."""
     from .reduction import sum as _sum
+    input, batch1, batch2 = _autocast.inputs("lower", (input, batch1, batch2))
     ia, b1, b2 = input._array, batch1._array, batch2._array
     _addbmm_shapes(input, b1, b2)
     if not (b1.size and b2.size):
@@ -761,6 +802,12 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     _no_bool(b1, "addmm_impl_cpu_")
     if ia.dtype.kind in "iu":   # (torch casts the scalars to the integer type)
         beta, alpha = int(_scalar(beta)), int(_scalar(alpha))
+    if _low(ia.dtype):
+        # (torch's loop of addmm_ calls, each rounded once to half or bfloat16)
+        out = input.expand(b1.shape[1], b2.shape[2])
+        for i in range(b1.shape[0]):
+            out = addmm(out, batch1[i], batch2[i], beta=beta if i == 0 else 1, alpha=alpha)
+        return out
     prod = _sum(bmm(batch1, batch2), 0, dtype=input.dtype if ia.dtype.kind in "iu" else None)
     prod = prod * alpha if alpha != 1 else prod
     return prod + (input * beta if beta != 1 else input)
@@ -1084,8 +1131,10 @@ def einsum(equation, *operands):
     # (the one-call path needs one float dtype; torch's own steps promote or refuse a
     # mixture, and give integer sums and bool products torch's dtypes and errors)
     d = operands[0]._array.dtype
+    # (and under autocast: its products run as torch's bmm steps, each cast by autocast)
     graph = _grad_state.enabled and any(o._requires_grad for o in operands) or \
-        d.kind in "biu" or any(o._array.dtype != d for o in operands)
+        d.kind in "biu" or any(o._array.dtype != d for o in operands) or \
+        bool(_grad_state.autocast)
     sizes = {}
     for k, (sub, o) in enumerate(zip(subs, operands)):
         for c, n in zip(sub, o._array.shape):

@@ -244,20 +244,20 @@ class Norm(Function):
             elif ctx.affine[1]:
                 beta = bias._array.reshape(pshape) + beta
             with errstate(invalid="ignore"):
-                if stats is not None and bool(xp.isfinite(alpha).all()) and \
+                if _strided(x) or not all(p._array.flags.c_contiguous for p in
+                                          (weight, bias) + tuple(stats[:2] if stats else ())):
+                    # (torch's strided kernel, in training too: ((x - mean) * invstd) * w + b,
+                    # element by element; a 16-bit input with parameters of its dtype rounds
+                    # every step to it, as its scalar arithmetic does)
+                    out = _strided_transform(xs, mean, invstd, weight, bias, stats, eps,
+                                             pshape, ctx.affine, op)
+                elif stats is not None and bool(xp.isfinite(alpha).all()) and \
                         bool(xp.isfinite(beta).all()):
                     # (finite parameters: the same value, without torch's cancellation near
                     # the running mean; see tests/test_extremes.py)
                     out = xc * alpha
                     if ctx.affine[1]:
                         out += bias._array.reshape(pshape)
-                elif stats is not None and not x.flags.c_contiguous:
-                    # (torch's strided evaluation kernel: ((x - mean) * invstd) * w + b)
-                    out = xc * invstd
-                    if ctx.affine[0]:
-                        out = out * weight._array.reshape(pshape)
-                    if ctx.affine[1]:
-                        out = out + bias._array.reshape(pshape)
                 elif x.dtype.itemsize <= 4 and x.dtype.kind == "f":
                     # (torch's vectorised kernel: one fused multiply-add, exact in double)
                     out = (xs.astype(np.float64) * alpha.astype(np.float64)
@@ -311,6 +311,11 @@ class Norm(Function):
             if ctx.needs_input_grad[2] and gb is None:
                 gb = bias.detach().new_zeros(bias.shape)
             return gx, gw, gb, None, None, None, None, None, None
+        low = None
+        if ctx.bn and not _grad_state.enabled and x.dtype.itemsize == 2 and x.dtype.kind in "fV":
+            # (torch's batch-norm backward of a 16-bit input works in float32 and rounds
+            # grad_input once; the parameters' gradients keep their own dtype)
+            low, input, grad_output = input.dtype, input.float(), grad_output.float()
         xs = input if gshape is None else input.reshape(gshape)
         if mean is None:
             # NOTE: the statistics are recomputed as Tensor ops so that they depend on the
@@ -373,6 +378,10 @@ class Norm(Function):
             if mean is not None:
                 gx = gy * invstd
             gx = gx.reshape(input.shape)
+        if low is not None:
+            gx = None if gx is None else gx.to(low)
+            gw = None if gw is None else gw.to(weight.dtype)
+            gb = None if gb is None else gb.to(bias.dtype)
         return gx, gw, gb, None, None, None, None, None, None
 
 
@@ -693,6 +702,26 @@ def update_running_stats(x, running_mean, running_var, momentum):
             rv[...] = (op.type(1 - momentum) * rv.astype(op)
                        + op.type(momentum) * var.astype(op)).astype(rv.dtype)
         running_var._bump()
+
+
+def _strided_transform(xs, mean, invstd, weight, bias, stats, eps, pshape, affine, op):
+    """torch's strided batch norm output, ``((x - mean) * invstd) * w + b``."""
+    params = [p._array for p, on in zip((weight, bias), affine) if on]
+    if stats is not None:
+        params += [s._array for s in stats[:2]]
+    if xs.dtype.itemsize < 4 and all(p.dtype == xs.dtype for p in params):
+        op = xs.dtype
+        if stats is not None:       # (1 / sqrt(var + eps), each step rounded to the dtype)
+            var = stats[1]._array.reshape(pshape)
+            var = (var.astype(np.float32) + np.float32(eps)).astype(op)
+            invstd = 1 / xp_of(stats[1]).sqrt(var)
+    out = xs.astype(op, copy=False) - mean.astype(op, copy=False)
+    out *= invstd.astype(op, copy=False)
+    if affine[0]:
+        out *= weight._array.reshape(pshape).astype(op, copy=False)
+    if affine[1]:
+        out += bias._array.reshape(pshape).astype(op, copy=False)
+    return out
 
 
 def _strided(x):

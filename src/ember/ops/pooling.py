@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd import _autocast
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import backend_of, get_array_module
@@ -1044,6 +1045,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """3-D average pooling over ``(N, C, D, H, W)``. Matches ``torch.nn.functional.avg_pool3d``.
     """
+    input, = _autocast.inputs("fp32", (input,))
     k, s, p, _, outs = _pool3d_args("avg_pool3d", input, kernel_size, stride, padding, 1,
                                     ceil_mode)
     if divisor_override is not None and not divisor_override:

@@ -14,7 +14,8 @@ from ..backend import errstate
 from ..tensor import Tensor
 from ._numpy_names import numpy_names
 from ._util import get_array_module, not_implemented_for, wrap_dim, wrap_dims, xp_of
-from .shape import Expand, _broadcast_scalar, expand, reshape, view
+from .conversion import to
+from .shape import Expand, _broadcast_scalar, expand, permute, reshape, unsqueeze, view
 from .sorting import _along, _ranks, _ScatterDim, _std_sort
 
 __all__ = ["sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax",
@@ -1040,29 +1041,95 @@ class VectorNorm(Function):
         return where(norm == 0, 0.0, gi)
 
 
-def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
-    """Vector p-norm over ``dim`` (``'fro'`` is the 2-norm; ``inf``/``-inf`` the max/min |x|)."""
-    if dtype is not None:
-        dtype = _dt.to_dtype(dtype)
-    if p is None or p == "fro":
-        if p == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
-            raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got %s"
-                               % " ".join(str(d) for d in dim))
-        p = 2
-    elif isinstance(p, str):
-        raise RuntimeError("norm(): p=%r is not supported by ember (only numbers and 'fro')" % p)
-    dims = _dims_or_all(dim, input._array.ndim, "norm")
+def _check_norm_dtype(dtype, arr_dtype, op):
+    """torch's ``check_linalg_norm_dtype``: a float or complex ``dtype`` of the input's kind
+    that the input's dtype promotes to."""
+    if dtype is None:
+        return
+    have = _dt.from_numpy_dtype(arr_dtype)
+    if _dt.kind(dtype.np) not in "fcV":
+        raise RuntimeError("%s: dtype should be floating point or complex, but got %s"
+                           % (op, _dt.scalar_type_name(dtype.np)))
+    cplx = _dt.kind(arr_dtype) == "c"
+    if cplx != (_dt.kind(dtype.np) == "c"):
+        kind = "complex" if cplx else "real"
+        raise RuntimeError("%s: dtype should be %s for %s inputs, but got %s"
+                           % (op, kind, kind, _dt.scalar_type_name(dtype.np)))
+    if _dt.promote_types(have, dtype) != dtype:
+        raise RuntimeError("%s: the dtype of the input (%s) should be convertible without "
+                           "narrowing to the specified dtype (%s)"
+                           % (op, _dt.scalar_type_name(arr_dtype), _dt.scalar_type_name(dtype.np)))
+
+
+def _vector_norm(input, p, dim, keepdim, dtype):
+    """``linalg.vector_norm(input, p, dim, keepdim, dtype=dtype)`` with torch's checks."""
+    arr = input._array
+    if arr.dtype.kind not in "fcV":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           "input. Got %s" % _dt.scalar_type_name(arr.dtype))
     p = float(p)
-    if input._array.size == 0 and (p < 0 or p == np.inf):
-        if dim is None or (isinstance(dim, (tuple, list)) and not dim):
+    if arr.size == 0 and (p < 0 or p == np.inf):
+        if not dim or arr.ndim == 0:
             raise RuntimeError("linalg.vector_norm cannot compute the %g norm on an empty tensor "
                                "because the operation does not have an identity" % p)
-        for d in dims:
-            if input._array.shape[d] == 0:
+        for d in dim:     # (torch's words, its missing space and the dim as given)
+            if arr.shape[wrap_dim(d, arr.ndim)] == 0:
                 raise RuntimeError("linalg.vector_norm cannot compute the %g norm on the "
                                    "dimension %dbecause this dimension is empty and the "
                                    "operation does not have an identity" % (p, d))
+    _check_norm_dtype(dtype, arr.dtype, "linalg.vector_norm")
+    dims = _dims_or_all(dim, arr.ndim, "linalg.vector_norm")
     return VectorNorm.apply(input, p, dims, keepdim, dtype)
+
+
+def _matrix_norm(input, ord, dim, keepdim, dtype):
+    """``linalg.matrix_norm(input, ord, dim, keepdim, dtype=dtype)`` for a string ``ord``,
+    with torch's checks in torch's order."""
+    arr = input._array
+    if ord not in ("fro", "nuc"):
+        raise RuntimeError("linalg.matrix_norm: Order %s not supported." % ord)
+    if arr.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    name = _dt.scalar_type_name(arr.dtype)
+    if arr.dtype.kind not in "fcV":
+        raise RuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor as "
+                           "input. Got %s" % name)
+    if ord == "nuc" and arr.dtype.itemsize == 2:
+        raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got %s"
+                           % name)
+    if len(dim) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got %s"
+                           % " ".join(str(d) for d in dim))
+    d0, d1 = (wrap_dim(d, arr.ndim) for d in dim)
+    if d0 == d1:
+        raise RuntimeError("linalg.matrix_norm: dims must be different. Got (%d, %d)" % (d0, d1))
+    _check_norm_dtype(dtype, arr.dtype, "linalg.matrix_norm")
+    if ord == "fro":
+        return _vector_norm(input, 2, [d0, d1], keepdim, dtype)
+    a = input if dtype is None else to(input, dtype)
+    # The sum of the singular values, in torch's graph: Permute, LinalgSvd, Sum (and with
+    # keepdim Unsqueeze and the inverse Permute).
+    perm = [d for d in range(arr.ndim) if d not in (d0, d1)] + [d0, d1]
+    res = sum(permute(a, perm).svd(compute_uv=False).S, -1, keepdim)
+    if keepdim:
+        res = permute(unsqueeze(res, -1), [perm.index(d) for d in range(arr.ndim)])
+    return res
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """The ``p``-norm of ``input`` over ``dim`` (torch's dispatch: numbers and ``'fro'`` over at
+    most two dims give ``linalg.vector_norm``, other strings ``linalg.matrix_norm``)."""
+    if dtype is not None:
+        dtype = _dt.to_dtype(dtype)
+    dims = None if dim is None else [dim] if isinstance(dim, (int, np.integer)) else list(dim)
+    if isinstance(p, str):
+        if p == "fro" and (dims is None or len(dims) <= 2):
+            return _vector_norm(input, 2, dims, keepdim, dtype)
+        if dims is None:
+            dims = list(range(input._array.ndim))
+        return _matrix_norm(input, p, dims, keepdim, dtype)
+    return _vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype)
 
 
 def _bool_reduce(op, input, dim, keepdim):

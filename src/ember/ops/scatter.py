@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd import _autocast
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
 from ..backend import backend_of
@@ -656,6 +657,7 @@ class IndexCopy(Function):
 
 def index_copy(input, dim, index, source):
     """``input`` with the slices at ``index`` along ``dim`` replaced by ``source``."""
+    input, source = _autocast.inputs("promote", (input, source))
     d = _dim("index_copy", dim, input._array.ndim)
     if isinstance(index, Tensor) and isinstance(source, Tensor):
         _index_copy_check(input, d, index, source)

@@ -542,13 +542,15 @@ class ReshapeAlias(View):
     node_name = "ReshapeAliasBackward0"
 
 
-def reshape(input, *shape):
+def reshape(input, *shape, **kwargs):
     """A view when the memory layout allows (torch's ``ViewBackward0``, or
     ``ReshapeAliasBackward0`` for a strided tensor), otherwise ``_unsafe_view`` of a contiguous
-    clone, as torch's graph shows it."""
-    if not shape:
-        raise TypeError('reshape() missing 1 required positional arguments: "shape"')
-    shape = _infer_shape("reshape", _shape_arg(shape, "reshape", "shape"), input._array.size)
+    clone, as torch's graph shows it. ``x.reshape(2, 3)`` or ``reshape(x, (2, 3))``."""
+    return _reshape(input, _int_list("reshape", "shape", shape, kwargs, True))
+
+
+def _reshape(input, shape):
+    shape = _infer_shape("reshape", shape, input._array.size)
     arr = input._array
     if _reshaped_view(arr, shape) is None:
         return Reshape.apply(Clone.apply(input), shape)
@@ -587,13 +589,10 @@ def t(input):
 
 def permute(input, *dims, **kwargs):
     """Reorder the dims (a view); ``permute(x, (1, 0))``, ``x.permute(1, 0)`` or ``dims=``."""
-    if not dims and "dims" not in kwargs:
-        raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    _only_kwarg("permute", kwargs, "dims")
-    if not dims and isinstance(kwargs["dims"], (int, np.integer)):
-        raise TypeError("permute(): argument 'dims' must be tuple of ints, not %s"
-                        % type(kwargs["dims"]).__name__)
-    dims = _shape_arg(dims if dims else (kwargs.pop("dims"),), "permute", "dims")
+    return _permute(input, _int_list("permute", "dims", dims, kwargs, True))
+
+
+def _permute(input, dims):
     n = input._array.ndim
     if len(dims) != n:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
@@ -789,6 +788,61 @@ def _only_kwarg(op, kwargs, name):
     for k in kwargs:
         if k != name:
             raise TypeError("%s() got an unexpected keyword argument '%s'" % (op, k))
+
+
+def _is_int(v):
+    """An int as torch's ``int[]`` parsing takes one: int, NumPy int or 0-d integral Tensor."""
+    if isinstance(v, Tensor):
+        return not v._array.ndim and v._array.dtype.kind in "iu"
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def _type_name(v):
+    """``type(v)``'s name as CPython's ``tp_name`` spells it (``numpy.int64``, ``float``)."""
+    t = type(v)
+    if t.__flags__ & 512 or t.__module__ == "builtins":     # (a class defined in Python)
+        return t.__name__
+    return "%s.%s" % (t.__module__, t.__name__)
+
+
+def _int_list(op, name, args, kwargs, method):
+    """The ints of ``op``'s ``int[]`` argument ``name`` given as ``*args``/``**kwargs``, with
+    torch's TypeErrors. The method form (``t.op(...)``) also takes the ints one by one; the
+    function form (``torch.op(t, ...)``) takes one sequence only."""
+    if not args and name not in kwargs:
+        raise TypeError('%s() missing 1 required positional arguments: "%s"' % (op, name))
+    _only_kwarg(op, kwargs, name)
+    if args and kwargs:
+        raise TypeError("%s() got multiple values for argument '%s'" % (op, name))
+    if len(args) > 1:
+        if not method:
+            raise TypeError("%s() takes 2 positional arguments but %d were given"
+                            % (op, len(args) + 1))
+        if not _is_int(args[0]):
+            raise TypeError("%s() takes 1 positional argument but %d were given"
+                            % (op, len(args)))
+        value = args
+    else:
+        value, pos = (args[0], " (position %d)" % (1 if method else 2)) if args else (
+            kwargs[name], "")
+        if method and args and _is_int(value):
+            return (int(value),)
+        if not isinstance(value, (tuple, list)):
+            raise TypeError("%s(): argument '%s'%s must be tuple of ints, not %s"
+                            % (op, name, pos, _type_name(value)))
+        # (torch's signature match looks at the first element only)
+        if value and not _is_int(value[0]):
+            if not pos:
+                raise TypeError("%s(): argument '%s' must be tuple of ints, not %s"
+                                % (op, name, _type_name(value)))
+            raise TypeError("%s(): argument '%s'%s must be tuple of ints, but found element of "
+                            "type %s at pos 0" % (op, name, pos, _type_name(value[0])))
+    for k, v in enumerate(value):
+        if not _is_int(v):
+            raise TypeError("%s(): argument '%s' failed to unpack the object at pos %d with "
+                            "error \"type must be tuple of ints,but got %s\""
+                            % (op, name, k + 1, _type_name(v)))
+    return tuple(int(v) for v in value)
 
 
 def _dims_arg(dims):
@@ -1266,15 +1320,10 @@ class Flip(Function):
 def flip(input, *dims, **kwargs):
     """Reverse the order of elements along ``dims`` (a copy); ``flip(x, (0, 1))``,
     ``x.flip(0, 1)`` and ``flip(x, dims=...)`` all work."""
-    if not dims and "dims" not in kwargs:
-        raise TypeError('flip() missing 1 required positional arguments: "dims"')
-    _only_kwarg("flip", kwargs, "dims")
-    if not dims and isinstance(kwargs["dims"], (int, np.integer)):
-        raise TypeError("flip(): argument 'dims' must be tuple of ints, not %s"
-                        % type(kwargs["dims"]).__name__)
-    dims = _dims_arg(dims) if dims else _dims_arg((kwargs.pop("dims"),))
-    if isinstance(dims, (int, np.integer)):
-        dims = (dims,)
+    return _flip(input, _int_list("flip", "dims", dims, kwargs, True))
+
+
+def _flip(input, dims):
     wd = ()
     for d in dims:
         w = wrap_dim(d, input._array.ndim, "flip")
@@ -1288,14 +1337,14 @@ def fliplr(input):
     """Flip dim 1 (left/right)."""
     if input._array.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
-    return flip(input, 1)
+    return _flip(input, (1,))
 
 
 def flipud(input):
     """Flip dim 0 (up/down)."""
     if input._array.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
-    return flip(input, 0)
+    return _flip(input, (0,))
 
 
 class Roll(Function):
@@ -1625,11 +1674,10 @@ def repeat(input, *sizes):
 def tile(input, *dims, **kwargs):
     """``repeat`` with ``dims`` left-padded with ones to the tensor's rank; ``x.tile(2, 3)`` or
     ``tile(x, (2, 3))``."""
-    if not dims and "dims" in kwargs:
-        dims = (kwargs.pop("dims"),)
-    if not dims:
-        raise TypeError('tile() missing 1 required positional arguments: "dims"')
-    dims = _shape_arg(dims)
+    return _tile(input, _int_list("tile", "dims", dims, kwargs, True))
+
+
+def _tile(input, dims):
     dims = (1,) * (input._array.ndim - len(dims)) + dims
     return repeat(input, dims)
 
@@ -1656,6 +1704,32 @@ def _squeeze_method(input, *dim, **kwargs):
 def _squeeze__method(input, *dim, **kwargs):
     return squeeze_(input, dim if len(dim) > 1 else dim[0], **kwargs) if dim else squeeze_(
         input, **kwargs)
+
+
+def _flip_function(input, *dims, **kwargs):
+    """``torch.flip``: ``dims`` is one sequence (the method ``Tensor.flip`` also takes ints)."""
+    return _flip(input, _int_list("flip", "dims", dims, kwargs, False))
+
+
+def _permute_function(input, *dims, **kwargs):
+    """``torch.permute``: ``dims`` is one sequence (``Tensor.permute`` also takes ints)."""
+    return _permute(input, _int_list("permute", "dims", dims, kwargs, False))
+
+
+def _reshape_function(input, *shape, **kwargs):
+    """``torch.reshape``: ``shape`` is one sequence (``Tensor.reshape`` also takes ints)."""
+    return _reshape(input, _int_list("reshape", "shape", shape, kwargs, False))
+
+
+def _tile_function(input, *dims, **kwargs):
+    """``torch.tile``: ``dims`` is one sequence (``Tensor.tile`` also takes ints)."""
+    return _tile(input, _int_list("tile", "dims", dims, kwargs, False))
+
+
+# torch's module-level forms of the ops above, where they differ from the Tensor methods
+# (the names ``ember.NAME`` should be bound to; ``ember.ops.NAME`` keeps the method's forms).
+FUNCTION_FORMS = {"flip": _flip_function, "permute": _permute_function,
+                  "reshape": _reshape_function, "tile": _tile_function}
 
 
 def broadcast_shapes(*shapes):

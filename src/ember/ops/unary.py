@@ -632,14 +632,26 @@ def ceil(input, *, out=None):
     return Ceil.apply(input)
 
 
-def round(input, *, decimals=0, out=None):
+class _DefaultDecimals(int):
+    """``decimals``'s default, 0: told apart from an explicit 0 (torch's ``round.decimals``
+    overload, node RoundBackward1)."""
+
+    def __repr__(self):
+        return "0"
+
+
+_NO_DECIMALS = _DefaultDecimals(0)
+
+
+def round(input, *, decimals=_NO_DECIMALS, out=None):
     """Round half to even, as torch (gradient zero)."""
+    given = decimals is not _NO_DECIMALS
     if input._array.dtype.kind in "iubc":
         if decimals:
             not_implemented_for(input._array, "round_cpu", "iubc")
-        not_implemented_for(input._array, "round_vml_cpu", "c")
+        not_implemented_for(input._array, "round_vml_cpu", "iubc" if given else "c")
         return _integral_copy(input, "round_vml_cpu")
-    if decimals:
+    if given:
         return RoundDecimals.apply(input, decimals)
     return Round.apply(input)
 
@@ -758,7 +770,7 @@ def ceil_(input):
     return inplace(input, ceil)
 
 
-def round_(input, decimals=0):
+def round_(input, decimals=_NO_DECIMALS):
     return inplace(input, round, decimals=decimals)
 
 

@@ -533,7 +533,9 @@ def resample(input, out_sizes, scales, kind, align_corners, mode=None, antialias
 def _clip_coords(xp, x, g, size):
     """torch's clip_coordinates_set_grad: into [0, size - 1]; the borders count as outside."""
     out = (x <= 0) | (x >= size - 1)
-    return xp.clip(x, 0, size - 1), xp.where(out, 0.0, g)
+    # (in the coordinates' dtype: NumPy would widen bfloat16 here)
+    return (xp.clip(x, 0, size - 1).astype(x.dtype, copy=False),
+            xp.where(out, 0.0, g).astype(g.dtype, copy=False))
 
 
 def _unnormalize(xp, coord, size, align_corners):

@@ -31,6 +31,11 @@ class Adadelta(Optimizer):
                         capturable=capturable, foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
+    _capturable_xla = (False, False)
+
+    def _updates_real_view(self, group):
+        return False        # (torch updates the complex parameter itself)
+
     def _update(self, p, group, state):
         if not state:
             state["step"] = _scalar_state()

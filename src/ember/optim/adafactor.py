@@ -39,6 +39,8 @@ class Adafactor(Optimizer):
                         weight_decay=weight_decay, foreach=foreach, maximize=maximize)
         super().__init__(params, defaults)
 
+    _complex_as_real = False     # (complex parameters are refused in _update)
+
     def _update(self, p, group, state):
         xp = xp_of(p)
         if p.is_complex():

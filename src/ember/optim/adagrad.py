@@ -1,6 +1,7 @@
 """Adagrad: per-coordinate learning rates from the sum of squared gradients."""
 from ..ops._util import xp_of
-from .optimizer import Optimizer, _grad_array, _scalar_state, _with_weight_decay
+from .optimizer import Optimizer, _check_fused_args, _grad_array, _scalar_state
+from .optimizer import _with_weight_decay
 from ..tensor import Tensor
 
 __all__ = ["Adagrad"]
@@ -44,12 +45,15 @@ class Adagrad(Optimizer):
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
+        _check_fused_args(fused, foreach, differentiable)
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
                 state["step"] = _scalar_state()
-                state["sum"] = Tensor._wrap(
-                    xp_of(p).full_like(p._array, group["initial_accumulator_value"]))
+                value = group["initial_accumulator_value"]
+                if p.is_complex():      # (the real view's both halves start at the value)
+                    value = complex(value, value)
+                state["sum"] = Tensor._wrap(xp_of(p).full_like(p._array, value))
 
     def _update(self, p, group, state):
         g = _with_weight_decay(_grad_array(p, group["maximize"]), p, group["weight_decay"])

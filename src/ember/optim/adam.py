@@ -2,7 +2,8 @@
 import numpy as np
 
 from ..ops._util import xp_of
-from .optimizer import Optimizer, _grad_array, _lerp_, _scalar_state, _scratch, _zeros_like
+from .optimizer import Optimizer, _check_fused_args, _grad_array, _lerp_, _scalar_state
+from .optimizer import _scratch, _zeros_like
 
 __all__ = ["Adam"]
 
@@ -65,6 +66,11 @@ class Adam(Optimizer):
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
+        _check_fused_args(fused, foreach, differentiable)
+
+    def _updates_real_view(self, group):
+        # (torch decays the complex parameter itself before viewing it as real)
+        return not (group["decoupled_weight_decay"] and group["weight_decay"] != 0)
 
     def _update(self, p, group, state):
         if not state:

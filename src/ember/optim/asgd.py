@@ -27,6 +27,8 @@ class ASGD(Optimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
+    _capturable_names = ("params, mus, etas, and state_steps",) * 2
+
     def _update(self, p, group, state):
         if not state:
             state["step"] = _scalar_state()

@@ -3,7 +3,7 @@ from ..autograd.grad_mode import enable_grad, no_grad
 from ..backend import get_array_module
 from ..ops._util import xp_of
 from ..tensor import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _as_real
 
 __all__ = ["LBFGS"]
 
@@ -166,15 +166,18 @@ class LBFGS(Optimizer):
 
     def _gather_flat_grad(self):
         xp = xp_of(self._params[0])
-        views = [xp.zeros(p._array.size, p._array.dtype) if p._grad is None
-                 else p._grad._array.reshape(-1) for p in self._params]
-        return xp.concatenate(views)
+        views = [xp.zeros(p._array.shape, p._array.dtype) if p._grad is None
+                 else p._grad._array for p in self._params]
+        # A complex tensor counts as its real view (view_as_real), as in torch.
+        return xp.concatenate([(_as_real(v) if v.dtype.kind == "c" else v).reshape(-1)
+                               for v in views])
 
     def _add_grad(self, step_size, update):
         offset = 0
         for p in self._params:
-            n = p._array.size
-            p._array += step_size * update[offset:offset + n].reshape(p._array.shape)
+            arr = _as_real(p._array) if p._array.dtype.kind == "c" else p._array
+            n = arr.size
+            arr += step_size * update[offset:offset + n].reshape(arr.shape)
             p._bump()
             offset += n
 

@@ -43,6 +43,9 @@ class NAdam(Optimizer):
                         foreach=foreach, capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
+    _capturable_names = ("params, mu_products and state_steps",
+                         "params, mu_products, and state_steps")
+
     def _update(self, p, group, state):
         if not state:
             state["step"] = _scalar_state()

@@ -233,9 +233,26 @@ class Optimizer:
             for group in self.param_groups:
                 hyper = _scalar_hyperparameters(group)
                 for p in self._params_with_grad(group):
-                    self._update(p, hyper, self.state[p])
+                    _check_step_flags(self, hyper, p)
+                    if self._complex_as_real and p._array.dtype.kind == "c":
+                        _update_real_view(self, p, hyper, self.state[p])
+                    else:
+                        self._update(p, hyper, self.state[p])
                     p._bump()
         return loss
+
+    # torch updates a complex parameter as the real tensor view_as_real(p) (its grad and state
+    # likewise), the state staying complex; optimizers whose rule is complex-linear opt out.
+    _complex_as_real = True
+    # torch's capturable-device assertion: what it names (single-tensor, foreach) and whether
+    # its device list holds 'xla' (single-tensor, foreach)
+    _capturable_names = ("params and state_steps", "params and state_steps")
+    _capturable_xla = (True, False)
+
+    def _updates_real_view(self, group):
+        """Whether torch's first in-place write to a complex parameter goes through its real
+        view (its first error then names the view)."""
+        return self._complex_as_real
 
     def _update(self, p, group, state):
         raise NotImplementedError
@@ -326,6 +343,66 @@ class Optimizer:
     def register_load_state_dict_post_hook(self, hook, prepend=False):
         """Register ``hook(optimizer)`` to run after ``load_state_dict``."""
         return _register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
+
+def _as_real(arr):
+    """A complex array seen as real with a trailing dimension of 2 (torch's view_as_real)."""
+    return arr[..., None].view(_dt.from_numpy_dtype(arr.dtype).to_real().np)
+
+
+def _as_complex(arr):
+    """A contiguous real array with a trailing dimension of 2 seen as complex."""
+    return arr.view(_dt.from_numpy_dtype(arr.dtype).to_complex().np)[..., 0]
+
+
+def _update_real_view(opt, p, group, state):
+    """``opt._update`` on the real views of complex ``p``, its grad and its complex state;
+    state the update creates or replaces is kept as complex, as torch keeps it."""
+    real_p = Tensor._wrap(_as_real(p._array))
+    real_p._grad = Tensor._wrap(_as_real(p._grad._array))
+    views = {k: Tensor._wrap(_as_real(v._array))
+             if isinstance(v, Tensor) and v._array.dtype.kind == "c" else v
+             for k, v in state.items()}
+    real_state = dict(views)
+    opt._update(real_p, group, real_state)
+    shape = real_p._array.shape
+    for key, value in real_state.items():
+        if views.get(key) is not value:
+            if isinstance(value, Tensor) and value._array.shape == shape:
+                value = Tensor._wrap(_as_complex(xp_of(value).ascontiguousarray(value._array)))
+            state[key] = value
+
+
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone"]
+_FUSED_DEVICES = ["mps", "cuda", "xpu", "hpu", "cpu", "mtia", "privateuseone"]
+
+
+def _check_step_flags(opt, group, p):
+    """torch's step-time errors for ``fused``, ``capturable`` and ``differentiable`` groups on
+    ember's devices (none of which CUDA graphs can capture)."""
+    if group.get("fused") and (p._array.dtype.kind != "f" or p.device.type != "cpu"):
+        raise RuntimeError("`fused=True` requires all the params to be floating point Tensors "
+                           "of supported devices: %s but %s and %s"
+                           % (_FUSED_DEVICES, p.dtype, p.device.type))
+    if group.get("capturable"):
+        k = 1 if group.get("foreach") else 0
+        devices = _CAPTURABLE_DEVICES + (["xla"] if opt._capturable_xla[k] else [])
+        raise AssertionError("If capturable=True, %s must be on supported devices: %s."
+                             % (opt._capturable_names[k], devices))
+    if group.get("differentiable") and p.requires_grad:
+        # (torch steps with grad enabled: its in-place update of the leaf fails)
+        raise RuntimeError("a %sleaf Variable that requires grad is being used in an in-place "
+                           "operation." % ("view of a " if p.is_complex() and
+                                           opt._updates_real_view(group) else ""))
+
+
+def _check_fused_args(fused, foreach, differentiable):
+    """torch's constructor errors of an optimizer with a fused implementation."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
 def _register(hooks, hook, prepend=False):

@@ -47,6 +47,8 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
+    _capturable_xla = (True, True)
+
     def _update(self, p, group, state):
         if not state:
             state["step"] = _scalar_state()

@@ -27,6 +27,8 @@ class Rprop(Optimizer):
                         maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
+    _capturable_xla = (True, True)
+
     def _update(self, p, group, state):
         xp = xp_of(p)
         if not state:

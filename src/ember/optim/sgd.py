@@ -1,5 +1,5 @@
 """Stochastic gradient descent with momentum, dampening, Nesterov momentum and weight decay."""
-from .optimizer import Optimizer, _grad_array, _with_weight_decay, required
+from .optimizer import Optimizer, _check_fused_args, _grad_array, _with_weight_decay, required
 from ..tensor import Tensor
 
 __all__ = ["SGD"]
@@ -52,6 +52,9 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
+        _check_fused_args(fused, foreach, differentiable)
+
+    _complex_as_real = False     # (torch updates a complex parameter as complex)
 
     def _update(self, p, group, state):
         g = _with_weight_decay(_grad_array(p, group["maximize"]), p, group["weight_decay"])

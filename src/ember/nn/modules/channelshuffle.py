@@ -8,6 +8,8 @@ __all__ = ["ChannelShuffle"]
 class ChannelShuffle(Module):
     """Interleave the ``groups`` channel groups of dim 1."""
 
+    __constants__ = ["groups"]
+
     def __init__(self, groups):
         super().__init__()
         self.groups = groups

@@ -8,6 +8,8 @@ __all__ = ["Fold", "Unfold"]
 class Fold(Module):
     """Sum sliding local blocks ``(N, C * prod(k), L)`` back into ``(N, C, *output_size)``."""
 
+    __constants__ = ["output_size", "kernel_size", "dilation", "padding", "stride"]
+
     def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()
         self.output_size, self.kernel_size = output_size, kernel_size
@@ -24,6 +26,8 @@ class Fold(Module):
 
 class Unfold(Module):
     """Extract sliding local blocks: ``(N, C, H, W) -> (N, C * prod(k), L)``."""
+
+    __constants__ = ["kernel_size", "dilation", "padding", "stride"]
 
     def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()

@@ -13,8 +13,9 @@ class _InstanceNorm(_NormBase):
     _nd = 1
 
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False,
-                 track_running_stats=False, device=None, dtype=None):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, dtype=dtype)
+                 track_running_stats=False, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device=device,
+                         dtype=dtype, bias=bias)
 
     def _check_input_dim(self, input):
         nd = self._nd

@@ -664,12 +664,22 @@ class Module:
         from ...ops.conversion import to as _to
         _check_to_dtype(args, kwargs)
 
+        memory_format = kwargs.get("memory_format")
+        kw = {k: v for k, v in kwargs.items() if k != "memory_format"}
+        float_args = [a.dtype if isinstance(a, Tensor) else a for a in args]
+        float_args += [a.device for a in args if isinstance(a, Tensor)]
+        int_args = [a.device if isinstance(a, Tensor) else a for a in args
+                    if not _is_dtype_like(a)]
+        int_kw = {k: v for k, v in kw.items() if k != "dtype"}
+
         def convert(t):
-            if t._array.dtype.kind != "f":
-                kept = [a for a in args if not _is_dtype_like(a)]
-                kw = {k: v for k, v in kwargs.items() if k != "dtype"}
-                return _to(t, *kept, **kw)
-            return _to(t, *args, **kwargs)
+            # torch gives a dtype only to floating/complex tensors, and memory_format only to
+            # 4-D/5-D ones
+            fmt = {} if memory_format is None or t.dim() not in (4, 5) else {
+                "memory_format": memory_format}
+            if t.is_floating_point() or t.is_complex():
+                return _to(t, *float_args, **kw, **fmt)
+            return _to(t, *int_args, **int_kw, **fmt)
         return self._apply(convert)
 
     def to_empty(self, *, device, recurse=True):

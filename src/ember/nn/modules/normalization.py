@@ -8,7 +8,7 @@ from .._cross_map_lrn import cross_map_lrn2d
 from .. import init
 from ..parameter import Parameter
 from ..parameter import UninitializedParameter
-from .lazy import LazyModuleMixin
+from .lazy import LazyModuleMixin, UninitializedBuffer
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "BatchNorm3d", "RMSNorm",
@@ -23,7 +23,7 @@ class _NormBase(Module):
 
     _version = 2
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
-                 track_running_stats=True, device=None, dtype=None):
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -31,15 +31,19 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
-            self.weight = Parameter(empty(num_features, dtype=dtype))
-            self.bias = Parameter(empty(num_features, dtype=dtype))
+            self.weight = Parameter(empty(num_features, dtype=dtype, device=device))
+            if bias:
+                self.bias = Parameter(empty(num_features, dtype=dtype, device=device))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
-            self.register_buffer("running_var", ones(num_features, dtype=dtype))
-            self.register_buffer("num_batches_tracked", tensor(0, dtype=dtypes.long))
+            self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device))
+            self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=dtypes.long,
+                                                               device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -56,7 +60,8 @@ class _NormBase(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def _check_input_dim(self, input):
         raise NotImplementedError
@@ -74,8 +79,9 @@ class _NormBase(Module):
                                       unexpected_keys, error_msgs)
 
     def extra_repr(self):
-        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={affine}, "
-                "track_running_stats={track_running_stats}".format(**self.__dict__))
+        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, "
+                "bias={use_bias}, track_running_stats={track_running_stats}"
+                .format(**self.__dict__, use_bias=self.bias is not None))
 
 
 class _BatchNorm(_NormBase):
@@ -258,44 +264,50 @@ class CrossMapLRN2d(Module):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
 
 
-class _LazyNormBase(LazyModuleMixin):
-    def _lazy_init(self, affine, dtype):
-        self._lazy_dtype = dtype
-        if affine:
-            self.weight = UninitializedParameter()
-            self.bias = UninitializedParameter()
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """A norm layer whose ``num_features`` comes from the first input (``input.shape[1]``)."""
 
-    def has_uninitialized_params(self):
-        return self.num_features == 0
+    def __init__(self, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True):
+        # (affine, bias and tracking off here: nothing is made that would be replaced)
+        _NormBase.__init__(self, 0, eps, momentum, False, False, device=device, dtype=dtype,
+                           bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = tensor(0, dtype=dtypes.long, device=device)
 
     def reset_parameters(self):
-        if self.num_features != 0:
+        if not self.has_uninitialized_params() and self.num_features != 0:
             super().reset_parameters()
 
     def initialize_parameters(self, input, *args, **kwargs):
-        if not self.has_uninitialized_params():
-            return
-        self.num_features = input.shape[1] if input.dim() > 1 else input.shape[0]
-        dt, dev = self._lazy_dtype, input.device
-        if self.affine:
-            self.weight = Parameter(empty(self.num_features, dtype=dt, device=dev))
-            self.bias = Parameter(empty(self.num_features, dtype=dt, device=dev))
-        if self.track_running_stats:
-            self.running_mean = zeros(self.num_features, dtype=dt, device=dev)
-            self.running_var = ones(self.num_features, dtype=dt, device=dev)
-        self.reset_parameters()
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                if self.bias is not None:
+                    self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
 
 
 def _lazy_norm(base, name):
-    def __init__(self, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True,
-                 device=None, dtype=None):
-        base.__init__(self, 0, eps, momentum, affine, track_running_stats, dtype=dtype)
-        self._lazy_init(affine, dtype)
-
-    return type(name, (_LazyNormBase, base),
-                {"__init__": __init__, "cls_to_become": base, "__module__": __name__,
-                 "__doc__": "%s whose ``num_features`` comes from the first input."
-                 % base.__name__})
+    """torch's ``Lazy<base>``: ``(_LazyNormBase, <base's parent>)`` with ``base``'s own
+    checks, becoming ``base`` on the first call."""
+    own = {k: v for k, v in vars(base).items() if not k.startswith("__")}
+    own.update({"cls_to_become": base, "__module__": base.__module__,
+                "__doc__": "%s whose ``num_features`` comes from the first input."
+                % base.__name__})
+    return type(name, (_LazyNormBase, base.__mro__[1]), own)
 
 
 LazyBatchNorm1d = _lazy_norm(BatchNorm1d, "LazyBatchNorm1d")
@@ -308,8 +320,10 @@ class SyncBatchNorm(_BatchNorm):
     only mode here) it is a BatchNorm over any ``(N, C, *)`` input."""
 
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
-                 track_running_stats=True, process_group=None, device=None, dtype=None):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, dtype=dtype)
+                 track_running_stats=True, process_group=None, device=None, dtype=None, *,
+                 bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias=bias)
         self.process_group = process_group
 
     def _check_input_dim(self, input):

@@ -8,6 +8,8 @@ __all__ = ["PixelShuffle", "PixelUnshuffle"]
 class PixelShuffle(Module):
     """``(*, C r^2, H, W) -> (*, C, H r, W r)``."""
 
+    __constants__ = ["upscale_factor"]
+
     def __init__(self, upscale_factor):
         super().__init__()
         self.upscale_factor = upscale_factor
@@ -21,6 +23,8 @@ class PixelShuffle(Module):
 
 class PixelUnshuffle(Module):
     """``(*, C, H r, W r) -> (*, C r^2, H, W)``."""
+
+    __constants__ = ["downscale_factor"]
 
     def __init__(self, downscale_factor):
         super().__init__()

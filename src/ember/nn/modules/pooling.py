@@ -276,41 +276,53 @@ class MaxUnpool3d(_MaxUnpoolNd):
     _nd, _fn = 3, F.max_unpool3d
 
 
-class _FractionalMaxPoolNd(Module):
-    _nd = 2
+def _fractional_init(self, nd, kernel_size, output_size, output_ratio, return_indices,
+                     _random_samples):
+    self.kernel_size = _tup(kernel_size, nd)
+    self.return_indices = return_indices
+    self.register_buffer("_random_samples", _random_samples)
+    self.output_size = _tup(output_size, nd) if output_size is not None else None
+    self.output_ratio = _tup(output_ratio, nd) if output_ratio is not None else None
+    name = type(self).__name__
+    if output_size is None and output_ratio is None:
+        raise ValueError("%s requires specifying either an output size, or a pooling ratio"
+                         % name)
+    if output_size is not None and output_ratio is not None:
+        raise ValueError("only one of output_size and output_ratio may be specified")
+    if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+        raise ValueError("output_ratio must be between 0 and 1 (got %s)" % (output_ratio,))
+
+
+class FractionalMaxPool2d(Module):
+    """2-D max pooling over pseudo-random overlapping windows (samples from the global
+    generator unless ``_random_samples`` is given)."""
+
+    __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
 
     def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                  _random_samples=None):
         super().__init__()
-        nd = self._nd
-        self.kernel_size = _tup(kernel_size, nd)
-        self.return_indices = return_indices
-        self.register_buffer("_random_samples", _random_samples)
-        self.output_size = _tup(output_size, nd) if output_size is not None else None
-        self.output_ratio = _tup(output_ratio, nd) if output_ratio is not None else None
-        name = type(self).__name__
-        if output_size is None and output_ratio is None:
-            raise ValueError("%s requires specifying either an output size, or a pooling ratio"
-                             % name)
-        if output_size is not None and output_ratio is not None:
-            raise ValueError("only one of output_size and output_ratio may be specified")
-        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
-            raise ValueError("output_ratio must be between 0 and 1 (got %s)" % (output_ratio,))
+        _fractional_init(self, 2, kernel_size, output_size, output_ratio, return_indices,
+                         _random_samples)
 
     def forward(self, input):
-        fn = F.fractional_max_pool2d if self._nd == 2 else F.fractional_max_pool3d
-        return fn(input, self.kernel_size, self.output_size, self.output_ratio,
-                  self.return_indices, _random_samples=self._random_samples)
+        return F.fractional_max_pool2d(input, self.kernel_size, self.output_size,
+                                       self.output_ratio, self.return_indices,
+                                       _random_samples=self._random_samples)
 
 
-class FractionalMaxPool2d(_FractionalMaxPoolNd):
-    """2-D max pooling over pseudo-random overlapping windows (samples from the global
-    generator unless ``_random_samples`` is given)."""
-
-    _nd = 2
-
-
-class FractionalMaxPool3d(_FractionalMaxPoolNd):
+class FractionalMaxPool3d(Module):
     """3-D fractional max pooling."""
 
-    _nd = 3
+    __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        _fractional_init(self, 3, kernel_size, output_size, output_ratio, return_indices,
+                         _random_samples)
+
+    def forward(self, input):
+        return F.fractional_max_pool3d(input, self.kernel_size, self.output_size,
+                                       self.output_ratio, self.return_indices,
+                                       _random_samples=self._random_samples)

@@ -10,7 +10,7 @@ import warnings
 
 from ... import ops
 from ...dtypes import float32
-from ...autograd.grad_mode import is_grad_enabled
+from ...autograd.grad_mode import is_grad_enabled, state as _grad_state
 from ...ops.creation import empty
 from ...ops.rnn import LSTMLayer as _LSTMLayer, UnsafeSplit as _UnsafeSplit
 from .. import functional as F
@@ -168,7 +168,7 @@ class RNNBase(Module):
     def _check_input_args(self, input, expected_dim):
         """torch's ``check_input``: the dtype, the number of dimensions, then the size."""
         w_dtype = getattr(self, self._flat_weights_names[0]).dtype
-        if input.dtype != w_dtype:
+        if input.dtype != w_dtype and not _grad_state.autocast:     # (torch: any autocast)
             raise ValueError("RNN input dtype (%s) does not match weight dtype (%s). Convert "
                              "input: input.to(%s), or convert model: model.to(%s)"
                              % (input.dtype, w_dtype, w_dtype, input.dtype))

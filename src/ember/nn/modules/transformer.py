@@ -3,6 +3,7 @@
 import warnings
 
 from ... import ops
+from ...backends import mha as _mha
 from ...autograd.grad_mode import is_grad_enabled
 from ...ops.creation import empty
 from .. import functional as F
@@ -123,6 +124,8 @@ class MultiheadAttention(Module):
 
     def _fast_path(self, query, key, value):
         """Whether torch would run its fused self-attention kernel for these inputs."""
+        if not _mha.get_fastpath_enabled():
+            return False
         if (query.dim() != 3 or query is not key or key is not value or self.training
                 or self.in_proj_weight is None or self.in_proj_bias is None
                 or self.num_heads % 2 or not self.batch_first
@@ -197,6 +200,8 @@ class TransformerEncoderLayer(Module):
 
     def _fast_path(self, src):
         """Whether torch would run its fused encoder-layer kernel for ``src``."""
+        if not _mha.get_fastpath_enabled():
+            return False
         attn = self.self_attn
         if (src.dim() != 3 or self.training or not attn.batch_first or attn.in_proj_bias is None
                 or not attn._qkv_same_embed_dim or not self.activation_relu_or_gelu
@@ -328,7 +333,7 @@ class TransformerEncoder(Module):
         and pads its result back with zeros, so padded positions come out as 0."""
         layer = self.layers[0]
         if (not getattr(self, "use_nested_tensor", False) or layer.training or src.dim() != 3
-                or src_key_padding_mask is None):
+                or src_key_padding_mask is None or not _mha.get_fastpath_enabled()):
             return None
         keep = src_key_padding_mask == 0
         steps = ops.arange(keep.shape[1], device=src.device).unsqueeze(0)

@@ -8,6 +8,9 @@ __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 class Upsample(Module):
     """Resize by ``size`` or ``scale_factor`` with ``F.interpolate``."""
 
+    __constants__ = ["size", "scale_factor", "mode", "align_corners", "name",
+                     "recompute_scale_factor"]
+
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
                  recompute_scale_factor=None):
         super().__init__()

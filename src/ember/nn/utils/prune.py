@@ -196,6 +196,38 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
+def _unstructured_mask(t, default_mask, amount, pick):
+    """``default_mask`` with the entries ``pick(k)`` (flat indices) zeroed, ``k`` from
+    ``amount`` of ``t``'s entries."""
+    tensor_size = t.nelement()
+    nparams_toprune = _compute_nparams_toprune(amount, tensor_size)
+    _validate_pruning_amount(nparams_toprune, tensor_size)
+    mask = default_mask.clone()
+    if nparams_toprune != 0:
+        mask.view(-1)[pick(nparams_toprune)] = 0
+    return mask
+
+
+def _structured_mask(t, default_mask, amount, dim, channels, eager=False):
+    """A mask keeping the channels ``channels(size, k)`` (a bool mask or indices) along ``dim``,
+    ``k`` from ``amount`` of the ``size`` channels, times ``default_mask`` (``eager``: the
+    channels are chosen even when none are pruned)."""
+    _validate_structured_pruning(t)
+    _validate_pruning_dim(t, dim)
+    tensor_size = t.shape[dim]
+    nparams_toprune = _compute_nparams_toprune(amount, tensor_size)
+    _validate_pruning_amount(nparams_toprune, tensor_size)
+    keep = channels(tensor_size, nparams_toprune) if eager else None
+    if nparams_toprune == 0:
+        return default_mask
+    mask = ops.zeros_like(t)
+    slc = [slice(None)] * len(t.shape)
+    slc[dim] = keep if eager else channels(tensor_size, nparams_toprune)
+    mask[tuple(slc)] = 1
+    mask *= default_mask.to(dtype=mask.dtype)
+    return mask
+
+
 class RandomUnstructured(BasePruningMethod):
     """Prunes ``amount`` entries chosen at random."""
 
@@ -206,15 +238,8 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            prob = ops.rand_like(t)
-            topk = ops.topk(prob.view(-1), k=nparams_toprune)
-            mask.view(-1)[topk.indices] = 0
-        return mask
+        return _unstructured_mask(t, default_mask, self.amount, lambda k: ops.topk(
+            ops.rand_like(t).view(-1), k=k).indices)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -231,14 +256,8 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            topk = ops.topk(ops.abs(t).view(-1), k=nparams_toprune, largest=False)
-            mask.view(-1)[topk.indices] = 0
-        return mask
+        return _unstructured_mask(t, default_mask, self.amount, lambda k: ops.topk(
+            ops.abs(t).view(-1), k=k, largest=False).indices)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
@@ -256,28 +275,10 @@ class RandomStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t, default_mask):
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-
-        def make_mask(t, dim, nchannels, nchannels_toprune):
-            prob = ops.rand(nchannels)
-            threshold = ops.kthvalue(prob, k=nchannels_toprune).values
-            channel_mask = prob > threshold
-            mask = ops.zeros_like(t)
-            slc = [slice(None)] * len(t.shape)
-            slc[dim] = channel_mask
-            mask[tuple(slc)] = 1
-            return mask
-
-        if nparams_toprune == 0:
-            mask = default_mask
-        else:
-            mask = make_mask(t, self.dim, tensor_size, nparams_toprune)
-            mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        def channels(size, nprune):
+            prob = ops.rand(size)
+            return prob > ops.kthvalue(prob, k=nprune).values
+        return _structured_mask(t, default_mask, self.amount, self.dim, channels)
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
@@ -296,28 +297,10 @@ class LnStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t, default_mask):
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        nparams_tokeep = tensor_size - nparams_toprune
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        norm = _compute_norm(t, self.n, self.dim)
-        topk = ops.topk(norm, k=nparams_tokeep, largest=True)
-
-        def make_mask(t, dim, indices):
-            mask = ops.zeros_like(t)
-            slc = [slice(None)] * len(t.shape)
-            slc[dim] = indices
-            mask[tuple(slc)] = 1
-            return mask
-
-        if nparams_toprune == 0:
-            mask = default_mask
-        else:
-            mask = make_mask(t, self.dim, topk.indices)
-            mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        def channels(size, nprune):     # (torch ranks the channels even when none go)
+            norm = _compute_norm(t, self.n, self.dim)
+            return ops.topk(norm, k=size - nprune, largest=True).indices
+        return _structured_mask(t, default_mask, self.amount, self.dim, channels, eager=True)
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
