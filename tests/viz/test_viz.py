@@ -52,7 +52,7 @@ def test_make_dot_saved_tensors_stale_hooks_and_needs_input_grad():
     h.register_hook(lambda g: g)
     y = h.exp().sum()
     with ember.no_grad():
-        c.add_(1)           # c was saved by MulBackward0: now stale
+        c.add_(1)           # c was saved by MulBackward0 (torch's order: other first): now stale
     src = viz.make_dot(y, params={"x": x}, show_saved=True, legend=False).source
     assert src == HEADER + (
         '\tout0 [label="output\\n() float32" fillcolor=darkolivegreen1]\n'
@@ -61,9 +61,9 @@ def test_make_dot_saved_tensors_stale_hooks_and_needs_input_grad():
         '\tn1_s0 [label="saved[0] (output): (2,) float32 v0" fillcolor=orange]\n'
         '\tn1_s0 -> n1 [dir=none style=dashed]\n'
         '\tn2 [label="MulBackward0\\nneeds_input_grad=TF\\nhooks: 1" fillcolor=lightgrey]\n'
-        '\tn2_s0 [label="saved[0]: None" fillcolor=orange]\n'
+        '\tn2_s0 [label="saved[0]: (2,) float32 v0\\nSTALE: now v1" fillcolor=red]\n'
         '\tn2_s0 -> n2 [dir=none style=dashed]\n'
-        '\tn2_s1 [label="saved[1]: (2,) float32 v0\\nSTALE: now v1" fillcolor=red]\n'
+        '\tn2_s1 [label="saved[1]: None" fillcolor=orange]\n'
         '\tn2_s1 -> n2 [dir=none style=dashed]\n'
         '\tn3 [label="x\\n(2,) float32" fillcolor=lightblue]\n'
         '\tn0 -> out0\n'

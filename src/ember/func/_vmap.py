@@ -35,7 +35,7 @@ _patch_count = [0]
 _orig_item = Tensor.item
 
 
-_CONVERSIONS = ("__float__", "__int__", "__index__", "__complex__")
+_CONVERSIONS = ("__float__", "__int__", "__index__", "__complex__", "_scalar")
 
 
 def _guarded_item(self):
