@@ -13,6 +13,9 @@ def _renamed(fn):
             for alias, torch_name in _ALIASES:
                 # (with both names given, the alias stays and is refused, as in torch)
                 if alias in kwargs and torch_name not in kwargs:
+                    if "out" in kwargs:     # (a method given out=: NumPy's np.sum(t), ...)
+                        raise TypeError("%s() got an unexpected keyword argument '%s'"
+                                        % (fn.__name__, alias))
                     kwargs[torch_name] = kwargs.pop(alias)
         return fn(*args, **kwargs)
     return op
