@@ -16,6 +16,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..backend import backend_of, get_array_module
 from ..tensor import Tensor
 from ._util import not_implemented_for
+from .conversion import _in_order
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d", "conv_tbc"]
@@ -147,14 +148,7 @@ def _narrow(arr, dtype):
 def _channels_last(arr):
     """Whether a 4-d array is laid out channels-last (and not also C-contiguous): torch's
     ``suggest_memory_format``, which its convolutions give their output."""
-    if arr.ndim != 4 or arr.flags.c_contiguous:
-        return False
-    step = arr.itemsize
-    for d in (1, 3, 2, 0):
-        if arr.shape[d] != 1 and arr.strides[d] != step:
-            return False
-        step *= arr.shape[d]
-    return True
+    return arr.ndim == 4 and not arr.flags.c_contiguous and _in_order(arr, (0, 2, 3, 1))
 
 
 def _as_input_layout(out, x, w):

@@ -12,6 +12,7 @@ from ..autograd.grad_mode import state as _grad_state
 from ..backend import errstate, get_array_module, same_device
 from ..tensor import Tensor
 from ._out import _RESIZE_MSG
+from ._index import _iter_perm
 from ._inplace import _KIND_RANK
 from ._util import (R_TO_C_MSG, binary_arrays, check_real_grad, mm2d, not_implemented_for,
                     sum_to, wrap_dim, xp_of)
@@ -1005,27 +1006,7 @@ def _check_kron_view(aa, bb, shape_a, shape_b, out_shape):
                      for s, n, m in zip(st, shape, np.broadcast_shapes(shape_a, shape_b))])
     full = np.broadcast_shapes(shape_a, shape_b)
     nd = len(full)
-
-    def order(d0, d1):      # (TensorIterator's should_swap)
-        for st in ops_:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return 1 if s0 > s1 else -1
-            if full[d0] > full[d1]:
-                return 1
-        return 0
-    perm = list(range(nd - 1, -1, -1))
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = order(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = _iter_perm(full, ops_)     # (TensorIterator's order, fastest first)
     strides = [0] * nd
     step = 1
     for d in perm:
