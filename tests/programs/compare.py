@@ -8,7 +8,14 @@ must be identical (runs of spaces count as one), and every number must agree wit
 program's tolerance or one unit in its last printed decimal place (``# compare: rtol=1e-4
 atol=1e-6`` anywhere in the program sets the tolerance; defaults rtol 1e-4, atol 1e-5).
 ``nan``/``inf`` must match exactly; object addresses (``0x7f...``) are ignored.
+
+torch's output of a program is kept in a cache keyed by the program's text and the versions of
+Python, NumPy and torch (``EMBER_PROGRAMS_CACHE``, default ``~/.cache/ember/torch-programs``;
+``EMBER_PROGRAMS_CACHE=off`` runs torch every time): a program that has not changed is not
+re-run under torch. Only runs that exit 0 are kept.
 """
+import hashlib
+import json
 import math
 import os
 import re
@@ -42,6 +49,37 @@ def finish(proc, timeout=300):
 def run(path, lib, timeout=300):
     """(returncode, stdout, stderr) of one program under one library."""
     return finish(start(path, lib), timeout)
+
+
+def _cache_file(path):
+    """Where torch's output of ``path`` is kept (None when the cache is off or torch is absent)."""
+    default = os.path.join(os.path.expanduser("~"), ".cache", "ember", "torch-programs")
+    root = os.environ.get("EMBER_PROGRAMS_CACHE", default)
+    if root == "off":
+        return None
+    try:
+        from importlib.metadata import version
+        versions = "%s|%s|%s" % (sys.version, version("numpy"), version("torch"))
+    except Exception:
+        return None
+    with open(path, "rb") as f:
+        key = hashlib.sha256(f.read() + versions.encode()).hexdigest()[:32]
+    return os.path.join(root, "%s-%s.json" % (os.path.basename(path)[:-3], key))
+
+
+def torch_output(path, timeout=300):
+    """(returncode, stdout, stderr) of ``path`` under torch, from the cache when it is there."""
+    cached = _cache_file(path)
+    if cached is not None and os.path.exists(cached):
+        with open(cached) as f:
+            return tuple(json.load(f))
+    result = run(path, "torch", timeout)
+    if cached is not None and result[0] == 0:
+        os.makedirs(os.path.dirname(cached), exist_ok=True)
+        with open(cached + ".tmp", "w") as f:
+            json.dump(result, f)
+        os.replace(cached + ".tmp", cached)
+    return result
 
 
 def tolerances(path):
@@ -87,10 +125,15 @@ def diff(expected, got, rtol=1e-4, atol=1e-5):
     return None
 
 
-def compare(path, timeout=300):
-    """None when the program behaves the same under both libraries, else what differs."""
-    pt, pe = start(path, "torch"), start(path, "ember")    # side by side: one core each
-    (rt, ot, et), (re_, oe, ee) = finish(pt, timeout), finish(pe, timeout)
+def compare(path, timeout=300, ember=None):
+    """None when the program behaves the same under both libraries, else what differs.
+
+    ``ember``: the program's run under ember already started with ``start`` (else started here,
+    beside torch's run when torch's output is not cached).
+    """
+    pe = ember if ember is not None else start(path, "ember")
+    rt, ot, et = torch_output(path, timeout)
+    re_, oe, ee = finish(pe, timeout)
     if rt != 0:
         return "the program fails under torch itself (rc=%s):\n%s" % (rt, et[-2000:])
     if re_ != 0:
@@ -102,6 +145,7 @@ if __name__ == "__main__":
     bad = 0
     for p in sys.argv[1:]:
         msg = compare(os.path.abspath(p))
-        print(("ok   " if msg is None else "FAIL ") + os.path.basename(p) + ("" if msg is None else "\n" + msg))
+        print(("ok   " if msg is None else "FAIL ") + os.path.basename(p)
+              + ("" if msg is None else "\n" + msg))
         bad += msg is not None
     sys.exit(1 if bad else 0)
