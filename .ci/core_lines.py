@@ -43,8 +43,12 @@ import tokenize
 # kernels, autocast on every op torch casts, torch's saved-tensor order, in-place gradients of
 # a wider operand, strided batch norm, torch.norm's matrix path, function-vs-method argument
 # forms, PReLU/RReLU double backward. __torch_function__ dispatch lives outside the core
-# (ember/_torch_function.py), as the tensor-method compatibility layer does.
-BUDGETS = {"machinery": 4100, "ops": 20500}
+# (ember/_torch_function.py), as the tensor-method compatibility layer does. The twelfth session
+# (60 more real programs, fuzzer seeds 17-18) added about 400 to the op library: the sparse CSR
+# layout and sparse COO arithmetic (ops/sparse.py, about 330), channels-last gradients of
+# convolution, normalization and resampling, torch's operator rules for NumPy operands kept
+# apart from the functions' argument errors (arithmetic.py), and torch's index errors.
+BUDGETS = {"machinery": 4100, "ops": 21000}
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "src" / "ember"
 
 

@@ -66,7 +66,7 @@ def test_set_printoptions(torch, opts):
         for lib in (ember, torch):
             lib.set_printoptions(profile="default")
             lib.set_printoptions(sci_mode=None)
-    assert ember.get_printoptions()["precision"] == 4
+    assert ember._tensor_str.get_printoptions()["precision"] == 4
 
 
 def test_named_tuple_repr(torch):

@@ -23,7 +23,7 @@ from .tensor import (Tensor, Size, FloatTensor, DoubleTensor, HalfTensor, LongTe
                      ShortTensor, CharTensor, ByteTensor, BoolTensor)
 from .tensor import _bind as _bind_tensor
 from . import _torch_function  # noqa: E402  (before any Tensor subclass: see that file)
-from ._tensor_str import set_printoptions, get_printoptions
+from ._tensor_str import set_printoptions
 from .random import (Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
                      default_generator)
 from .ops import *  # noqa: F401,F403
@@ -255,7 +255,7 @@ def __getattr__(name):
         from . import jit
         return getattr(jit, name)
     # Heavier or optional sub-packages load on first use, keeping ``import ember`` fast.
-    if name in ("sparse_coo_tensor", "spmm", "smm"):
+    if name in ("sparse_coo_tensor", "sparse_csr_tensor", "spmm", "smm"):
         from .ops import sparse as _sparse
         return getattr(_sparse, name)
     if name in _LAZY:

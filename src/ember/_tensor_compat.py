@@ -82,6 +82,24 @@ class _Resize(Function):
 
 
 class _Compat:
+    def _bad_grad(self, value: Any) -> None:
+        """torch's error for ``self.grad = value`` of another type, dtype or size."""
+        if not isinstance(value, Tensor):
+            raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
+                            "type %s" % type(value).__name__)
+        if value._array.dtype != self._array.dtype:
+            raise RuntimeError(
+                "attempting to assign a gradient with dtype '%s' to a tensor with grad_dtype "
+                "'%s'. The gradient must match the tensor's grad_dtype (defaults to the "
+                "tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
+                "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the "
+                "dtypes of a tensor and its gradient may break downstream systems that assume "
+                "they match." % (_CPP_NAMES.get(str(value.dtype).split(".")[-1], value.dtype),
+                                 _dt.scalar_type_name(self._array.dtype)))
+        raise RuntimeError("attempting to assign a gradient of size '%s' to a tensor of size "
+                           "'%s'. Please ensure that the gradient and the tensor are the same "
+                           "size" % (list(value.shape), list(self.shape)))
+
     @property
     def volatile(self) -> bool:
         warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
@@ -276,6 +294,11 @@ class _Compat:
                       "directly, use tensor.untyped_storage() instead of tensor.storage()",
                       UserWarning, stacklevel=2)
         return TypedStorage(self)
+
+    def to_sparse_csr(self, dense_dim: Optional[int] = None) -> Tensor:
+        """This 2-D tensor in compressed sparse row layout."""
+        from .ops import sparse as _sparse     # (loaded on first use, as ember.sparse)
+        return _sparse.to_sparse_csr(self, dense_dim)
 
     def untyped_storage(self) -> "UntypedStorage":
         """The tensor's memory as bytes."""

@@ -106,7 +106,11 @@ def _relevant(t):
     if t is Tensor:
         return False
     tf = getattr(t, "__torch_function__", None)
-    return tf is not None and getattr(tf, "__func__", tf) is not disabled_torch_function_impl
+    tf = getattr(tf, "__func__", tf)
+    # (a real torch.Tensor's default handler would call the function back: such a tensor is
+    # data to ember, as without dispatch)
+    return tf is not None and tf is not disabled_torch_function_impl and \
+        getattr(tf, "__module__", None) != "torch._tensor"
 
 
 def overloaded_args(values):

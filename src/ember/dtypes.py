@@ -344,6 +344,8 @@ class iinfo:
         if d._rank >= 2:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
                             "handle 'torch.iinfo'")
+        if d.name == "bool":
+            raise TypeError("torch.bool is not supported by torch.iinfo")
         # (the unsigned types ember keeps no tensors of still have limits)
         ii = np.iinfo(d.name if d.name in ("uint16", "uint32", "uint64") else d.np)
         self.dtype, self.bits, self.max, self.min = d.name, ii.bits, _b.int(ii.max), _b.int(ii.min)

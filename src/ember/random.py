@@ -274,6 +274,23 @@ class Generator:
         """The seed last given to ``manual_seed`` (or drawn by ``seed``)."""
         return self._seed
 
+    def clone_state(self):
+        """A new generator in this one's state (same seed, same position in the stream)."""
+        g = Generator(self.device)
+        return g.set_state(self.get_state())
+
+    def get_offset(self):
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset):
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def graphsafe_get_state(self):
+        raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state):
+        raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
+
     def get_state(self):
         """The state as a 5056-byte uint8 tensor, in torch's layout."""
         st = self._bits.state["state"]
@@ -844,9 +861,7 @@ def _rng(generator=None):
 
 def manual_seed(seed):
     """Seed the global generator so that every random op is reproducible; returns it."""
-    if isinstance(seed, float):
-        seed = int(seed)
-    return default_generator.manual_seed(seed)
+    return default_generator.manual_seed(int(seed))
 
 
 def seed():

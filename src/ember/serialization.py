@@ -38,7 +38,10 @@ from .tensor import Size, Tensor
 
 __all__ = ["save", "load", "CheckpointError", "SourceChangeWarning", "LoadEndianness",
            "get_default_load_endianness", "set_default_load_endianness", "location_tag",
-           "default_restore_location", "register_package"]
+           "default_restore_location", "register_package", "DEFAULT_PROTOCOL",
+           "get_unsafe_globals_in_checkpoint", "check_module_version_greater_or_equal"]
+
+DEFAULT_PROTOCOL = 2
 
 
 class CheckpointError(RuntimeError, ValueError):
@@ -51,6 +54,16 @@ class _NotACheckpointError(CheckpointError, UnpicklingError):
 
 class _EmptyFileError(CheckpointError, EOFError):
     """An empty file: an ``EOFError`` as in torch, also a CheckpointError."""
+
+
+class _TorchRuntimeError(CheckpointError):
+    """A failure torch reports as a ``RuntimeError`` with the same message."""
+
+
+# (named as torch's exception classes, so ``type(e).__name__`` reads as under torch)
+_NotACheckpointError.__name__ = _NotACheckpointError.__qualname__ = "UnpicklingError"
+_EmptyFileError.__name__ = _EmptyFileError.__qualname__ = "EOFError"
+_TorchRuntimeError.__name__ = _TorchRuntimeError.__qualname__ = "RuntimeError"
 
 
 def _fail(msg):
@@ -202,7 +215,7 @@ def _as_view(storage, offset, size, stride, dtype_name=None):
     last = offset + sum((n - 1) * s for n, s in zip(size, stride))
     if last >= base.size:
         item = base.itemsize
-        raise CheckpointError(
+        raise _TorchRuntimeError(
             "setStorage: sizes %s, strides %s, storage offset %d, and itemsize %d requiring a "
             "storage size of %d are out of bounds for storage of size %d"
             % (list(size), list(stride), offset, item, (last + 1) * item, base.nbytes))
@@ -515,6 +528,12 @@ _TUPLE2 = pickle.TUPLE2[0]
 _TUPLE3 = pickle.TUPLE3[0]
 
 
+# Opcodes ember's interpreter reads but torch's weights-only unpickler refuses (protocol 3+
+# strings/bytes, protocol 4 frames/memo/sets): refused too, with torch's error.
+_NOT_IN_TORCH = frozenset((_STACK_GLOBAL, _ADDITEMS, _FROZENSET, _SHORT_BINUNICODE, _BINUNICODE8,
+                           _BINSTRING, _SHORT_BINBYTES, _BINBYTES, _BINBYTES8, _MEMOIZE, _FRAME))
+
+
 class _WeightsUnpickler:
     """An opcode interpreter for the pickles torch writes, which can only build allow-listed
     objects (torch's ``_weights_only_unpickler``, on ember's objects). Nothing is imported; a
@@ -589,6 +608,8 @@ class _WeightsUnpickler:
         read, memo = self.read, self.memo
         while True:
             key = read(1)[0]
+            if key in _NOT_IN_TORCH:
+                raise UnpicklingError("Unsupported operand %d" % key)
             if key == _GLOBAL:
                 module = self.readline()
                 name = self.readline()
@@ -894,7 +915,7 @@ def _restore_device(location):
         try:
             backend_for(dev)
         except RuntimeError:
-            raise CheckpointError(
+            raise _TorchRuntimeError(
                 "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
                 "is False. If you are running on a CPU-only machine, please use torch.load with "
                 "map_location=torch.device('cpu') to map your storages to the CPU.") from None
@@ -1082,10 +1103,10 @@ def _load_legacy(fh, start, end, map_location, weights_only, pickle_module, pick
         return up.load()
 
     if unpickle() != _MAGIC_NUMBER:
-        raise CheckpointError("Invalid magic number; corrupt file?")
+        raise _TorchRuntimeError("Invalid magic number; corrupt file?")
     version = unpickle()
     if version != _PROTOCOL_VERSION:
-        raise CheckpointError("Invalid protocol version: %.40r" % (version,))
+        raise _TorchRuntimeError("Invalid protocol version: %.40r" % (version,))
     sys_info = unpickle()
     if not isinstance(sys_info, dict) or not sys_info.get("little_endian", True):
         _fail("big-endian legacy checkpoints are not supported")
@@ -1755,7 +1776,7 @@ def _load(fh, map_location, weights_only, path, mmap, pickle_module, pickle_load
         return _load_zip(fh, start, end, map_location, weights_only, path, mmap, pickle_module,
                          pickle_load_args)
     if mmap:
-        raise CheckpointError(
+        raise _TorchRuntimeError(
             "mmap can only be used with files saved with `torch.save(%s"
             "_use_new_zipfile_serialization=True), please torch.save your checkpoint with this "
             "option in order to use mmap." % ("" if path is None else path + ", "))
@@ -1775,3 +1796,54 @@ def _load(fh, map_location, weights_only, path, mmap, pickle_module, pickle_load
         if isinstance(e, CheckpointError):
             raise
         raise _NotACheckpointError(str(e)) from None
+
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The ``module.name`` strings of the GLOBALs in a ``torch.save`` checkpoint that
+    ``weights_only=True`` would refuse (not allowlisted by default nor by
+    ``add_safe_globals``/``safe_globals``). Matches torch's."""
+    import pickletools
+    own = isinstance(f, (str, os.PathLike))
+    fh = open(f, "rb") if own else f
+    try:
+        start = fh.tell()
+        if fh.read(4) != _ZIP_MAGIC:
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        fh.seek(start)
+        zf = zipfile.ZipFile(fh)
+        if any(i.filename.endswith("constants.pkl") for i in zf.infolist()):
+            raise ValueError("Expected input to be a checkpoint returned by torch.save but got "
+                             "a torchscript checkpoint")
+        zf, prefix = _open_zip(fh, start, None)
+        pkl = zf.read(prefix + "data.pkl")
+    finally:
+        if own:
+            fh.close()
+    found = {arg.replace(" ", ".") for op, arg, _ in pickletools.genops(pkl)
+             if op.name == "GLOBAL"}
+    safe = set(_allowed_globals())
+    for name in _user_globals():
+        safe.add(name)
+        if name.startswith("ember."):
+            safe.add("torch." + name[len("ember."):])
+    return list(found - safe)
+
+
+def check_module_version_greater_or_equal(module, req_version_tuple, error_if_malformed=True):
+    """Whether ``module.__version__`` is at least ``req_version_tuple`` (compared field by
+    field, each cast to the type of the required field). Matches torch's."""
+    try:
+        version_strs = module.__version__.split(".")
+        module_version = tuple(type(req_field)(version_strs[idx])
+                               for idx, req_field in enumerate(req_version_tuple))
+        requirement_is_met = module_version >= req_version_tuple
+    except Exception as e:
+        message = (f"'{module.__name__}' module version string is malformed "
+                   f"'{module.__version__}' and cannot be compared with tuple "
+                   f"{str(req_version_tuple)}")
+        if error_if_malformed:
+            raise RuntimeError(message) from e
+        warnings.warn(message + ", but continuing assuming that requirement is met",
+                      stacklevel=2)
+        requirement_is_met = True
+    return requirement_is_met

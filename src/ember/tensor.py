@@ -72,9 +72,10 @@ class RemovableHandle:
 
     _next_id = [0]
 
-    def __init__(self, hooks_dict: dict, *extra_dicts: dict) -> None:
+    def __init__(self, hooks_dict: dict, *extra_dicts: dict, extra_dict: Any = None) -> None:
         self.hooks_dict = hooks_dict     # (a plain dict cannot be weakly referenced)
-        self.extra_dicts = extra_dicts   # (forward pre-hooks with kwargs keep a second dict)
+        self.extra_dicts = extra_dicts + (tuple(extra_dict) if isinstance(extra_dict, list)
+                                          else () if extra_dict is None else (extra_dict,))
         self.id = self._next_id[0]
         self._next_id[0] += 1
 
@@ -362,21 +363,15 @@ class Tensor:
                 ".grad attribute won't be populated during autograd.backward(). If you indeed want "
                 "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
                 "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you "
-                "access the leaf Tensor instead.", UserWarning, stacklevel=2)
+                "access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for "
+                "more information.", UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
     def grad(self, value: Optional[Tensor]) -> None:
-        if value is not None:
-            if not isinstance(value, Tensor):
-                raise TypeError("assigned grad expected to be a Tensor or None but got %s"
-                                % type(value).__name__)
-            if value._array.shape != self._array.shape:
-                raise RuntimeError("assigned grad has data of a different size: expected %s, "
-                                   "got %s" % (list(self.shape), list(value.shape)))
-            if value._array.dtype != self._array.dtype:
-                raise RuntimeError("assigned grad has data of a different type: expected %r, "
-                                   "got %r" % (self.dtype, value.dtype))
+        if value is not None and (not isinstance(value, Tensor) or value._array.dtype !=
+                                  self._array.dtype or value._array.shape != self._array.shape):
+            self._bad_grad(value)       # (torch's messages: in _tensor_compat)
         self._grad = value
 
     @grad.deleter
@@ -675,7 +670,8 @@ class Tensor:
 
     def __bool__(self) -> builtins.bool:
         if self._array.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with %s is ambiguous" % (
+                "no values" if self._array.size == 0 else "more than one value"))
         return bool(self._array.item())
 
     def __float__(self) -> builtins.float:
@@ -716,8 +712,8 @@ class Tensor:
     # ---- operators --------------------------------------------------------------
     # An operator with a NumPy array operand answers NotImplemented, as torch's: NumPy then
     # computes ``t + a`` (on ``t.__array__()``, the result wrapped back into a Tensor) and
-    # ``a + t`` raises TypeError. (``__add__``, ``__mul__``, ... are the ops themselves, for
-    # speed: they compute ``t + a`` as NumPy would.)
+    # ``a + t`` raises TypeError. (``__add__``, ``__iadd__``, ... come from
+    # ``ops.arithmetic.OPERATORS``.)
     def __radd__(self, other: Any) -> Tensor:
         return NotImplemented if isinstance(other, _ndarray) else _ops.add(self, other)
 
@@ -731,7 +727,7 @@ class Tensor:
         return NotImplemented if isinstance(other, _ndarray) else _ops.matmul(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return _ops.mul(_ops.reciprocal(self), other)
+        return _ops.reciprocal(self) * other     # (torch's: an array ``other``: NumPy's ``*``)
 
     def __rfloordiv__(self, other: Any) -> Tensor:
         if isinstance(other, _ndarray):
@@ -764,7 +760,7 @@ class Tensor:
         return NotImplemented if isinstance(other, _ndarray) else self.__and__(other)
 
     def __iand__(self, other: Any) -> Tensor:
-        return _ops.bitwise_and_(self, other)
+        return NotImplemented if isinstance(other, _ndarray) else _ops.bitwise_and_(self, other)
 
     def __or__(self, other: Any) -> Tensor:
         return NotImplemented if isinstance(other, _ndarray) else _ops.bitwise_or(self, other)
@@ -773,7 +769,7 @@ class Tensor:
         return NotImplemented if isinstance(other, _ndarray) else self.__or__(other)
 
     def __ior__(self, other: Any) -> Tensor:
-        return _ops.bitwise_or_(self, other)
+        return NotImplemented if isinstance(other, _ndarray) else _ops.bitwise_or_(self, other)
 
     def __xor__(self, other: Any) -> Tensor:
         return NotImplemented if isinstance(other, _ndarray) else _ops.bitwise_xor(self, other)
@@ -782,7 +778,7 @@ class Tensor:
         return NotImplemented if isinstance(other, _ndarray) else self.__xor__(other)
 
     def __ixor__(self, other: Any) -> Tensor:
-        return _ops.bitwise_xor_(self, other)
+        return NotImplemented if isinstance(other, _ndarray) else _ops.bitwise_xor_(self, other)
 
     def __lshift__(self, other: Any) -> Tensor:
         if isinstance(other, _ndarray):
@@ -805,9 +801,13 @@ class Tensor:
         return _ops.bitwise_right_shift(other, self)
 
     def __ilshift__(self, other: Any) -> Tensor:
+        if isinstance(other, _ndarray):
+            return NotImplemented
         return _ops.bitwise_left_shift_(self, other)
 
     def __irshift__(self, other: Any) -> Tensor:
+        if isinstance(other, _ndarray):
+            return NotImplemented
         return _ops.bitwise_right_shift_(self, other)
 
     def __contains__(self, element: Any) -> builtins.bool:
@@ -1284,11 +1284,8 @@ BoolTensor = _legacy_type("BoolTensor", _dt.bool)
 # The hottest methods and operators are the ops' functions themselves (a Python call less than a
 # wrapper method; other methods go through ``__getattr__``).
 _METHODS = {
-    "add": "__add__", "add_": "__iadd__ add_", "sub": "__sub__",
-    "sub_": "__isub__ sub_", "mul": "__mul__", "mul_": "__imul__ mul_",
-    "div": "__truediv__", "div_": "__itruediv__ div_", "floor_divide": "__floordiv__",
-    "floor_divide_": "__ifloordiv__", "remainder": "__mod__", "remainder_": "__imod__",
-    "pow": "__pow__ pow", "pow_": "__ipow__", "matmul": "matmul", "neg": "__neg__",
+    "add": "add", "add_": "add_", "sub": "sub", "sub_": "sub_", "mul": "mul", "mul_": "mul_",
+    "div": "div", "div_": "div_", "pow": "pow", "matmul": "matmul", "neg": "__neg__",
     "abs": "__abs__", "relu": "relu", "sum": "sum", "mean": "mean", "mm": "mm", "t": "t",
     "view": "view", "reshape": "reshape", "exp": "exp", "log": "log", "clamp": "clamp",
     "unsqueeze": "unsqueeze", "squeeze": "squeeze", "expand": "expand", "sigmoid": "sigmoid",
@@ -1304,6 +1301,8 @@ def _bind(ops, engine):
     for op, names in _METHODS.items():
         for name in names.split():
             setattr(Tensor, name, ops._PLAIN.get(op) or getattr(ops, op))
+    for name, fn in ops.arithmetic.OPERATORS.items():     # (a NumPy operand: NotImplemented)
+        setattr(Tensor, name, fn)
     # Every other method is a class attribute too, as torch's (``torch.Tensor.abs(x)``,
     # ``hasattr(torch.Tensor, "abs")``); what Tensor defines itself wins.
     for name in ops._TENSOR_METHODS:

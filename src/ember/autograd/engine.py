@@ -12,7 +12,7 @@ import weakref
 from heapq import heappop as _heappop, heappush as _heappush
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from ..backend import get_array_module
+from ..backend import get_array_module, silence, unsilence
 from ..dtypes import from_numpy_dtype
 from ..tensor import Tensor
 from ._sum_to import sum_to_size
@@ -28,7 +28,8 @@ _GradTensors = Union[Tensor, Sequence[Optional[Tensor]], None]
 
 def _make_grads(outputs, grad_outputs):
     grads = []
-    for i, t in enumerate(outputs):
+    n = len(outputs) if grad_outputs is None else min(len(outputs), len(grad_outputs))
+    for i, t in enumerate(outputs[:n]):
         g = None if grad_outputs is None else grad_outputs[i]
         if g is None:
             arr = t._array
@@ -50,6 +51,8 @@ def _make_grads(outputs, grad_outputs):
             if g._array.dtype != t._array.dtype:
                 g = Tensor._wrap(g._array.astype(t._array.dtype))
         grads.append(g)
+    if n < len(outputs):    # (torch's engine check, after the per-gradient ones)
+        raise RuntimeError("got %d tensors and %d gradients" % (len(outputs), n))
     return grads
 
 
@@ -226,6 +229,7 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
     _state.enabled, _state.retain = bool(create_graph), bool(retain_graph)
     callbacks: List[Any] = []
     _final_callbacks.append(callbacks)
+    fp = silence()      # (inf/nan gradients arise silently, as in torch's kernels)
     try:
         while heap:
             node = _heappop(heap)[1]
@@ -264,6 +268,7 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
     finally:
         _final_callbacks.pop()
         _state.enabled, _state.retain = prev, prev_retain
+        unsilence(fp)
 
 
 # one list per running backward (innermost last): callbacks queued during it run at its end

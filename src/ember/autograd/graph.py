@@ -36,7 +36,16 @@ _SAVED_NAMES = {"PowBackward0": (("self",), {"exponent": "e"}),
                 "SigmoidBackward0": (("result",), {}), "SqrtBackward0": (("result",), {}),
                 "ReluBackward0": (("result",), {}), "LogBackward0": (("self",), {}),
                 "SinBackward0": (("self",), {}), "CosBackward0": (("self",), {}),
-                "AbsBackward0": (("self",), {})}
+                "AbsBackward0": (("self",), {}),
+                "MmBackward0": (("self", "mat2"), {"self_sym_sizes": 0, "mat2_sym_sizes": 1}),
+                "BmmBackward0": (("self", "mat2"), {}), "MvBackward0": (("self", "vec"), {}),
+                "DotBackward0": (("self", "tensor"), {}),
+                "AddmmBackward0": (("mat1", "mat2"), {"alpha": "alpha", "beta": "beta",
+                                                      "mat1_sym_sizes": 1, "mat2_sym_sizes": 2}),
+                "BaddbmmBackward0": (("batch1", "batch2"), {"alpha": "alpha", "beta": "beta"}),
+                "ScaledDotProductFlashAttentionForCpuBackward0": (
+                    ("attn_mask", "key", "query", "value", "logsumexp", "output"),
+                    {"dropout_p": "dropout_p", "is_causal": "causal", "scale": "given_scale"})}
 
 
 class Node:
@@ -72,8 +81,12 @@ class Node:
             key = attr[7:]
             if key in names[0]:
                 return self.saved_tensors[names[0].index(key)]
-            if key in names[1]:
-                return self.__dict__[names[1][key]]
+            v = names[1].get(key)
+            if isinstance(v, int):      # (an input's sizes: its saved tensor's, else its edge's)
+                t = self.saved_tensors[v - (len(self._edges) - len(names[0]))]
+                return tuple(t.shape if t is not None else self._input_meta(v)[0])
+            if v is not None:
+                return self.__dict__[v]
         raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, attr))
 
     def __repr__(self):
@@ -290,7 +303,8 @@ def _type_name(t):
 
 def _op_name(node):
     """A node's name as torch's version message gives it: ``ExpBackward0`` -> ``Exp``."""
-    return re.sub(r"Backward\d*$", "", node.name())
+    name = re.sub(r"Backward\d*$", "", node.name())
+    return "torch::autograd::" + name if name == "CopySlices" else name
 
 
 _pack_hooks: list = []

@@ -107,8 +107,8 @@ def bilinear(input1, input2, weight, bias=None):
                            % (input1.dim(), input2.dim()))
     for i in range(input1.dim() - 1):
         if input1.shape[i] != input2.shape[i]:
-            raise RuntimeError("bilinear(): input batch dimensions do not match: got %d and %d"
-                               % (input1.shape[i], input2.shape[i]))
+            raise RuntimeError("bilinear(): input batch dimensions do not match at dim %d: got "
+                               "%d and %d" % (i, input1.shape[i], input2.shape[i]))
     if input1.shape[-1] != weight.shape[1]:
         raise RuntimeError("bilinear(): input1 size does not match weight size: got %d but "
                            "expected %d" % (input1.shape[-1], weight.shape[1]))
@@ -977,6 +977,9 @@ def _sdpa_flash_chosen(query, key, value, attn_mask, dropout_p, enable_gqa):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """``softmax(q @ k^T * scale + mask) @ v``; a boolean mask keeps the True positions."""
+    if type(attn_mask).__name__ == "CausalBias":      # (torch.nn.attention.bias's masks)
+        return type(attn_mask)._dispatch(query, key, value, attn_mask, dropout_p, is_causal,
+                                         scale, enable_gqa)
     if not _ac_state.autocast:
         return _sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     # (autocast casts the op's inputs, then its inner ops run uncast, as torch's kernel)
@@ -1005,14 +1008,15 @@ def _sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     if mask is not None and mask.dtype == _dt.bool:
         mask = ops.where(mask.logical_not(), -math.inf, ops.zeros((), dtype=query.dtype,
                                                                   device=query.device))
-    e = query.shape[-1]
+    e, given_scale = query.shape[-1], scale
     if scale is None:
         scale = 1.0 / math.sqrt(e) if e else math.inf
     if flash:
         # NOTE: torch's CPU flash kernel takes attn_mask and is_causal together (both apply);
         # only the math path refuses the pair
         return _attention.FlashAttentionCpu.apply(
-            query, key, value, None if mask is None else mask._array, is_causal, scale)
+            query, key, value, None if mask is None else mask._array, is_causal, scale,
+            given_scale)
     # torch's math fallback, op for op (half and bfloat16 computed in float32)
     origin = query.dtype
     if origin in (_dt.float16, _dt.bfloat16):

@@ -76,6 +76,14 @@ class UninitializedTensorMixin:
 
     __str__ = __repr__
 
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+            "initialized one. Call `forward` to initialize the parameters before accessing their "
+            "attributes.")
+
     def materialize(self, shape, device=None, dtype=None):
         """Give the tensor ``shape`` (uninitialised values) and make it ``cls_to_become``."""
         from ..ops.creation import empty

@@ -4,7 +4,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _state
 from ..tensor import Tensor
-from ._util import sum_to, xp_of
+from ._util import _OVERLAP_MSG, sum_to, writable, xp_of
 from ..backend import backend_of, quiet
 from ..backend._meta import MetaArray
 from .shape import (AsStrided, _positions, _storage_size, _strided_geometry,
@@ -36,10 +36,8 @@ def write(t, arr, op):
         # view is read-only; a meta tensor has no data)
         t._version_ref[0] += 1
         return
-    if not dst.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the "
-                           "tensor before performing the operation.")
+    if writable(dst) is None:
+        raise RuntimeError(_OVERLAP_MSG)
     if arr.dtype == dst.dtype:
         xp_of(t).copyto(dst, arr)
     else:

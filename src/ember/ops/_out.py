@@ -15,6 +15,7 @@ from ..autograd.grad_mode import state as _state
 from ..backend import get_array_module
 from ..dtypes import scalar_type_name as _legacy
 from ..tensor import Tensor
+from ._util import _OVERLAP_MSG, writable
 
 __all__ = []
 
@@ -156,10 +157,8 @@ def _write(result, out):
             warnings.warn(_RESIZE_MSG % (list(dst.shape), list(arr.shape)), UserWarning,
                           stacklevel=4)
         out._array = dst = get_array_module(dst).empty(arr.shape, dtype=dst.dtype)
-    elif not dst.flags.writeable and dst.size:
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the "
-                           "tensor before performing the operation.")
+    elif dst.size and writable(dst) is None:
+        raise RuntimeError(_OVERLAP_MSG)
     if dst.size:
         get_array_module(dst).copyto(dst, arr, casting="unsafe")
     out._version_ref[0] += 1

@@ -17,6 +17,26 @@ def xp_of(t):
     return _XP.get(type(t._array), np)
 
 
+_OVERLAP_MSG = ("unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation.")
+
+
+def writable(arr):
+    """``arr`` made ready for a write, or None where torch refuses one: a read-only view (an
+    expanded tensor's) takes writes unless two of its elements share memory (a stride 0 over a
+    dim of size > 1: torch's internal-overlap check), as ``expand(3, 2)[:, 0]``."""
+    if arr.flags.writeable:
+        return arr
+    if any(n > 1 and st == 0 for n, st in zip(arr.shape, arr.strides)):
+        return None
+    try:
+        arr.flags.writeable = True
+    except ValueError:      # (memory NumPy holds read-only: not ours to write)
+        return None
+    return arr
+
+
 def not_implemented_for(arr, kernel, kinds):
     """torch's error for a kernel with no version for ``arr``'s dtype kind (letters of
     ``kinds``: ``"b"`` bool, ``"iu"`` integers, ``"c"`` complex): ``"kernel" not implemented for

@@ -269,7 +269,7 @@ class Div(Function):
         if aa.dtype.kind not in "fcV":
             d = _dt.get_default_dtype().np
             aa = aa.astype(d)
-            bb = bb if isinstance(b, Tensor) else b
+            bb = bb if isinstance(b, Tensor) else b.item() if isinstance(b, np.generic) else b
             if isinstance(b, Tensor) and bb.dtype.kind not in "fcV":
                 bb = bb.astype(d)
         elif isinstance(b, Tensor) and bb.dtype != aa.dtype:
@@ -586,6 +586,36 @@ def _int_pow(xp, a, b):
 _OPERAND = (Tensor,) + SCALAR_TYPES    # a Tensor or a Python/NumPy number
 
 
+def _tp_name(x):
+    """The name torch's argument errors give ``x``'s type (NumPy's are ``numpy.ndarray``)."""
+    t = type(x)
+    return "numpy." + t.__name__ if t.__module__ == "numpy" else t.__name__
+
+
+def _not_tensor(op, other):
+    """torch's TypeError for a method ``t.op(other)`` given an ``other`` it takes no overload of."""
+    raise TypeError("%s(): argument 'other' (position 1) must be Tensor, not %s"
+                    % (op, _tp_name(other)))
+
+
+# torch's overload lists, for the ops whose argument errors print them
+_OVERLOADS = {
+    "pow": " * (Tensor input, Tensor exponent, *, Tensor out = None)\n * (Number self, Tensor "
+           "exponent, *, Tensor out = None)\n * (Tensor input, Number exponent, *, Tensor out = "
+           "None)\n",
+    "fmod": " * (Tensor input, Tensor other, *, Tensor out = None)\n * (Tensor input, Number "
+            "other, *, Tensor out = None)\n",
+    "floor_divide": " * (Tensor input, Tensor other, *, Tensor out = None)\n * (Tensor input, "
+                    "Number other)\n      didn't match because some of the arguments have "
+                    "invalid types: (Tensor, !%s!)\n",
+    "remainder": " * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor "
+                 "other)\n      didn't match because some of the arguments have invalid types: "
+                 "(!Tensor!, !%s!)\n * (Tensor input, Number other, *, Tensor out = None)\n"}
+_METHOD_OVERLOADS = (" * (Tensor %s)\n      didn't match because some of the arguments have "
+                     "invalid types: (!numpy.ndarray!)\n * (Number %s)\n      didn't match "
+                     "because some of the arguments have invalid types: (!numpy.ndarray!)\n")
+
+
 def _tensor_first(op, a, b, floating=False):
     """``a`` and ``b`` with ``a`` a Tensor: a number ``a`` becomes a 0-d tensor of torch's
     dtype for ``a op b`` (an int out of an integer dtype's range wraps, as torch's cast, or keeps
@@ -596,11 +626,10 @@ def _tensor_first(op, a, b, floating=False):
         from .creation import as_tensor
         a = as_tensor(a)
     if not isinstance(b, Tensor) and not is_scalar(b):
-        if not isinstance(b, np.ndarray):     # host: (an array: torch's operators take it)
-            raise TypeError("%s(): argument 'other' (position 2) must be Tensor, not %s"
-                            % (op, type(b).__name__))
-        from .creation import as_tensor
-        b = as_tensor(b)
+        if op in _OVERLOADS:
+            _no_overload(op, (a, b), _OVERLOADS[op].replace("%s", _tp_name(b)))
+        raise TypeError("%s(): argument 'other' (position 2) must be Tensor, not %s"
+                        % (op, _tp_name(b)))
     return a, b
 
 
@@ -793,8 +822,12 @@ def pow(input, exponent, *, out=None):
             return PowScalarTensor.apply(input, exponent.item(), exponent)
         return Pow.apply(input, exponent)
     if not is_scalar(exponent):
+        if isinstance(exponent, np.ndarray):
+            _no_overload("pow", (input, exponent), _OVERLOADS["pow"])
         from .creation import as_tensor
         return Pow.apply(input, as_tensor(exponent))
+    if isinstance(exponent, np.generic):
+        exponent = exponent.item()     # (a NumPy number acts as the Python number, as in torch)
     if exponent.__class__ is int:
         _int_scalar_for(exponent, np.dtype(np.float64), True)     # (int64/uint64 range)
         k = input._array.dtype.kind
@@ -1021,6 +1054,8 @@ def _cast_before_alpha(input, other, alpha):
 
 
 def add_(input, other, *args, alpha=1):
+    if isinstance(other, np.ndarray):
+        _not_tensor("add_", other)
     if args:
         other, alpha = _deprecated_alpha("add_", other, args, alpha)
     _cast_before_alpha(input, other, alpha)
@@ -1028,6 +1063,8 @@ def add_(input, other, *args, alpha=1):
 
 
 def sub_(input, other, *args, alpha=1):
+    if isinstance(other, np.ndarray):
+        _not_tensor("sub_", other)
     if args:
         other, alpha = _deprecated_alpha("sub_", other, args, alpha)
     if isinstance(input, Tensor):
@@ -1046,6 +1083,8 @@ def subtract_(input, other, *args, alpha=1):
 
 
 def mul_(input, other):
+    if isinstance(other, np.ndarray):
+        _not_tensor("mul_", other)
     return inplace(input, mul, other)
 
 
@@ -1053,6 +1092,8 @@ multiply_ = mul_
 
 
 def div_(input, other, *, rounding_mode=None):
+    if isinstance(other, np.ndarray):
+        _not_tensor("div_", other)
     return inplace(input, div, other, rounding_mode=rounding_mode)
 
 
@@ -1064,6 +1105,8 @@ def true_divide_(input, other):
 
 
 def pow_(input, exponent):
+    if isinstance(exponent, np.ndarray):
+        _no_overload("pow_", (exponent,), _METHOD_OVERLOADS % ("exponent", "exponent"))
     castable_into(input, exponent, numbers=False)
     return inplace(input, pow, exponent)
 
@@ -1081,11 +1124,15 @@ def square_(input):
 
 
 def floor_divide_(input, other):
+    if isinstance(other, np.ndarray):
+        _no_overload("floor_divide_", (other,), _METHOD_OVERLOADS % ("other", "other"))
     castable_into(input, other, numbers=False)
     return inplace(input, floor_divide, other)
 
 
 def remainder_(input, other):
+    if isinstance(other, np.ndarray):
+        _no_overload("remainder_", (other,), _METHOD_OVERLOADS % ("other", "other"))
     castable_into(input, other, numbers=False)
     return inplace(input, remainder, other)
 
@@ -1255,7 +1302,7 @@ def _float_arrays(op, a, b):
 
 def _no_overload(op, args, overloads):
     """torch's TypeError for arguments matching none of ``op``'s ``overloads`` (its lines)."""
-    got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in args)
+    got = ", ".join("Tensor" if isinstance(v, Tensor) else _tp_name(v) for v in args)
     raise TypeError("%s() received an invalid combination of arguments - got (%s), but expected "
                     "one of:\n%s" % (op, got, overloads))
 
@@ -1624,3 +1671,28 @@ def xlogy_(input, other):
                            % (_dt.scalar_type_name(_dt.result_type(input, other).np),
                               _dt.scalar_type_name(input._array.dtype)))
     return inplace(input, xlogy, other)
+
+
+def _operator(fn, fast=None):
+    """Tensor's operator for ``fn``: ``fast`` (else ``fn``) for a Tensor or number operand, and
+    NotImplemented for a NumPy array, as torch's operators answer (NumPy then computes ``t + a``
+    on ``t.__array__()`` and wraps the result into a new Tensor; ``t += a`` rebinds ``t``)."""
+    fast = fast or fn
+
+    def operator(input, other):
+        if isinstance(other, _OPERAND):
+            return fast(input, other)
+        return NotImplemented if isinstance(other, np.ndarray) else fn(input, other)
+    operator.__name__ = operator.__qualname__ = fn.__name__
+    operator.__doc__ = fn.__doc__
+    return operator
+
+
+OPERATORS = {
+    "__add__": _operator(add, Add.apply), "__sub__": _operator(sub, Sub.apply),
+    "__mul__": _operator(mul, Mul.apply), "__truediv__": _operator(div, Div.apply),
+    "__floordiv__": _operator(floor_divide), "__mod__": _operator(remainder),
+    "__pow__": _operator(pow), "__iadd__": _operator(add_), "__isub__": _operator(sub_),
+    "__imul__": _operator(mul_), "__itruediv__": _operator(div_),
+    "__ifloordiv__": _operator(floor_divide_), "__imod__": _operator(remainder_),
+    "__ipow__": _operator(pow_)}

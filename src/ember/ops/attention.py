@@ -7,20 +7,27 @@ from ._util import xp_of
 __all__ = []
 
 
-def _probabilities(xp, q, k, mask, causal, scale):
-    """Softmax of ``q k^T * scale + mask`` over the keys, as (unnormalised ``exp``, row sums);
-    a row masked throughout gives 0."""
+def _scores(xp, q, k, mask, causal, scale):
+    """``q k^T * scale + mask``, with ``-inf`` above the diagonal when ``causal``."""
     s = xp.matmul(q, xp.swapaxes(k, -1, -2)) * q.dtype.type(scale)
     if mask is not None:
         s = s + mask.astype(s.dtype, copy=False)
     if causal:
         lq, lk = s.shape[-2:]
         s = xp.where(xp.tril(xp.ones((lq, lk), dtype=bool)), s, -xp.inf)
+    return s
+
+
+def _probabilities(xp, s):
+    """Softmax of the scores ``s`` over the keys, as (unnormalised ``exp``, row sums, log-sum-exp
+    per row); a row masked throughout gives 0 (and a log-sum-exp of 0, as torch's kernel)."""
     m = s.max(-1, keepdims=True) if s.shape[-1] else s.sum(-1, keepdims=True)
     dead = m == -xp.inf
-    with errstate(invalid="ignore", over="ignore"):
+    with errstate(invalid="ignore", over="ignore", divide="ignore"):
         e = xp.where(dead, 0, xp.exp(s - xp.where(dead, 0, m)))
-    return e, xp.where(dead, 1, e.sum(-1, keepdims=True))
+        total = xp.where(dead, 1, e.sum(-1, keepdims=True))
+        lse = xp.where(dead, 0, m + xp.log(total))
+    return e, total, lse[..., 0]
 
 
 def _repeat_heads(xp, arr, heads):
@@ -46,7 +53,7 @@ class FlashAttentionCpu(Function):
     edge_args = (0, 1, 2)
 
     @staticmethod
-    def forward(ctx, query, key, value, mask, causal, scale):
+    def forward(ctx, query, key, value, mask, causal, scale, given_scale=None):
         xp = xp_of(query)
         k, v = _repeat_heads(xp, key._array, query.shape[1]), \
             _repeat_heads(xp, value._array, query.shape[1])
@@ -56,28 +63,34 @@ class FlashAttentionCpu(Function):
             # NOTE: as torch's kernel, half/bfloat16 work in float32 but the unnormalised
             # exps are rounded to the input dtype before they meet ``value``
             q, k, v = (a.astype("float32") for a in (q, k, v))
-        e, total = _probabilities(xp, q, k, mask, causal, scale)
-        p = e / total
-        ctx.scale = scale
-        ctx.save_for_backward(query, key, value, Tensor._wrap(p))
+        e, total, lse = _probabilities(xp, _scores(xp, q, k, mask, causal, scale))
+        ctx.scale, ctx.causal = scale, causal
+        ctx.given_scale, ctx.dropout_p = given_scale, 0.0    # (torch's _saved_scale: the user's)
         if dt.itemsize == 2:
             e = e.astype(dt).astype(e.dtype)
         out = (xp.matmul(e, v) / total).astype(dt, copy=False)
         # NOTE: laid out as (B, L, H, E) in memory, as torch's kernel writes it (a later
         # permute(2, 0, 1, 3).reshape is then a view, as in torch's graph).
         out = xp.ascontiguousarray(xp.swapaxes(out, 1, 2))
-        return Tensor._wrap(xp.swapaxes(out, 1, 2))
+        output = Tensor._wrap(xp.swapaxes(out, 1, 2))
+        # torch's saved state, in its order: attn_mask, key, query, value, logsumexp, output
+        ctx.save_for_backward(None if mask is None else Tensor._wrap(mask), key, query, value,
+                              Tensor._wrap(lse), output)
+        return output
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_output):
-        query, key, value, p = ctx.saved_tensors
+        mask, key, query, value, lse, _ = ctx.saved_tensors
         xp = xp_of(query)
         h = query.shape[1]
-        q, p = query._array, p._array
+        q, lse = query._array, lse._array
         k, v = _repeat_heads(xp, key._array, h), _repeat_heads(xp, value._array, h)
         dt = q.dtype
-        q, k, v = (a.astype(p.dtype, copy=False) for a in (q, k, v))
+        q, k, v = (a.astype(lse.dtype, copy=False) for a in (q, k, v))
+        s = _scores(xp, q, k, None if mask is None else mask._array, ctx.causal, ctx.scale)
+        with errstate(invalid="ignore", over="ignore"):
+            p = xp.exp(s - lse[..., None])
         g = grad_output._array.astype(q.dtype, copy=False)
         dv = xp.matmul(xp.swapaxes(p, -1, -2), g)
         dp = xp.matmul(g, xp.swapaxes(v, -1, -2))
@@ -87,4 +100,4 @@ class FlashAttentionCpu(Function):
         dv = _sum_heads(dv, value.shape[1])
         return (Tensor._wrap(dq.astype(dt, copy=False)),
                 Tensor._wrap(dk.astype(dt, copy=False)),
-                Tensor._wrap(dv.astype(dt, copy=False)), None, None, None)
+                Tensor._wrap(dv.astype(dt, copy=False)), None, None, None, None)

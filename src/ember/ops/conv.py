@@ -87,8 +87,9 @@ def _grad_weight(gy, cols, groups, w_shape):
     gm = gy.reshape(n, groups, o // groups, cols.shape[-1])
     cm = cols.reshape(n, groups, cols.shape[1] // groups, cols.shape[-1])
     # NOTE: columns @ gy^T (not gy @ columns^T) is the faster BLAS layout for these shapes.
-    dw = get_array_module(cols).matmul(cm, gm.transpose(0, 1, 3, 2)).sum(axis=0)
-    return dw.transpose(0, 2, 1).reshape(w_shape)
+    xp = get_array_module(cols)
+    dw = xp.matmul(cm, gm.transpose(0, 1, 3, 2)).sum(axis=0)
+    return xp.ascontiguousarray(dw.transpose(0, 2, 1)).reshape(w_shape)
 
 
 def _col2im(gy, w, groups, padded_hw, s, d):
@@ -153,10 +154,22 @@ def _channels_last(arr):
 
 def _as_input_layout(out, x, w):
     """``out`` laid out channels-last when the input or the weight is (as torch's)."""
-    if _channels_last(x) or _channels_last(w):
-        xp = get_array_module(out)
-        return xp.ascontiguousarray(out.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
-    return out
+    return _to_channels_last(out) if _channels_last(x) or _channels_last(w) else out
+
+
+def _to_channels_last(arr):
+    """``arr`` (4-d) copied into channels-last order."""
+    xp = get_array_module(arr)
+    return xp.ascontiguousarray(arr.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+
+
+def _grads_layout(ctx, *grads):
+    """The input and weight gradients laid out channels-last when the input or the weight of
+    the 2-d convolution is (torch's backward takes the forward's memory format)."""
+    input, weight = ctx.saved_tensors
+    if ctx.conf[-1] or not (_channels_last(input._array) or _channels_last(weight._array)):
+        return grads
+    return tuple(None if g is None else Tensor._wrap(_to_channels_last(g._array)) for g in grads)
 
 
 def _out_size(size, k, s, p, d):
@@ -217,6 +230,7 @@ class Convolution(Function):
         gw = None if gw is None else Tensor._wrap(_narrow(gw[:, :, 0] if squeeze else gw, low))
         gb = Tensor._wrap(_narrow(gy.sum(0).reshape(gy.shape[1], -1).sum(1), low)) \
             if ctx.needs_input_grad[2] else None
+        gx, gw = _grads_layout(ctx, gx, gw)
         return gx, gw, gb, None, None, None, None, None
 
 
@@ -267,6 +281,7 @@ class ConvTranspose(Function):
             gw = Tensor._wrap(_narrow(gw[:, :, 0] if squeeze else gw, low))
         if ctx.needs_input_grad[2]:
             gb = Tensor._wrap(_narrow(gy.sum(axis=(0, 2, 3)), low))
+        gx, gw = _grads_layout(ctx, gx, gw)
         return gx, gw, gb, None, None, None, None, None, None
 
 

@@ -274,23 +274,35 @@ def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
     return _new(backend_for(device).xp.asarray(s, dtype=d.np), requires_grad)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def _size_kw(args, size, op):
+    """The size given positionally (``args``) or as ``size=`` (torch takes either, not both)."""
+    if size is None:
+        return args
+    if args:
+        raise TypeError("%s() got multiple values for argument 'size'" % op)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError("%s(): argument 'size' must be tuple of ints, not %s"
+                        % (op, type(size).__name__))
+    return (size,)
+
+
+def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of zeros of the given size (default float dtype)."""
-    return _new(backend_for(device).xp.zeros(_size(size, "zeros"), dtype=_float_dtype(dtype).np),
-                requires_grad)
+    shape = _size(_size_kw(args, size, "zeros"), "zeros")
+    return _new(backend_for(device).xp.zeros(shape, dtype=_float_dtype(dtype).np), requires_grad)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of ones of the given size (default float dtype)."""
-    return _new(backend_for(device).xp.ones(_size(size, "ones"), dtype=_float_dtype(dtype).np),
-                requires_grad)
+    shape = _size(_size_kw(args, size, "ones"), "ones")
+    return _new(backend_for(device).xp.ones(shape, dtype=_float_dtype(dtype).np), requires_grad)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           memory_format=None, pin_memory=False):
     """An uninitialised tensor of the given size (ember fills it with zeros)."""
-    return _new(backend_for(device).xp.zeros(_size(size, "empty"), dtype=_float_dtype(dtype).np),
-                requires_grad)
+    shape = _size(_size_kw(args, size, "empty"), "empty")
+    return _new(backend_for(device).xp.zeros(shape, dtype=_float_dtype(dtype).np), requires_grad)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -699,11 +711,11 @@ def _real_draw(n, np_dtype, draw):
     return draw(2 * n, real).view(d)
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """Uniform samples on [0, 1) (torch's stream for the same seed)."""
     b = backend_for(device)
-    shape = _size(size, "rand")
+    shape = _size(_size_kw(args, size, "rand"), "rand")
     d = _float_dtype(dtype)
     _check_float(d, "check_uniform_bounds")
     if b.type == "meta":
@@ -713,11 +725,11 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     return _new(b.asarray(arr), requires_grad)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal samples (torch's stream for the same seed)."""
     b = backend_for(device)
-    shape = _size(size, "randn")
+    shape = _size(_size_kw(args, size, "randn"), "randn")
     d = _float_dtype(dtype)
     if _numel(shape):       # (the kernel, with its dtype check, runs on no empty tensor)
         _check_float(d, "normal_kernel_cpu")

@@ -12,7 +12,7 @@ from ..backend import backend_of, is_array
 from ..tensor import Tensor
 from ._index import Index, IndexPut, check_index_broadcast, dtype_name as _tname
 from ._inplace import inplace, overwrite
-from ._util import SCALAR_TYPES as _SCALARS, checked_scalar, xp_of
+from ._util import SCALAR_TYPES as _SCALARS, checked_scalar, writable, xp_of
 from .shape import _view_of, expand, reshape
 __all__ = ["nonzero", "argwhere", "index_put", "index_put_"]
 
@@ -26,6 +26,11 @@ def _convert(index, data, zero_dim_as_int=False):
 
     With ``zero_dim_as_int`` a 0-d integer tensor is an int (a select, as in ``t[i]``)."""
     if not isinstance(index, tuple):
+        if data.ndim == 0 and isinstance(index, (int, np.integer, slice)) and index is not True \
+                and index is not False:
+            raise IndexError("slice() cannot be applied to a 0-dim tensor." if isinstance(
+                index, slice) else "invalid index of a 0-dim tensor. Use `tensor.item()` in "
+                "Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         index = (index,)
     out = []
     advanced = False
@@ -45,9 +50,9 @@ def _convert(index, data, zero_dim_as_int=False):
                 arr = backend_of(data).asarray(arr)
             out.append(arr)
             advanced = True
-        elif isinstance(item, list) or is_array(item):
+        elif isinstance(item, (list, range)) or is_array(item):
             arr = backend_of(data).asarray(item)
-            if arr.size == 0 and arr.dtype.kind in "fV":
+            if arr.dtype.kind in "fV":  # (torch reads it as a long tensor: floats truncated)
                 arr = arr.astype(np.int64)
             if arr.dtype.kind in "fV" or arr.dtype == object:
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
@@ -82,7 +87,8 @@ def _check_bounds(index, shape):
                    for i in index if i is not None and i is not Ellipsis)
     if consumed > len(shape):
         raise IndexError("too many indices for tensor of dimension %d" % len(shape))
-    dim = 0
+    dim = advanced = 0
+    tensors = []        # (index array, its place among the advanced indices, dim size)
     for item in index:
         if item is Ellipsis:
             dim += len(shape) - consumed
@@ -105,15 +111,30 @@ def _check_bounds(index, shape):
                                      % (list(item.shape), k, list(shape), dim + k))
             dim += item.ndim
         elif is_array(item):
-            size = shape[dim]
-            hi, lo = (int(item.max()), int(item.min())) if item.size else (0, 0)
-            if hi >= size or lo < -size:
-                bad = hi if hi >= size else lo
-                raise IndexError("index %d is out of bounds for dimension %d with size %d"
-                                 % (bad, dim, size))
+            tensors.append((item, advanced, shape[dim]))
             dim += 1
         else:
             dim += 1
+        if is_array(item):
+            advanced += max(item.ndim, 1) if item.dtype == bool else 1
+    if any(((a >= n) | (a < -n)).any() for a, _, n in tensors):
+        _raise_first_bad(tensors)
+
+
+def _raise_first_bad(tensors):
+    """torch's error for the first out-of-range tensor index in its kernel's order: elementwise
+    over the broadcast indices, each element's indices in turn; the dimension is the index's
+    place among the advanced indices (torch moves those dims to the front)."""
+    xp = backend_of(tensors[0][0]).xp
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a, _, _ in tensors))
+    except ValueError:
+        return      # (torch's broadcast error comes first: raised by the caller)
+    arrs = [xp.broadcast_to(a, shape).reshape(-1) for a, _, _ in tensors]
+    flags = xp.stack([(a >= n) | (a < -n) for a, (_, _, n) in zip(arrs, tensors)], axis=-1)
+    elem, j = divmod(int(xp.argmax(flags.reshape(-1))), len(tensors))
+    raise IndexError("index %d is out of bounds for dimension %d with size %d"
+                     % (int(arrs[j][elem]), tensors[j][1], tensors[j][2]))
 
 
 class Slice(Function):
@@ -273,6 +294,11 @@ def _check_put_dtype(t, value):
 
 
 def _setitem(t, index, value):
+    if not isinstance(value, (Tensor, int, float, complex, np.integer)):
+        tp = type(value)    # (named as CPython's tp_name: qualified for a C type)
+        raise TypeError("can't assign a %s to a %s" % (
+            tp.__name__ if tp.__module__ == "builtins" or tp.__flags__ & 512
+            else tp.__module__ + "." + tp.__name__, t.type()))
     if isinstance(value, _SCALARS):
         value = checked_scalar(value, _dt._BY_NP[t._array.dtype], reduced=False)
     idx, advanced = _convert(index, t._array, True)
@@ -299,7 +325,7 @@ def _setitem(t, index, value):
     v = value._array if isinstance(value, Tensor) else value
     if isinstance(v, (list, tuple)) or (is_array(v) and type(v) is not type(arr)):
         v = backend_of(arr).asarray(v)
-    if not arr.flags.writeable:
+    if writable(arr) is None:
         arr = _expanded_alias(arr) if advanced else None
         if arr is None:
             raise RuntimeError("unsupported operation: more than one element of the written-to "

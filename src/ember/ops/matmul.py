@@ -671,24 +671,10 @@ def matmul(input, other, *, out=None):
     if na == 1 and nb == 2:
         return Squeeze.apply(Mm.apply(Unsqueeze.apply(input, 0), other), (0,),
                              "SqueezeBackward4")
-    _check_matmul(input._array, other._array)
     if _should_fold(input, other):
         return _folded(input, other)
+    _check_batches(input._array.shape[:-2], other._array.shape[:-2])
     return _batched(input, other)
-
-
-def _check_matmul(aa, bb):
-    """torch's size errors for a batched matmul."""
-    k_a = aa.shape[-1]
-    k_b = bb.shape[0] if bb.ndim == 1 else bb.shape[-2]
-    if k_a != k_b:
-        if bb.ndim == 1:
-            raise RuntimeError("size mismatch, got input (%d), mat (%s), vec (%d)"
-                               % (aa.shape[-2], _shape_str(aa.shape[-2:]), k_b))
-        raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%s and %s)"
-                           % (_shape_str((math.prod(aa.shape[:-1]), k_a)),
-                              _shape_str(bb.shape[-2:])))
-    _check_batches(aa.shape[:-2], bb.shape[:-2])
 
 
 def _check_batches(sa, sb):

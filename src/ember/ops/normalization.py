@@ -15,7 +15,9 @@ from ..tensor import Tensor
 from .. import dtypes as _dt
 from ._util import not_implemented_for, xp_of
 from .comparison import where
+from .conversion import _in_order
 from .creation import get_num_threads as _creation_threads
+from .shape import CloneInOrder
 
 # (``torch.batch_norm`` is the C++ form, ``ember._torch_ns.batch_norm``: another argument order)
 __all__ = ["layer_norm", "group_norm"]
@@ -277,112 +279,132 @@ class Norm(Function):
     def backward(ctx, grad_output):
         if ctx.deferred:
             raise RuntimeError(ctx.deferred)
-        input, weight, bias, mean, invstd, gmean, grstd = ctx.saved_tensors
-        axes, pshape, gshape = ctx.axes, ctx.pshape, ctx.gshape
-        if ctx.gn and not _grad_state.enabled:
-            # (torch's kernel from the forward's statistics; a graph of the gradient takes
-            # the recomputed, differentiable form below, as torch's double backward does)
-            gx, gw, gb = group_norm_backward(
-                grad_output._array, input._array, gmean._array, grstd._array, weight._array,
-                gshape[1], ctx.affine, ctx.needs_input_grad)
-            gx, gw, gb = (None if a is None else Tensor._wrap(a) for a in (gx, gw, gb))
-            if ctx.needs_input_grad[1] and gw is None:
-                gw = weight.detach().new_zeros(weight.shape)
-            if ctx.needs_input_grad[2] and gb is None:
-                gb = bias.detach().new_zeros(bias.shape)
-            return gx, gw, gb, None, None, None, None, None, None
-        x = input._array
-        cols = math.prod(pshape) if ctx.ln else 0
-        lanes = 32 // max(x.dtype.itemsize, 1)
-        if ctx.ln and not _grad_state.enabled and (x.dtype.itemsize < 4 or
-                cols <= lanes or cols % lanes == 0):
-            # (torch's kernel; in float32/float64 its sums over a row that ends in a partial
-            # vector are not reproduced, so those shapes take the centred form below)
-            rows = gmean._array.size
-            flat = (rows, cols)
-            gx, gw, gb = layer_norm_backward(
-                grad_output._array.reshape(flat), x.reshape(flat), gmean._array,
-                grstd._array, weight._array.reshape(-1), ctx.affine, ctx.needs_input_grad)
-            gx = None if gx is None else Tensor._wrap(gx.reshape(x.shape))
-            gw = None if gw is None else Tensor._wrap(gw.reshape(weight.shape))
-            gb = None if gb is None else Tensor._wrap(gb.reshape(bias.shape))
-            if ctx.needs_input_grad[1] and gw is None:
-                gw = weight.detach().new_zeros(weight.shape)
-            if ctx.needs_input_grad[2] and gb is None:
-                gb = bias.detach().new_zeros(bias.shape)
-            return gx, gw, gb, None, None, None, None, None, None
-        low = None
-        if ctx.bn and not _grad_state.enabled and x.dtype.itemsize == 2 and x.dtype.kind in "fV":
-            # (torch's batch-norm backward of a 16-bit input works in float32 and rounds
-            # grad_input once; the parameters' gradients keep their own dtype)
-            low, input, grad_output = input.dtype, input.float(), grad_output.float()
-        xs = input if gshape is None else input.reshape(gshape)
-        if mean is None:
-            # NOTE: the statistics are recomputed as Tensor ops so that they depend on the
-            # input: double backward differentiates through them.
-            xc = xs - xs.mean(axes, keepdim=True)
-            var = (xc * xc).mean(axes, keepdim=True)
-            invstd = (var + ctx.eps).rsqrt()
-            if ctx.bn and ctx.eps == 0:
-                invstd = invstd.masked_fill(var == 0, 0.0)     # (torch's InvStd rule)
-            xhat = xc * invstd
-        else:
-            xc = xs - mean
-            xhat = xc * invstd
-        g = grad_output
-        gx = gw = gb = None
-        if ctx.needs_input_grad[1] and ctx.affine[0] and ctx.bn:
-            # (torch's batch norm: the dot product of the centred input and the gradient,
-            # times invstd, which decides the sign of an infinite invstd's result)
-            gw = (sum_to_size(g * xc.reshape(input.shape), pshape) * invstd).reshape(
-                weight.shape)
-        elif ctx.needs_input_grad[1] and ctx.affine[0]:
-            gw = sum_to_size(g * xhat.reshape(input.shape), pshape).reshape(weight.shape)
-        if ctx.needs_input_grad[2] and ctx.affine[1]:
-            gb = sum_to_size(g, pshape).reshape(bias.shape)
-        # (a placeholder takes no gradient: an empty weight or bias asking for one is real)
+        gx, gw, gb = _norm_grads(ctx, grad_output)
+        if gx is not None and (ctx.bn or ctx.gn):
+            # (torch's batch and group norm kernels give the input's gradient the input's
+            # memory format: channels-last stays so, whatever the incoming gradient's layout)
+            order = _CHANNELS_LAST_ORDER.get(gx.dim())
+            x = ctx.saved_tensors[0]._array
+            if order is not None and not x.flags.c_contiguous and _in_order(x, order) and \
+                    not _in_order(gx._array, order):
+                gx = CloneInOrder.apply(gx, order)
+        # (parameter gradients are contiguous, as torch's, whatever the input's layout)
+        gw = None if gw is None else gw.contiguous()
+        gb = None if gb is None else gb.contiguous()
+        return gx, gw, gb, None, None, None, None, None, None
+
+
+_CHANNELS_LAST_ORDER = {4: (0, 2, 3, 1), 5: (0, 2, 3, 4, 1)}
+
+
+def _norm_grads(ctx, grad_output):
+    """Norm's gradients (input, weight, bias) before their layout is settled."""
+    input, weight, bias, mean, invstd, gmean, grstd = ctx.saved_tensors
+    axes, pshape, gshape = ctx.axes, ctx.pshape, ctx.gshape
+    if ctx.gn and not _grad_state.enabled:
+        # (torch's kernel from the forward's statistics; a graph of the gradient takes
+        # the recomputed, differentiable form below, as torch's double backward does)
+        gx, gw, gb = group_norm_backward(
+            grad_output._array, input._array, gmean._array, grstd._array, weight._array,
+            gshape[1], ctx.affine, ctx.needs_input_grad)
+        gx, gw, gb = (None if a is None else Tensor._wrap(a) for a in (gx, gw, gb))
         if ctx.needs_input_grad[1] and gw is None:
             gw = weight.detach().new_zeros(weight.shape)
         if ctx.needs_input_grad[2] and gb is None:
             gb = bias.detach().new_zeros(bias.shape)
-        if ctx.needs_input_grad[0] and ctx.bn:
-            # NOTE: torch's order for batch norm (the weight is per channel): the centred
-            # gradient times weight * invstd.
-            scale = invstd * weight.reshape(pshape) if ctx.affine[0] else invstd
-            if mean is None:
-                g = g - g.mean(axes, keepdim=True) - xhat * (g * xhat).mean(axes, keepdim=True)
-            gx = g * scale
-        elif ctx.needs_input_grad[0]:
-            gy = g * weight.reshape(pshape) if ctx.affine[0] else g
-            gy = gy if gshape is None else gy.reshape(gshape)
-            if mean is None:
-                gx = invstd * (gy - gy.mean(axes, keepdim=True)
-                               - xhat * (gy * xhat).mean(axes, keepdim=True))
-            if mean is None and gshape is None:
-                xp = xp_of(xs)
-                bad = ~(xp.isfinite(xs._array) & xp.isfinite(gy._array)).all(
-                    axis=axes, keepdims=True)
-                if bool(bad.any()):
-                    # NOTE: a row holding inf/NaN takes torch's layer-norm order (which
-                    # decides where they spread): a * gy + b * x + c with a = rstd,
-                    # b = (db * mean - ds) * rstd^3 / N, c = -b * mean - db * rstd / N
-                    # (ds = sum(gy * x), db = sum(gy)); finite rows keep the centred form,
-                    # free of its cancellation
-                    n = max(math.prod(xs.shape[a] for a in axes), 1)
-                    mu = xs.mean(axes, keepdim=True)
-                    ds = (gy * xs).sum(axes, keepdim=True)
-                    db = gy.sum(axes, keepdim=True)
-                    b = (db * mu - ds) * invstd * invstd * invstd * (1.0 / n)
-                    c = -b * mu - db * invstd * (1.0 / n)
-                    gx = where(Tensor._wrap(bad), invstd * gy + b * xs + c, gx)
-            if mean is not None:
-                gx = gy * invstd
-            gx = gx.reshape(input.shape)
-        if low is not None:
-            gx = None if gx is None else gx.to(low)
-            gw = None if gw is None else gw.to(weight.dtype)
-            gb = None if gb is None else gb.to(bias.dtype)
-        return gx, gw, gb, None, None, None, None, None, None
+        return gx, gw, gb
+    x = input._array
+    cols = math.prod(pshape) if ctx.ln else 0
+    lanes = 32 // max(x.dtype.itemsize, 1)
+    if ctx.ln and not _grad_state.enabled and (x.dtype.itemsize < 4 or
+            cols <= lanes or cols % lanes == 0):
+        # (torch's kernel; in float32/float64 its sums over a row that ends in a partial
+        # vector are not reproduced, so those shapes take the centred form below)
+        rows = gmean._array.size
+        flat = (rows, cols)
+        gx, gw, gb = layer_norm_backward(
+            grad_output._array.reshape(flat), x.reshape(flat), gmean._array,
+            grstd._array, weight._array.reshape(-1), ctx.affine, ctx.needs_input_grad)
+        gx = None if gx is None else Tensor._wrap(gx.reshape(x.shape))
+        gw = None if gw is None else Tensor._wrap(gw.reshape(weight.shape))
+        gb = None if gb is None else Tensor._wrap(gb.reshape(bias.shape))
+        if ctx.needs_input_grad[1] and gw is None:
+            gw = weight.detach().new_zeros(weight.shape)
+        if ctx.needs_input_grad[2] and gb is None:
+            gb = bias.detach().new_zeros(bias.shape)
+        return gx, gw, gb
+    low = None
+    if ctx.bn and not _grad_state.enabled and x.dtype.itemsize == 2 and x.dtype.kind in "fV":
+        # (torch's batch-norm backward of a 16-bit input works in float32 and rounds
+        # grad_input once; the parameters' gradients keep their own dtype)
+        low, input, grad_output = input.dtype, input.float(), grad_output.float()
+    xs = input if gshape is None else input.reshape(gshape)
+    if mean is None:
+        # NOTE: the statistics are recomputed as Tensor ops so that they depend on the
+        # input: double backward differentiates through them.
+        xc = xs - xs.mean(axes, keepdim=True)
+        var = (xc * xc).mean(axes, keepdim=True)
+        invstd = (var + ctx.eps).rsqrt()
+        if ctx.bn and ctx.eps == 0:
+            invstd = invstd.masked_fill(var == 0, 0.0)     # (torch's InvStd rule)
+        xhat = xc * invstd
+    else:
+        xc = xs - mean
+        xhat = xc * invstd
+    g = grad_output
+    gx = gw = gb = None
+    if ctx.needs_input_grad[1] and ctx.affine[0] and ctx.bn:
+        # (torch's batch norm: the dot product of the centred input and the gradient,
+        # times invstd, which decides the sign of an infinite invstd's result)
+        gw = (sum_to_size(g * xc.reshape(input.shape), pshape) * invstd).reshape(
+            weight.shape)
+    elif ctx.needs_input_grad[1] and ctx.affine[0]:
+        gw = sum_to_size(g * xhat.reshape(input.shape), pshape).reshape(weight.shape)
+    if ctx.needs_input_grad[2] and ctx.affine[1]:
+        gb = sum_to_size(g, pshape).reshape(bias.shape)
+    # (a placeholder takes no gradient: an empty weight or bias asking for one is real)
+    if ctx.needs_input_grad[1] and gw is None:
+        gw = weight.detach().new_zeros(weight.shape)
+    if ctx.needs_input_grad[2] and gb is None:
+        gb = bias.detach().new_zeros(bias.shape)
+    if ctx.needs_input_grad[0] and ctx.bn:
+        # NOTE: torch's order for batch norm (the weight is per channel): the centred
+        # gradient times weight * invstd.
+        scale = invstd * weight.reshape(pshape) if ctx.affine[0] else invstd
+        if mean is None:
+            g = g - g.mean(axes, keepdim=True) - xhat * (g * xhat).mean(axes, keepdim=True)
+        gx = g * scale
+    elif ctx.needs_input_grad[0]:
+        gy = g * weight.reshape(pshape) if ctx.affine[0] else g
+        gy = gy if gshape is None else gy.reshape(gshape)
+        if mean is None:
+            gx = invstd * (gy - gy.mean(axes, keepdim=True)
+                           - xhat * (gy * xhat).mean(axes, keepdim=True))
+        if mean is None and gshape is None:
+            xp = xp_of(xs)
+            bad = ~(xp.isfinite(xs._array) & xp.isfinite(gy._array)).all(
+                axis=axes, keepdims=True)
+            if bool(bad.any()):
+                # NOTE: a row holding inf/NaN takes torch's layer-norm order (which
+                # decides where they spread): a * gy + b * x + c with a = rstd,
+                # b = (db * mean - ds) * rstd^3 / N, c = -b * mean - db * rstd / N
+                # (ds = sum(gy * x), db = sum(gy)); finite rows keep the centred form,
+                # free of its cancellation
+                n = max(math.prod(xs.shape[a] for a in axes), 1)
+                mu = xs.mean(axes, keepdim=True)
+                ds = (gy * xs).sum(axes, keepdim=True)
+                db = gy.sum(axes, keepdim=True)
+                b = (db * mu - ds) * invstd * invstd * invstd * (1.0 / n)
+                c = -b * mu - db * invstd * (1.0 / n)
+                gx = where(Tensor._wrap(bad), invstd * gy + b * xs + c, gx)
+        if mean is not None:
+            gx = gy * invstd
+        gx = gx.reshape(input.shape)
+    if low is not None:
+        gx = None if gx is None else gx.to(low)
+        gw = None if gw is None else gw.to(weight.dtype)
+        gb = None if gb is None else gb.to(bias.dtype)
+    return gx, gw, gb
 
 
 def group_norm_forward(x, w, b, groups, eps, has_w, has_b):

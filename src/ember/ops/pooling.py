@@ -134,7 +134,9 @@ class MaxPool2d(Function):
 
     @staticmethod
     def forward(ctx, input, k, s, p, d, ceil_mode, with_indices=True):
-        x = input._array
+        # (an unbatched (C, H, W) input is pooled as one batch, in this node, as torch)
+        ctx.unbatched = input.dim() == 3
+        x = input._array[None] if ctx.unbatched else input._array
         xp = xp_of(input)
         h, w = x.shape[2:]
         out_hw = (_out(h, k[0], s[0], p[0], d[0], ceil_mode),
@@ -162,19 +164,26 @@ class MaxPool2d(Function):
         # NOTE: the input (saved by torch too) is only read by double backward.
         ctx.save_for_backward(Tensor._wrap(arg), input)
         ctx.conf = (k, s, p, d, xpad.shape, x.shape, blocks)
+        idx = _flat_indices(arg, k, s, p, d, w) if with_indices else None
+        if ctx.unbatched:
+            out, idx = out[0], None if idx is None else idx[0]
         if not with_indices:
             return Tensor._wrap(out)
-        return Tensor._wrap(out), Tensor._wrap(_flat_indices(arg, k, s, p, d, w))
+        return Tensor._wrap(out), Tensor._wrap(idx)
 
     @staticmethod
     def array_backward(ctx, grad_output, grad_indices=None):
         arg, _ = ctx.saved_tensors
-        return Tensor._wrap(_max_scatter(grad_output._array, arg._array, ctx.conf)), None, None, \
-            None, None, None, None
+        g = grad_output._array[None] if ctx.unbatched else grad_output._array
+        gx = _max_scatter(g, arg._array, ctx.conf)
+        return Tensor._wrap(gx[0] if ctx.unbatched else gx), None, None, None, None, None, None
 
     @staticmethod
     def backward(ctx, grad_output, grad_indices=None):
         arg, input = ctx.saved_tensors
+        if ctx.unbatched:
+            gx = MaxPoolGrad.apply(grad_output.unsqueeze(0), input.unsqueeze(0), arg, ctx.conf)
+            return (gx.squeeze(0),) + (None,) * 6
         return (MaxPoolGrad.apply(grad_output, input, arg, ctx.conf),) + (None,) * 6
 
 
@@ -269,7 +278,8 @@ class AvgPool2d(Function):
 
     @staticmethod
     def forward(ctx, input, k, s, p, ceil_mode, count_include_pad, divisor_override):
-        x = input._array
+        ctx.unbatched = input.dim() == 3
+        x = input._array[None] if ctx.unbatched else input._array
         h, w = x.shape[2:]
         d = (1, 1)
         out_hw = (_out(h, k[0], s[0], p[0], 1, ceil_mode), _out(w, k[1], s[1], p[1], 1, ceil_mode))
@@ -284,17 +294,23 @@ class AvgPool2d(Function):
         ctx.conf = (k, s, p, xpad.shape, x.shape)
         ctx.args = (k, s, p, ceil_mode, count_include_pad, divisor_override)
         ctx.save_for_backward(input, Tensor._wrap(div))    # (input: as torch, for double backward)
-        return Tensor._wrap(out.astype(x.dtype, copy=False))
+        out = out.astype(x.dtype, copy=False)
+        return Tensor._wrap(out[0] if ctx.unbatched else out)
 
     @staticmethod
     def array_backward(ctx, grad_output):
         _, div = ctx.saved_tensors
-        return Tensor._wrap(_avg_spread(grad_output._array, div._array, ctx.conf)), None, None, \
-            None, None, None, None
+        g = grad_output._array[None] if ctx.unbatched else grad_output._array
+        gx = _avg_spread(g, div._array, ctx.conf)
+        return Tensor._wrap(gx[0] if ctx.unbatched else gx), None, None, None, None, None, None
 
     @staticmethod
     def backward(ctx, grad_output):
         input, div = ctx.saved_tensors
+        if ctx.unbatched:
+            gx = AvgPoolGrad.apply(grad_output.unsqueeze(0), input.unsqueeze(0), div, ctx.conf,
+                                   ctx.args)
+            return (gx.squeeze(0),) + (None,) * 6
         return (AvgPoolGrad.apply(grad_output, input, div, ctx.conf, ctx.args),) + (None,) * 6
 
 
@@ -398,7 +414,8 @@ def _check_dtype(op, input):
 
 def _lift(input, nd):
     """(N, C, H, W) view of a 1-d or 2-d pooling input, and how to undo it."""
-    unbatched = input.dim() == nd + 1
+    # (a 2-d unbatched input goes to the node as it is, as torch's)
+    unbatched = nd == 1 and input.dim() == nd + 1
     x = input.unsqueeze(0) if unbatched else input
     if nd == 1:
         x = x.unsqueeze(2)

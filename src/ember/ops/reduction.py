@@ -711,9 +711,10 @@ def _exclusive_cumprod(arr, d):
     xp = get_array_module(arr)
     if not arr.shape[d]:
         return arr
-    inclusive = xp.cumprod(arr, axis=d)
-    return xp.concatenate([xp.ones_like(_along(arr, d, 0, 1)), _along(inclusive, d, 0, -1)],
-                          axis=d)
+    # NOTE: torch's order: a 1 put in front, then the running product; a complex infinity times
+    # that 1 already gives a NaN imaginary part (0 * inf), as in torch's gradient
+    shifted = xp.concatenate([xp.ones_like(_along(arr, d, 0, 1)), _along(arr, d, 0, -1)], axis=d)
+    return xp.cumprod(shifted, axis=d)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):

@@ -21,9 +21,10 @@ from ..autograd.grad_mode import no_grad
 from ..tensor import Size, Tensor
 from ._util import backend_of, xp_of
 from .creation import as_tensor
+from .shape import cat
 
 __all__ = ["sparse_coo_tensor", "spmm", "smm", "sparse_mm", "sparse_addmm", "sparse_sum",
-           "to_sparse"]
+           "to_sparse", "to_sparse_csr", "sparse_csr_tensor"]
 
 
 class Embedding(Function):
@@ -256,6 +257,12 @@ class SparseCooTensor(Tensor):
     def mm(self, mat2):
         return spmm(self, mat2)
 
+    def to_sparse_csr(self, dense_dim=None):
+        return _coo_to_csr(self.coalesce())
+
+    def to_sparse_coo(self):
+        return self
+
     def detach(self):
         return _make(self._array, self._sp_indices, self._sp_values, self._sp_coalesced)
 
@@ -286,30 +293,150 @@ class SparseCooTensor(Tensor):
         return spmm(self, other)
 
     def __repr__(self, *, tensor_contents=None):
-        indent = len("tensor(")
-        default = _dt.get_default_dtype()
-        suffixes = ["size=" + str(tuple(self.shape)), "nnz=" + str(self._nnz())]
-        if self.dtype not in (default, _dt.int64, _dt.bool):
-            suffixes.append("dtype=" + repr(self.dtype))
-        body = "tensor(" + _sparse_part("indices=", self._sp_indices) + ",\n" + " " * indent \
+        body = "tensor(" + _sparse_part("indices=", self._sp_indices) + ",\n" + " " * 7 \
             + _sparse_part("values=", self._sp_values)
-        suffixes.append("layout=" + repr(self.layout))
-        if self.grad_fn is not None:
-            suffixes.append("grad_fn=<%s>" % self.grad_fn.name())
-        elif self._requires_grad:
-            suffixes.append("requires_grad=True")
-        # (torch starts the suffixes on a new line, then wraps them past the line width)
-        parts, last = [body, ",\n" + " " * indent + suffixes[0]], indent + len(suffixes[0])
-        for suffix in suffixes[1:]:
-            if last + len(suffix) + 2 > PRINT_OPTS.linewidth:
-                parts.append(",\n" + " " * indent + suffix)
-                last = indent + len(suffix)
-            else:
-                parts.append(", " + suffix)
-                last += len(suffix) + 2
-        return "".join(parts) + ")"
+        return _sparse_repr(self, body, True)
+
+    def _binary(self, other, op, alpha=1):
+        if isinstance(other, SparseCooTensor):
+            if op == "mul":
+                return _sparse_mul(self, other)
+            return _sparse_add(self, other, alpha if op == "add" else -alpha)
+        if op != "div" and op != "mul":
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) "
+                               "instead.")
+        vals = self._values()
+        if isinstance(other, Tensor) and other.dim() > 0:
+            if op == "div":
+                raise RuntimeError("Sparse division requires a scalar or zero-dim dense tensor "
+                                   "divisor (got shape %s for divisor)" % list(other.shape))
+            other = other.expand(self.shape)[tuple(self._indices())]
+        vals = vals * other if op == "mul" else vals / other
+        return _with_values(self, vals, self._sp_coalesced, op.capitalize() + "Backward0")
+
+    def __mul__(self, other):
+        return self._binary(other, "mul")
+
+    __rmul__ = mul = __mul__
+
+    def __truediv__(self, other):
+        return self._binary(other, "div")
+
+    div = __truediv__
+
+    def __add__(self, other, *, alpha=1):
+        return self._binary(other, "add", alpha)
+
+    add = __add__
+
+    def __sub__(self, other, *, alpha=1):
+        return self._binary(other, "sub", alpha)
+
+    sub = __sub__
+
+    def __neg__(self):
+        return _with_values(self, -self._values(), self._sp_coalesced, "NegBackward0")
+
+    neg = __neg__
 
     __str__ = __repr__
+
+
+def _sparse_repr(t, body, newline):
+    """torch's sparse repr: ``body`` then size/nnz/dtype/layout suffixes, wrapped at the line
+    width (on a new line for COO; after the values for compressed layouts)."""
+    indent = len("tensor(")
+    suffixes = ["size=" + str(tuple(t.shape)), "nnz=" + str(t._nnz())]
+    if t.dtype not in (_dt.get_default_dtype(), _dt.int64, _dt.bool):
+        suffixes.append("dtype=" + repr(t.dtype))
+    suffixes.append("layout=" + repr(t.layout))
+    if t.grad_fn is not None:
+        suffixes.append("grad_fn=<%s>" % t.grad_fn.name())
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
+    # (torch counts the last line two characters longer than it is, unless it starts a new one)
+    parts, last = [body], len(body) - body.rfind("\n") + 1
+    for suffix in suffixes:
+        if newline or last + len(suffix) + 2 > PRINT_OPTS.linewidth:
+            parts.append(",\n" + " " * indent + suffix)
+            last, newline = indent + len(suffix), False
+        else:
+            parts.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(parts) + ")"
+
+
+def _with_values(sparse, values, coalesced, node_name, indices=None):
+    """A COO tensor of ``sparse``'s shape holding ``values`` (at ``sparse``'s indices)."""
+    idx = sparse._sp_indices if indices is None else indices
+    return SparseCooTensorWithDimsAndTensors.apply(values, idx, Size(sparse.shape), coalesced,
+                                                   node_name)
+
+
+def _sparse_add(a, b, alpha):
+    """``a + alpha * b`` for two COO tensors, merged as torch's CPU kernel walks them (in linear
+    index order; the result is coalesced when both are)."""
+    if tuple(a.shape) != tuple(b.shape):
+        raise RuntimeError("add: expected sizes of 'self' and 'other' to match, but %s != %s"
+                           % (list(a.shape), list(b.shape)))
+    xp = xp_of(a)
+    sparse_size = tuple(a.shape[:a._sp_indices.shape[0]])
+    lin_a = _linear(xp, a._sp_indices, sparse_size).tolist()
+    lin_b = _linear(xp, b._sp_indices, sparse_size).tolist()
+    from_a, from_b, i, j = [], [], 0, 0
+    while i < len(lin_a) or j < len(lin_b):
+        if j == len(lin_b) or (i < len(lin_a) and lin_a[i] < lin_b[j]):
+            from_a.append(i)
+            from_b.append(len(lin_b))
+            i += 1
+        elif i == len(lin_a) or lin_b[j] < lin_a[i]:
+            from_a.append(len(lin_a))
+            from_b.append(j)
+            j += 1
+        else:
+            from_a.append(i)
+            from_b.append(j)
+            i, j = i + 1, j + 1
+    ia = Tensor._wrap(xp.asarray(from_a, dtype=np.int64))
+    ib = Tensor._wrap(xp.asarray(from_b, dtype=np.int64))
+    va, vb = a._values(), b._values() * alpha
+    zero = va.new_zeros((1,) + tuple(va.shape[1:]))
+    vals = cat([va, zero])[ia] + cat([vb, zero.to(vb.dtype)])[ib]
+    idx = xp.concatenate([a._sp_indices, b._sp_indices[:, :1] * 0], axis=1)[:, ia._array]
+    idx_b = b._sp_indices[:, xp.minimum(ib._array, max(len(lin_b) - 1, 0))] if len(lin_b) \
+        else idx
+    idx = xp.where((ia._array < len(lin_a))[None], idx, idx_b) if len(lin_a) else idx_b
+    return _with_values(a, vals, a._sp_coalesced and b._sp_coalesced,
+                        "AddBackward0" if alpha > 0 else "SubBackward0", idx)
+
+
+def _sparse_mul(a, b):
+    """``a * b`` for two COO tensors: the product where both store a value (when both are
+    coalesced), else at the uncoalesced (or larger-nnz lookup's partner) one's indices."""
+    if tuple(a.shape) != tuple(b.shape):
+        raise RuntimeError("sparse_binary_op_intersection_cpu(): expects sparse inputs with "
+                           "equal dimensionality, number of sparse dimensions, and shape of "
+                           "sparse dimensions")
+    xp = xp_of(a)
+    if not (a._sp_coalesced and b._sp_coalesced):
+        lookup, src = (a, b) if a._sp_coalesced or (not b._sp_coalesced
+                                                    and a._nnz() >= b._nnz()) else (b, a)
+        at = ToDense.apply(lookup)[tuple(src._indices())]
+        size = tuple(a.shape[:a._sp_indices.shape[0]])
+        miss = ~xp.isin(_linear(xp, src._sp_indices, size),
+                        _linear(xp, lookup._sp_indices, size))
+        miss = Tensor._wrap(miss.reshape(miss.shape + (1,) * (src._sp_values.ndim - 1)))
+        vals = (at * src._values()).masked_fill(miss, 0)
+        return _with_values(src, vals, False, "MulBackward0")
+    sparse_size = tuple(a.shape[:a._sp_indices.shape[0]])
+    lin_a = _linear(xp, a._sp_indices, sparse_size)
+    lin_b = _linear(xp, b._sp_indices, sparse_size)
+    pos = xp.minimum(xp.searchsorted(lin_b, lin_a), max(lin_b.shape[0] - 1, 0))
+    hit = (lin_b[pos] == lin_a) if lin_b.shape[0] else xp.zeros(lin_a.shape, dtype=bool)
+    keep_a = Tensor._wrap(xp.nonzero(hit)[0])
+    keep_b = Tensor._wrap(pos[hit])
+    vals = a._values()[keep_a] * b._values()[keep_b]
+    return _with_values(a, vals, True, "MulBackward0", a._sp_indices[:, hit])
 
 
 def _sparse_part(prefix, arr):
@@ -329,7 +456,9 @@ class SparseCooTensorWithDimsAndTensors(Function):
     node_name = "SparseCooTensorWithDimsAndTensorsBackward0"
 
     @staticmethod
-    def forward(ctx, values, indices, size, coalesced):
+    def forward(ctx, values, indices, size, coalesced, node_name=None):
+        if node_name is not None:
+            ctx.set_node_name(node_name)
         xp = xp_of(values)
         ctx.save_for_backward(Tensor._wrap(_linear(xp, indices, size[:indices.shape[0]])))
         ctx.dense_tail = tuple(size[indices.shape[0]:])
@@ -339,7 +468,7 @@ class SparseCooTensorWithDimsAndTensors(Function):
     @staticmethod
     def backward(ctx, grad_output):
         lin, = ctx.saved_tensors
-        return grad_output.reshape((-1,) + ctx.dense_tail)[lin], None, None, None
+        return grad_output.reshape((-1,) + ctx.dense_tail)[lin], None, None, None, None
 
 
 class SparseValues(Function):
@@ -609,8 +738,253 @@ class ToSparse(Function):
 def to_sparse(input, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
     """``input.to_sparse()``: a coalesced COO tensor of ``input``'s non-zero entries (its
     gradient is masked to them, as torch's)."""
+    if layout is _dt.sparse_csr:
+        if isinstance(input, (SparseCooTensor, SparseCsrTensor)) or input.dim() != 2:
+            return to_sparse_csr(input)
+        return ToSparseCsr.apply(input, "ToSparseBackward1")
     if layout is not None and layout is not _dt.sparse_coo:
-        raise NotImplementedError("to_sparse: ember supports only layout=torch.sparse_coo")
+        raise NotImplementedError("to_sparse: ember supports only layout=torch.sparse_coo and "
+                                  "torch.sparse_csr")
+    if isinstance(input, SparseCsrTensor):
+        return input.to_sparse_coo()
     if isinstance(input, SparseCooTensor):
         return input
     return ToSparse.apply(input, input.dim() if sparse_dim is None else int(sparse_dim))
+
+
+def _make_csr(dense, crow, col, values):
+    """A ``SparseCsrTensor`` around raw arrays (no copy)."""
+    t = Tensor._wrap(dense)
+    t.__class__ = SparseCsrTensor
+    t._csr_crow, t._csr_col, t._csr_values = crow, col, values
+    return t
+
+
+def _csr_rows(xp, crow):
+    """The row of each stored value of a CSR tensor."""
+    return xp.repeat(xp.arange(crow.shape[0] - 1, dtype=np.int64), xp.diff(crow))
+
+
+class SparseCsrTensor(Tensor):
+    """A 2-D tensor of layout ``torch.sparse_csr`` (made by ``to_sparse_csr`` or
+    ``sparse_csr_tensor``): row pointers ``crow_indices``, ``col_indices`` and ``values``."""
+
+    layout = _dt.sparse_csr
+    is_sparse_csr = True
+
+    def _nnz(self):
+        return int(self._csr_col.shape[0])
+
+    def crow_indices(self):
+        return Tensor._wrap(self._csr_crow)
+
+    def col_indices(self):
+        return Tensor._wrap(self._csr_col)
+
+    def values(self):
+        return CsrValues.apply(self)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        out = ToDense.apply(self)
+        return out if dtype is None else out.to(dtype)
+
+    def to_sparse_coo(self):
+        xp = xp_of(self)
+        idx = xp.stack([_csr_rows(xp, self._csr_crow), self._csr_col])
+        return _with_values(self, self.values(), True, "SparseCompressedTensorBackward0", idx)
+
+    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        return self if layout is _dt.sparse_csr else self.to_sparse_coo()
+
+    def to_sparse_csr(self, dense_dim=None):
+        return self
+
+    def detach(self):
+        return _make_csr(self._array, self._csr_crow, self._csr_col, self._csr_values)
+
+    def mm(self, mat2):
+        return spmm(self.to_sparse_coo(), mat2)
+
+    matmul = __matmul__ = mm
+
+    def _scaled(self, values, node_name):
+        return CsrFromValues.apply(values, self._csr_crow, self._csr_col, Size(self.shape),
+                                   node_name)
+
+    def _binary(self, other, op):
+        if op == "sub" or op == "div":
+            raise RuntimeError("unsupported tensor layout: SparseCsr")
+        if isinstance(other, SparseCsrTensor):
+            coo = self.to_sparse_coo()._binary(other.to_sparse_coo(), op)
+            return _coo_to_csr(coo, op.capitalize() + "Backward0")
+        if op == "add":
+            # (torch adds the dense operand to the CSR one: a dense result)
+            other_shape = list(other.shape) if isinstance(other, Tensor) else []
+            if other_shape != list(self.shape):
+                raise RuntimeError("add: expected 'self' and 'other' to have same size, but self "
+                                   "has size %s while other has size %s (FYI: op2-sparse "
+                                   "addition does not currently support broadcasting)"
+                                   % (other_shape, list(self.shape)))
+            return other + self.to_dense()
+        if isinstance(other, Tensor) and other.dim() > 0:
+            raise NotImplementedError("ember: a sparse CSR tensor multiplies only by a scalar or "
+                                      "another CSR tensor")
+        return self._scaled(self.values() * other, "MulBackward0")
+
+    def __mul__(self, other):
+        return self._binary(other, "mul")
+
+    __rmul__ = mul = __mul__
+
+    def __truediv__(self, other):
+        return self._binary(other, "div")
+
+    div = __truediv__
+
+    def __add__(self, other):
+        return self._binary(other, "add")
+
+    add = __add__
+
+    def __sub__(self, other):
+        return self._binary(other, "sub")
+
+    sub = __sub__
+
+    def t(self):
+        raise NotImplementedError("ember: the sparse CSC layout (a transposed CSR tensor) is "
+                                  "not supported")
+
+    def __neg__(self):
+        return self._scaled(-self.values(), "NegBackward0")
+
+    neg = __neg__
+
+    def __repr__(self, *, tensor_contents=None):
+        body = "tensor(" + _sparse_part("crow_indices=", self._csr_crow) + ",\n" + " " * 7 \
+            + _sparse_part("col_indices=", self._csr_col) + ",\n" + " " * 7 \
+            + _sparse_part("values=", self._csr_values)
+        return _sparse_repr(self, body, False)
+
+    __str__ = __repr__
+
+
+class CsrValues(Function):
+    """``csr.values()``: the stored values (their gradient scattered back to the dense one)."""
+
+    node_name = "ValuesBackward0"
+
+    @staticmethod
+    def forward(ctx, csr):
+        xp = xp_of(csr)
+        lin = _csr_rows(xp, csr._csr_crow) * csr.shape[1] + csr._csr_col
+        ctx.save_for_backward(Tensor._wrap(lin))
+        ctx.shape = tuple(csr.shape)
+        return Tensor._wrap(csr._csr_values)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        lin, = ctx.saved_tensors
+        flat = grad_output.new_zeros(ctx.shape[0] * ctx.shape[1])
+        return flat.index_put((lin,), grad_output, accumulate=True).reshape(ctx.shape)
+
+
+class CsrFromValues(Function):
+    """``values`` -> a CSR tensor with the given row pointers and columns."""
+
+    node_name = "SparseCsrTensorBackward0"
+
+    @staticmethod
+    def forward(ctx, values, crow, col, size, node_name=None):
+        if node_name is not None:
+            ctx.set_node_name(node_name)
+        xp = xp_of(values)
+        rows = _csr_rows(xp, crow)
+        ctx.save_for_backward(Tensor._wrap(rows * size[1] + col))
+        vals = values._array
+        return _make_csr(_densify(xp, xp.stack([rows, col]), vals, size), crow, col, vals)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        lin, = ctx.saved_tensors
+        return grad_output.reshape(-1)[lin], None, None, None, None
+
+
+class ToSparseCsr(Function):
+    """``dense.to_sparse_csr()``: the non-zero entries of a 2-D tensor, row by row."""
+
+    node_name = "ToSparseCsrBackward0"
+
+    @staticmethod
+    def forward(ctx, dense, node_name=None):
+        if node_name is not None:
+            ctx.set_node_name(node_name)
+        xp = xp_of(dense)
+        arr = dense._array
+        mask = arr != 0
+        rows, cols = xp.nonzero(mask)
+        crow = xp.concatenate([xp.zeros(1, dtype=np.int64),
+                               xp.cumsum(mask.sum(axis=1)).astype(np.int64)])
+        ctx.save_for_backward(Tensor._wrap(mask.astype(arr.dtype)))
+        return _make_csr(arr.copy(), crow, cols.astype(np.int64), arr[rows, cols])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        mask, = ctx.saved_tensors
+        return grad_output * mask, None
+
+
+def _coo_to_csr(coo, node_name="SparseCompressedTensorBackward0"):
+    if coo.dim() != 2 or coo.dense_dim() != 0:
+        raise NotImplementedError("ember: to_sparse_csr supports 2-D tensors only")
+    xp = xp_of(coo)
+    rows = coo._sp_indices[0]
+    counts = xp.bincount(rows, minlength=coo.shape[0]) if rows.shape[0] else \
+        xp.zeros(coo.shape[0], dtype=np.int64)
+    crow = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(counts).astype(np.int64)])
+    return CsrFromValues.apply(coo._values(), crow, coo._sp_indices[1].copy(), Size(coo.shape),
+                               node_name)
+
+
+def to_sparse_csr(input, dense_dim=None):
+    """``input.to_sparse_csr()``: a 2-D tensor in compressed sparse row layout (its gradient is
+    masked to the stored entries, as torch's)."""
+    if isinstance(input, (SparseCooTensor, SparseCsrTensor)):
+        return input.to_sparse_csr()
+    if input.dim() != 2:
+        raise NotImplementedError("ember: to_sparse_csr supports 2-D tensors only")
+    return ToSparseCsr.apply(input)
+
+
+def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None,
+                      pin_memory=False, requires_grad=False, check_invariants=None):
+    """A 2-D CSR tensor from row pointers, column indices and values. Matches
+    ``torch.sparse_csr_tensor``.
+
+    Example:
+        >>> from ember.ops.sparse import sparse_csr_tensor
+        >>> sparse_csr_tensor([0, 1, 2], [1, 0], [5., 6.], (2, 2)).to_dense()
+        tensor([[0., 5.],
+                [6., 0.]])
+    """
+    crow = crow_indices if isinstance(crow_indices, Tensor) else \
+        as_tensor(crow_indices, dtype=_dt.int64)
+    col = col_indices if isinstance(col_indices, Tensor) else \
+        as_tensor(col_indices, dtype=_dt.int64)
+    if not isinstance(values, Tensor):
+        values = as_tensor(values, dtype=dtype)
+    if dtype is not None and values.dtype is not dtype:
+        values = values.to(dtype)
+    if crow.dim() != 1 or col.dim() != 1 or values.dim() != 1:
+        raise NotImplementedError("ember: sparse_csr_tensor supports 2-D tensors only")
+    if col.shape[0] != values.shape[0]:
+        raise RuntimeError("col_indices and values nnz must be equal, but got %d and %d"
+                           % (col.shape[0], values.shape[0]))
+    if size is None:
+        ncol = int(col._array.max()) + 1 if col.shape[0] else 0
+        size = (crow.shape[0] - 1, ncol)
+    if requires_grad:
+        values = values.detach().requires_grad_()
+    return CsrFromValues.apply(values, crow._array.astype(np.int64, copy=False),
+                               col._array.astype(np.int64, copy=False),
+                               Size(tuple(int(v) for v in size)))

@@ -574,9 +574,19 @@ def _complex_clamp(arr, lo, hi, d):
                               % (kernel, _dt.scalar_type_name(d)))
 
 
+_CPP_INT = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "bool": "bool", "uint16": "unsigned short",
+            "uint32": "unsigned int", "uint64": "unsigned long"}
+
+
 def _castable_bounds(input, *bounds):
     """torch's in-place check, made before the kernel's: tensor bounds may not raise the result
-    type's kind (a complex bound of a float tensor)."""
+    type's kind (a complex bound of a float tensor); a float or complex number may not bound an
+    integer or bool tensor (torch names the C++ type)."""
+    nums = {type(b) for b in bounds if isinstance(b, (float, complex))}
+    if nums and input._array.dtype.kind in "iub":
+        raise RuntimeError("result type %s can't be cast to the desired output type %s" % (
+            "ComplexFloat" if complex in nums else "Float", _CPP_INT[input._array.dtype.name]))
     tensors = [b for b in bounds if isinstance(b, Tensor)]
     if tensors:
         res, dst = _dt.result_type(input, *tensors).np, input._array.dtype

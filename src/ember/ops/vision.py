@@ -18,6 +18,7 @@ from ..tensor import Tensor
 from ._util import not_implemented_for, xp_of
 from .creation import _fma, _linspace
 from .comparison import where
+from .conversion import _in_order
 from .shape import stack
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
@@ -44,7 +45,8 @@ class PixelShuffle(Function):
     @staticmethod
     def forward(ctx, input, r):
         ctx.r = r
-        return Tensor._wrap(xp_of(input).ascontiguousarray(_shuffle(input._array, r, False)))
+        out = xp_of(input).ascontiguousarray(_shuffle(input._array, r, False))
+        return Tensor._wrap(_in_layout(out, _channels_last_order(input._array)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -58,7 +60,8 @@ class PixelUnshuffle(Function):
     @staticmethod
     def forward(ctx, input, r):
         ctx.r = r
-        return Tensor._wrap(xp_of(input).ascontiguousarray(_shuffle(input._array, r, True)))
+        out = xp_of(input).ascontiguousarray(_shuffle(input._array, r, True))
+        return Tensor._wrap(_in_layout(out, _channels_last_order(input._array)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -111,7 +114,8 @@ class ChannelShuffle(Function):
         n, c = x.shape[:2]
         ctx.groups, ctx.c = groups, c
         y = x.reshape((n, groups, c // groups) + x.shape[2:]).swapaxes(1, 2)
-        return Tensor._wrap(xp_of(input).ascontiguousarray(y).reshape(x.shape))
+        out = xp_of(input).ascontiguousarray(y).reshape(x.shape)
+        return Tensor._wrap(_in_layout(out, _channels_last_order(x)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -424,6 +428,29 @@ def _resample(arr, taps, adjoint=False, in_sizes=None, masked=False):
     return xp.ascontiguousarray(out)
 
 
+def _channels_last_order(arr):
+    """The dims of a 4-d (5-d) array slowest first when it is laid out channels-last (not also
+    C-contiguous): torch's ``suggest_memory_format``; None otherwise."""
+    order = {4: (0, 2, 3, 1), 5: (0, 2, 3, 4, 1)}.get(arr.ndim)
+    if order is None or arr.flags.c_contiguous or not _in_order(arr, order):
+        return None
+    return order
+
+
+def _in_layout(arr, order):
+    """``arr`` copied into the memory order ``order`` (None: as it is)."""
+    if order is None:
+        return arr
+    xp = xp_of(Tensor._wrap(arr))
+    return xp.ascontiguousarray(arr.transpose(order)).transpose(
+        [order.index(d) for d in range(len(order))])
+
+
+# the backward kernels that lay the input's gradient out as the incoming gradient (the others
+# give it contiguous)
+_GRAD_KEEPS_LAYOUT = {"UpsampleNearest2D", "UpsampleNearestExact2D", "UpsampleBilinear2D",
+                      "UpsampleBilinear2DAa", "UpsampleTrilinear3D"}
+
 _NODE = {("nearest", 1): "UpsampleNearest1D", ("nearest", 2): "UpsampleNearest2D",
          ("nearest", 3): "UpsampleNearest3D", ("nearest-exact", 1): "UpsampleNearestExact1D",
          ("nearest-exact", 2): "UpsampleNearestExact2D",
@@ -454,7 +481,9 @@ class Upsample(Function):
         _save_taps(ctx, taps)
         ctx.base = name
         ctx.in_sizes = tuple(input.shape[input.dim() - len(taps):])
-        return Tensor._wrap(_resample(input._array, taps, masked=name.endswith("Aa")))
+        # (torch's kernels write their output in the input's memory format)
+        out = _resample(input._array, taps, masked=name.endswith("Aa"))
+        return Tensor._wrap(_in_layout(out, _channels_last_order(input._array)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -471,8 +500,10 @@ class UpsampleGrad(Function):
         ctx.set_node_name(name + "BackwardBackward0")
         _save_taps(ctx, taps)
         ctx.base = name
-        return Tensor._wrap(_resample(grad_output._array, taps, True, in_sizes,
-                                      name.endswith("Aa")))
+        out = _resample(grad_output._array, taps, True, in_sizes, name.endswith("Aa"))
+        if name in _GRAD_KEEPS_LAYOUT:
+            out = _in_layout(out, _channels_last_order(grad_output._array))
+        return Tensor._wrap(out)
 
     @staticmethod
     def backward(ctx, grad):

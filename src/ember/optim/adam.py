@@ -1,6 +1,7 @@
 """Adam and its shared update (also used by AdamW)."""
 import numpy as np
 
+from ..tensor import Tensor
 from ..ops._util import xp_of
 from .optimizer import Optimizer, _check_fused_args, _grad_array, _lerp_, _scalar_state
 from .optimizer import _scratch, _zeros_like
@@ -61,6 +62,9 @@ class Adam(Optimizer):
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
         _check_adam_args(lr, betas, eps, weight_decay)
+        if not (all(isinstance(b, float) for b in betas)
+                or all(isinstance(b, Tensor) for b in betas)):
+            raise ValueError("betas must be either both floats or both Tensors")
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable, fused=fused,

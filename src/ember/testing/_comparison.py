@@ -52,6 +52,11 @@ def _is_number(x):
     return isinstance(x, (bool, int, float, complex, np.number, np.bool_))
 
 
+def _type_repr(x):
+    """``type(x)`` as torch's message prints it (ember's Tensor is ``torch.Tensor`` there)."""
+    return "<class 'torch.Tensor'>" if type(x) is Tensor else str(type(x))
+
+
 def _as_tensor(x):
     return x if isinstance(x, Tensor) else _tensor(x)
 
@@ -149,6 +154,8 @@ def _compare(a, e, path, rtol, atol, equal_nan, flags):
         if isinstance(a, tensor_like) and isinstance(e, tensor_like):
             return _compare_tensors(_as_tensor(a), _as_tensor(e), rtol, atol, equal_nan, flags)
         if _is_number(a) and _is_number(e):
+            if flags[1] and type(a) is not type(e) and {type(a), type(e)} <= {int, float, complex}:
+                raise _Mismatch("The (d)types do not match: %s != %s." % (type(a), type(e)))
             return _compare_numbers(a, e, rtol, atol, equal_nan)
         strings = isinstance(a, str) or isinstance(e, str)
         if not strings and (isinstance(a, collections.abc.Sequence)
@@ -174,7 +181,7 @@ def _compare(a, e, path, rtol, atol, equal_nan, flags):
                 _compare(a[k], e[k], path + [k], rtol, atol, equal_nan, flags)
             return
         raise _Mismatch("No comparison pair was able to handle inputs of type %s and %s."
-                        % (type(a), type(e)), TypeError)
+                        % (_type_repr(a), _type_repr(e)), TypeError)
     except _Mismatch as m:
         if path and m.cls is AssertionError and not getattr(m, "located", False):
             msg = "%s\n\nThe failure occurred for item %s" % (

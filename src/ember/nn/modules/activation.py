@@ -18,6 +18,8 @@ def _inplace_repr(inplace):
 class ReLU(Module):
     """``max(x, 0)`` element-wise."""
 
+    __constants__ = ["inplace"]
+
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
@@ -31,6 +33,8 @@ class ReLU(Module):
 
 class Hardtanh(Module):
     """Clamp to ``[min_val, max_val]``."""
+
+    __constants__ = ["min_val", "max_val", "inplace"]
 
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
         super().__init__()
@@ -59,6 +63,8 @@ class ReLU6(Hardtanh):
 class LeakyReLU(Module):
     """``x`` if positive, else ``negative_slope * x``."""
 
+    __constants__ = ["inplace", "negative_slope"]
+
     def __init__(self, negative_slope=0.01, inplace=False):
         super().__init__()
         self.negative_slope, self.inplace = negative_slope, inplace
@@ -73,6 +79,8 @@ class LeakyReLU(Module):
 
 class PReLU(Module):
     """Leaky ReLU with a learned slope (one, or one per channel), initialised to ``init``."""
+
+    __constants__ = ["num_parameters"]
 
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         super().__init__()
@@ -91,33 +99,44 @@ class PReLU(Module):
         return "num_parameters=%d" % self.num_parameters
 
 
-class _AlphaAct(Module):
-    _fn = None
+def _alpha_repr(self):
+    return "alpha=%s%s" % (self.alpha, ", inplace=True" if self.inplace else "")
+
+
+class ELU(Module):
+    """``x`` if positive, else ``alpha * (exp(x) - 1)``."""
+
+    __constants__ = ["alpha", "inplace"]
 
     def __init__(self, alpha=1.0, inplace=False):
         super().__init__()
         self.alpha, self.inplace = alpha, inplace
 
-    def extra_repr(self):
-        return "alpha=%s%s" % (self.alpha, ", inplace=True" if self.inplace else "")
-
-
-class ELU(_AlphaAct):
-    """``x`` if positive, else ``alpha * (exp(x) - 1)``."""
-
     def forward(self, input):
         return F.elu(input, self.alpha, self.inplace)
 
+    extra_repr = _alpha_repr
 
-class CELU(_AlphaAct):
+
+class CELU(Module):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+
+    __constants__ = ["alpha", "inplace"]
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
 
     def forward(self, input):
         return F.celu(input, self.alpha, self.inplace)
 
+    extra_repr = _alpha_repr
+
 
 class SELU(Module):
     """Scaled ELU with torch's fixed alpha and scale."""
+
+    __constants__ = ["inplace"]
 
     def __init__(self, inplace=False):
         super().__init__()
@@ -133,6 +152,8 @@ class SELU(Module):
 class GELU(Module):
     """Gaussian error linear unit (``approximate='none'`` or ``'tanh'``)."""
 
+    __constants__ = ["approximate"]
+
     def __init__(self, approximate="none"):
         super().__init__()
         self.approximate = approximate
@@ -147,6 +168,8 @@ class GELU(Module):
 class SiLU(Module):
     """``x * sigmoid(x)``."""
 
+    __constants__ = ["inplace"]
+
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
@@ -158,15 +181,26 @@ class SiLU(Module):
         return _inplace_repr(self.inplace)
 
 
-class Mish(SiLU):
+class Mish(Module):
     """``x * tanh(softplus(x))``."""
+
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
 
     def forward(self, input):
         return F.mish(input, self.inplace)
 
+    def extra_repr(self):
+        return _inplace_repr(self.inplace)
+
 
 class Softplus(Module):
     """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``; numerically stable."""
+
+    __constants__ = ["beta", "threshold"]
 
     def __init__(self, beta=1.0, threshold=20.0):
         super().__init__()
@@ -179,35 +213,38 @@ class Softplus(Module):
         return "beta=%s, threshold=%s" % (self.beta, self.threshold)
 
 
-class _Plain(Module):
-    _fn = None
+class Softsign(Module):
+    """``x / (1 + |x|)``."""
 
     def forward(self, input):
-        return type(self)._fn(input)
+        return F.softsign(input)
 
 
-class Softsign(_Plain):
-    """``x / (1 + |x|)``."""
-    _fn = staticmethod(F.softsign)
-
-
-class Sigmoid(_Plain):
+class Sigmoid(Module):
     """``1 / (1 + exp(-x))``."""
-    _fn = staticmethod(F.sigmoid)
+
+    def forward(self, input):
+        return F.sigmoid(input)
 
 
-class LogSigmoid(_Plain):
+class LogSigmoid(Module):
     """``log(sigmoid(x))``, stable."""
-    _fn = staticmethod(F.logsigmoid)
+
+    def forward(self, input):
+        return F.logsigmoid(input)
 
 
-class Tanh(_Plain):
+class Tanh(Module):
     """Hyperbolic tangent."""
-    _fn = staticmethod(F.tanh)
+
+    def forward(self, input):
+        return F.tanh(input)
 
 
 class Hardsigmoid(Module):
     """``relu6(x + 3) / 6``."""
+
+    __constants__ = ["inplace"]
 
     def __init__(self, inplace=False):
         super().__init__()
@@ -217,43 +254,72 @@ class Hardsigmoid(Module):
         return F.hardsigmoid(input, self.inplace)
 
 
-class Hardswish(Hardsigmoid):
+class Hardswish(Module):
     """``x * relu6(x + 3) / 6``."""
+
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
 
     def forward(self, input):
         return F.hardswish(input, self.inplace)
 
 
-class _SoftmaxBase(Module):
+def _softmax_setstate(self, state):
+    Module.__setstate__(self, state)
+    if not hasattr(self, "dim"):
+        self.dim = None
+
+
+def _dim_repr(self):
+    return "dim=%s" % self.dim
+
+
+class Softmax(Module):
+    """Softmax along ``dim``."""
+
+    __constants__ = ["dim"]
+
     def __init__(self, dim=None):
         super().__init__()
         self.dim = dim
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        if not hasattr(self, "dim"):
-            self.dim = None
-
-    def extra_repr(self):
-        return "dim=%s" % self.dim
-
-
-class Softmax(_SoftmaxBase):
-    """Softmax along ``dim``."""
+    __setstate__ = _softmax_setstate
+    extra_repr = _dim_repr
 
     def forward(self, input):
         return F.softmax(input, self.dim, _stacklevel=4)
 
 
-class LogSoftmax(_SoftmaxBase):
+class LogSoftmax(Module):
     """Log-softmax along ``dim`` (stable)."""
+
+    __constants__ = ["dim"]
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    __setstate__ = _softmax_setstate
+    extra_repr = _dim_repr
 
     def forward(self, input):
         return F.log_softmax(input, self.dim, _stacklevel=4)
 
 
-class Softmin(_SoftmaxBase):
+class Softmin(Module):
     """Softmax of ``-x`` along ``dim``."""
+
+    __constants__ = ["dim"]
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    __setstate__ = _softmax_setstate
+    extra_repr = _dim_repr
 
     def forward(self, input):
         return F.softmin(input, self.dim, _stacklevel=4)
@@ -261,6 +327,8 @@ class Softmin(_SoftmaxBase):
 
 class Threshold(Module):
     """``x`` if ``x > threshold``, else ``value``."""
+
+    __constants__ = ["threshold", "value", "inplace"]
 
     def __init__(self, threshold, value, inplace=False):
         super().__init__()
@@ -277,6 +345,8 @@ class Threshold(Module):
 class GLU(Module):
     """Gated linear unit: ``a * sigmoid(b)`` of the two halves along ``dim``."""
 
+    __constants__ = ["dim"]
+
     def __init__(self, dim=-1):
         super().__init__()
         self.dim = dim
@@ -291,6 +361,8 @@ class GLU(Module):
 class Hardshrink(Module):
     """``x`` where ``|x| > lambd``, else 0."""
 
+    __constants__ = ["lambd"]
+
     def __init__(self, lambd=0.5):
         super().__init__()
         self.lambd = lambd
@@ -302,8 +374,14 @@ class Hardshrink(Module):
         return "{}".format(self.lambd)
 
 
-class Softshrink(Hardshrink):
+class Softshrink(Module):
     """Shrink towards 0 by ``lambd`` (0 inside ``[-lambd, lambd]``)."""
+
+    __constants__ = ["lambd"]
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
 
     def forward(self, input):
         return F.softshrink(input, self.lambd)
@@ -312,14 +390,14 @@ class Softshrink(Hardshrink):
         return str(self.lambd)
 
 
-class Tanhshrink(_Plain):
+class Tanhshrink(Module):
     """``x - tanh(x)``."""
 
     def forward(self, input):
         return F.tanhshrink(input)
 
 
-class Softmax2d(_Plain):
+class Softmax2d(Module):
     """Softmax over the channels (dim -3) of ``(N, C, H, W)`` or ``(C, H, W)``."""
 
     def forward(self, input):
@@ -331,6 +409,8 @@ class Softmax2d(_Plain):
 
 class RReLU(Module):
     """Randomized leaky ReLU: slope ~ U(lower, upper) in training, their mean in eval."""
+
+    __constants__ = ["lower", "upper", "inplace"]
 
     def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
         super().__init__()

@@ -251,11 +251,10 @@ class _LazyConvXdMixin(LazyModuleMixin):
         if not self.has_uninitialized_params() and self.in_channels != 0:
             super().reset_parameters()
 
-    def _lazy_init(self, dtype):
-        self._lazy_dtype = dtype
-        self.weight = UninitializedParameter()
+    def _lazy_init(self, dtype, device=None):
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
         if self.bias is not None:
-            self.bias = UninitializedParameter()
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
 
     def initialize_parameters(self, input, *args, **kwargs):
         if not self.has_uninitialized_params():
@@ -268,10 +267,9 @@ class _LazyConvXdMixin(LazyModuleMixin):
             shape = (self.in_channels, self.out_channels // self.groups) + self.kernel_size
         else:
             shape = (self.out_channels, self.in_channels // self.groups) + self.kernel_size
-        self.weight = Parameter(empty(shape, dtype=self._lazy_dtype, device=input.device))
-        if self.bias is not None:
-            self.bias = Parameter(empty(self.out_channels, dtype=self._lazy_dtype,
-                                        device=input.device))
+        self.weight.materialize(shape)     # (the same Parameter objects: an optimizer made
+        if self.bias is not None:          # before the first call holds them, as in torch)
+            self.bias.materialize((self.out_channels,))
         self.reset_parameters()
 
 
@@ -280,14 +278,14 @@ def _lazy_conv(base, nd_name):
                  bias=True, padding_mode="zeros", device=None, dtype=None):
         base.__init__(self, 0, out_channels, kernel_size, stride, padding, dilation, groups,
                       bias, padding_mode, dtype=dtype)
-        self._lazy_init(dtype)
+        self._lazy_init(dtype, device)
 
     def __init_t__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
                    groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
                    dtype=None):
         base.__init__(self, 0, out_channels, kernel_size, stride, padding, output_padding,
                       groups, bias, dilation, padding_mode, dtype=dtype)
-        self._lazy_init(dtype)
+        self._lazy_init(dtype, device)
 
     init = __init_t__ if base._transposed else __init__
     doc = "%s whose ``in_channels`` comes from the first input." % base.__name__

@@ -6,6 +6,8 @@ __all__ = ["Dropout", "Dropout2d", "Dropout1d", "Dropout3d", "AlphaDropout", "Fe
 
 
 class _DropoutNd(Module):
+    __constants__ = ["p", "inplace"]
+
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
         if p < 0 or p > 1:

@@ -7,6 +7,8 @@ __all__ = ["Flatten", "Unflatten"]
 class Flatten(Module):
     """Flattens dims ``start_dim`` .. ``end_dim`` into one (by default all but the batch dim)."""
 
+    __constants__ = ["start_dim", "end_dim"]
+
     def __init__(self, start_dim=1, end_dim=-1):
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
@@ -20,6 +22,8 @@ class Flatten(Module):
 
 class Unflatten(Module):
     """Expands dim ``dim`` into ``unflattened_size`` (a tuple or list of ints; one may be -1)."""
+
+    __constants__ = ["dim", "unflattened_size"]
 
     def __init__(self, dim, unflattened_size):
         super().__init__()

@@ -16,6 +16,30 @@ class LazyModuleMixin:
         return any(isinstance(p, (UninitializedParameter, UninitializedBuffer))
                    for p in list(self._parameters.values()) + list(self._buffers.values()))
 
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        # as torch: an uninitialized parameter or buffer is saved as it is, not detached
+        for name, p in self._parameters.items():
+            if p is not None:
+                lazy = isinstance(p, UninitializedParameter)
+                destination[prefix + name] = p if lazy or keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                lazy = isinstance(b, UninitializedBuffer)
+                destination[prefix + name] = b if lazy or keep_vars else b.detach()
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+        # as torch's load hook: an uninitialized entry takes the shape of an initialized value
+        lazy_types = (UninitializedParameter, UninitializedBuffer)
+        for name, p in list(self._parameters.items()) + list(self._buffers.items()):
+            key = prefix + name
+            if p is not None and key in state_dict and isinstance(p, lazy_types):
+                value = state_dict[key]
+                if not isinstance(value, lazy_types):
+                    p.materialize(value.shape)
+
     def initialize_parameters(self, *args, **kwargs):
         raise NotImplementedError
 

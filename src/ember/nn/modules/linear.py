@@ -35,6 +35,8 @@ class Linear(Module):
     Weights and bias start from U(-1/sqrt(in_features), 1/sqrt(in_features)), as torch.
     """
 
+    __constants__ = ["in_features", "out_features"]
+
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features = in_features
@@ -72,9 +74,13 @@ class Bilinear(Module):
     U(-1/sqrt(in1_features), 1/sqrt(in1_features)), as torch.
     """
 
+    __constants__ = ["in1_features", "in2_features", "out_features"]
+
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
                  dtype=None):
         super().__init__()
+        if in1_features <= 0:
+            raise ValueError("in1_features must be > 0, but got (in1_features=%s)" % in1_features)
         self.in1_features, self.in2_features = in1_features, in2_features
         self.out_features = out_features
         self.weight = Parameter(empty((out_features, in1_features, in2_features), dtype=dtype))
@@ -106,10 +112,9 @@ class LazyLinear(LazyModuleMixin, Linear):
     def __init__(self, out_features, bias=True, device=None, dtype=None):
         Module.__init__(self)
         self.in_features, self.out_features = 0, out_features
-        self._lazy_dtype = dtype
-        self.weight = UninitializedParameter()
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
         if bias:
-            self.bias = UninitializedParameter()
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
         else:
             self.register_parameter("bias", None)
 
@@ -118,12 +123,11 @@ class LazyLinear(LazyModuleMixin, Linear):
             super().reset_parameters()
 
     def initialize_parameters(self, input, *args, **kwargs):
-        if not self.has_uninitialized_params():
-            return
-        self.in_features = input.shape[-1]
-        self.weight = Parameter(empty((self.out_features, self.in_features),
-                                      dtype=self._lazy_dtype, device=input.device))
-        if self.bias is not None:
-            self.bias = Parameter(empty(self.out_features, dtype=self._lazy_dtype,
-                                        device=input.device))
-        self.reset_parameters()
+        if self.has_uninitialized_params():
+            self.in_features = input.shape[-1]
+            self.weight.materialize((self.out_features, self.in_features))   # (the same
+            if self.bias is not None:      # Parameter objects an optimizer may already hold)
+                self.bias.materialize((self.out_features,))
+            self.reset_parameters()
+        if self.in_features == 0:     # (loaded from a state dict before the first call)
+            self.in_features = input.shape[-1]

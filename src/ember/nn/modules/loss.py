@@ -33,6 +33,8 @@ class _WeightedLoss(_Loss):
 class MSELoss(_Loss):
     """Mean squared error ``(input - target)^2``."""
 
+    __constants__ = ["reduction"]
+
     def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)
 
@@ -40,12 +42,16 @@ class MSELoss(_Loss):
 class L1Loss(_Loss):
     """Mean absolute error ``|input - target|``."""
 
+    __constants__ = ["reduction"]
+
     def forward(self, input, target):
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
     """Quadratic below ``beta``, linear above."""
+
+    __constants__ = ["reduction"]
 
     def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
         super().__init__(size_average, reduce, reduction)
@@ -58,6 +64,8 @@ class SmoothL1Loss(_Loss):
 class HuberLoss(_Loss):
     """Quadratic below ``delta``, ``delta``-scaled linear above."""
 
+    __constants__ = ["reduction", "delta"]
+
     def __init__(self, reduction="mean", delta=1.0):
         super().__init__(reduction=reduction)
         self.delta = delta
@@ -68,6 +76,8 @@ class HuberLoss(_Loss):
 
 class CrossEntropyLoss(_WeightedLoss):
     """Cross entropy of logits against class indices or class probabilities."""
+
+    __constants__ = ["ignore_index", "reduction", "label_smoothing"]
 
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean", label_smoothing=0.0):
@@ -83,6 +93,8 @@ class CrossEntropyLoss(_WeightedLoss):
 class NLLLoss(_WeightedLoss):
     """Negative log-likelihood of log-probabilities at class indices."""
 
+    __constants__ = ["ignore_index", "reduction"]
+
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean"):
         super().__init__(weight, size_average, reduce, reduction)
@@ -95,6 +107,8 @@ class NLLLoss(_WeightedLoss):
 
 class BCELoss(_WeightedLoss):
     """Binary cross entropy of probabilities."""
+
+    __constants__ = ["reduction"]
 
     def forward(self, input, target):
         return F.binary_cross_entropy(input, target, weight=self.weight,
@@ -119,6 +133,8 @@ class BCEWithLogitsLoss(_Loss):
 class KLDivLoss(_Loss):
     """Kullback-Leibler divergence; ``input`` holds log-probabilities."""
 
+    __constants__ = ["reduction"]
+
     def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
         super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
@@ -129,6 +145,8 @@ class KLDivLoss(_Loss):
 
 class CosineEmbeddingLoss(_Loss):
     """``1 - cos`` for similar pairs (target 1), ``max(0, cos - margin)`` for target -1."""
+
+    __constants__ = ["margin", "reduction"]
 
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
@@ -142,6 +160,8 @@ class CosineEmbeddingLoss(_Loss):
 class MarginRankingLoss(_Loss):
     """``max(0, -target * (input1 - input2) + margin)``."""
 
+    __constants__ = ["margin", "reduction"]
+
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
@@ -153,6 +173,8 @@ class MarginRankingLoss(_Loss):
 
 class TripletMarginLoss(_Loss):
     """``max(d(a, p) - d(a, n) + margin, 0)``."""
+
+    __constants__ = ["margin", "p", "eps", "swap", "reduction"]
 
     def __init__(self, margin=1.0, p=2.0, eps=1e-06, swap=False, size_average=None,
                  reduce=None, reduction="mean"):
@@ -167,6 +189,8 @@ class TripletMarginLoss(_Loss):
 class GaussianNLLLoss(_Loss):
     """Gaussian negative log likelihood with predicted mean ``input`` and variance ``var``."""
 
+    __constants__ = ["full", "eps", "reduction"]
+
     def __init__(self, *, full=False, eps=1e-06, reduction="mean"):
         super().__init__(None, None, reduction)
         self.full, self.eps = full, eps
@@ -178,6 +202,8 @@ class GaussianNLLLoss(_Loss):
 
 class PoissonNLLLoss(_Loss):
     """Poisson negative log likelihood (``log_input``: the input is the log-rate)."""
+
+    __constants__ = ["log_input", "full", "eps", "reduction"]
 
     def __init__(self, log_input=True, full=False, size_average=None, eps=1e-08, reduce=None,
                  reduction="mean"):
@@ -192,6 +218,8 @@ class PoissonNLLLoss(_Loss):
 class CTCLoss(_Loss):
     """Connectionist temporal classification loss over all alignments."""
 
+    __constants__ = ["blank", "reduction"]
+
     def __init__(self, blank=0, reduction="mean", zero_infinity=False):
         super().__init__(reduction=reduction)
         self.blank, self.zero_infinity = blank, zero_infinity
@@ -203,6 +231,8 @@ class CTCLoss(_Loss):
 
 class HingeEmbeddingLoss(_Loss):
     """``x`` for target 1, ``max(0, margin - x)`` for target -1."""
+
+    __constants__ = ["margin", "reduction"]
 
     def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
@@ -216,12 +246,16 @@ class HingeEmbeddingLoss(_Loss):
 class MultiLabelMarginLoss(_Loss):
     """Multi-class multi-label hinge loss (targets: class indices, ended by -1)."""
 
+    __constants__ = ["reduction"]
+
     def forward(self, input, target):
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     """Per-class logistic loss averaged over the classes."""
+
+    __constants__ = ["reduction"]
 
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
@@ -230,6 +264,8 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
 
 class MultiMarginLoss(_WeightedLoss):
     """Multi-class hinge loss ``max(0, margin - x[y] + x[i])^p``."""
+
+    __constants__ = ["p", "margin", "reduction"]
 
     def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                  reduction="mean"):
@@ -249,12 +285,16 @@ class MultiMarginLoss(_WeightedLoss):
 class SoftMarginLoss(_Loss):
     """Two-class logistic loss ``log(1 + exp(-y x))``."""
 
+    __constants__ = ["reduction"]
+
     def forward(self, input, target):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
 class TripletMarginWithDistanceLoss(_Loss):
     """Triplet loss with a custom ``distance_function``."""
+
+    __constants__ = ["margin", "swap", "reduction"]
 
     def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
         super().__init__(size_average=None, reduce=None, reduction=reduction)
@@ -316,6 +356,8 @@ class LinearCrossEntropyLoss(_WeightedLoss):
     """Cross entropy of ``input`` mapped to logits by an internal ``Linear`` (no bias by
     default) of ``num_classes * prod(out_features)`` outputs, stored flat as torch's
     (state_dict keys ``linear.weight``, ``linear.bias``, ``weight``)."""
+
+    __constants__ = ["num_classes", "out_features", "reduction", "ignore_index", "label_smoothing"]
 
     def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None,
                  dtype=None, reduction="mean", weight=None, ignore_index=None,

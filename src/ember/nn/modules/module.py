@@ -188,22 +188,24 @@ class Module:
         if self.call_super_init is False and args:
             raise TypeError("%s.__init__() takes 1 positional argument but %d were given"
                             % (type(self).__name__, len(args) + 1))
-        d = self.__dict__
+        d = self.__dict__       # (torch's attributes, in torch's order)
         d["training"] = True
         d["_parameters"] = {}
         d["_buffers"] = {}
         d["_non_persistent_buffers_set"] = set()
-        d["_modules"] = {}
-        d["_forward_hooks"] = OrderedDict()
-        d["_forward_hooks_with_kwargs"] = {}
-        d["_forward_pre_hooks"] = OrderedDict()
-        d["_forward_pre_hooks_with_kwargs"] = {}
-        d["_backward_hooks"] = OrderedDict()
         d["_backward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
+        d["_is_full_backward_hook"] = None
+        d["_forward_hooks"] = OrderedDict()
+        d["_forward_hooks_with_kwargs"] = OrderedDict()
+        d["_forward_hooks_always_called"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_pre_hooks_with_kwargs"] = OrderedDict()
         d["_state_dict_hooks"] = OrderedDict()
         d["_state_dict_pre_hooks"] = OrderedDict()
         d["_load_state_dict_pre_hooks"] = OrderedDict()
         d["_load_state_dict_post_hooks"] = OrderedDict()
+        d["_modules"] = {}
 
     def forward(self, *input):
         raise NotImplementedError('Module [%s] is missing the required "forward" function'
@@ -263,7 +265,7 @@ class Module:
         """Add a child module under ``name``."""
         self._check_init("_modules", None)
         if module is not None and not isinstance(module, Module):
-            raise TypeError("%s is not a Module subclass" % type(module).__name__)
+            raise TypeError("%s is not a Module subclass" % _typename(module))
         if not isinstance(name, str):
             raise TypeError("module name should be a string. Got %s" % type(name).__name__)
         if hasattr(self, name) and name not in self._modules:
@@ -610,8 +612,9 @@ class Module:
         """Set training mode (``self.training``) here and in all sub-modules."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
-        for m in self.modules():
-            m.__dict__["training"] = mode
+        self.__dict__["training"] = mode
+        for m in self.children():     # (each child's own ``train``: subclasses override it)
+            m.train(mode)
         return self
 
     def eval(self):
@@ -734,10 +737,13 @@ class Module:
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
                               always_call=False):
         """``hook(module, args, output)`` after forward; may return a new output."""
-        h = RemovableHandle(self._forward_hooks, self._forward_hooks_with_kwargs)
+        h = RemovableHandle(self._forward_hooks, self._forward_hooks_with_kwargs,
+                            self._forward_hooks_always_called)
         self._forward_hooks[h.id] = hook
         if with_kwargs:
             self._forward_hooks_with_kwargs[h.id] = True
+        if always_call:
+            self._forward_hooks_always_called[h.id] = True
         if prepend:
             self._forward_hooks.move_to_end(h.id, last=False)
         return h
@@ -842,35 +848,80 @@ class Module:
         return full, non_full
 
     def _call_with_hooks(self, args, kwargs):
+        called = set()      # the always-called forward hooks that ran
+        state = {"args": args, "kwargs": kwargs, "out": None}
+        try:
+            return self._run_hooked(state, called)
+        except Exception:
+            # torch runs the ``always_call`` forward hooks not yet run, then re-raises
+            self._run_always_called(state, called)
+            raise
+
+    def _run_always_called(self, state, called):
+        args, kwargs, out = state["args"], state["kwargs"], state["out"]
+        for hid, hook in list(_global_forward_hooks.items()):
+            if hid in _global_forward_hooks_always_called and hid not in called:
+                try:
+                    r = hook(self, args, out)
+                    if r is not None:
+                        out = r
+                except Exception as e:
+                    warnings.warn("global module forward hook with ``always_call=True`` raised "
+                                  "an exception that was silenced as another error was raised "
+                                  "in forward: %s" % e, stacklevel=3)
+        for hid, hook in list(self._forward_hooks.items()):
+            if hid in self._forward_hooks_always_called and hid not in called:
+                try:
+                    if hid in self._forward_hooks_with_kwargs:
+                        r = hook(self, args, kwargs, out)
+                    else:
+                        r = hook(self, args, out)
+                    if r is not None:
+                        out = r
+                except Exception as e:
+                    warnings.warn("module forward hook with ``always_call=True`` raised an "
+                                  "exception that was silenced as another error was raised in "
+                                  "forward: %s" % e, stacklevel=3)
+
+    def _run_hooked(self, state, called):
+        args, kwargs = state["args"], state["kwargs"]
         for hid, hook in list(_global_forward_pre_hooks.items()) + \
                 list(self._forward_pre_hooks.items()):
             if self._forward_pre_hooks_with_kwargs.get(hid):
                 r = hook(self, args, kwargs)
                 if r is not None:
+                    if not (isinstance(r, tuple) and len(r) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           "(new_args, new_kwargs), but got %s." % (r,))
                     args, kwargs = r
             else:
                 r = hook(self, args)
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
+            state["args"], state["kwargs"] = args, kwargs
         full, legacy = [], []
         if self._backward_hooks or _global_backward_hooks:
             full, legacy = self._get_backward_hooks()
         pre = list(_global_backward_pre_hooks.values()) + list(self._backward_pre_hooks.values())
         bw = full or pre
         if bw:
-            state = _ModuleBackwardHook(self, full, pre)
-            args = state.setup_input(args)
-        out = self.forward(*args, **kwargs)
+            hook_state = _ModuleBackwardHook(self, full, pre)
+            args = hook_state.setup_input(args)
+            state["args"] = args
+        out = state["out"] = self.forward(*args, **kwargs)
         for hid, hook in list(_global_forward_hooks.items()) + list(self._forward_hooks.items()):
+            if hid in self._forward_hooks_always_called or \
+                    hid in _global_forward_hooks_always_called:
+                called.add(hid)
             if (self._forward_hooks_with_kwargs.get(hid)
                     or _global_forward_hooks_with_kwargs.get(hid)):
                 r = hook(self, args, kwargs, out)
             else:
                 r = hook(self, args, out)
             if r is not None:
-                out = r
+                out = state["out"] = r
         if bw:
-            out = state.setup_output(out)
+            out = hook_state.setup_output(out)
         if legacy:
             attach_legacy_hooks(self, legacy, args, out)
         return out
@@ -899,7 +950,16 @@ class Module:
         return self.__dict__.copy()
 
     def __setstate__(self, state):
-        self.__dict__.update(state)
+        d = self.__dict__
+        d.update(state)
+        # (checkpoints pickled before these attributes existed)
+        for name in ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs",
+                     "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+                     "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                     "_load_state_dict_post_hooks", "_backward_pre_hooks"):
+            d.setdefault(name, OrderedDict())
+        d.setdefault("_non_persistent_buffers_set", set())
+        d.setdefault("_is_full_backward_hook", None)
 
 
 def _typename(obj):

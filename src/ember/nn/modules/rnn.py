@@ -80,6 +80,9 @@ def _no_proj(kwargs):
 class RNNBase(Module):
     """Shared machinery of RNN, LSTM and GRU."""
 
+    __constants__ = ["mode", "input_size", "hidden_size", "num_layers", "bias", "batch_first",
+                     "dropout", "bidirectional", "proj_size"]
+
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
                  batch_first=False, dropout=0.0, bidirectional=False, proj_size=0, device=None,
                  dtype=None):
@@ -121,6 +124,7 @@ class RNNBase(Module):
         real_hidden = proj_size or hidden_size    # the size of h (and of each output direction)
         dirs = 2 if bidirectional else 1
         self._flat_weights_names = []
+        self._all_weights = []      # (torch's: the parameter names per layer and direction)
         for layer in range(num_layers):
             for d in range(dirs):
                 suffix = "_reverse" if d == 1 else ""
@@ -133,10 +137,11 @@ class RNNBase(Module):
                 if proj_size:
                     names.append("weight_hr_l%d%s")
                     shapes.append((proj_size, hidden_size))
+                names = [name % (layer, suffix) for name in names]
                 for name, shape in zip(names, shapes):
-                    name = name % (layer, suffix)
                     setattr(self, name, Parameter(empty(shape, dtype=dtype)))
-                    self._flat_weights_names.append(name)
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -442,6 +447,8 @@ class GRU(RNNBase):
 class RNNCellBase(Module):
     """Shared parameters of the single-step cells."""
 
+    __constants__ = ["input_size", "hidden_size", "bias"]
+
     def __init__(self, input_size, hidden_size, bias, num_chunks, dtype=None):
         super().__init__()
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
@@ -511,6 +518,8 @@ class RNNCellBase(Module):
 
 class RNNCell(RNNCellBase):
     """One Elman RNN step: ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)`` (or relu)."""
+
+    __constants__ = ["input_size", "hidden_size", "bias", "nonlinearity"]
 
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
                  dtype=None):

@@ -14,6 +14,9 @@ class Embedding(Module):
     The row at ``padding_idx`` starts at zero and gets no gradient.
     """
 
+    __constants__ = ["num_embeddings", "embedding_dim", "padding_idx", "max_norm", "norm_type",
+                     "scale_grad_by_freq", "sparse"]
+
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
                  norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
                  _freeze=False, device=None, dtype=None):
@@ -76,6 +79,9 @@ class Embedding(Module):
 
 class EmbeddingBag(Module):
     """Sums, means or maxima of bags of embeddings, without the per-row intermediate."""
+
+    __constants__ = ["num_embeddings", "embedding_dim", "max_norm", "norm_type",
+                     "scale_grad_by_freq", "mode", "sparse", "include_last_offset", "padding_idx"]
 
     def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,

@@ -30,6 +30,8 @@ class MultiheadAttention(Module):
     ``average_attn_weights=False``, and are None when ``need_weights=False``.
     """
 
+    __constants__ = ["batch_first"]
+
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
                  add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
                  dtype=None):
@@ -151,11 +153,17 @@ class MultiheadAttention(Module):
         return dead.any(1).expand(batch, length)
 
 
+# torch defines MultiheadAttention in nn/modules/activation.py (which re-exports it from here)
+MultiheadAttention.__module__ = "ember.nn.modules.activation"
+
+
 class TransformerEncoderLayer(Module):
     """Self-attention then a feed-forward block, each with residual, dropout and LayerNorm.
 
     ``norm_first=True`` normalises before each block (pre-LN) instead of after.
     """
+
+    __constants__ = ["norm_first"]
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
                  layer_norm_eps=1e-05, batch_first=False, norm_first=False, bias=True,
@@ -294,6 +302,8 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None):
 class TransformerEncoder(Module):
     """A stack of ``num_layers`` copies of ``encoder_layer`` (then ``norm``, if given)."""
 
+    __constants__ = ["norm"]
+
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
                  mask_check=True):
         super().__init__()
@@ -356,6 +366,8 @@ class TransformerDecoderLayer(Module):
     """Self-attention, cross-attention over ``memory``, then a feed-forward block; each with
     residual, dropout and LayerNorm (``norm_first``: pre-LN)."""
 
+    __constants__ = ["norm_first"]
+
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
                  layer_norm_eps=1e-05, batch_first=False, norm_first=False, bias=True,
                  device=None, dtype=None):
@@ -409,6 +421,8 @@ class TransformerDecoderLayer(Module):
 
 class TransformerDecoder(Module):
     """A stack of ``num_layers`` copies of ``decoder_layer`` (then ``norm``, if given)."""
+
+    __constants__ = ["norm"]
 
     def __init__(self, decoder_layer, num_layers, norm=None):
         super().__init__()

@@ -1,4 +1,6 @@
 """``functional_call``: run a module with substituted parameters and buffers."""
+import warnings
+
 from ...func._module import functional_call as _functional_call
 
 __all__ = ["functional_call"]
@@ -9,5 +11,9 @@ def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *,
     """Call ``module`` with its parameters and buffers replaced by the given tensors, as
     ``torch.nn.utils.stateless.functional_call`` (deprecated there for
     ``torch.func.functional_call``)."""
+    warnings.warn("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 "
+                  "and will be removed in a future version of PyTorch. Please use "
+                  "`torch.func.functional_call` instead which is a drop-in replacement.",
+                  FutureWarning, stacklevel=2)
     return _functional_call(module, parameters_and_buffers, args, kwargs,
                             tie_weights=tie_weights, strict=strict)

@@ -119,10 +119,20 @@ class DataLoader:
         self.multiprocessing_context = multiprocessing_context
         self.generator = generator
         self.persistent_workers = persistent_workers
+        self.pin_memory_device = pin_memory_device
+        self.in_order = in_order
         self._iterator = None
+        self._IterableDataset_len_called = None
         if collate_fn is None:
             collate_fn = default_collate if self._auto_collation else default_convert
         self.collate_fn = collate_fn
+        self._initialized = True
+
+    def __setattr__(self, attr, val):
+        if attr in _FROZEN and self.__dict__.get("_initialized"):
+            raise ValueError(f"{attr} attribute should not be set after "
+                             f"{self.__class__.__name__} is initialized")
+        super().__setattr__(attr, val)
 
     @property
     def _auto_collation(self):
@@ -134,7 +144,7 @@ class DataLoader:
 
     def __len__(self):
         if self._is_iterable:
-            n = len(self.dataset)
+            n = self._IterableDataset_len_called = len(self.dataset)
             if self.batch_size is not None:
                 n = n // self.batch_size if self.drop_last else -(-n // self.batch_size)
             return n
@@ -142,16 +152,16 @@ class DataLoader:
 
     def __iter__(self):
         if self.num_workers == 0:
-            it = self._single_process_iter()
+            it = _SingleProcessDataLoaderIter(self)
         elif self.persistent_workers:
             # Like torch, the workers (seeded once) and the iterator live as long as the loader
             it = self._iterator
             if it is None or it._shutdown:
-                it = self._iterator = _MultiProcessIter(self)
+                it = self._iterator = _MultiProcessingDataLoaderIter(self)
             else:
                 it._reset(self)
         else:
-            it = _MultiProcessIter(self)
+            it = _MultiProcessingDataLoaderIter(self)
         if self.pin_memory:
             if cuda_status()[0]:
                 return _pinned(it)
@@ -159,29 +169,58 @@ class DataLoader:
                           "then device pinned memory won't be used.")
         return it
 
-    def _single_process_iter(self):
-        # Like torch, every epoch first draws a base seed (the workers' seeds) from the
-        # generator, so shuffling gives the same order with and without workers.
-        _draw_seed(self.generator)
-        if self._is_iterable:
-            iterator = iter(self.dataset)
-            if not self._auto_collation:
-                for sample in iterator:
-                    yield self.collate_fn(sample)
-                return
-            while True:
-                batch = _worker._fetch_iterable(iterator, True, self.batch_size, self.drop_last)
-                if batch is None:
-                    return
-                yield self.collate_fn(batch)
-        for indices in self._index_sampler:
-            if self._auto_collation:
-                getitems = getattr(self.dataset, "__getitems__", None)
-                samples = getitems(indices) if callable(getitems) \
-                    else [self.dataset[i] for i in indices]
-                yield self.collate_fn(samples)
-            else:
-                yield self.collate_fn(self.dataset[indices])
+
+_FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
+
+
+class _SingleProcessDataLoaderIter:
+    """One epoch in the main process. Like torch, making it starts the sampler's iterator (or
+    the iterable dataset's) and then draws a base seed (the workers' seeds) from the loader's
+    generator, so the global random stream advances at ``iter(loader)`` with or without
+    workers."""
+
+    def __init__(self, loader):
+        self._loader = loader
+        self._index_sampler = loader._index_sampler
+        self._sampler_iter = iter(self._index_sampler)
+        self._base_seed = _draw_seed(loader.generator)
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
+        self._num_yielded = 0
+        self._dataset_iter = iter(loader.dataset) if loader._is_iterable else None
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        return len(self._index_sampler)
+
+    def __next__(self):
+        data = self._next_data()
+        self._num_yielded += 1
+        n = self._IterableDataset_len_called
+        if self._dataset_iter is not None and n is not None and self._num_yielded > n:
+            warnings.warn(f"Length of IterableDataset {self._loader.dataset} was reported to be "
+                          f"{n}(when accessing len(dataloader)), but {self._num_yielded} samples "
+                          "have been fetched. ", stacklevel=2)
+        return data
+
+    def _next_data(self):
+        loader = self._loader
+        indices = next(self._sampler_iter)
+        if self._dataset_iter is not None:
+            if not loader._auto_collation:
+                return loader.collate_fn(next(self._dataset_iter))
+            batch = _worker._fetch_iterable(self._dataset_iter, True, loader.batch_size,
+                                            loader.drop_last)
+            if batch is None:
+                raise StopIteration
+            return loader.collate_fn(batch)
+        if loader._auto_collation:
+            getitems = getattr(loader.dataset, "__getitems__", None)
+            samples = getitems(indices) if callable(getitems) \
+                else [loader.dataset[i] for i in indices]
+            return loader.collate_fn(samples)
+        return loader.collate_fn(loader.dataset[indices])
 
 
 def _pinned(batches):
@@ -203,7 +242,7 @@ def _pin(data):
     return data
 
 
-class _MultiProcessIter:
+class _MultiProcessingDataLoaderIter:
     """One epoch over worker processes: batches are requested round-robin, returned in order."""
 
     def __init__(self, loader):

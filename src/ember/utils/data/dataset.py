@@ -115,10 +115,17 @@ class ChainDataset(IterableDataset):
 
     def __iter__(self):
         for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
             yield from d
 
     def __len__(self):
-        return sum(len(d) for d in self.datasets)
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
 
 
 def random_split(dataset, lengths, generator=default_generator):
@@ -143,7 +150,7 @@ def random_split(dataset, lengths, generator=default_generator):
         for i, length in enumerate(subset_lengths):
             if length == 0:
                 warnings.warn("Length of split at index %d is 0. This might result in an empty "
-                              "dataset." % i)
+                              "dataset." % i, stacklevel=2)
         lengths = subset_lengths
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
