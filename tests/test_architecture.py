@@ -23,7 +23,7 @@ LAYERS = [
      "compiler", "_dynamo", "testing", "signal", "amp", "multiprocessing", "profiler", "hub",
      "types"),
     ("viz", "_check", "_demo", "__main__", "__init__", "_torch_ns", "_tensor_compat", "jit",
-     "version", "cpu", "functional", "_torch_function", "overrides"),
+     "version", "cpu", "functional", "_torch_function", "overrides", "_saved_names"),
 ]
 
 # Files whose job is host data: they may call NumPy on arrays. Elsewhere a line (or the first

@@ -150,8 +150,6 @@ def test_channels_last_through_a_generator_block():
     assert e == t
 
 
-@pytest.mark.xfail(strict=True, reason="autograd/engine.py _accumulate copies a first .grad "
-                   "into C order; torch's AccumulateGrad gives it the parameter's strides")
 def test_leaf_grad_takes_the_parameter_layout():
     def run(lib):
         conv = lib.nn.Conv2d(3, 4, 3, padding=1).to(memory_format=lib.channels_last)

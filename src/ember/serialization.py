@@ -304,6 +304,39 @@ def _rebuild_device_tensor_from_cpu_tensor(data, dtype, device, requires_grad):
     return t
 
 
+_LAYOUTS = {repr(_l): _l for _l in (_dt.strided, _dt.sparse_coo, _dt.sparse_csr,
+                                               _dt.sparse_csc, _dt.sparse_bsr, _dt.sparse_bsc)}
+
+
+def _get_layout(name):
+    """``torch.serialization._get_layout``: the layout object named ``name``."""
+    if name not in _LAYOUTS:
+        _fail("_get_layout got an unknown layout %.40r" % (name,))
+    return _LAYOUTS[name]
+
+
+def _rebuild_sparse_tensor(layout, data):
+    """``torch._utils._rebuild_sparse_tensor``: a sparse COO tensor from its indices, values,
+    size (and coalesced flag), checked as torch checks a loaded sparse tensor."""
+    from .ops.sparse import sparse_coo_tensor
+    if layout is not _dt.sparse_coo:
+        _fail("rebuilding a %s tensor is not supported by ember" % layout)
+    if not isinstance(data, tuple) or len(data) not in (3, 4):
+        _fail("_rebuild_sparse_tensor got malformed arguments")
+    indices, values, size = data[:3]
+    coalesced = data[3] if len(data) == 4 else None
+    if not (isinstance(indices, Tensor) and isinstance(values, Tensor)):
+        _fail("_rebuild_sparse_tensor got malformed arguments")
+    return sparse_coo_tensor(indices, values, size, is_coalesced=coalesced)
+
+
+class _LayoutRef:
+    """A layout in a pickle, written as torch writes it: ``_get_layout("torch.sparse_coo")``."""
+
+    def __init__(self, name):
+        self.name = name
+
+
 class _Unsupported:
     """A torch global ember knows but cannot build (sparse, quantized, nested tensors ...)."""
 
@@ -358,11 +391,12 @@ def _torch_globals():
             _rebuild_device_tensor_from_cpu_tensor,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
     }
-    for name in ("_rebuild_qtensor", "_rebuild_sparse_tensor", "_rebuild_nested_tensor",
+    for name in ("_rebuild_qtensor", "_rebuild_nested_tensor",
                  "_rebuild_meta_tensor_no_storage", "_rebuild_wrapper_subclass",
                  "_rebuild_device_tensor_from_numpy"):
         g["torch._utils." + name] = _Unsupported("torch._utils." + name)
-    g["torch.serialization._get_layout"] = _Unsupported("torch.serialization._get_layout")
+    g["torch._utils._rebuild_sparse_tensor"] = _rebuild_sparse_tensor
+    g["torch.serialization._get_layout"] = _get_layout
     for d in _dt._ALL:
         g["torch." + d.name] = d
     g["torch.bfloat16"] = _dt.bfloat16
@@ -1266,6 +1300,8 @@ class _TorchPickler(pickle._Pickler):
             return self.g("torch", "device"), args
         if isinstance(obj, Size):
             return self.g("torch", "Size"), (tuple(obj),)
+        if type(obj) is _LayoutRef:
+            return self.g("torch.serialization", "_get_layout"), (obj.name,)
         return NotImplemented
 
     def _reduce_tensor(self, t):
@@ -1274,6 +1310,10 @@ class _TorchPickler(pickle._Pickler):
             data = Tensor._wrap(t._array)
             return (self.g("torch._utils", "_rebuild_parameter"),
                     (data, t.requires_grad, collections.OrderedDict()))
+        if t.layout is _dt.sparse_coo:
+            data = (t._indices(), t._values().detach(), t.size(), t.is_coalesced())
+            return (self.g("torch._utils", "_rebuild_sparse_tensor"),
+                    (_LayoutRef("torch.sparse_coo"), data))
         key, numel, location, offset, size, stride = self.storages.add(t)
         name = _STORAGE_NAMES[t.dtype.name]
         pid = ("storage", self.g("torch", name), key, location, numel)

@@ -23,6 +23,8 @@ from ._tensor_str import tensor_repr
 __all__ = ["Tensor", "Size"]
 
 _ndarray = np.ndarray
+_CONJ_NUMPY = ("Can't call numpy() on Tensor that has conjugate bit set. Use "
+               "tensor.resolve_conj().numpy() instead.")
 _ops: Any = None        # ember.ops, bound by _bind
 _engine: Any = None     # ember.autograd.engine, bound by _bind
 
@@ -485,8 +487,7 @@ class Tensor:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         if self._conj_bit and not force:
-            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
-                               "tensor.resolve_conj().numpy() instead.")
+            raise RuntimeError(_CONJ_NUMPY)
         return self._array.view()       # (a new array on the same memory, as torch's)
 
     def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
@@ -496,6 +497,8 @@ class Tensor:
         if self._requires_grad and _engine._state.enabled:    # (torch's __array__ is numpy())
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if self._conj_bit:
+            raise RuntimeError(_CONJ_NUMPY)
         if dtype is not None and np.dtype(dtype) != arr.dtype:
             return arr.astype(dtype)
         return arr.copy() if copy else arr

@@ -54,39 +54,47 @@ def test_gradcheck_accepts_single_tensor_input():
     assert gradcheck(lambda x: x.exp(), x64(3))
 
 
-def test_gradcheck_wrong_gradient_raises_naming_input_element_and_values(torch):
+def _torch_twin(torch, *tensors):
+    return [torch.tensor(t.detach().numpy(), requires_grad=True) for t in tensors]
+
+
+def test_gradcheck_wrong_gradient_raises_torchs_message_naming_the_element(torch):
     x = x64(2)
     y = x64(3, seed=1)
-    bad = wrong(3)
     with pytest.raises(GradcheckError) as info:
-        gradcheck(lambda y, x: bad.apply(x) + 0 * y.sum(), (y, x))
-    msg = str(info.value)
-    assert isinstance(info.value, RuntimeError)
-    assert "Jacobian mismatch for output 0 with respect to input 1" in msg
-    assert "numerical: 2" in msg and "analytical: 3" in msg
-    assert "input element 0" in msg
-    tx = torch.ones(2, dtype=torch.float64, requires_grad=True)
-    with pytest.raises(RuntimeError,
-                       match="Jacobian mismatch for output 0 with respect to input 0"):
-        torch.autograd.gradcheck(wrong(3, torch).apply, (tx,))
+        gradcheck(lambda y, x: wrong(3).apply(x) + 0 * y.sum(), (y, x))
+    err = info.value
+    assert isinstance(err, RuntimeError)
+    assert (err.input_index, err.input_element) == (1, 0)
+    assert (err.numerical, err.analytical) == (pytest.approx(2), pytest.approx(3))
+    ty, tx = _torch_twin(torch, y, x)
+    with pytest.raises(RuntimeError) as tinfo:
+        torch.autograd.gradcheck(lambda y, x: wrong(3, torch).apply(x) + 0 * y.sum(), (ty, tx))
+    assert str(err) == str(tinfo.value)
 
 
-def test_gradcheck_names_the_worst_element():
-    class OneWrong(ember.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 2
+def test_gradcheck_names_the_worst_element(torch):
+    def one_wrong(lib):
+        class OneWrong(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
 
-        @staticmethod
-        def backward(ctx, g):
-            out = g * 2
-            out[2] = out[2] * 3.5
-            return out
+            @staticmethod
+            def backward(ctx, g):
+                out = g * 2
+                out[2] = out[2] * 3.5
+                return out
+        return OneWrong
+    x = x64(4)
     with pytest.raises(GradcheckError) as info:
-        gradcheck(OneWrong.apply, (x64(4),))
-    msg = str(info.value)
-    assert "input element 2, output element 2" in msg
-    assert "numerical: 2" in msg and "analytical: 7" in msg
+        gradcheck(one_wrong(ember).apply, (x,))
+    err = info.value
+    assert (err.input_element, err.output_element) == (2, 2)
+    assert (err.numerical, err.analytical) == (pytest.approx(2), pytest.approx(7))
+    with pytest.raises(RuntimeError) as tinfo:
+        torch.autograd.gradcheck(one_wrong(torch).apply, tuple(_torch_twin(torch, x)))
+    assert str(err) == str(tinfo.value)
 
 
 def test_gradcheck_raise_exception_false_returns_false(torch):

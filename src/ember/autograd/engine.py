@@ -226,7 +226,7 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
     ready = walk.ready
     send = walk.send_all
     prev, prev_retain = _state.enabled, _state.retain
-    _state.enabled, _state.retain = bool(create_graph), bool(retain_graph)
+    _state.enabled, _state.retain = True if create_graph else 0, bool(retain_graph)
     callbacks: List[Any] = []
     _final_callbacks.append(callbacks)
     fp = silence()      # (inf/nan gradients arise silently, as in torch's kernels)
@@ -476,7 +476,13 @@ def _sum(a, b, create_graph):
     """Two gradients of one input (same shape and dtype, already checked), added."""
     if create_graph:
         return a + b
-    return Tensor._wrap(a._array + b._array)    # no graph to record: skip the op's wrapper
+    return Tensor._wrap(_plus(a._array, b._array))    # no graph to record: skip the op's wrapper
+
+
+def _plus(x, y):
+    """``x + y`` as torch's add kernel: ``x + (1+0j) * y`` for complex (an infinite part of
+    ``y`` turns its other part NaN)."""
+    return x + y * (1 + 0j) if x.dtype.kind == "c" else x + y
 
 
 def _check_count(node, result):
@@ -704,13 +710,13 @@ def _accumulate(t, g, create_graph, own):
     if create_graph:
         t._grad = g if old is None else old + g
     elif old is None:
-        if not (own and _adoptable(arr)):
-            arr = arr.copy()    # C order: the parameter's layout, as torch's AccumulateGrad
+        if not (own and _adoptable(arr, t._array)):
+            arr = _copy_like(arr, t._array)
         t._grad = Tensor._wrap(arr)
     elif old._requires_grad:
-        t._grad = Tensor._wrap(old._array + arr)
+        t._grad = Tensor._wrap(_plus(old._array, arr))
     else:
-        old._array += arr
+        old._array += arr * (1 + 0j) if arr.dtype.kind == "c" else arr
 
 
 # NOTE: below this size a gradient is copied into .grad rather than tracked for ownership: the
@@ -719,8 +725,18 @@ def _accumulate(t, g, create_graph, own):
 _ADOPT_MIN = 4096
 
 
-def _adoptable(arr):
-    """An owned gradient array that may become ``.grad`` as is: contiguous, and all of its
-    memory (not a window into a larger array)."""
-    base = arr.base
-    return arr.flags.c_contiguous and (base is None or base.nbytes == arr.nbytes)
+def _adoptable(arr, leaf):
+    """An owned gradient array that may become ``.grad`` as is: laid out as the leaf (C order,
+    or the leaf's strides where they differ), and all of its memory (not a window)."""
+    ok = arr.flags.c_contiguous if leaf.flags.c_contiguous else arr.strides == leaf.strides
+    return ok and (arr.base is None or arr.base.nbytes == arr.nbytes)
+
+
+def _copy_like(arr, leaf):
+    """A copy of the gradient ``arr`` laid out as torch's AccumulateGrad lays out a first
+    ``.grad``: with the leaf's strides when the leaf is dense, else in C order."""
+    buf = arr if leaf.flags.c_contiguous else get_array_module(leaf).empty_like(leaf)
+    if buf is arr or buf.strides != leaf.strides:     # (empty_like keeps a dense leaf's strides)
+        return arr.copy()
+    buf[...] = arr
+    return buf

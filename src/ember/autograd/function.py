@@ -285,7 +285,7 @@ def _apply(forward, node, args, kwargs):
         if node._legacy_node:
             _mark_creator(node, out)
         return out
-    state.enabled = False
+    state.enabled = 0   # (off for the op's own work: 0, not the user's False; see _view_of)
     try:
         out = forward(node, *args, **kwargs) if kwargs else forward(node, *args)
     finally:
@@ -492,7 +492,7 @@ def once_differentiable(fn):
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         prev = _state.enabled
-        _state.enabled = False
+        _state.enabled = 0     # (an op's own work, not the user's no_grad: see _view_of)
         try:
             outputs = fn(ctx, *args)
         finally:

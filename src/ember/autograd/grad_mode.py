@@ -29,7 +29,7 @@ state = _State()
 
 def is_grad_enabled() -> bool:
     """True when operations are being recorded for autograd in this thread."""
-    return state.enabled
+    return bool(state.enabled)
 
 
 class _Mode:

@@ -30,22 +30,14 @@ _WRAPS_SCALARS = frozenset(["AddBackward0", "SubBackward0", "MulBackward0", "Div
                             "WhereBackward0"])
 
 
-# node name -> (torch's names of its saved tensors in order, {torch's name: ctx attribute})
-_SAVED_NAMES = {"PowBackward0": (("self",), {"exponent": "e"}),
-                "ExpBackward0": (("result",), {}), "TanhBackward0": (("result",), {}),
-                "SigmoidBackward0": (("result",), {}), "SqrtBackward0": (("result",), {}),
-                "ReluBackward0": (("result",), {}), "LogBackward0": (("self",), {}),
-                "SinBackward0": (("self",), {}), "CosBackward0": (("self",), {}),
-                "AbsBackward0": (("self",), {}),
-                "MmBackward0": (("self", "mat2"), {"self_sym_sizes": 0, "mat2_sym_sizes": 1}),
-                "BmmBackward0": (("self", "mat2"), {}), "MvBackward0": (("self", "vec"), {}),
-                "DotBackward0": (("self", "tensor"), {}),
-                "AddmmBackward0": (("mat1", "mat2"), {"alpha": "alpha", "beta": "beta",
-                                                      "mat1_sym_sizes": 1, "mat2_sym_sizes": 2}),
-                "BaddbmmBackward0": (("batch1", "batch2"), {"alpha": "alpha", "beta": "beta"}),
-                "ScaledDotProductFlashAttentionForCpuBackward0": (
-                    ("attn_mask", "key", "query", "value", "logsumexp", "output"),
-                    {"dropout_p": "dropout_p", "is_causal": "causal", "scale": "given_scale"})}
+# node name -> {torch's name of a saved attribute: reader(node)}; filled by ember/_saved_names.py
+_SAVED_NAMES: dict = {}
+
+
+def _saved_names(node):
+    if not _SAVED_NAMES:    # (the table loads on first use, by name: its module sits above)
+        __import__("ember._saved_names")
+    return _SAVED_NAMES.get(type(node).__name__, {})
 
 
 class Node:
@@ -74,20 +66,15 @@ class Node:
         return type(self).__name__
 
     def __getattr__(self, attr):
-        # torch's ``grad_fn._saved_<name>`` for the nodes of _SAVED_NAMES (only reached when
-        # ordinary lookup fails)
-        names = _SAVED_NAMES.get(type(self).__name__) if attr.startswith("_saved_") else None
-        if names is not None:
-            key = attr[7:]
-            if key in names[0]:
-                return self.saved_tensors[names[0].index(key)]
-            v = names[1].get(key)
-            if isinstance(v, int):      # (an input's sizes: its saved tensor's, else its edge's)
-                t = self.saved_tensors[v - (len(self._edges) - len(names[0]))]
-                return tuple(t.shape if t is not None else self._input_meta(v)[0])
-            if v is not None:
-                return self.__dict__[v]
+        # torch's ``grad_fn._saved_<name>`` (only reached when ordinary lookup fails)
+        read = _saved_names(self).get(attr[7:]) if attr.startswith("_saved_") else None
+        if read is not None:
+            return read(self)
         raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, attr))
+
+    def __dir__(self):
+        names = _saved_names(self)
+        return sorted(set(super().__dir__()) | {"_saved_" + k for k in names})
 
     def __repr__(self):
         # (torch prints a custom Function's node under torch.autograd.function, a built-in's

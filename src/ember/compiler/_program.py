@@ -234,7 +234,7 @@ class Program:
         arrays = [rec.tensors[v]._array for _, v in vargs]
         out_t = rec.tensors[ospec]
         prev = _state.enabled
-        _state.enabled = False
+        _state.enabled = 0
         try:
             got = self._callable(low, len(arrays))(*arrays)
             if not _same_bits(got, out_t._array):
@@ -659,7 +659,7 @@ class Program:
         if self.pure:
             vals, tape = self._forward(inputs)
         else:
-            state.enabled = False
+            state.enabled = 0
             try:
                 vals, tape = self._forward(inputs)
             finally:

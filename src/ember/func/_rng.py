@@ -40,10 +40,29 @@ def _freeze(state):
     return state.tobytes() if hasattr(state, "tobytes") else state
 
 
+def _restore(state):
+    """Put back a state taken by ``_rng_state`` (the MT19937 path) or ``get_rng_state``."""
+    gen = _random.default_generator
+    if isinstance(state, tuple) and isinstance(state[0], bytes):
+        raw, gen._next_double, gen._next_float, seed = state
+        ctypes.memmove(gen.rng.bit_generator.ctypes.state_address, raw, _MT19937_BYTES)
+        if seed is not None:
+            gen._seed = seed
+    else:
+        _random.set_rng_state(state)
+
+
 @contextlib.contextmanager
 def _rng_guard(randomness):
-    """Under 'error', raise torch's error when the enclosed code drew random numbers."""
-    before = _rng_state() if randomness == "error" else None
+    """Under 'error', raise torch's error when the enclosed code drew random numbers; as in
+    torch, whose first random call raises, the generator is left as it was."""
+    if randomness != "error":
+        yield
+        return
+    before = _rng_state()
+    full = None if isinstance(before, tuple) and isinstance(before[0], bytes) else \
+        _random.get_rng_state()
     yield
-    if before is not None and _rng_state() != before:
+    if _rng_state() != before:
+        _restore(before if full is None else full)
         raise RuntimeError(_RANDOM)

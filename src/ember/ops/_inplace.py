@@ -137,11 +137,11 @@ def _direct(t, fn, other, kwargs):
 
 
 def _recorded(t, fn, op, args, kwargs):
-    if t.grad_fn is None and t._requires_grad:
-        raise RuntimeError(_LEAF_MSG)
     multi = t.__dict__.get("_multi_view")
     if multi is not None:
         raise RuntimeError(multi)
+    if t.grad_fn is None and t._requires_grad:
+        raise RuntimeError(_LEAF_MSG)
     base = t._base
     if base is not None:
         if base.grad_fn is None and base._requires_grad:

@@ -50,6 +50,9 @@ _FACTORIES = frozenset("arange empty eye full linspace logspace ones rand randin
 _INDEX_OUTS = frozenset("argmax argmin cummax cummin kthvalue max median min mode nanmedian "
                         "nonzero sort topk".split())
 
+# Structured kernels whose ``out`` must have the result's dtype exactly (torch).
+_EXACT_OUTS = frozenset(("triangular_solve",))
+
 # torch's name of the op in its error messages, where it differs from the function's.
 _TORCH_NAME = {
     "absolute": "abs", "arccos": "acos", "arcsin": "asin", "arctan": "atan", "arctan2": "atan2",
@@ -134,6 +137,10 @@ def _check(result, out, name, second):
             raise RuntimeError("Expected out tensor to have dtype long int, but got %s instead"
                                % _CPP_NAMES.get(dst.name, dst.name))
         return
+    if name in _EXACT_OUTS and src != dst:
+        raise RuntimeError("Expected out tensor to have dtype %s, but got %s instead"
+                           % (_CPP_NAMES.get(src.name, src.name),
+                              _CPP_NAMES.get(dst.name, dst.name)))
     if not can_cast(src, dst):
         raise RuntimeError("result type %s can't be cast to the desired output type %s"
                            % (_legacy(src), _legacy(dst)))

@@ -45,6 +45,7 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx, a, dim):
         arr = a._array
+        given, dim = dim, wrap_dim(dim, arr.ndim)     # (given: the dim as passed)
         _kernel_check("softmax", arr, dim)
         xp = xp_of(a)
         # NOTE: subtracting the max keeps exp from overflowing; an all -inf row gives nan
@@ -57,7 +58,7 @@ class Softmax(Function):
             else:
                 out = arr.copy()
         out = Tensor._wrap(out)
-        ctx.dim = dim
+        ctx.dim, ctx.given = dim, given
         ctx.save_for_backward(out)
         return out
 
@@ -100,6 +101,7 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, a, dim):
         arr = a._array
+        given, dim = dim, wrap_dim(dim, arr.ndim)     # (given: the dim as passed)
         _kernel_check("log_softmax", arr, dim)
         xp = xp_of(a)
         x = _opmath(arr.reshape(1) if arr.ndim == 0 else arr)   # (0-d: a row of one)
@@ -112,7 +114,7 @@ class LogSoftmax(Function):
                 out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
                 out = out.reshape(arr.shape).astype(arr.dtype)
         out = Tensor._wrap(out)
-        ctx.dim = dim
+        ctx.dim, ctx.given = dim, given
         ctx.save_for_backward(out)
         return out
 
@@ -152,14 +154,14 @@ def softmax(input, dim, dtype=None):
         >>> ember.softmax(ember.tensor([0., 0.]), dim=0)
         tensor([0.5000, 0.5000])
     """
-    input, dim = _prepare(input, dim, dtype, "softmax")
-    return Softmax.apply(input, dim)
+    input, _ = _prepare(input, dim, dtype, "softmax")
+    return Softmax.apply(input, dim)     # (the dim as passed)
 
 
 def log_softmax(input, dim, dtype=None):
     """``log(softmax(input, dim))`` computed stably. Matches ``torch.log_softmax``."""
-    input, dim = _prepare(input, dim, dtype, "log_softmax")
-    return LogSoftmax.apply(input, dim)
+    input, _ = _prepare(input, dim, dtype, "log_softmax")
+    return LogSoftmax.apply(input, dim)     # (the dim as passed)
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717

@@ -15,7 +15,7 @@ from .. import return_types as _rt
 from ..backend import backend_of
 from ._util import binary_arrays, get_array_module, sum_to, wrap_dim, wrap_dims, xp_of
 from ._out import can_cast, with_out
-from .matmul import _shape_str, _tname, matmul, vdot
+from .matmul import _check_batches, _shape_str, _tname, matmul, vdot
 
 __all__ = ["det", "inverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
            "slogdet", "logdet", "pinverse", "matrix_power", "matrix_exp", "triangular_solve",
@@ -573,19 +573,44 @@ def _broadcast_batch(aa, ba):
 
 
 def _tri_args(op, aa, ba, left=True, kernel="triangular_solve_cpu"):
-    """torch's checks of a triangular solve's ``A`` and ``B``; the two broadcast."""
-    _square_check(op, aa, kernel, False)
-    if ba.ndim < 2:
-        raise RuntimeError("%s: The input tensor B must have at least 2 dimensions." % op)
-    _lapack_dtype(ba, None, kernel)
-    if aa.dtype != ba.dtype:
-        d = np.promote_types(aa.dtype, ba.dtype)
-        aa, ba = aa.astype(d), ba.astype(d)
+    """torch's checks of a triangular solve's ``A`` and ``B``, in its order; ``B`` taken in
+    ``A``'s dtype (torch's result has it: a complex ``B`` loses its imaginary part silently).
+    The two broadcast to their common batch shape."""
+    for name, arr in (("A", aa), ("B", ba)):
+        if arr.ndim < 2:
+            raise RuntimeError("%s: The input tensor %s must have at least 2 dimensions."
+                               % (op, name))
+    _square_shape(op, aa)
     n = aa.shape[-1]
     if (ba.shape[-2] if left else ba.shape[-1]) != n:
         raise RuntimeError("%s: Incompatible shapes of A and B for the equation %s (%s and %s)"
                            % (op, "AX = B" if left else "XA = B",
                               _shape_str(aa.shape[-2:]), _shape_str(ba.shape[-2:])))
+    _check_batches(ba.shape[:-2], aa.shape[:-2])
+    _lapack_dtype(aa, None, kernel)
+    if ba.dtype != aa.dtype:
+        ba = (ba.real if aa.dtype.kind != "c" else ba).astype(aa.dtype)
+    return _broadcast_batch(aa, ba)
+
+
+def _triangular_solve_args(aa, ba):
+    """torch.triangular_solve's checks (its own words, unlike linalg.solve_triangular's); the
+    two broadcast to their common batch shape."""
+    for name, arr in (("b", ba), ("A", aa)):
+        if arr.ndim < 2:
+            raise RuntimeError("torch.triangular_solve: Expected %s to have at least 2 "
+                               "dimensions, but it has %d dimensions instead" % (name, arr.ndim))
+    if aa.dtype != ba.dtype:
+        raise RuntimeError("Expected b and A to have the same dtype, but found b of type %s and "
+                           "A of type %s instead." % (_tname(ba.dtype), _tname(aa.dtype)))
+    if aa.shape[-1] != aa.shape[-2]:
+        raise RuntimeError("A must be batches of square matrices, but they are %d by %d matrices"
+                           % aa.shape[-2:])
+    if aa.shape[-1] != ba.shape[-2]:
+        raise RuntimeError("Incompatible matrix sizes for triangular_solve: each A matrix is %d "
+                           "by %d but each b matrix is %d by %d" % (aa.shape[-2:] + ba.shape[-2:]))
+    _check_batches(ba.shape[:-2], aa.shape[:-2])
+    _lapack_dtype(ba, None, "triangular_solve_cpu")
     return _broadcast_batch(aa, ba)
 
 
@@ -597,7 +622,7 @@ class LinalgSolveTriangular(Function):
         aa, ba = _tri_args("linalg.solve_triangular", a._array, b._array, left)
         out = _tri_solve(aa, ba, upper, left, unitriangular)
         ctx.upper, ctx.left, ctx.unit = upper, left, unitriangular
-        out = _w(out)
+        out = _w(_colmajor(out))
         ctx.save_for_backward(a, out)
         return out
 
@@ -621,14 +646,15 @@ class TriangularSolve(Function):
 
     @staticmethod
     def forward(ctx, b, a, upper, transpose, unitriangular):
-        aa, ba = _tri_args("torch.triangular_solve", a._array, b._array)
-        if transpose:
-            aa = aa.mT
-        x = _w(_tri_solve(aa, ba, upper != transpose, True, unitriangular))
+        aa, ba = _triangular_solve_args(a._array, b._array)
+        x = _tri_solve(aa.mT if transpose else aa, ba, upper != transpose, True, unitriangular)
         ctx.flags = upper, transpose, unitriangular
         ctx.set_materialize_grads(False)
+        x = _w(_colmajor(x))
         ctx.save_for_backward(a, x)
-        return x, _w(a._array.copy())
+        # (torch's clone of A: broadcast to the batch, each matrix column by column)
+        xp = get_array_module(aa)
+        return x, _w(xp.swapaxes(xp.swapaxes(aa, -1, -2).copy(), -1, -2))
 
     @staticmethod
     def backward(ctx, gx, gm):
@@ -1468,7 +1494,7 @@ class CholeskySolve(Function):
     def forward(ctx, b, L, upper):
         _cholesky_solve_check(b._array, L._array)
         la, ba = _tri_args("cholesky_solve", L._array, b._array, kernel="cholesky_solve_cpu")
-        x = _w(_cho_solve(ba, la, upper))
+        x = _w(_colmajor(_cho_solve(ba, la, upper)))
         ctx.upper = upper
         ctx.save_for_backward(L, x)
         return x

@@ -8,6 +8,8 @@ import math
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import backend_of, not_implemented_for, xp_of
+from .shape import CloneInOrder
+from .vision import _channels_last_order, _in_layout
 
 __all__ = []    # (``pad_nd`` is nn.functional.pad)
 
@@ -62,26 +64,37 @@ class Pad(Function):
                 "reflection" if mode == "reflect" else "replication", padded_dims), "b")
             ctx.set_node_name(_NODE_NAMES[mode] % padded_dims)
         ctx.conf = (pads, mode, input.shape)
-        return Tensor._wrap(_pad(xp_of(input), input._array, pads, mode, value))
+        # (torch's output takes the input's suggest_memory_format; its reflect/replicate input
+        # gradient too, a constant pad's the incoming gradient's: its backward is a pad)
+        ctx.order = _channels_last_order(input._array)
+        return Tensor._wrap(_in_layout(_pad(xp_of(input), input._array, pads, mode, value),
+                                       ctx.order))
 
     @staticmethod
     def backward(ctx, grad_output):
         pads, mode, shape = ctx.conf
+        order = _channels_last_order(grad_output._array) if mode == "constant" else ctx.order
         if all(p == (0, 0) for p in pads):    # nothing was padded
-            return grad_output * 1, None, None, None, None
-        # a differentiable scatter of the kept gradient onto the input positions
-        xp = xp_of(grad_output)
-        rows, inner, keep, cols = _sources(xp, pads, mode, shape)
-        gk = grad_output.reshape(rows, -1).index_select(1, Tensor._wrap(keep))
-        zero = Tensor._wrap(xp.zeros((rows, inner), dtype=grad_output._array.dtype))
-        return zero.index_add(1, Tensor._wrap(cols), gk).reshape(shape), None, None, None, None
+            gx = grad_output * 1
+        else:
+            # a differentiable scatter of the kept gradient onto the input positions
+            xp = xp_of(grad_output)
+            rows, inner, keep, cols = _sources(xp, pads, mode, shape)
+            gk = grad_output.reshape(rows, -1).index_select(1, Tensor._wrap(keep))
+            zero = Tensor._wrap(xp.zeros((rows, inner), dtype=grad_output._array.dtype))
+            gx = zero.index_add(1, Tensor._wrap(cols), gk).reshape(shape)
+        if order is not None:
+            gx = CloneInOrder.apply(gx, order)
+        return gx, None, None, None, None
 
     @staticmethod
     def array_backward(ctx, grad_output):
         pads, mode, shape = ctx.conf
         g = grad_output._array
+        order = _channels_last_order(g) if mode == "constant" else ctx.order
         if all(p == (0, 0) for p in pads):
-            return Tensor._wrap(g.copy()), None, None, None, None
+            return Tensor._wrap(_in_layout(g, order) if order else g.copy()), None, None, None, \
+                None
         xp = xp_of(grad_output)
         rows, inner, keep, cols = _sources(xp, pads, mode, shape)
         grad = xp.zeros((rows, inner), dtype=g.dtype)
@@ -90,7 +103,7 @@ class Pad(Function):
             grad[:, cols] = gk
         else:
             backend_of(grad).scatter_add(grad, (slice(None), cols), gk)
-        return Tensor._wrap(grad.reshape(shape)), None, None, None, None
+        return Tensor._wrap(_in_layout(grad.reshape(shape), order)), None, None, None, None
 
 
 class CopyRegion(Function):
@@ -115,7 +128,7 @@ class CopyRegion(Function):
             zero = Tensor._wrap(xp_of(grad_output).zeros(g[region].shape, dtype=g.dtype))
             g_base = CopyRegion.apply(grad_output, zero, region)
         if ctx.needs_input_grad[1]:
-            g_src = grad_output[region]
+            g_src = grad_output[region].contiguous()    # (torch's CopySlices clones it)
         return g_base, g_src, None
 
 

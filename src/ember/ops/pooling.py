@@ -16,10 +16,20 @@ from ..backend import backend_of, get_array_module
 from ..tensor import Tensor
 from ._util import keep_where, not_implemented_for, xp_of
 from .creation import rand
+from .vision import _channels_last_order, _in_layout
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
            "adaptive_max_pool2d"]
+
+
+def _keep(arr, like):
+    """``arr`` laid out channels-last when the 4-d (5-d) array ``like`` is, else C-contiguous
+    (torch's pooling kernels give their output and input gradient the input's
+    ``suggest_memory_format``)."""
+    order = _channels_last_order(like)
+    return get_array_module(arr).ascontiguousarray(arr) if order is None else \
+        _in_layout(arr, order)
 
 
 def _tuple(v, n):
@@ -165,6 +175,7 @@ class MaxPool2d(Function):
         ctx.save_for_backward(Tensor._wrap(arg), input)
         ctx.conf = (k, s, p, d, xpad.shape, x.shape, blocks)
         idx = _flat_indices(arg, k, s, p, d, w) if with_indices else None
+        out, idx = _keep(out, input._array), None if idx is None else _keep(idx, input._array)
         if ctx.unbatched:
             out, idx = out[0], None if idx is None else idx[0]
         if not with_indices:
@@ -173,9 +184,9 @@ class MaxPool2d(Function):
 
     @staticmethod
     def array_backward(ctx, grad_output, grad_indices=None):
-        arg, _ = ctx.saved_tensors
+        arg, input = ctx.saved_tensors
         g = grad_output._array[None] if ctx.unbatched else grad_output._array
-        gx = _max_scatter(g, arg._array, ctx.conf)
+        gx = _keep(_max_scatter(g, arg._array, ctx.conf), input._array)
         return Tensor._wrap(gx[0] if ctx.unbatched else gx), None, None, None, None, None, None
 
     @staticmethod
@@ -206,7 +217,8 @@ class MaxPoolGrad(Function):
     def forward(ctx, grad_output, input, arg, conf):
         ctx.conf = conf
         ctx.save_for_backward(arg)
-        return Tensor._wrap(_max_scatter(grad_output._array, arg._array, conf))
+        return Tensor._wrap(_keep(_max_scatter(grad_output._array, arg._array, conf),
+                                  input._array))
 
     @staticmethod
     def backward(ctx, grad):
@@ -294,14 +306,14 @@ class AvgPool2d(Function):
         ctx.conf = (k, s, p, xpad.shape, x.shape)
         ctx.args = (k, s, p, ceil_mode, count_include_pad, divisor_override)
         ctx.save_for_backward(input, Tensor._wrap(div))    # (input: as torch, for double backward)
-        out = out.astype(x.dtype, copy=False)
+        out = _keep(out.astype(x.dtype, copy=False), input._array)
         return Tensor._wrap(out[0] if ctx.unbatched else out)
 
     @staticmethod
     def array_backward(ctx, grad_output):
-        _, div = ctx.saved_tensors
+        input, div = ctx.saved_tensors
         g = grad_output._array[None] if ctx.unbatched else grad_output._array
-        gx = _avg_spread(g, div._array, ctx.conf)
+        gx = _keep(_avg_spread(g, div._array, ctx.conf), input._array)
         return Tensor._wrap(gx[0] if ctx.unbatched else gx), None, None, None, None, None, None
 
     @staticmethod
@@ -332,7 +344,8 @@ class AvgPoolGrad(Function):
     @staticmethod
     def forward(ctx, grad_output, input, div, conf, args):
         ctx.args = args
-        return Tensor._wrap(_avg_spread(grad_output._array, div._array, conf))
+        return Tensor._wrap(_keep(_avg_spread(grad_output._array, div._array, conf),
+                                  input._array))
 
     @staticmethod
     def backward(ctx, grad):
@@ -566,7 +579,8 @@ class AdaptiveAvgPool(Function):
             ctx.set_node_name("AdaptiveAvgPool3DBackward0")
         ctx.outs = tuple(outs)
         ctx.save_for_backward(input)    # (as torch: for the shape, and double backward)
-        return Tensor._wrap(_adaptive_avg(input._array, ctx.outs))
+        out = _adaptive_avg(input._array, ctx.outs)
+        return Tensor._wrap(out if len(outs) == 3 else _keep(out, input._array))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -587,7 +601,8 @@ class AdaptiveAvgPoolGrad(Function):
         if len(outs) == 3:
             ctx.set_node_name("AdaptiveAvgPool3DBackwardBackward0")
         ctx.outs, ctx.shape = outs, tuple(input.shape)
-        return Tensor._wrap(_adaptive_avg(grad_output._array, outs, True, ctx.shape))
+        gx = _adaptive_avg(grad_output._array, outs, True, ctx.shape)
+        return Tensor._wrap(gx if len(outs) == 3 else _keep(gx, input._array))
 
     @staticmethod
     def backward(ctx, grad):
@@ -662,6 +677,11 @@ def _adaptive_avg_pool(op, input, output_size, nd):
                                "a floating point or complex dtype. Got: %s"
                                % _dt.scalar_type_name(input._array.dtype))
         out = input.mean(dim=tuple(range(-k, 0)), keepdim=True)
+        if input.dim() == k + 2 and _channels_last_order(input._array) is not None:
+            # torch restrides it in place to (C, 1, C, C[, C]): channels-last for 1x1 planes
+            n, c = out.shape[:2]
+            out._array = out._array.reshape((n,) + (1,) * k + (c,)).transpose(
+                (0, k + 1) + tuple(range(1, k + 1)))
         return out.squeeze(-2) if nd == 1 else out
     if input.dim() not in (k + 1, k + 2):
         raise RuntimeError("adaptive_avg_pool%dd(): Expected %dD or %dD tensor, but got %s"
@@ -773,6 +793,12 @@ def _plane_take(x, idx, nd):
     return xp.take_along_axis(flat, idx.reshape(planes, per), axis=1).reshape(idx.shape)
 
 
+# the MaxPoolIndexed nodes whose output, indices and input gradient keep a channels-last
+# input's layout (torch's adaptive_max_pool3d and fractional max pooling give them contiguous)
+_KEEPS_LAYOUT = {"MaxPool3DWithIndicesBackward0", "MaxPool3DWithIndicesBackwardBackward0",
+                 "AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool2DBackwardBackward0"}
+
+
 class MaxPoolIndexed(Function):
     """A max pooling whose windows are found on the arrays (``find``: the flat index of each
     window's maximum per plane of the last ``nd`` dims): the output is the input there."""
@@ -784,11 +810,15 @@ class MaxPoolIndexed(Function):
     def forward(ctx, input, find, nd, names):
         ctx.set_node_name(names[0])
         ctx.nd, ctx.grad_name = nd, names[1]
-        idx = find(input._array)
+        x = input._array
+        idx = find(x)
+        out = _plane_take(x, idx, nd)
+        if names[0] in _KEEPS_LAYOUT:
+            out, idx = _keep(out, x), _keep(idx, x)
         indices = Tensor._wrap(idx)
         # NOTE: the indices output is saved (as torch): changing it in place is an error.
         ctx.save_for_backward(input, indices)
-        return Tensor._wrap(_plane_take(input._array, idx, nd)), indices
+        return Tensor._wrap(out), indices
 
     @staticmethod
     def backward(ctx, grad_output, grad_indices=None):
@@ -812,7 +842,8 @@ class PlaneScatter(Function):
         ctx.set_node_name(name)
         ctx.shape, ctx.nd = tuple(input.shape), nd
         ctx.save_for_backward(idx)
-        return Tensor._wrap(_plane_scatter(grad_output._array, idx._array, ctx.shape, nd))
+        gx = _plane_scatter(grad_output._array, idx._array, ctx.shape, nd)
+        return Tensor._wrap(_keep(gx, input._array) if name in _KEEPS_LAYOUT else gx)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1025,7 +1056,7 @@ class AvgPool3d(Function):
         ctx.conf = (k, s, p, outs, xpad.shape, x.shape)
         ctx.args = (k, s, p, outs, count_include_pad, divisor_override)
         ctx.save_for_backward(input, Tensor._wrap(div))
-        return Tensor._wrap(out.astype(x.dtype, copy=False))
+        return Tensor._wrap(xp.ascontiguousarray(out.astype(x.dtype, copy=False)))
 
     @staticmethod
     def backward(ctx, grad_output):

@@ -969,7 +969,7 @@ class VectorNorm(Function):
     node_name = "LinalgVectorNormBackward0"
 
     @staticmethod
-    def forward(ctx, a, p, dims, keepdim, dtype=None):
+    def forward(ctx, a, p, dims, keepdim, dtype=None, given=None):
         arr = a._array
         if arr.dtype.kind not in "fcV":
             raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
@@ -1003,7 +1003,7 @@ class VectorNorm(Function):
             else:
                 out = (x ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
         out = Tensor._wrap(xp.asarray(out).astype(out_dtype))   # (real for a complex input)
-        ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
+        ctx.p, ctx.dims, ctx.keepdim, ctx.given = p, dims, keepdim, given   # (given: as passed)
         ctx.save_for_backward(a, out)
         return out
 
@@ -1011,9 +1011,9 @@ class VectorNorm(Function):
     def backward(ctx, grad_output):
         a, out = ctx.saved_tensors
         if ctx.cast is None:
-            return VectorNorm._input_grad(ctx, a, out, grad_output), None, None, None, None
+            return VectorNorm._input_grad(ctx, a, out, grad_output), None, None, None, None, None
         gi = VectorNorm._input_grad(ctx, a.to(ctx.cast), out, grad_output)
-        return (None if gi is None else gi.to(a.dtype)), None, None, None, None
+        return (None if gi is None else gi.to(a.dtype)), None, None, None, None, None
 
     @staticmethod
     def _input_grad(ctx, a, out, grad_output):
@@ -1068,7 +1068,7 @@ def _vector_norm(input, p, dim, keepdim, dtype):
     if arr.dtype.kind not in "fcV":
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            "input. Got %s" % _dt.scalar_type_name(arr.dtype))
-    p = float(p)
+    given, p = (p, dim), float(p)
     if arr.size == 0 and (p < 0 or p == np.inf):
         if not dim or arr.ndim == 0:
             raise RuntimeError("linalg.vector_norm cannot compute the %g norm on an empty tensor "
@@ -1080,7 +1080,7 @@ def _vector_norm(input, p, dim, keepdim, dtype):
                                    "operation does not have an identity" % (p, d))
     _check_norm_dtype(dtype, arr.dtype, "linalg.vector_norm")
     dims = _dims_or_all(dim, arr.ndim, "linalg.vector_norm")
-    return VectorNorm.apply(input, p, dims, keepdim, dtype)
+    return VectorNorm.apply(input, p, dims, keepdim, dtype, given)
 
 
 def _matrix_norm(input, ord, dim, keepdim, dtype):

@@ -54,7 +54,17 @@ def _view_of(a, arr, op=None, *args):
                     fn = _replay(op, args, parent)
         out.__dict__["_view_fn"] = _replay_strided(
             arr, fn if fn is not None else _replay_positions(arr))
+        if _grad_state.enabled is False:     # (the user's no_grad, not an op's own work: a
+            out._requires_grad = True        # view then requires grad, as a leaf, and refuses
+            out.__dict__["_multi_view"] = _NO_GRAD_VIEW    # in-place changes in grad mode)
     return out
+
+
+_NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inplace with grad "
+                 "mode enabled. Given that this use case is ambiguous and error-prone, it is "
+                 "forbidden. You can clarify your code by moving both the view and the inplace "
+                 "either both inside the no_grad block (if you don't want the inplace to be "
+                 "tracked) or both outside (if you want the inplace to be tracked).")
 
 
 def _replay_strided(arr, fallback):
@@ -456,6 +466,7 @@ class Squeeze(Function):
         if name is not None:
             ctx.set_node_name(name)     # SqueezeBackward1 (one dim), SqueezeBackward2 (dims)
         arr = a._array
+        ctx.dims = dims
         kept = tuple(d for d in dims if arr.shape[d] == 1)
         return _view_of(a, arr.squeeze(axis=kept) if kept else arr.view(), Squeeze, dims, name)
 

@@ -210,6 +210,11 @@ class SparseCooTensor(Tensor):
     is_sparse = True
     layout = _dt.sparse_coo
 
+    def __reduce_ex__(self, proto):
+        return (_rebuild_sparse_coo, (Tensor._wrap(self._sp_indices),
+                                      Tensor._wrap(self._sp_values), tuple(self.shape),
+                                      self._sp_coalesced, self.requires_grad))
+
     def _nnz(self):
         return int(self._sp_indices.shape[1])
 
@@ -569,6 +574,12 @@ class SparseMm(Function):
                                           dtype=grad_output._array.dtype))
             grad_dense = zeros.index_add(0, cols, grad_output[rows] * vals.unsqueeze(1))
         return grad_sparse, grad_dense, None
+
+
+def _rebuild_sparse_coo(indices, values, size, coalesced, requires_grad=False):
+    """A pickled sparse COO tensor, rebuilt."""
+    return sparse_coo_tensor(indices, values, size, is_coalesced=coalesced,
+                             requires_grad=requires_grad)
 
 
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,

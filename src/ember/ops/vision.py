@@ -18,7 +18,7 @@ from ..tensor import Tensor
 from ._util import not_implemented_for, xp_of
 from .creation import _fma, _linspace
 from .comparison import where
-from .conversion import _in_order
+from ._index import copy_in_order
 from .shape import stack
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
@@ -431,19 +431,34 @@ def _resample(arr, taps, adjoint=False, in_sizes=None, masked=False):
 def _channels_last_order(arr):
     """The dims of a 4-d (5-d) array slowest first when it is laid out channels-last (not also
     C-contiguous): torch's ``suggest_memory_format``; None otherwise."""
-    order = {4: (0, 2, 3, 1), 5: (0, 2, 3, 4, 1)}.get(arr.ndim)
-    if order is None or arr.flags.c_contiguous or not _in_order(arr, order):
+    order = _CL_ORDER.get(arr.ndim)
+    if order is None or (arr.flags.c_contiguous and 1 not in arr.shape):
         return None
+    # torch's is_channels_last_strides_2d/3d: channels, then the spatial dims fastest first,
+    # then the batch, each stride at least the span of the ones before (ambiguous: C order)
+    st, low = arr.strides, 0
+    if st[1] == 0:
+        return None
+    for d in (1,) + order[:0:-1][1:] + (0,):
+        if arr.shape[d] == 0 or st[d] < low or (d == 0 and low == st[1]):
+            return None
+        low = st[d] * (arr.shape[d] if arr.shape[d] > 1 else 1)
     return order
+
+
+_CL_ORDER = {4: (0, 2, 3, 1), 5: (0, 2, 3, 4, 1)}
 
 
 def _in_layout(arr, order):
     """``arr`` copied into the memory order ``order`` (None: as it is)."""
     if order is None:
         return arr
-    xp = xp_of(Tensor._wrap(arr))
-    return xp.ascontiguousarray(arr.transpose(order)).transpose(
-        [order.index(d) for d in range(len(order))])
+    step, target = arr.itemsize, [0] * arr.ndim
+    for d in reversed(order):
+        target[d] = step
+        step *= arr.shape[d]
+    # (a fresh buffer: torch's strides for size-1 dims too, which ascontiguousarray keeps)
+    return arr if tuple(target) == arr.strides else copy_in_order(arr, order)
 
 
 # the backward kernels that lay the input's gradient out as the incoming gradient (the others

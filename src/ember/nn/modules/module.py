@@ -222,7 +222,7 @@ class Module:
         """Add a Parameter (or None, for an optional one) under ``name``."""
         self._check_init("_parameters", "parameter")
         if not isinstance(name, str):
-            raise TypeError("parameter name should be a string. Got %s" % type(name).__name__)
+            raise TypeError("parameter name should be a string. Got %s" % _typename(name))
         if "." in name:
             raise KeyError('parameter name can\'t contain "."')
         if name == "":
@@ -243,7 +243,7 @@ class Module:
         """Add a tensor (or None) that is state but not a parameter (e.g. running_mean)."""
         self._check_init("_buffers", "buffer")
         if not isinstance(name, str):
-            raise TypeError("buffer name should be a string. Got %s" % type(name).__name__)
+            raise TypeError("buffer name should be a string. Got %s" % _typename(name))
         if "." in name:
             raise KeyError('buffer name can\'t contain "."')
         if name == "":
@@ -252,7 +252,7 @@ class Module:
             raise KeyError("attribute '%s' already exists" % name)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError("cannot assign '%s' object to buffer '%s' (torch Tensor or None "
-                            "required)" % (type(tensor).__name__, name))
+                            "required)" % (_typename(tensor), name))
         if _global_buffer_registration_hooks:
             tensor = _registered(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
@@ -267,7 +267,7 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError("%s is not a Module subclass" % _typename(module))
         if not isinstance(name, str):
-            raise TypeError("module name should be a string. Got %s" % type(name).__name__)
+            raise TypeError("module name should be a string. Got %s" % _typename(name))
         if hasattr(self, name) and name not in self._modules:
             raise KeyError("attribute '%s' already exists" % name)
         if "." in name:
@@ -303,7 +303,7 @@ class Module:
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
                 raise TypeError("cannot assign '%s' as child module '%s' (torch.nn.Module or "
-                                "None expected)" % (type(value).__name__, name))
+                                "None expected)" % (_typename(value), name))
             if _global_module_registration_hooks:
                 value = _registered(_global_module_registration_hooks, self, name, value)
             d["_modules"][name] = value
@@ -313,8 +313,8 @@ class Module:
             self.register_buffer(name, value, persistent)
         elif d.get("_buffers") is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError("cannot assign '%s' as buffer '%s' (torch.Tensor or None "
-                                "expected)" % (_typename(value), name))
+                raise TypeError("cannot assign '%s' as buffer '%s' (torch.nn.Buffer, torch.Tensor "
+                                "or None expected)" % (_typename(value), name))
             if _global_buffer_registration_hooks:
                 value = _registered(_global_buffer_registration_hooks, self, name, value)
             d["_buffers"][name] = value

@@ -375,7 +375,9 @@ class RNNBase(Module):
             output = output.squeeze(1)
             hidden = tuple(h.squeeze(1) for h in hidden) if lstm else hidden.squeeze(1)
         elif self.batch_first:
-            output = output.transpose(0, 1)
+            # NOTE: torch's RNN/GRU kernels transpose their fresh output in place
+            # (TransposeBackward1); its LSTM returns a transposed view (TransposeBackward0).
+            output = output.transpose(0, 1) if lstm else output.transpose_(0, 1)
         return output, hidden
 
     def extra_repr(self):

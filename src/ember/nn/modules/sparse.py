@@ -121,17 +121,18 @@ class EmbeddingBag(Module):
                                per_sample_weights, self.include_last_offset, self.padding_idx)
 
     def extra_repr(self):
-        s = "{}, {}".format(self.num_embeddings, self.embedding_dim)
+        s = "{num_embeddings}, {embedding_dim}"
         if self.max_norm is not None:
-            s += ", max_norm={}".format(self.max_norm)
+            s += ", max_norm={max_norm}"
         if self.norm_type != 2:
-            s += ", norm_type={}".format(self.norm_type)
+            s += ", norm_type={norm_type}"
         if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={}".format(self.scale_grad_by_freq)
-        s += ", mode={!r}".format(self.mode)
+            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        s += ", mode={mode}"
         if self.padding_idx is not None:
-            s += ", padding_idx={}".format(self.padding_idx)
-        return s
+            s += ", padding_idx={padding_idx}"
+        # torch formats every field with repr() here (Embedding uses str()).
+        return s.format(**{k: repr(v) for k, v in self.__dict__.items()})
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0,
