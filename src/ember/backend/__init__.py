@@ -339,7 +339,8 @@ def quiet() -> Any:
 
 
 try:    # (NumPy's own switch behind errstate: a tenth of the context manager's cost)
-    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+    from numpy._core._ufunc_config import (  # type: ignore[attr-defined]
+        _extobj_contextvar, _make_extobj)
     _SILENT = _make_extobj(all="ignore")
 
     def silence() -> Any:

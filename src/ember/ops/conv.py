@@ -163,11 +163,11 @@ def _to_channels_last(arr):
     return xp.ascontiguousarray(arr.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
 
 
-def _grads_layout(ctx, *grads):
-    """The input and weight gradients laid out channels-last when the input or the weight of
-    the 2-d convolution is (torch's backward takes the forward's memory format)."""
-    input, weight = ctx.saved_tensors
-    if ctx.conf[-1] or not (_channels_last(input._array) or _channels_last(weight._array)):
+def _grads_layout(ctx, x, w, *grads):
+    """The input and weight gradients laid out channels-last when the input ``x`` or the
+    weight ``w`` (arrays) of the 2-d convolution is (torch's backward takes the forward's
+    memory format)."""
+    if ctx.conf[-1] or not (_channels_last(x) or _channels_last(w)):
         return grads
     return tuple(None if g is None else Tensor._wrap(_to_channels_last(g._array)) for g in grads)
 
@@ -230,7 +230,7 @@ class Convolution(Function):
         gw = None if gw is None else Tensor._wrap(_narrow(gw[:, :, 0] if squeeze else gw, low))
         gb = Tensor._wrap(_narrow(gy.sum(0).reshape(gy.shape[1], -1).sum(1), low)) \
             if ctx.needs_input_grad[2] else None
-        gx, gw = _grads_layout(ctx, gx, gw)
+        gx, gw = _grads_layout(ctx, x, w, gx, gw)
         return gx, gw, gb, None, None, None, None, None
 
 
@@ -281,7 +281,7 @@ class ConvTranspose(Function):
             gw = Tensor._wrap(_narrow(gw[:, :, 0] if squeeze else gw, low))
         if ctx.needs_input_grad[2]:
             gb = Tensor._wrap(_narrow(gy.sum(axis=(0, 2, 3)), low))
-        gx, gw = _grads_layout(ctx, gx, gw)
+        gx, gw = _grads_layout(ctx, x, w, gx, gw)
         return gx, gw, gb, None, None, None, None, None, None
 
 

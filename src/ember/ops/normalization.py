@@ -177,6 +177,9 @@ class Norm(Function):
         ctx.bn = name == "NativeBatchNormBackward0"
         ctx.gn = name == "NativeGroupNormBackward0"
         ctx.ln = name == "NativeLayerNormBackward0"
+        order = _CHANNELS_LAST_ORDER.get(input._array.ndim)
+        ctx.cl_order = order if (ctx.bn or ctx.gn) and order is not None and \
+            not input._array.flags.c_contiguous and _in_order(input._array, order) else None
         if ctx.ln:
             x = input._array
             rows = math.prod(x.shape[:x.ndim - len(axes)])
@@ -280,14 +283,11 @@ class Norm(Function):
         if ctx.deferred:
             raise RuntimeError(ctx.deferred)
         gx, gw, gb = _norm_grads(ctx, grad_output)
-        if gx is not None and (ctx.bn or ctx.gn):
+        order = ctx.cl_order
+        if gx is not None and order is not None and not _in_order(gx._array, order):
             # (torch's batch and group norm kernels give the input's gradient the input's
             # memory format: channels-last stays so, whatever the incoming gradient's layout)
-            order = _CHANNELS_LAST_ORDER.get(gx.dim())
-            x = ctx.saved_tensors[0]._array
-            if order is not None and not x.flags.c_contiguous and _in_order(x, order) and \
-                    not _in_order(gx._array, order):
-                gx = CloneInOrder.apply(gx, order)
+            gx = CloneInOrder.apply(gx, order)
         # (parameter gradients are contiguous, as torch's, whatever the input's layout)
         gw = None if gw is None else gw.contiguous()
         gb = None if gb is None else gb.contiguous()
