@@ -718,35 +718,37 @@ class Tensor:
     # ``a + t`` raises TypeError. (``__add__``, ``__iadd__``, ... come from
     # ``ops.arithmetic.OPERATORS``.)
     def __radd__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, _ndarray) else _ops.add(self, other)
+        return NotImplemented if not isinstance(other, _OPND) else _ops.add(self, other)
 
     def __rmul__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, _ndarray) else _ops.mul(self, other)
+        return NotImplemented if not isinstance(other, _OPND) else _ops.mul(self, other)
 
     def __rsub__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, _ndarray) else _ops.rsub(self, other)
+        return NotImplemented if not isinstance(other, _OPND) else _ops.rsub(self, other)
 
     def __matmul__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, _ndarray) else _ops.matmul(self, other)
+        return NotImplemented if not isinstance(other, _OPND) else _ops.matmul(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
+        if not isinstance(other, (_OPND, _ndarray)):
+            return NotImplemented
         return _ops.reciprocal(self) * other     # (torch's: an array ``other``: NumPy's ``*``)
 
     def __rfloordiv__(self, other: Any) -> Tensor:
-        if isinstance(other, _ndarray):
+        if not isinstance(other, _OPND):
             return NotImplemented
         return _ops.floor_divide(_ops._scalar_like(other, self, False), self)
 
     def __rmod__(self, other: Any) -> Tensor:
-        if isinstance(other, _ndarray):
+        if not isinstance(other, _OPND):
             return NotImplemented
         return _ops.remainder(_ops._scalar_like(other, self, False), self)
 
     def __rpow__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, _ndarray) else _ops.pow(other, self)
+        return NotImplemented if not isinstance(other, _OPND) else _ops.pow(other, self)
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        if isinstance(other, _ndarray):
+        if not isinstance(other, _OPND):
             return NotImplemented
         return _ops.matmul(_ops.as_tensor(other), self)
 
@@ -757,59 +759,59 @@ class Tensor:
         return _ops.bitwise_not(self)
 
     def __and__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, _ndarray) else _ops.bitwise_and(self, other)
+        return NotImplemented if not isinstance(other, _OPND) else _ops.bitwise_and(self, other)
 
     def __rand__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, _ndarray) else self.__and__(other)
+        return NotImplemented if not isinstance(other, _OPND) else self.__and__(other)
 
     def __iand__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, _ndarray) else _ops.bitwise_and_(self, other)
+        return NotImplemented if not isinstance(other, _OPND) else _ops.bitwise_and_(self, other)
 
     def __or__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, _ndarray) else _ops.bitwise_or(self, other)
+        return NotImplemented if not isinstance(other, _OPND) else _ops.bitwise_or(self, other)
 
     def __ror__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, _ndarray) else self.__or__(other)
+        return NotImplemented if not isinstance(other, _OPND) else self.__or__(other)
 
     def __ior__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, _ndarray) else _ops.bitwise_or_(self, other)
+        return NotImplemented if not isinstance(other, _OPND) else _ops.bitwise_or_(self, other)
 
     def __xor__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, _ndarray) else _ops.bitwise_xor(self, other)
+        return NotImplemented if not isinstance(other, _OPND) else _ops.bitwise_xor(self, other)
 
     def __rxor__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, _ndarray) else self.__xor__(other)
+        return NotImplemented if not isinstance(other, _OPND) else self.__xor__(other)
 
     def __ixor__(self, other: Any) -> Tensor:
-        return NotImplemented if isinstance(other, _ndarray) else _ops.bitwise_xor_(self, other)
+        return NotImplemented if not isinstance(other, _OPND) else _ops.bitwise_xor_(self, other)
 
     def __lshift__(self, other: Any) -> Tensor:
-        if isinstance(other, _ndarray):
+        if not isinstance(other, _OPND):
             return NotImplemented
         return _ops.bitwise_left_shift(self, other)
 
     def __rshift__(self, other: Any) -> Tensor:
-        if isinstance(other, _ndarray):
+        if not isinstance(other, _OPND):
             return NotImplemented
         return _ops.bitwise_right_shift(self, other)
 
     def __rlshift__(self, other: Any) -> Tensor:
-        if isinstance(other, _ndarray):
+        if not isinstance(other, _OPND):
             return NotImplemented
         return _ops.bitwise_left_shift(other, self)
 
     def __rrshift__(self, other: Any) -> Tensor:
-        if isinstance(other, _ndarray):
+        if not isinstance(other, _OPND):
             return NotImplemented
         return _ops.bitwise_right_shift(other, self)
 
     def __ilshift__(self, other: Any) -> Tensor:
-        if isinstance(other, _ndarray):
+        if not isinstance(other, _OPND):
             return NotImplemented
         return _ops.bitwise_left_shift_(self, other)
 
     def __irshift__(self, other: Any) -> Tensor:
-        if isinstance(other, _ndarray):
+        if not isinstance(other, _OPND):
             return NotImplemented
         return _ops.bitwise_right_shift_(self, other)
 
@@ -924,6 +926,7 @@ def _refresh_view(view: Tensor) -> None:
 # what the comparison operators take (anything else: NotImplemented, Python's fallback)
 _CMP_OPERANDS = (Tensor, builtins.int, builtins.float, builtins.bool, complex, np.number,
                  np.bool_)
+_OPND = _CMP_OPERANDS   # (what the operators take; anything else: NotImplemented)
 _CPU = _backend.cpu.device
 
 

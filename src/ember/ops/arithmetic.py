@@ -1675,14 +1675,15 @@ def xlogy_(input, other):
 
 def _operator(fn, fast=None):
     """Tensor's operator for ``fn``: ``fast`` (else ``fn``) for a Tensor or number operand, and
-    NotImplemented for a NumPy array, as torch's operators answer (NumPy then computes ``t + a``
-    on ``t.__array__()`` and wraps the result into a new Tensor; ``t += a`` rebinds ``t``)."""
+    NotImplemented for anything else, as torch's operators answer: a NumPy array then computes
+    ``t + a`` on ``t.__array__()`` and wraps the result into a new Tensor (``t += a`` rebinds
+    ``t``); a list, a tuple or None gives Python's TypeError (or its own operator's answer)."""
     fast = fast or fn
 
     def operator(input, other):
         if isinstance(other, _OPERAND):
             return fast(input, other)
-        return NotImplemented if isinstance(other, np.ndarray) else fn(input, other)
+        return NotImplemented
     operator.__name__ = operator.__qualname__ = fn.__name__
     operator.__doc__ = fn.__doc__
     return operator
