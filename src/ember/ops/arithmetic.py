@@ -801,8 +801,7 @@ def remainder(input, other, *, out=None):
 def fmod(input, other, *, out=None):
     """C-style modulus (sign of the dividend). Matches ``torch.fmod``."""
     if not isinstance(input, Tensor) and isinstance(other, Tensor):
-        _no_overload("fmod", (input, other), " * (Tensor input, Tensor other, *, Tensor out = "
-                     "None)\n * (Tensor input, Number other, *, Tensor out = None)\n")
+        _no_overload("fmod", (input, other), _OVERLOADS["fmod"])
     input, other = _tensor_first("fmod", input, other)
     return Mod.apply(input, other, "fmod")
 
