@@ -292,9 +292,18 @@ class Tensor:
         return _backend.backend_of(self._array).data_ptr(self._array)
 
     def storage_offset(self) -> int:
-        if self._base is None:
-            return 0
-        return (self.data_ptr() - self._base.data_ptr()) // self._array.itemsize
+        root = self if self._base is None else self._base
+        off = root.__dict__.get("_soff", 0)     # a detached view keeps its offset
+        return off if root is self else off + (self.data_ptr() - root.data_ptr()) // self._array.itemsize
+
+    def _alias(self) -> Tensor:
+        """A new leaf over the same array, with this one's storage offset and inference mode."""
+        t, off = Tensor._wrap(self._array), self.storage_offset()
+        if off:
+            t._soff = off
+        if self._inference:
+            t._inference = True
+        return t
 
     @property
     def _version(self) -> int:
@@ -383,10 +392,7 @@ class Tensor:
     @property
     def data(self) -> Tensor:
         """The same values as a Tensor detached from the graph (no shared version counter)."""
-        t = Tensor._wrap(self._array)
-        if self._inference:
-            t._inference = True
-        return t
+        return self._alias()
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -453,12 +459,10 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A Tensor sharing values and version counter, outside the graph."""
-        t = Tensor._wrap(self._array)
+        t = self._alias()
         t._version_ref = self._version_ref
         if self._conj_bit:
             t._conj_bit = True
-        if self._inference:
-            t._inference = True
         return t
 
     def detach_(self) -> Tensor:
