@@ -22,3 +22,59 @@ def test_detached_view_writes_reach_the_base(torch):
         x = lib.zeros(5)
         x[1:].detach()[1:].fill_(2.0)
         assert x.tolist() == [0.0, 0.0, 2.0, 2.0, 2.0]
+
+
+def _names(fns):
+    return [None if f is None else type(f).__name__ for f, _ in fns]
+
+
+CASES = {
+    "int": lambda lib, c, w, s: c.__setitem__(0, 5),
+    "tensor0d": lambda lib, c, w, s: c.__setitem__(0, lib.tensor(5.0)),
+    "slice_grad": lambda lib, c, w, s: c.__setitem__(slice(0, 2), w * 1),
+    "mul_": lambda lib, c, w, s: c[0:2].mul_(2),
+    "mul_t": lambda lib, c, w, s: c[0:2].mul_(w),
+    "fill_": lambda lib, c, w, s: c[0:2].fill_(3.0),
+    "fill_t": lambda lib, c, w, s: c[0:2].fill_(s),
+    "zero_": lambda lib, c, w, s: c[0:2].zero_(),
+    "clamp_": lambda lib, c, w, s: c[1:].clamp_(0, 1),
+    "addcmul_": lambda lib, c, w, s: c[1:].addcmul_(w, w, value=2),
+    "select_add_": lambda lib, c, w, s: c.select(0, 1).add_(s),
+    "view_copy_": lambda lib, c, w, s: c.view(3, 1)[:2].copy_(w.view(2, 1)),
+    "relu_": lambda lib, c, w, s: lib.nn.functional.relu(c[1:], inplace=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_copy_slices_lists_torchs_edges(torch, case):
+    """CopySlices names the base's edge, then the in-place op's edges after its first."""
+    seen = []
+    for lib in (torch, ember):
+        c = lib.ones(3, requires_grad=True).clone()
+        CASES[case](lib, c, lib.ones(2, requires_grad=True), lib.tensor(2.5, requires_grad=True))
+        c.sum().backward()
+        seen.append((c.grad_fn.name(), type(c.grad_fn).__name__, _names(c.grad_fn.next_functions),
+                     repr(c).split("grad_fn=")[1], repr(c.grad_fn).split(" object")[0]))
+    assert seen[0] == seen[1]
+
+
+def test_accumulate_grad_name(torch):
+    got = []
+    for lib in (torch, ember):
+        node = (lib.ones(2, requires_grad=True) * 2).grad_fn.next_functions[0][0]
+        got.append((node.name(), type(node).__name__, repr(node).split(" object")[0]))
+    assert got[0] == got[1]
+
+
+def test_float_of_a_tensor_requiring_grad_warns_once(torch):
+    import subprocess
+    import sys
+    code = ("import warnings, {0} as t\nwarnings.simplefilter('always')\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    int(t.ones(1, requires_grad=True)); float(t.ones(2)[:1])\n"
+            "    float(t.tensor(1., requires_grad=True)); float(t.ones(1, 1, requires_grad=True))\n"
+            "print([str(x.message).split(' (Triggered')[0] for x in w])")
+    out = [subprocess.run([sys.executable, "-c", code.format(lib)], capture_output=True,
+                          text=True, check=True).stdout for lib in ("torch", "ember")]
+    assert out[0] == out[1]

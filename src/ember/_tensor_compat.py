@@ -82,6 +82,16 @@ class _Resize(Function):
 
 
 class _Compat:
+    _scalar_warned = [False]
+
+    def _warn_scalar(self) -> None:
+        """torch's warning, once per process, for ``float()`` of a tensor that requires grad."""
+        if not self._scalar_warned[0]:
+            self._scalar_warned[0] = True
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                          "unexpected behavior.\nConsider using tensor.detach() first.",
+                          UserWarning, stacklevel=3)
+
     def _bad_grad(self, value: Any) -> None:
         """torch's error for ``self.grad = value`` of another type, dtype or size."""
         if not isinstance(value, Tensor):

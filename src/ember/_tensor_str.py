@@ -197,7 +197,7 @@ def tensor_repr(t, prefix="tensor("):
 
 def _grad_suffix(t):
     if t.grad_fn is not None:
-        return ["grad_fn=<%s>" % t.grad_fn.name()]
+        return ["grad_fn=<%s>" % type(t.grad_fn).__name__]
     return ["requires_grad=True"] if t._requires_grad else []
 
 

@@ -682,6 +682,8 @@ class Tensor:
         return bool(self._array.item())
 
     def __float__(self) -> builtins.float:
+        if self._requires_grad:
+            self._warn_scalar()         # (once per process, as torch's; in _tensor_compat)
         return float(self._scalar())
 
     def __int__(self) -> builtins.int:

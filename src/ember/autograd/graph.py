@@ -62,8 +62,10 @@ class Node:
     _fast = False            # the engine may call backward directly (no hooks, not legacy)
     _seq = 0                 # order of recording (a node is recorded after its inputs' nodes)
     _array_backward = None   # a Function's declared array-level backward (see function.py)
+    _namespace = ""          # torch's C++ namespace in name() (torch::autograd:: for some)
+
     def name(self):
-        return type(self).__name__
+        return self._namespace + type(self).__name__
 
     def __getattr__(self, attr):
         # torch's ``grad_fn._saved_<name>`` (only reached when ordinary lookup fails)
@@ -82,7 +84,7 @@ class Node:
         fwd = getattr(type(self), "_forward_cls", None)
         custom = fwd is not None and not fwd.__module__.startswith("ember.")
         return "<%s%s object at %#x>" % ("torch.autograd.function." if custom else "",
-                                         self.name(), id(self))
+                                         type(self).__name__, id(self))
 
     @property
     def next_functions(self):
@@ -157,6 +159,8 @@ class Node:
 
 class AccumulateGrad(Node):
     """The node that writes a leaf's gradient into ``.grad``."""
+
+    _namespace = "torch::autograd::"
 
     def __init__(self, variable):
         self.variable = variable
@@ -290,8 +294,7 @@ def _type_name(t):
 
 def _op_name(node):
     """A node's name as torch's version message gives it: ``ExpBackward0`` -> ``Exp``."""
-    name = re.sub(r"Backward\d*$", "", node.name())
-    return "torch::autograd::" + name if name == "CopySlices" else name
+    return re.sub(r"Backward\d*$", "", node.name())
 
 
 _pack_hooks: list = []

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..autograd.function import Function
+from ..autograd.graph import Node
 from ..autograd.grad_mode import state as _state
 from ..tensor import Tensor
 from ._util import _OVERLAP_MSG, sum_to, writable, xp_of
@@ -212,6 +213,17 @@ class CopySlices(Function):
         if ctx.needs_input_grad[1]:
             g_view = take_flat(grad_output, idx)
         return g_base, g_view, None
+
+
+def _copy_slices_next(node):
+    """torch's CopySlices lists the base's edge, then the in-place op's edges after its first."""
+    own = Node.next_functions.fget(node)
+    op = own[1][0] if len(own) > 1 else None
+    return own[:1] + (op.next_functions[1:] if isinstance(op, Node) else own[1:])
+
+
+CopySlices._backward_cls.next_functions = property(_copy_slices_next)
+CopySlices._backward_cls._namespace = "torch::autograd::"
 
 
 def _recorded_view(t, base, fn, op, args, kwargs):

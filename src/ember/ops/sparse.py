@@ -356,7 +356,7 @@ def _sparse_repr(t, body, newline):
         suffixes.append("dtype=" + repr(t.dtype))
     suffixes.append("layout=" + repr(t.layout))
     if t.grad_fn is not None:
-        suffixes.append("grad_fn=<%s>" % t.grad_fn.name())
+        suffixes.append("grad_fn=<%s>" % type(t.grad_fn).__name__)
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     # (torch counts the last line two characters longer than it is, unless it starts a new one)

@@ -166,7 +166,7 @@ def _describe(node, nid, names):
     if mask is not None and len(mask) == len(needs):
         needs = [b for b, is_tensor in zip(needs, mask) if is_tensor]   # one per tensor input
     nig = tuple(bool(b) for b in needs)
-    return {"id": nid, "kind": "fn", "name": node.name(), "saved": _saved_info(node),
+    return {"id": nid, "kind": "fn", "name": type(node).__name__, "saved": _saved_info(node),
             "freed": bool(node._freed), "hooks": _hooks(node), "needs_input_grad": nig,
             "ctx_tensors": tensors, "ctx_values": values, "trace": node._trace,
             "outputs": outputs, "inputs": []}
