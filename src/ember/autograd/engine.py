@@ -112,6 +112,8 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs: _Gra
     if isinstance(inputs, Tensor):
         inputs = (inputs,)
     inputs = tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if isinstance(grad_outputs, Tensor):
         grad_outputs = (grad_outputs,)
     elif grad_outputs is not None:
@@ -474,8 +476,8 @@ def _reachable(roots):
 
 def _sum(a, b, create_graph):
     """Two gradients of one input (same shape and dtype, already checked), added."""
-    if create_graph:
-        return a + b
+    if create_graph or a.is_sparse:     # (torch's InputBuffer adds new + old when old is sparse)
+        return a + b if create_graph else b + a
     return Tensor._wrap(_plus(a._array, b._array))    # no graph to record: skip the op's wrapper
 
 
@@ -701,6 +703,8 @@ def _leaf(t, g, own, walk):
 def _accumulate(t, g, create_graph, own):
     """Add ``g`` into ``t.grad``: in place normally; out of place (keeping the graph) under
     ``create_graph``. A gradient the engine owns (``own``) becomes ``.grad`` without a copy."""
+    if g.is_sparse or t._grad is not None and t._grad.is_sparse:     # (torch's rules: ops/sparse)
+        return (g if g.is_sparse else t._grad)._sparse_accumulate(t, g, create_graph)
     arr = g._array
     if arr.dtype != t._array.dtype:
         arr = arr.astype(t._array.dtype)

@@ -67,8 +67,19 @@ __all__ = [
 ]
 
 
+def _linear_type_error(input, weight, bias):
+    """torch's TypeError for the first argument of ``linear`` that is not a Tensor."""
+    for pos, (name, arg) in enumerate((("input", input), ("weight", weight), ("bias", bias))):
+        if not isinstance(arg, Tensor) and (arg is not None or pos < 2):
+            raise TypeError("linear(): argument '%s' (position %d) must be Tensor, not %s"
+                            % (name, pos + 1, type(arg).__name__))
+
+
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` (one fused GEMM, ``addmm``, for 2-D input)."""
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)
+            and (bias is None or isinstance(bias, Tensor))):
+        _linear_type_error(input, weight, bias)
     if _ac_state.autocast:
         input, weight, bias = _autocast.inputs("lower", (input, weight, bias))
     x = input._array
@@ -434,7 +445,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     idx = input._array
     if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
         raise IndexError("index out of range in self")
-    return _Embedding.apply(weight, input, padding_idx, bool(scale_grad_by_freq))
+    return _Embedding.apply(weight, input, padding_idx, bool(scale_grad_by_freq), bool(sparse))
 
 
 def _index_type_name(t):
@@ -2012,7 +2023,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                                   "mode='%s'). Please open a feature request on GitHub."
                                   % mode)
     return _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_idx,
-                          offsets.type() if offsets is not None else "torch.LongTensor")
+                          offsets.type() if offsets is not None else "torch.LongTensor",
+                          bool(scale_grad_by_freq), bool(sparse))
 
 
 def _size_str(shape):
@@ -2020,7 +2032,7 @@ def _size_str(shape):
 
 
 def _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_idx,
-                   offsets_type="torch.LongTensor"):
+                   offsets_type="torch.LongTensor", scale=False, sparse=False):
     if flat._array.dtype not in (np.int64, np.int32):
         it = _index_type_name(flat)
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
@@ -2071,7 +2083,7 @@ def _embedding_bag(flat, weight, offs, psw, mode, include_last_offset, padding_i
     if padding_idx is not None:
         bags = xp.where(idx == padding_idx, -1, bags)
     return _sparse.EmbeddingBag.apply(weight, psw, idx, bags.astype(np.int64), max(n_bags, 0),
-                                      mode)
+                                      mode, scale, sparse, padding_idx)
 
 
 def _fbgemm_index_error(idx, offs, n):

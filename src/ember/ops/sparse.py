@@ -34,8 +34,8 @@ class Embedding(Function):
     edge_args = (0,)     # (torch gives the index/mask/condition no edge)
 
     @staticmethod
-    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq=False):
-        ctx.padding_idx, ctx.scale = padding_idx, scale_grad_by_freq
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq=False, sparse=False):
+        ctx.padding_idx, ctx.scale, ctx.sparse = padding_idx, scale_grad_by_freq, sparse
         ctx.save_for_backward(indices)
         return Tensor._wrap(weight._array[indices._array])
 
@@ -51,6 +51,9 @@ class Embedding(Function):
         shape, dtype = ctx._input_meta(0)
         xp = xp_of(grad_output)
         rows = grad_output.reshape(-1, shape[1])
+        if ctx.sparse:
+            return _sparse_rows_grad(indices._array, rows, shape, ctx.padding_idx, ctx.scale), \
+                None, None, None, None
         if ctx.scale:
             rows = rows * Tensor._wrap(Embedding._inv_freq(xp, indices._array.reshape(-1),
                                                            shape[0], dtype))
@@ -59,10 +62,12 @@ class Embedding(Function):
             keep = xp.ones((shape[0], 1), dtype)
             keep[ctx.padding_idx] = 0
             grad = grad * Tensor._wrap(keep)
-        return grad, None, None, None
+        return grad, None, None, None, None
 
     @staticmethod
     def array_backward(ctx, grad_output):
+        if ctx.sparse:
+            return Embedding.backward(ctx, grad_output)
         indices, = ctx.saved_tensors
         shape, dtype = ctx._input_meta(0)
         g = grad_output._array.reshape(-1, shape[1]).astype(dtype, copy=False)
@@ -74,7 +79,20 @@ class Embedding(Function):
             backend_of(grad).index_add_rows(grad, flat, g)
         if ctx.padding_idx is not None:
             grad[ctx.padding_idx] = 0
-        return Tensor._wrap(grad), None, None, None
+        return Tensor._wrap(grad), None, None, None, None
+
+
+def _sparse_rows_grad(indices, rows, shape, padding_idx, scale):
+    """torch's ``embedding_sparse_backward``: an uncoalesced COO gradient of ``shape`` holding
+    ``rows`` (L, D) at the raw ``indices`` (positions naming ``padding_idx`` left out)."""
+    if scale:
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse "
+                           "gradients")
+    idx = indices.reshape(-1).astype(np.int64)
+    if padding_idx is not None:
+        keep = idx != padding_idx
+        idx, rows = idx[keep], rows[Tensor._wrap(keep)]
+    return SparseCooTensorWithDimsAndTensors.apply(rows, idx[None], Size(shape), idx.size <= 1)
 
 
 class EmbeddingBag(Function):
@@ -85,7 +103,9 @@ class EmbeddingBag(Function):
     edge_args = (0, 1)      # weight and per_sample_weights (None when not given)
 
     @staticmethod
-    def forward(ctx, weight, per_sample_weights, indices, bags, n_bags, mode):
+    def forward(ctx, weight, per_sample_weights, indices, bags, n_bags, mode, scale=False,
+                sparse=False, padding_idx=None):
+        ctx.scale, ctx.sparse, ctx.padding_idx = scale, sparse, padding_idx
         xp = xp_of(weight)
         w = weight._array
         dim = w.shape[1]
@@ -153,19 +173,40 @@ class EmbeddingBag(Function):
                 if cols.size:
                     backend_of(flat).index_add_rows(flat, am[sel] * w.shape[1] + cols,
                                                     g[sel][:, None])
-            elif bag.size:
-                rows = g[bag]
+            elif ctx.sparse:
+                rows = g[xp.maximum(bags._array, 0)]
                 if ctx.mode == "mean":
-                    rows = rows / counts._array[bag][:, None].astype(w.dtype)
+                    rows = rows * (1 / counts._array.astype(w.dtype))[xp.maximum(bags._array, 0),
+                                                                      None]
                 elif psw is not None:
-                    rows = rows * psw._array[keep][:, None]
-                backend_of(grad_w).index_add_rows(grad_w, idx, rows.astype(w.dtype))
-            grad_w = Tensor._wrap(grad_w)
+                    rows = rows * psw._array[:, None]
+                pad = ctx.padding_idx if ctx.padding_idx is not None else -1
+                at = xp.flatnonzero((bags._array >= 0) | (indices._array == pad))
+                grad_w = _sparse_rows_grad(indices._array[at], Tensor._wrap(rows[at]), w.shape,
+                                           ctx.padding_idx, ctx.scale)
+            elif bag.size:
+                # NOTE: torch scales each row in float64 (its quirk: ``scale_grad_by_freq``
+                # divides the k-th distinct index's rows by the count of the k-th sorted index)
+                scale = psw._array[keep].astype(np.float64) if psw is not None else \
+                    xp.ones(idx.shape, np.float64)
+                if ctx.scale:
+                    all_idx = xp.sort(indices._array)
+                    uniq, k = xp.unique(idx, return_inverse=True)
+                    scale = scale / xp.bincount(all_idx, minlength=w.shape[0])[all_idx[
+                        xp.searchsorted(xp.unique(all_idx), uniq)[k.reshape(-1)]]]
+                if ctx.mode == "mean":
+                    scale = scale / xp.maximum(counts._array[bag], 1)
+                scale = scale.astype(w.dtype).astype(np.float64)
+                if w.dtype.itemsize > 4:
+                    backend_of(grad_w).index_add_rows(grad_w, idx, g[bag] * scale[:, None])
+                else:
+                    _fma_rows_(grad_w, idx, g[bag].astype(np.float64) * scale[:, None])
+            grad_w = grad_w if ctx.sparse else Tensor._wrap(grad_w)
         if ctx.needs_input_grad[1]:
             full = xp.zeros(bags.shape, dtype=psw._array.dtype)
             full[keep] = (g[bag] * w[idx]).sum(1)
             grad_psw = Tensor._wrap(full)
-        return grad_w, grad_psw, None, None, None, None
+        return grad_w, grad_psw, None, None, None, None, None, None, None
 
 
 def _linear(xp, indices, sparse_size):
@@ -180,7 +221,7 @@ def _densify(xp, indices, values, size):
     sparse_size = tuple(size[:indices.shape[0]])
     out = xp.zeros((math.prod(sparse_size),) + tuple(size[indices.shape[0]:]), dtype=values.dtype)
     if values.shape[0]:
-        backend_of(out).index_add_rows(out, _linear(xp, indices, sparse_size), values)
+        xp.add.at(out, _linear(xp, indices, sparse_size), values)    # (in turn, as torch)
     return out.reshape(tuple(size))
 
 
@@ -198,7 +239,7 @@ def _coalesced_arrays(xp, indices, values, sparse_size):
     lin = _linear(xp, indices, sparse_size)
     uniq, inverse = xp.unique(lin, return_inverse=True)
     vals = xp.zeros((uniq.shape[0],) + values.shape[1:], dtype=values.dtype)
-    backend_of(vals).index_add_rows(vals, inverse.reshape(-1), values)
+    xp.add.at(vals, inverse.reshape(-1), values)       # (duplicates summed in turn, as torch)
     idx = xp.stack(xp.unravel_index(uniq, sparse_size)).astype(np.int64).reshape(
         len(sparse_size), -1)
     return idx, vals
@@ -346,6 +387,59 @@ class SparseCooTensor(Tensor):
 
     __str__ = __repr__
 
+    @staticmethod
+    def _sparse_accumulate(t, g, create_graph):
+        """Add the gradient ``g`` into ``t.grad`` where either is sparse, by torch's
+        AccumulateGrad rules: sparse += sparse and dense += sparse in place; else a new sum."""
+        old = t._grad
+        if old is None:
+            t._grad = g.clone() if create_graph else _make(
+                g._array, g._sp_indices, g._sp_values.copy(), g._sp_coalesced)
+        elif create_graph:
+            t._grad = g + old if old.is_sparse and not g.is_sparse else old + g
+        elif not old.is_sparse:
+            _add_sparse_rows_(old._array, g)
+        elif not g.is_sparse:
+            t._grad = Tensor._wrap(g._array.copy())
+            _add_sparse_rows_(t._grad._array, old)
+        else:
+            _assign_sparse_(old, _sparse_add(old, g, 1))
+
+
+def _assign_sparse_(dst, src):
+    """Make the COO tensor ``dst`` hold ``src``'s contents (torch's in-place sparse ops)."""
+    dst._array, dst._sp_indices = src._array, src._sp_indices
+    dst._sp_values, dst._sp_coalesced = src._sp_values, src._sp_coalesced
+    return dst
+
+
+def _add_sparse_rows_(dense, sparse, alpha=1):
+    """``dense += alpha * sparse`` in place, one stored value after another (torch's
+    ``add_out_dense_sparse``: an uncoalesced tensor's duplicates are added in turn)."""
+    xp = xp_of(sparse)
+    idx = sparse._sp_indices
+    lin = _linear(xp, idx, sparse.shape[:idx.shape[0]])
+    rows = dense.reshape((-1,) + dense.shape[idx.shape[0]:])
+    if alpha == 1 or dense.dtype.itemsize > 4:
+        vals = sparse._sp_values if alpha == 1 else sparse._sp_values * dense.dtype.type(alpha)
+        xp.add.at(rows, lin, vals)
+        return
+    # NOTE: torch's axpy fuses the multiply-add; float64 holds the product exactly, so each
+    # value goes in by rounds (the k-th time its row is named) rounding once per add
+    _fma_rows_(rows, lin, sparse._sp_values.astype(np.float64) * float(dense.dtype.type(alpha)))
+
+
+def _fma_rows_(rows, lin, vals):
+    """``rows[lin[i]] += vals[i]`` in turn, ``vals`` being exact float64 products."""
+    xp = xp_of(Tensor._wrap(rows))
+    order = xp.argsort(lin, kind="stable")
+    first = xp.searchsorted(lin[order], lin[order])
+    rank = xp.empty_like(order)
+    rank[order] = xp.arange(lin.size) - first
+    for k in range(int(rank.max()) + 1 if lin.size else 0):
+        at = rank == k
+        rows[lin[at]] = (rows[lin[at]] + vals[at]).astype(rows.dtype)
+
 
 def _sparse_repr(t, body, newline):
     """torch's sparse repr: ``body`` then size/nnz/dtype/layout suffixes, wrapped at the line
@@ -385,6 +479,17 @@ def _sparse_add(a, b, alpha):
         raise RuntimeError("add: expected sizes of 'self' and 'other' to match, but %s != %s"
                            % (list(a.shape), list(b.shape)))
     xp = xp_of(a)
+    if a._nnz() and b._nnz() and not (a._sp_values.flags.c_contiguous
+                                      and b._sp_values.flags.c_contiguous):
+        # NOTE: torch's kernel concatenates when either values tensor is not contiguous, and
+        # coalesces past nnz > numel (yet leaves the flag unset)
+        idx = xp.concatenate([a._sp_indices, b._sp_indices], axis=1)
+        out = _with_values(a, cat([a._values(), b._values() * alpha]), False,
+                           "AddBackward0" if alpha > 0 else "SubBackward0", idx)
+        if out._nnz() > out.numel():
+            out = Coalesce.apply(out)
+            out._sp_coalesced = False
+        return out
     sparse_size = tuple(a.shape[:a._sp_indices.shape[0]])
     lin_a = _linear(xp, a._sp_indices, sparse_size).tolist()
     lin_b = _linear(xp, b._sp_indices, sparse_size).tolist()

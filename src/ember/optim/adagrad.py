@@ -1,5 +1,6 @@
 """Adagrad: per-coordinate learning rates from the sum of squared gradients."""
 from ..ops._util import xp_of
+from ..ops.sparse import _add_sparse_rows_, _with_values
 from .optimizer import Optimizer, _check_fused_args, _grad_array, _scalar_state
 from .optimizer import _with_weight_decay
 from ..tensor import Tensor
@@ -56,6 +57,11 @@ class Adagrad(Optimizer):
                 state["sum"] = Tensor._wrap(xp_of(p).full_like(p._array, value))
 
     def _update(self, p, group, state):
+        if p._grad.is_sparse:
+            state["step"]._array += 1
+            if group["weight_decay"] != 0:
+                raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+            return self._sparse_update(p, group, state)
         g = _with_weight_decay(_grad_array(p, group["maximize"]), p, group["weight_decay"])
         state["step"]._array += 1
         step = float(state["step"]._array)
@@ -65,3 +71,17 @@ class Adagrad(Optimizer):
         std = xp_of(p).sqrt(s)
         std += group["eps"]
         p._array += -clr * g / std
+
+    def _sparse_update(self, p, group, state):
+        """The rule above at the rows a sparse ``p.grad`` (coalesced) holds."""
+        g = (-p._grad if group["maximize"] else p._grad).coalesce()
+        step = float(state["step"]._array)
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        values = g._sp_values
+        at = tuple(g._sp_indices)
+        s = state["sum"]._array
+        s[at] += values * values
+        std = xp_of(p).sqrt(s[at])
+        std += group["eps"]
+        _add_sparse_rows_(p._array, _with_values(g, Tensor._wrap(values / std), True, None),
+                          -clr)

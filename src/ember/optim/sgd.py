@@ -1,5 +1,6 @@
 """Stochastic gradient descent with momentum, dampening, Nesterov momentum and weight decay."""
 from .optimizer import Optimizer, _check_fused_args, _grad_array, _with_weight_decay, required
+from ..ops.sparse import _add_sparse_rows_, _assign_sparse_, _sparse_add
 from ..tensor import Tensor
 
 __all__ = ["SGD"]
@@ -57,6 +58,8 @@ class SGD(Optimizer):
     _complex_as_real = False     # (torch updates a complex parameter as complex)
 
     def _update(self, p, group, state):
+        if p._grad.is_sparse:
+            return self._sparse_update(p, group, state)
         g = _with_weight_decay(_grad_array(p, group["maximize"]), p, group["weight_decay"])
         momentum = group["momentum"]
         if momentum != 0:
@@ -69,3 +72,18 @@ class SGD(Optimizer):
                 b += (1 - group["dampening"]) * g
             g = g + momentum * buf._array if group["nesterov"] else buf._array
         p._array -= group["lr"] * g
+
+    def _sparse_update(self, p, group, state):
+        """The rule above for a sparse ``p.grad``, in torch's sparse arithmetic."""
+        g = -p._grad if group["maximize"] else p._grad
+        if group["weight_decay"] != 0:
+            g = g.add(p, alpha=group["weight_decay"])      # (torch's error: sparse + dense)
+        momentum = group["momentum"]
+        if momentum != 0:
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = g.clone().detach()
+            else:
+                _assign_sparse_(buf, _sparse_add(buf * momentum, g, 1 - group["dampening"]))
+            g = _sparse_add(g, buf, momentum) if group["nesterov"] else buf
+        _add_sparse_rows_(p._array, g, -group["lr"])
