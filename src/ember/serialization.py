@@ -228,13 +228,15 @@ def _widen_bf16(bits):
     return bits.view(_dt.bfloat16.np)
 
 
-def _to_tensor(arr, storage, requires_grad):
+def _to_tensor(arr, storage, requires_grad, storage_offset=0):
     if storage.device.type != "cpu":
         try:
             arr = backend_for(storage.device).asarray(arr)
         except RuntimeError as e:
             _fail("cannot put a tensor on %s: %s" % (storage.device, e))
     t = Tensor._wrap(arr)
+    if storage_offset:
+        t._soff = storage_offset        # torch's storage_offset() of the saved view
     if requires_grad:
         if _dt.kind(arr.dtype) not in "fc":
             _fail("a tensor of dtype %s is marked requires_grad" % arr.dtype)
@@ -245,7 +247,7 @@ def _to_tensor(arr, storage, requires_grad):
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False,
                        backward_hooks=None, metadata=None):
     return _to_tensor(_as_view(storage, storage_offset, size, stride), storage,
-                      bool(requires_grad))
+                      bool(requires_grad), storage_offset)
 
 
 def _rebuild_tensor(storage, storage_offset, size, stride):
@@ -257,7 +259,7 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
     if not isinstance(dtype, _dt.dtype):
         _fail("_rebuild_tensor_v3 got %.80r instead of a dtype" % (dtype,))
     return _to_tensor(_as_view(storage, storage_offset, size, stride, dtype.name), storage,
-                      bool(requires_grad))
+                      bool(requires_grad), storage_offset)
 
 
 def _set_state(obj, state):

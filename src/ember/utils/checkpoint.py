@@ -33,6 +33,33 @@ class CheckpointError(RuntimeError):
     """The recomputation of a checkpointed segment did not match its forward."""
 
 
+_debug_tip_msg = """
+Tip: To see a more detailed error message, either pass `debug=True` to
+`torch.utils.checkpoint.checkpoint(...)` or wrap the code block
+with `with torch.utils.checkpoint.set_checkpoint_debug_enabled(True):` to
+enable checkpoint\u2011debug mode globally.
+
+If this error occurs under torch.compile with automatic_dynamic_shapes enabled,
+it may be because the recomputation selected a different compiled graph than the
+forward pass (e.g., a dynamic graph instead of the original static graph).
+To fix this, either:
+  - Use torch._dynamo.mark_dynamic() to explicitly mark varying dimensions as
+    dynamic upfront, avoiding the static-to-dynamic transition.
+  - Call torch._C._dynamo.eval_frame._set_lru_cache(False) to disable LRU cache
+    reordering, which can change which graph is checked first between forward
+    and recompute.
+See https://github.com/pytorch/pytorch/issues/166926 for more details and
+workaround examples.
+"""
+
+
+def _default_meta_extractor(x):
+    return {"shape": x.shape, "dtype": x.dtype, "device": x.device}
+
+
+_allowed_determinism_checks_to_fns = {"default": _default_meta_extractor, "none": lambda _: None}
+
+
 def noop_context_fn():
     """The default ``context_fn`` of ``checkpoint``: two do-nothing context managers."""
     return contextlib.nullcontext(), contextlib.nullcontext()
@@ -121,25 +148,51 @@ def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mu
 
 
 class _Slot:
-    """What a checkpointed segment keeps for one saved tensor: its position in the segment."""
+    """What a checkpointed segment keeps for one saved tensor: its position in the segment and
+    where it sat in the graph (the recomputed value is put back there, as torch does)."""
 
-    __slots__ = ("frame", "index")
+    __slots__ = ("frame", "index", "grad_fn", "output_nr")
 
-    def __init__(self, frame, index):
+    def __init__(self, frame, index, t):
         self.frame = frame
         self.index = index
+        self.grad_fn = t.grad_fn
+        self.output_nr = t._output_nr
 
 
 class _Frame:
     """One call of a checkpointed segment: its inputs, the RNG state and recomputed tensors."""
 
-    def __init__(self, function, args, kwargs, rng_state, recompute_context=None):
+    def __init__(self, function, args, kwargs, rng_state, recompute_context=None,
+                 metadata_fn=_default_meta_extractor):
         self.recompute_context = recompute_context or contextlib.nullcontext()
         self.function = function
         self.args = args
         self.kwargs = kwargs
         self.rng_state = rng_state
+        self.metadata_fn = metadata_fn
+        self.metadata = []          # per saved tensor of the forward
         self.recomputed = None
+        self.backward_call = None   # the backward call the recomputed tensors belong to
+
+    def check(self, storage):
+        """Raise CheckpointError if the recomputation saved other tensors than the forward."""
+        if len(storage) != len(self.metadata):
+            raise CheckpointError(
+                "torch.utils.checkpoint: A different number of tensors was saved during the "
+                "original forward and recomputation.\nNumber of tensors saved during forward: "
+                "%d\nNumber of tensors saved during recomputation: %d.\n%s"
+                % (len(self.metadata), len(storage), _debug_tip_msg))
+        different = ""
+        for idx, (meta, t) in enumerate(zip(self.metadata, storage)):
+            if meta != self.metadata_fn(t):
+                different += ("tensor at position %d:\nsaved metadata: %s\nrecomputed metadata: "
+                              "%s\n" % (idx, meta, self.metadata_fn(t)))
+        if different:
+            raise CheckpointError(
+                "torch.utils.checkpoint: Recomputed values for the following tensors have "
+                "different metadata than during the forward pass.\n%s.\n%s"
+                % (different, _debug_tip_msg))
 
     def recompute(self):
         from .. import random as _random
@@ -162,6 +215,7 @@ class _Frame:
         finally:
             if state is not None:
                 _random.set_rng_state(state)
+        self.check(storage)
         self.recomputed = dict(enumerate(storage))
 
 
@@ -269,26 +323,35 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
                           stacklevel=2)
         return CheckpointFunction.apply(function, preserve_rng_state, *args)
     from .. import random as _random
+    from ..autograd.graph import _current_backward
+    if determinism_check not in _allowed_determinism_checks_to_fns:
+        raise ValueError("determinism_check should be one of %s, but got %s"
+                         % (list(_allowed_determinism_checks_to_fns), determinism_check))
     forward_context, recompute_context = (context_fn or noop_context_fn)()
     frame = _Frame(function, args, kwargs,
-                   _random.get_rng_state() if preserve_rng_state else None, recompute_context)
+                   _random.get_rng_state() if preserve_rng_state else None, recompute_context,
+                   _allowed_determinism_checks_to_fns[determinism_check])
     kept = {id(a._array): a for a in args if isinstance(a, Tensor)}
-    counter = [0]
 
     def pack(t):
-        index = counter[0]
-        counter[0] += 1
+        frame.metadata.append(frame.metadata_fn(t))
         if id(t._array) in kept:
             return t            # an input of the segment: held for recomputation anyway
-        return _Slot(frame, index)
+        return _Slot(frame, len(frame.metadata) - 1, t)
 
     def unpack(packed):
+        try:
+            call = _current_backward()
+        except IndexError:      # (unpacked outside backward)
+            call = None
+        if frame.recomputed is None or frame.backward_call is not call:
+            frame.recompute()   # once per backward call (a double backward needs them again)
+            frame.backward_call = call
         if not isinstance(packed, _Slot):
             return packed
-        f = packed.frame
-        if f.recomputed is None:
-            f.recompute()
-        t = f.recomputed.pop(packed.index, None)
+        t = frame.recomputed.pop(packed.index, None)
+        if packed.grad_fn is not None and t is not None:
+            t = _attached(t, packed.grad_fn, packed.output_nr)
         if t is None:
             raise RuntimeError("torch.utils.checkpoint: unpack is being triggered for a tensor "
                                "that has already been unpacked once, or the recomputation did "
@@ -298,6 +361,17 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
 
     with forward_context, saved_tensors_hooks(pack, unpack):
         return function(*args, **kwargs)
+
+
+def _attached(t, grad_fn, output_nr):
+    """The recomputed ``t`` where the forward's tensor was in the graph, so that a double
+    backward reaches the segment's inputs."""
+    a = Tensor._wrap(t._array)
+    a._version_ref = t._version_ref
+    a._requires_grad = True
+    a._grad_fn = grad_fn
+    a._output_nr = output_nr
+    return a
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):

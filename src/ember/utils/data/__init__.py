@@ -1,5 +1,6 @@
 """ember.utils.data: datasets, samplers and DataLoader."""
 from ._collate import default_collate, default_convert
+from . import _utils  # noqa: F401
 from ._worker import get_worker_info
 from .dataloader import DataLoader
 from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset,

@@ -4,6 +4,7 @@ Samples that are NumPy arrays or Python numbers are host data and become CPU ten
 samples are stacked on their own device.
 """
 import collections.abc
+import copy
 import re
 
 import numpy as np
@@ -11,7 +12,7 @@ import numpy as np
 from ...backend import get_array_module
 from ...tensor import Tensor
 
-__all__ = ["default_collate", "default_convert"]
+__all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map"]
 
 _NP_STR = re.compile(r"[SaUO]")
 _ERR = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
@@ -20,14 +21,6 @@ _ERR = ("default_collate: batch must contain tensors, numpy arrays, numbers, dic
 
 def _is_namedtuple(x):
     return isinstance(x, tuple) and hasattr(x, "_fields")
-
-
-def _rebuild_mapping(elem, items):
-    try:
-        out = type(elem)(items)
-        return out
-    except TypeError:
-        return dict(items)
 
 
 def _stack(batch):
@@ -47,28 +40,128 @@ def _stack(batch):
     return Tensor._wrap(get_array_module(*arrays).stack(arrays))    # on the samples' device
 
 
+def _rebuild_mapping(elem, items):
+    """A mapping like ``elem`` holding ``items`` (a dict), as torch rebuilds it."""
+    try:
+        if isinstance(elem, collections.abc.MutableMapping):
+            clone = copy.copy(elem)     # keeps the mapping's extra state (defaultdict...)
+            clone.update(items)
+            return clone
+        return type(elem)(items)
+    except TypeError:
+        return items
+
+
+def _rebuild_sequence(elem, values):
+    """A sequence like ``elem`` holding ``values`` (a list), as torch rebuilds it."""
+    try:
+        if isinstance(elem, collections.abc.MutableSequence):
+            clone = copy.copy(elem)
+            for i, v in enumerate(values):
+                clone[i] = v
+            return clone
+        return type(elem)(values)
+    except TypeError:
+        return values
+
+
 def default_convert(data):
-    """Turn NumPy arrays (and arrays inside dicts/lists/tuples) into tensors, leave the rest."""
+    """Turn NumPy arrays and scalars (also inside mappings/sequences) into tensors.
+
+    Arrays become tensors sharing their memory, as ``torch.as_tensor`` does; string and object
+    arrays, and everything else, are returned unchanged.
+    """
     if isinstance(data, Tensor):
         return data
-    if isinstance(data, np.ndarray):
-        if _NP_STR.search(data.dtype.str) is not None:
+    if type(data).__module__ == "numpy" and not isinstance(data, (np.str_, np.bytes_)):
+        if isinstance(data, np.ndarray) and _NP_STR.search(data.dtype.str) is not None:
             return data
-        return Tensor._wrap(np.array(data, copy=True))
-    if isinstance(data, np.generic) and not isinstance(data, (np.str_, np.bytes_)):
-        return Tensor._wrap(np.asarray(data))
+        from ... import as_tensor
+        return as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
-        return _rebuild_mapping(data, [(k, default_convert(v)) for k, v in data.items()])
+        return _rebuild_mapping(data, {k: default_convert(data[k]) for k in data})
     if _is_namedtuple(data):
         return type(data)(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
         return [default_convert(d) for d in data]
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
-        try:
-            return type(data)([default_convert(d) for d in data])
-        except TypeError:
-            return [default_convert(d) for d in data]
+        return _rebuild_sequence(data, [default_convert(d) for d in data])
     return data
+
+
+def collate(batch, *, collate_fn_map=None):
+    """Collate ``batch`` recursively, dispatching element types through ``collate_fn_map``.
+
+    An element whose type is a key of ``collate_fn_map`` (exactly, else the first key it is an
+    instance of, in insertion order) goes to that function, called as
+    ``fn(batch, collate_fn_map=collate_fn_map)``; mappings, namedtuples and sequences are
+    collated field by field (tuples become lists, as in torch).
+    """
+    elem = batch[0]
+    elem_type = type(elem)
+    if collate_fn_map is not None:
+        if elem_type in collate_fn_map:
+            return collate_fn_map[elem_type](batch, collate_fn_map=collate_fn_map)
+        for collate_type in collate_fn_map:
+            if isinstance(elem, collate_type):
+                return collate_fn_map[collate_type](batch, collate_fn_map=collate_fn_map)
+    if isinstance(elem, collections.abc.Mapping):
+        return _rebuild_mapping(elem, {key: collate([d[key] for d in batch],
+                                                    collate_fn_map=collate_fn_map)
+                                       for key in elem})
+    if _is_namedtuple(elem):
+        return elem_type(*(collate(samples, collate_fn_map=collate_fn_map)
+                           for samples in zip(*batch)))
+    if isinstance(elem, collections.abc.Sequence):
+        size = len(elem)
+        if not all(len(e) == size for e in batch):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        transposed = [collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch)]
+        if isinstance(elem, tuple):
+            return transposed
+        return _rebuild_sequence(elem, transposed)
+    raise TypeError(_ERR.format(elem_type))
+
+
+def collate_tensor_fn(batch, *, collate_fn_map=None):
+    """Stack a batch of tensors along a new first dimension."""
+    return _stack(batch)
+
+
+def collate_numpy_array_fn(batch, *, collate_fn_map=None):
+    """Turn NumPy arrays into tensors and collate those (string/object arrays are an error)."""
+    if _NP_STR.search(batch[0].dtype.str) is not None:
+        raise TypeError(_ERR.format(batch[0].dtype))
+    return collate([Tensor._wrap(b) for b in batch], collate_fn_map=collate_fn_map)
+
+
+def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
+    """A batch of NumPy scalars as one tensor of their dtype."""
+    from ... import as_tensor
+    return as_tensor(batch)
+
+
+def collate_float_fn(batch, *, collate_fn_map=None):
+    """Python floats as a float64 tensor."""
+    from ... import float64, tensor
+    return tensor(batch, dtype=float64)
+
+
+def collate_int_fn(batch, *, collate_fn_map=None):
+    """Python ints as an int64 tensor (bools as a bool tensor)."""
+    from ... import tensor
+    return tensor(batch)
+
+
+def collate_str_fn(batch, *, collate_fn_map=None):
+    """Strings and bytes stay a list."""
+    return batch
+
+
+default_collate_fn_map = {Tensor: collate_tensor_fn, np.ndarray: collate_numpy_array_fn,
+                          (np.bool_, np.number, np.object_): collate_numpy_scalar_fn,
+                          float: collate_float_fn, int: collate_int_fn, str: collate_str_fn,
+                          bytes: collate_str_fn}
 
 
 def default_collate(batch):
@@ -77,6 +170,7 @@ def default_collate(batch):
     Tensors and NumPy arrays are stacked along a new first dimension; Python floats become a
     float64 tensor, ints an int64 tensor, bools a bool tensor; strings stay a list; dicts,
     namedtuples and sequences are collated field by field (tuples become lists, as in torch).
+    Extend it through ``default_collate_fn_map`` or call ``collate`` with a map of your own.
 
     Example:
         >>> import ember
@@ -84,37 +178,4 @@ def default_collate(batch):
         [tensor([[1.],
                 [2.]]), tensor([0, 1])]
     """
-    elem = batch[0]
-    if isinstance(elem, Tensor):
-        return _stack(batch)
-    if isinstance(elem, np.ndarray):
-        if _NP_STR.search(elem.dtype.str) is not None:
-            raise TypeError(_ERR.format(elem.dtype))
-        return default_collate([Tensor._wrap(b) for b in batch])
-    if isinstance(elem, np.generic) and not isinstance(elem, (np.str_, np.bytes_)):
-        return Tensor._wrap(np.array(batch, dtype=elem.dtype))
-    if isinstance(elem, bool):
-        return Tensor._wrap(np.array(batch, dtype=np.bool_))
-    if isinstance(elem, float):
-        return Tensor._wrap(np.array(batch, dtype=np.float64))
-    if isinstance(elem, int):
-        return Tensor._wrap(np.array(batch, dtype=np.int64))
-    if isinstance(elem, (str, bytes)):
-        return batch
-    if isinstance(elem, collections.abc.Mapping):
-        return _rebuild_mapping(elem, [(k, default_collate([d[k] for d in batch]))
-                                       for k in elem])
-    if _is_namedtuple(elem):
-        return type(elem)(*(default_collate(samples) for samples in zip(*batch)))
-    if isinstance(elem, collections.abc.Sequence):
-        size = len(elem)
-        if not all(len(e) == size for e in batch):
-            raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = list(zip(*batch))
-        if isinstance(elem, tuple):
-            return [default_collate(samples) for samples in transposed]
-        try:
-            return type(elem)([default_collate(samples) for samples in transposed])
-        except TypeError:
-            return [default_collate(samples) for samples in transposed]
-    raise TypeError(_ERR.format(type(elem)))
+    return collate(batch, collate_fn_map=default_collate_fn_map)
