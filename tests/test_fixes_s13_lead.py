@@ -1,4 +1,5 @@
 """Session 13 fixes in the machinery, each checked against torch."""
+import numpy as np
 import pytest
 
 import ember
@@ -78,3 +79,63 @@ def test_float_of_a_tensor_requiring_grad_warns_once(torch):
     out = [subprocess.run([sys.executable, "-c", code.format(lib)], capture_output=True,
                           text=True, check=True).stdout for lib in ("torch", "ember")]
     assert out[0] == out[1]
+
+
+def _outcome(fn):
+    try:
+        return repr(fn())
+    except Exception as e:      # noqa: BLE001 (the class and message are compared)
+        return "%s: %s" % (type(e).__name__, e)
+
+
+def test_device_never_equals_a_string(torch):
+    for dev in ("cpu", "cpu:0"):
+        got = [(lib.device("cpu") == dev, dev == lib.device("cpu"), lib.device("cpu") != dev,
+                lib.ones(1).device == dev, lib.device(dev) == lib.device(dev))
+               for lib in (torch, ember)]
+        assert got[0] == got[1]
+
+
+def test_bfloat16_numpy_raises(torch):
+    got = [_outcome(lambda: lib.zeros(2, dtype=lib.bfloat16).numpy()) for lib in (torch, ember)]
+    assert got[0] == got[1]
+    assert [lib.zeros(2, dtype=lib.bfloat16).tolist() for lib in (torch, ember)] == [[0.0] * 2] * 2
+
+
+def test_grad_with_no_inputs_raises(torch):
+    def run(lib):
+        x = lib.tensor([1.0], requires_grad=True)
+        return [_outcome(lambda: lib.autograd.grad((x * 2).sum(), [])),
+                _outcome(lambda: lib.autograd.grad(lib.ones(1).sum(), []))]
+    assert run(torch) == run(ember)
+
+
+def test_mark_dirty_on_a_leaf_message(torch):
+    def run(lib):
+        class AddOne_(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.add_(1)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+        return _outcome(lambda: AddOne_.apply(lib.ones(3, requires_grad=True)))
+    assert run(torch) == run(ember)
+
+
+def test_unpacked_saved_outputs_keep_their_node(torch):
+    """A saved output unpacked through saved_tensors_hooks is put back in the graph, so double
+    backward flows through it (tanh saves its output)."""
+    got = []
+    for lib in (torch, ember):
+        x = lib.tensor([0.3, -1.2, 2.0], requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+            y = x.tanh()
+            z = (x * 2).sin()
+        g, = lib.autograd.grad((y + z).sum(), x, create_graph=True)
+        g.sum().backward()
+        got.append(x.grad.tolist())
+    np.testing.assert_allclose(got[1], got[0], rtol=1e-6)

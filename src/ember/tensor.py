@@ -294,13 +294,16 @@ class Tensor:
     def storage_offset(self) -> int:
         root = self if self._base is None else self._base
         off = root.__dict__.get("_soff", 0)     # a detached view keeps its offset
-        return off if root is self else off + (self.data_ptr() - root.data_ptr()) // self._array.itemsize
+        if root is not self:
+            ptr = _backend.backend_of(self._array).data_ptr
+            off += (ptr(self._array) - ptr(root._array)) // self._array.itemsize
+        return off
 
     def _alias(self) -> Tensor:
         """A new leaf over the same array, with this one's storage offset and inference mode."""
         t, off = Tensor._wrap(self._array), self.storage_offset()
         if off:
-            t._soff = off
+            t.__dict__["_soff"] = off
         if self._inference:
             t._inference = True
         return t
@@ -492,6 +495,8 @@ class Tensor:
                                "tensor.detach().numpy() instead.")
         if self._conj_bit and not force:
             raise RuntimeError(_CONJ_NUMPY)
+        if self._array.dtype.kind == "V":       # (bfloat16: NumPy has none, as torch says)
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return self._array.view()       # (a new array on the same memory, as torch's)
 
     def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:

@@ -23,7 +23,7 @@ def test_creation_device_and_repr(cuda, torch):
     assert x.is_cuda and x.get_device() == 0 and x.device.type == "cuda"
     assert repr(x) == repr(torch.ones(2, 3))[:-1] + ", device='cuda:0')"
     assert repr(ember.tensor(1.5, device="cuda:0")) == "tensor(1.5000, device='cuda:0')"
-    assert ember.zeros(2, device=ember.device("cuda")).device == "cuda:0"
+    assert ember.zeros(2, device=ember.device("cuda")).device == ember.device("cuda:0")
     assert ember.randn(3, device="cuda").device.type == "cuda"
     assert ember.arange(4, device="cuda").cpu().tolist() == [0, 1, 2, 3]
     with ember.device("cuda"):

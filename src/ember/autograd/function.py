@@ -415,7 +415,7 @@ def _record_outputs(node, out, args):
             continue
         if node._dirty and _is_in(o, node._dirty):
             if o.grad_fn is None and o._requires_grad:
-                raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                    "in-place operation.")
             o._version_ref[0] += 1
         elif _is_in(o, args):

@@ -235,7 +235,7 @@ class FunctionCtx:
                 raise RuntimeError(_version_message(self, t, version, out_nr))
             if unpack is not None:
                 t = unpack(t)
-            elif out_nr is not None and _state.enabled:
+            if out_nr is not None and _state.enabled:
                 t = _output_alias(t, self, out_nr)
             out.append(t)
         return tuple(out)

@@ -62,11 +62,7 @@ class device:
         return self.type if self.index is None else "%s:%d" % (self.type, self.index)
 
     def __eq__(self, other: Any) -> bool:
-        if isinstance(other, str):
-            try:
-                other = device(other)
-            except RuntimeError:
-                return False
+        # (as torch's: a device never equals a string, ``device("cpu") == "cpu"`` is False)
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self) -> int:
