@@ -124,6 +124,12 @@ class _Compat:
     def const_data_ptr(self) -> int:
         return self.data_ptr()
 
+    def is_set_to(self, tensor: Tensor) -> builtins.bool:
+        """Whether both tensors view the same memory with the same offset, size and stride."""
+        return (self.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr()
+                and self.data_ptr() == tensor.data_ptr() and self.shape == tensor.shape
+                and self.stride() == tensor.stride())
+
     def to_dense(self, dtype: Optional[_dt.dtype] = None, *, masked_grad: Any = None) -> Tensor:
         """The tensor itself (it is dense), or a copy in ``dtype``."""
         return self if dtype is None or dtype == self.dtype else _ops.to(self, dtype)
@@ -276,6 +282,8 @@ class _Compat:
     def set_(self, source: Any = None, storage_offset: builtins.int = 0, size: Any = None,
              stride: Any = None) -> Tensor:
         """Make this tensor use ``source``'s memory (``set_()``: empty), as torch."""
+        if isinstance(source, TypedStorage):    # (its memory, read as this tensor's dtype)
+            source = Tensor._wrap(source._flat._array.view(self._array.dtype))
         if source is None:
             self._array = _backend.get_array_module(self._array).zeros(0, self._array.dtype)
         elif isinstance(source, Tensor):
@@ -288,8 +296,7 @@ class _Compat:
             if size is not None:
                 arr = _ops.as_strided(source, size, stride or _contiguous_strides(size),
                                       storage_offset)._array
-            self._array = arr
-            self._version_ref = source._version_ref
+            self._array = arr       # (its own version counter, as torch's)
         else:
             raise TypeError("set_(): argument 'source' must be Tensor, not %s"
                             % type(source).__name__)
@@ -336,8 +343,11 @@ def _contiguous_strides(size: Sequence[int]) -> List[int]:
 
 
 def _storage_tensor(t: Tensor) -> Tensor:
-    """``t``'s whole memory as a flat tensor (its base's, for a view)."""
+    """``t``'s whole memory as a flat tensor (its base's, for a view; for a tensor that names
+    its storage's flat array in ``_storage``, as torch.load's do, that array)."""
     base = t._base if t._base is not None else t
+    if "_storage" in base.__dict__:
+        return Tensor._wrap(base.__dict__["_storage"])
     return Tensor._wrap(base._array.reshape(-1)) if base._array.flags.c_contiguous \
         else Tensor._wrap(base._array.copy().reshape(-1))
 

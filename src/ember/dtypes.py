@@ -184,9 +184,12 @@ def from_numpy_dtype(np_dtype):
     try:
         return _BY_NP[np.dtype(np_dtype)]
     except KeyError:
-        raise TypeError("can't convert np.ndarray of type %s. The only supported types are: "
-                        "float64, float32, float16, complex64, complex128, int64, int32, int16, "
-                        "int8, uint8, and bool." % np.dtype(np_dtype)) from None
+        name = np.dtype(np_dtype).type.__name__
+        if name in ("uint16", "uint32", "uint64"):
+            _BY_NAME[name].np    # (raises: ember holds no such tensors)
+        raise TypeError("can't convert np.ndarray of type numpy.%s. The only supported types "
+                        "are: float64, float32, float16, complex64, complex128, int64, int32, "
+                        "int16, int8, uint64, uint32, uint16, uint8, and bool." % name) from None
 
 
 def to_dtype(d):
@@ -218,9 +221,9 @@ def to_dtype(d):
 
 def set_default_dtype(d):
     """Set the dtype of floating tensors made from Python floats (float32 or float64)."""
-    d = to_dtype(d)
-    if not d.is_floating_point:
-        raise TypeError("only floating-point types are supported as the default type, got %r" % d)
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError("%sonly floating-point types are supported as the default type"
+                        % ("" if isinstance(d, dtype) else "invalid dtype object: "))
     _default[0] = d
 
 

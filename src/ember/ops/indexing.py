@@ -310,6 +310,8 @@ def _setitem(t, index, value):
                                                 value._requires_grad)):
         if isinstance(value, (list, tuple)) or is_array(value):
             value = backend_of(t._array).asarray(value)
+        if advanced and not isinstance(value, Tensor):      # (torch wraps it: an edge of None)
+            value = Tensor._wrap(backend_of(t._array).asarray(value, t._array.dtype))
         # NOTE: as torch: the basic part is a view written in place (CopySlices on ``t``); an
         # advanced index on ``t`` itself is an index_put_ (IndexPutBackward0).
         target = t if basic is None else Slice.apply(t, basic, _view_name(basic))
@@ -325,6 +327,10 @@ def _setitem(t, index, value):
     v = value._array if isinstance(value, Tensor) else value
     if isinstance(v, (list, tuple)) or (is_array(v) and type(v) is not type(arr)):
         v = backend_of(arr).asarray(v)
+    if not advanced and writable(arr) is None:
+        view = arr[idx if Ellipsis in idx else idx + (Ellipsis,)]
+        if writable(view) is not None:      # (torch: the view written to has no overlap)
+            arr, idx = view, Ellipsis
     if writable(arr) is None:
         arr = _expanded_alias(arr) if advanced else None
         if arr is None:

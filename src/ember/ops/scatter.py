@@ -2,6 +2,7 @@
 index_add/copy/fill/reduce, masked_fill/scatter/select, take, take_along_dim, put,
 repeat_interleave and unfold, with gradients."""
 import math
+import warnings
 
 import numpy as np
 
@@ -226,7 +227,15 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     elif not isinstance(src, Tensor):
         src = 0     # (nothing is written: torch never converts the number)
     if reduce is not None:
-        red = {"add": "sum", "multiply": "prod"}[reduce]
+        red = {"add": "sum", "multiply": "prod"}.get(reduce)
+        if red is None:
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        if isinstance(src, Tensor) and not _WARNED_REDUCE[0]:
+            _WARNED_REDUCE[0] = True        # (torch's TORCH_WARN_ONCE)
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated "
+                          "and will be removed in a future PyTorch release. Use "
+                          "torch.scatter_reduce instead for more reduction options.",
+                          UserWarning, stacklevel=3)
         if not isinstance(src, Tensor):
             src = full_like_index(index, src, input._array.dtype)
         return _scatter_reduce(input, dim, index, src, red)
@@ -234,6 +243,9 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
         _check_scatter_dtypes("scatter", input, src)
         return Scatter.apply(input, d, index, src, None)
     return Scatter.apply(input, d, index, None, src)
+
+
+_WARNED_REDUCE = [False]
 
 
 def full_like_index(index, value, np_dtype):
@@ -844,8 +856,7 @@ class MaskedScatter(Function):
         n = int(m.sum())
         src = source._array.reshape(-1)
         if src.size < n:
-            raise RuntimeError("masked_scatter: expected source to have at least %d elements, "
-                               "but got %d" % (n, src.size))
+            raise RuntimeError("Number of elements of source < number of ones in mask")
         out[m] = src[:n]
         ctx.save_for_backward(Tensor._wrap(m))
         return Tensor._wrap(out)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..autograd.graph import _type_name as _tensor_type
 from ..autograd.grad_mode import state as _grad_state
 from ..backend import backend_of, get_array_module
 from ..tensor import Size, Tensor
@@ -646,9 +647,10 @@ def expand(input, *sizes, **kwargs):
     sizes = _shape_arg(sizes, "expand")
     shape = input._array.shape
     if len(sizes) < len(shape):
-        raise RuntimeError("expand(torch.FloatTensor{%s}, size=%s): the number of sizes provided "
+        raise RuntimeError("expand(%s{%s}, size=%s): the number of sizes provided "
                            "(%d) must be greater or equal to the number of dimensions in the "
-                           "tensor (%d)" % (list(shape), list(sizes), len(sizes), len(shape)))
+                           "tensor (%d)" % (_tensor_type(input), list(shape), list(sizes),
+                                            len(sizes), len(shape)))
     lead = len(sizes) - len(shape)
     out = list(sizes)
     for i in reversed(range(len(sizes))):     # (as torch: the last dimension is checked first)
@@ -1170,6 +1172,11 @@ def tensor_split(input, indices_or_sections, dim=0):
     d = wrap_dim(dim, input._array.ndim, "tensor_split")
     n = input._array.shape[d]
     if isinstance(indices_or_sections, Tensor):
+        if indices_or_sections._array.ndim > 1 or indices_or_sections.dtype != _dt.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to %s" % (
+                "be a zero-dimensional or one-dimensional tensor, but got a tensor with %d dims"
+                % indices_or_sections._array.ndim if indices_or_sections._array.ndim > 1 else
+                "have dtype of long, but got %s" % _dt.scalar_type_name(indices_or_sections.dtype)))
         indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
@@ -1617,10 +1624,15 @@ def unflatten(input, dim, sizes):
     sizes = tuple(int(s) for s in sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    inner = _infer_shape("unflatten", sizes, input._array.shape[d]) if -1 in sizes else sizes
-    if math.prod(inner) != input._array.shape[d]:
+    try:
+        inner = _infer_shape("unflatten", sizes, input._array.shape[d])
+    except RuntimeError as e:
+        if "is invalid for input of size" not in str(e):
+            raise RuntimeError("unflatten got an unexpected error:\n%s" % e) from None
+        inner = ()
+    if math.prod(inner) != input._array.shape[d] or not inner:
         raise RuntimeError("unflatten: Provided sizes %s don't multiply up to the size of dim %d "
-                           "(%d) in the input tensor" % (_shape_list(sizes), dim,
+                           "(%d) in the input tensor" % (_shape_list(sizes), d,
                                                          input._array.shape[d]))
     shape = input._array.shape
     return view(input, shape[:d] + inner + shape[d + 1:])
