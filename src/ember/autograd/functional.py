@@ -70,9 +70,7 @@ def _grad_preprocess(inputs, create_graph):
 
 
 def _grad_postprocess(inputs, create_graph):
-    if create_graph:
-        return inputs
-    return tuple(t.detach() if t is not None else None for t in inputs)
+    return inputs if create_graph else tuple(None if t is None else t.detach() for t in inputs)
 
 
 def _validate_v(v, other, is_other_tuple):
@@ -309,6 +307,10 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                               "jacobian")
         _check_requires_grad(outputs, "outputs", strict)
+        if vectorize and strict:
+            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                               "`vectorized=True` are not supported together. Please either set "
+                               "`strict=False` or `vectorize=False`.")
         jacobian_res = []
         for i, out in enumerate(outputs):
             rows = [[] for _ in inputs]
@@ -318,11 +320,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                 onehot = xp.zeros(n, dtype=out._array.dtype)
                 onehot[j] = 1
                 go = Tensor._wrap(onehot.reshape(out.shape))
-                if out.requires_grad:
-                    vj = _autograd_grad((out,), inputs, (go,), retain_graph=True,
-                                        create_graph=create_graph, allow_unused=True)
-                else:
-                    vj = (None,) * len(inputs)
+                vj = (_autograd_grad((out,), inputs, (go,), retain_graph=True,
+                                     create_graph=create_graph, allow_unused=True)
+                      if out.requires_grad else (None,) * len(inputs))
                 for k, (g, inp) in enumerate(zip(vj, inputs)):
                     if g is None:
                         if strict:

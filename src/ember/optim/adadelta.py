@@ -1,6 +1,7 @@
 """Adadelta: per-element step sizes from running averages of squared gradients and steps."""
 from ..ops._util import xp_of
 from .optimizer import Optimizer, _grad_array, _scalar_state, _with_weight_decay, _zeros_like
+from .optimizer import _check_tensor_lr
 
 __all__ = ["Adadelta"]
 
@@ -19,6 +20,7 @@ class Adadelta(Optimizer):
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
+        _check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError("Invalid learning rate: %s" % lr)
         if not 0.0 <= rho <= 1.0:

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..ops._util import xp_of
 from ..tensor import Tensor
-from .optimizer import Optimizer, _grad_array, _lerp_, _scalar_state, _zeros_like
+from .optimizer import Optimizer, _check_tensor_lr, _grad_array, _lerp_, _scalar_state, _zeros_like
 
 __all__ = ["Adafactor"]
 
@@ -23,6 +23,7 @@ class Adafactor(Optimizer):
 
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0,
                  weight_decay=0.0, *, foreach=None, maximize=False):
+        _check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError("Learning rate should be >= 0 but is: %s" % lr)
         if not 0.0 >= beta2_decay:

@@ -2,7 +2,7 @@
 from ..ops._util import xp_of
 from ..ops.sparse import _add_sparse_rows_, _with_values
 from .optimizer import Optimizer, _check_fused_args, _grad_array, _scalar_state
-from .optimizer import _with_weight_decay
+from .optimizer import _check_tensor_lr, _with_weight_decay
 from ..tensor import Tensor
 
 __all__ = ["Adagrad"]
@@ -31,6 +31,7 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
+        _check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError("Invalid learning rate: %s" % lr)
         if not 0.0 <= lr_decay:

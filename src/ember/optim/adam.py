@@ -4,12 +4,13 @@ import numpy as np
 from ..tensor import Tensor
 from ..ops._util import xp_of
 from .optimizer import Optimizer, _check_fused_args, _grad_array, _lerp_, _scalar_state
-from .optimizer import _scratch, _zeros_like
+from .optimizer import _check_tensor_lr, _scratch, _zeros_like
 
 __all__ = ["Adam"]
 
 
 def _check_adam_args(lr, betas, eps, weight_decay):
+    _check_tensor_lr(lr)
     if not 0.0 <= lr:
         raise ValueError("Invalid learning rate: %s" % lr)
     if not 0.0 <= eps:

@@ -1,5 +1,6 @@
 """ASGD: averaged stochastic gradient descent."""
 from .optimizer import Optimizer, _grad_array, _scalar_state, _with_weight_decay, _zeros_like
+from .optimizer import _check_tensor_lr
 
 __all__ = ["ASGD"]
 
@@ -18,6 +19,7 @@ class ASGD(Optimizer):
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):
+        _check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError("Invalid learning rate: %s" % lr)
         if not 0.0 <= weight_decay:

@@ -3,7 +3,7 @@ from ..autograd.grad_mode import enable_grad, no_grad
 from ..backend import get_array_module
 from ..ops._util import xp_of
 from ..tensor import Tensor
-from .optimizer import Optimizer, _as_real
+from .optimizer import Optimizer, _as_real, _check_tensor_lr
 
 __all__ = ["LBFGS"]
 
@@ -152,6 +152,7 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
+        _check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError("Invalid learning rate: %s" % lr)
         if max_eval is None:

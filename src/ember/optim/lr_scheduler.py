@@ -641,6 +641,24 @@ class _Composite(LRScheduler):
         for scheduler, s in zip(self._schedulers, saved):
             scheduler.load_state_dict(s)
 
+    def _check_schedulers(self, optimizer, schedulers):
+        """Raise as torch does for a scheduler without an optimizer, a ReduceLROnPlateau, or
+        one of another optimizer."""
+        name = self.__class__.__name__
+        for i, scheduler in enumerate(schedulers):
+            if not hasattr(scheduler, "optimizer"):
+                raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+            if isinstance(scheduler, ReduceLROnPlateau):
+                raise ValueError(f"{name} does not support `ReduceLROnPlateau` scheduler as it "
+                                 "requires additional kwargs to be specified when calling "
+                                 f"`step`, but got one at index {i} in the given schedulers "
+                                 "sequence.")
+            if optimizer != scheduler.optimizer:
+                raise ValueError(f"{name} expects all schedulers to belong to the same "
+                                 f"optimizer, but got scheduler {type(scheduler).__name__} at "
+                                 f"index {i} has {scheduler.optimizer}, which is different "
+                                 f"from {optimizer.__class__.__name__}.")
+
 
 class SequentialLR(_Composite):
     """Run ``schedulers`` one after another, switching at each of ``milestones``.
@@ -654,18 +672,9 @@ class SequentialLR(_Composite):
 
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         if len(schedulers) < 1:
-            raise ValueError("SequentialLR expects at least one scheduler, but got no "
+            raise ValueError(f"{type(self).__name__} expects at least one scheduler, but got no "
                              "scheduler.")
-        for i, scheduler in enumerate(schedulers):
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError("SequentialLR does not support `ReduceLROnPlateau` scheduler as "
-                                 "it requires additional kwargs to be specified when calling "
-                                 "`step`, but got one at index %d in the given schedulers "
-                                 "sequence." % i)
-            if optimizer is not scheduler.optimizer:
-                raise ValueError("SequentialLR expects all schedulers to belong to the same "
-                                 "optimizer, but got scheduler %s at index %d has a different "
-                                 "one." % (type(scheduler).__name__, i))
+        self._check_schedulers(optimizer, schedulers)
         if len(milestones) != len(schedulers) - 1:
             raise ValueError("Sequential Schedulers expects number of schedulers provided to be "
                              "one more than the number of milestone points, but got number of "
@@ -713,16 +722,10 @@ class ChainedScheduler(_Composite):
 
     def __init__(self, schedulers, optimizer=None):
         if len(schedulers) < 1:
-            raise ValueError("ChainedScheduler expects at least one scheduler to be chained, "
+            raise ValueError(f"{type(self).__name__} expects at least one scheduler to be chained, "
                              "but got no scheduler.")
         optimizer = optimizer or schedulers[0].optimizer
-        for i, scheduler in enumerate(schedulers):
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError("ChainedScheduler does not support `ReduceLROnPlateau` "
-                                 "scheduler, but got one at index %d." % i)
-            if optimizer is not scheduler.optimizer:
-                raise ValueError("ChainedScheduler expects all schedulers to belong to the same "
-                                 "optimizer")
+        self._check_schedulers(optimizer, schedulers)
         self._schedulers = list(schedulers)
         self.optimizer = optimizer
         self._last_lr = _lrs(self._schedulers[-1].optimizer)

@@ -9,12 +9,13 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
-from ..backend import backend_for, backend_of, get_array_module, to_host
+from ..backend import backend_for, backend_of, get_array_module
 from ..ops._util import xp_of
 from ..tensor import Tensor
 from ..tensor import RemovableHandle
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook",
+           "required"]
 
 
 class _RequiredParameter:
@@ -36,6 +37,12 @@ def _to_scalar(value):
     if isinstance(value, tuple) and any(isinstance(v, Tensor) for v in value):
         return tuple(_to_scalar(v) for v in value)
     return value
+
+
+def _check_tensor_lr(lr):
+    """Raise as torch's optimizers do, first thing, for a Tensor lr of more than one element."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
 
 
 def _scalar_hyperparameters(group):
@@ -135,6 +142,7 @@ class Optimizer:
         self.__dict__.update(state)
         self._init_hooks()
         self._patch_step_function()
+        self.defaults.setdefault("differentiable", False)
 
     def _init_hooks(self):
         for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
@@ -185,7 +193,8 @@ class Optimizer:
             if not isinstance(p, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
                                 + type(p).__name__)
-            if not p.is_leaf:
+            if not self.defaults.get("differentiable", None) and not (p.is_leaf
+                                                                       or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
@@ -198,6 +207,11 @@ class Optimizer:
                           "in future, this will cause an error; see "
                           "github.com/pytorch/pytorch/issues/40967 for more information",
                           stacklevel=3)
+        for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                raise ValueError("all optimizer param groups should be with/without names. cannot "
+                                 "add param group %s names to the optimizer"
+                                 % ("with" if "param_names" in param_group else "without"))
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -304,6 +318,8 @@ class Optimizer:
             if key in id_map:
                 p = id_map[key]
                 state[p] = {name: _cast_state(p, name, value) for name, value in v.items()}
+            else:
+                state[k] = v
         new_groups = []
         for group, saved in zip(groups, saved_groups):
             new = {k: copy.deepcopy(v) if isinstance(v, (list, dict)) else v
@@ -312,8 +328,7 @@ class Optimizer:
                 new["betas"] = tuple(new["betas"])
             new["params"] = group["params"]
             new_groups.append(new)
-        self.state = state
-        self.param_groups = new_groups
+        self.__setstate__({"state": state, "param_groups": new_groups})
         for post_hook in list(self._optimizer_load_state_dict_post_hooks.values()):
             post_hook(self)
 
@@ -413,11 +428,28 @@ def _register(hooks, hook, prepend=False):
     return handle
 
 
+_global_optimizer_pre_hooks = OrderedDict()
+_global_optimizer_post_hooks = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook):
+    """Register ``hook(optimizer, args, kwargs)`` to run before every optimizer's ``step``
+    (before its own pre-hooks); it may return new ``(args, kwargs)``."""
+    return _register(_global_optimizer_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """Register ``hook(optimizer, args, kwargs)`` to run after every optimizer's ``step``
+    (after its own post-hooks)."""
+    return _register(_global_optimizer_post_hooks, hook)
+
+
 def _hook_step(func):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         self = args[0]
-        for pre_hook in list(self._optimizer_step_pre_hooks.values()):
+        for pre_hook in [*_global_optimizer_pre_hooks.values(),
+                         *self._optimizer_step_pre_hooks.values()]:
             result = pre_hook(self, args, kwargs)
             if result is not None:
                 if isinstance(result, tuple) and len(result) == 2:
@@ -426,25 +458,31 @@ def _hook_step(func):
                     raise RuntimeError("%s must return None or a tuple of (new_args, "
                                        "new_kwargs), but got %s." % (func, result))
         out = func(*args, **kwargs)
-        for post_hook in list(self._optimizer_step_post_hooks.values()):
+        for post_hook in [*self._optimizer_step_post_hooks.values(),
+                          *_global_optimizer_post_hooks.values()]:
             post_hook(self, args, kwargs)
         return out
     return wrapper
 
 
 def _cast_state(p, name, value):
-    """A loaded state value as a new ember Tensor, as torch places it: ``step`` a float32 CPU
-    tensor, other tensors on ``p``'s device (floating ones in ``p``'s dtype)."""
+    """A loaded state value as torch places it: tensors (nested in dicts, lists and tuples too)
+    on ``p``'s device and, when ``p`` is floating, in its dtype; ``step`` left as it is. A tensor
+    that needs no change is kept, not copied, as torch's ``Tensor.to`` keeps it."""
+    if isinstance(value, dict):
+        return {k: _cast_state(p, k, v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(p, None, v) for v in value)
     if hasattr(value, "detach") and not isinstance(value, Tensor):
         value = value.detach().cpu().numpy()     # a torch tensor: its values, on the host
     if isinstance(value, np.ndarray):
-        value = Tensor._wrap(value)
-    if isinstance(value, Tensor):
+        value = Tensor._wrap(value.copy())
+    if isinstance(value, Tensor) and name != "step":
         arr = value._array
-        if name == "step":
-            return Tensor._wrap(to_host(arr).astype(np.float32))
         b = backend_of(p._array)
-        # astype copies: the loaded state never shares memory with the state dict.
-        arr = arr.astype(p._array.dtype if _dt.kind(arr.dtype) == "f" else arr.dtype)
+        dtype = p._array.dtype if _dt.kind(p._array.dtype) == "f" else arr.dtype
+        if arr.dtype == dtype and type(arr) is b.array_type:
+            return value
+        arr = arr.astype(dtype)
         return Tensor._wrap(arr if type(arr) is b.array_type else b.asarray(arr))
     return value

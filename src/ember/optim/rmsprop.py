@@ -1,6 +1,7 @@
 """RMSprop, plain or centered, with optional momentum."""
 from ..ops._util import xp_of
 from .optimizer import Optimizer, _grad_array, _lerp_, _scalar_state, _with_weight_decay
+from .optimizer import _check_tensor_lr
 from .optimizer import _zeros_like
 
 __all__ = ["RMSprop"]
@@ -32,6 +33,7 @@ class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):
+        _check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError("Invalid learning rate: %s" % lr)
         if not 0.0 <= eps:

@@ -1,7 +1,7 @@
 """Rprop: resilient backpropagation (sign-based steps with adaptive sizes)."""
 from ..ops._util import xp_of
 from ..tensor import Tensor
-from .optimizer import Optimizer, _grad_array, _scalar_state, _zeros_like
+from .optimizer import Optimizer, _check_tensor_lr, _grad_array, _scalar_state, _zeros_like
 
 __all__ = ["Rprop"]
 
@@ -19,6 +19,7 @@ class Rprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
+        _check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError("Invalid learning rate: %s" % lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:

@@ -1,5 +1,6 @@
 """Stochastic gradient descent with momentum, dampening, Nesterov momentum and weight decay."""
-from .optimizer import Optimizer, _check_fused_args, _grad_array, _with_weight_decay, required
+from .optimizer import Optimizer, _check_fused_args, _check_tensor_lr, _grad_array, required
+from .optimizer import _with_weight_decay
 from ..ops.sparse import _add_sparse_rows_, _assign_sparse_, _sparse_add
 from ..tensor import Tensor
 
@@ -41,6 +42,7 @@ class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):
+        _check_tensor_lr(lr)
         if lr is not required and lr < 0.0:
             raise ValueError("Invalid learning rate: %s" % lr)
         if momentum < 0.0:
