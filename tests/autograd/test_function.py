@@ -615,6 +615,13 @@ def test_legacy_apply_is_an_error():
         LegacyReLU.apply(ember.ones(1))
 
 
-def test_new_style_called_as_instance_is_an_error():
-    with pytest.raises(RuntimeError, match="apply"):
-        fns(ember)["MyReLU"]()(ember.ones(1))
+def test_new_style_called_as_instance_is_an_error(torch):
+    """torch warns at the instance (DeprecationWarning) and refuses the call."""
+    got = []
+    for lib in (torch, ember):
+        with pytest.warns(DeprecationWarning, match="should not be instantiated") as w:
+            f = fns(lib)["MyReLU"]()
+        with pytest.raises(RuntimeError) as e:
+            f(lib.ones(1))
+        got.append((str(w[0].message), str(e.value)))
+    assert got[0] == got[1]

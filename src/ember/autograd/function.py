@@ -204,12 +204,19 @@ class Function(Node, FunctionCtx, metaclass=_FunctionMeta):
             return forward(node, *args, **kwargs)
         return _apply(forward, node, args, kwargs)
 
+    def __init__(self, *args, **kwargs):
+        warnings.warn("%s should not be instantiated. Methods on autograd functions are all "
+                      "static, so you should invoke them on the class itself. Instantiating an "
+                      "autograd function will raise an error in a future version of PyTorch."
+                      % type(self), DeprecationWarning, stacklevel=2)
+
     def __call__(self, *args):
         cls = type(self)
-        if not cls._is_legacy:
-            raise RuntimeError("%s is a new-style autograd Function with a static forward "
-                               "method; call it as %s.apply(...), not %s()(...)."
-                               % (cls.__name__, cls.__name__, cls.__name__))
+        if not cls._is_legacy:      # (torch's words; the class is new-style: cls.apply)
+            raise RuntimeError("Legacy autograd function with non-static forward method is "
+                               "deprecated. Please use new-style autograd function with static "
+                               "forward method. (Example: https://pytorch.org/docs/stable/"
+                               "autograd.html#torch.autograd.Function)")
         warnings.warn(_LEGACY_MSG % (cls.__name__, cls.__name__), DeprecationWarning,
                       stacklevel=2)
         return _apply(lambda ctx, *a: self.forward(*a), self, args, {})
