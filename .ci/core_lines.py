@@ -48,7 +48,12 @@ import tokenize
 # layout and sparse COO arithmetic (ops/sparse.py, about 330), channels-last gradients of
 # convolution, normalization and resampling, torch's operator rules for NumPy operands kept
 # apart from the functions' argument errors (arithmetic.py), and torch's index errors.
-BUDGETS = {"machinery": 4100, "ops": 21000}
+# The thirteenth session (more real programs, fuzzer seeds 21-24) added about 130 lines to the
+# op library (sparse embedding gradients and torch's sparse accumulation rules, embedding_bag's
+# scale_grad_by_freq, set_/storage semantics, torch's view and index errors) and about 10 to
+# the machinery: the engine hands sparse gradients to ops/sparse.py, grad() refuses no inputs,
+# a detached view keeps its storage offset, Function instances warn as torch's.
+BUDGETS = {"machinery": 4110, "ops": 21400}
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "src" / "ember"
 
 
