@@ -139,3 +139,22 @@ def test_unpacked_saved_outputs_keep_their_node(torch):
         g.sum().backward()
         got.append(x.grad.tolist())
     np.testing.assert_allclose(got[1], got[0], rtol=1e-6)
+
+
+def test_reentrant_checkpoint_refuses_grad_and_inputs(torch):
+    def run(lib):
+        ckpt = __import__(lib.__name__ + ".utils.checkpoint", fromlist=["checkpoint"]).checkpoint
+        lib.manual_seed(0)
+        lin = lib.nn.Linear(2, 2)
+        x = lib.randn(2, requires_grad=True)
+        out = [lib.autograd._is_checkpoint_valid()]
+        for call in (lambda y: lib.autograd.grad(y, x), lambda y: y.backward(inputs=[x])):
+            out.append(_outcome(lambda: call(ckpt(lambda t: lin(t).exp(), x,
+                                                  use_reentrant=True).sum())))
+        out.append(lin.weight.grad is None)     # (nothing accumulated before the error)
+        ckpt(lambda t: lin(t).exp(), x, use_reentrant=True).sum().backward()
+        out.append(lin.weight.grad.tolist())
+        return out
+    a, b = run(torch), run(ember)
+    assert a[:4] == b[:4]
+    np.testing.assert_allclose(b[4], a[4], rtol=1e-6)

@@ -14,3 +14,9 @@ __all__ = ["Function", "FunctionCtx", "Variable", "backward", "grad", "gradcheck
            "inference_mode", "detect_anomaly", "set_detect_anomaly", "once_differentiable",
            "GradcheckError", "InplaceFunction", "is_anomaly_enabled",
            "set_multithreading_enabled", "is_multithreading_enabled"]
+
+
+def _is_checkpoint_valid():
+    """False inside a backward run by ``grad()`` or ``backward(inputs=)`` (torch's reentrant
+    checkpoint refuses those)."""
+    return not (engine._partial and engine._partial[-1])

@@ -231,6 +231,7 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
     _state.enabled, _state.retain = True if create_graph else 0, bool(retain_graph)
     callbacks: List[Any] = []
     _final_callbacks.append(callbacks)
+    _partial.append(capture is not None or targets is not None)
     fp = silence()      # (inf/nan gradients arise silently, as in torch's kernels)
     try:
         while heap:
@@ -269,12 +270,14 @@ def _execute(roots, grads, retain_graph, create_graph, targets, capture):
             callbacks.pop(0)()
     finally:
         _final_callbacks.pop()
+        _partial.pop()
         _state.enabled, _state.retain = prev, prev_retain
         unsilence(fp)
 
 
 # one list per running backward (innermost last): callbacks queued during it run at its end
 _final_callbacks: List[List[Any]] = []
+_partial: List[bool] = []       # and whether it is a grad() or a backward(inputs=) run
 
 
 def queue_callback(callback: Any) -> None:
