@@ -18,8 +18,14 @@ torch.manual_seed(0)
 block = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 4))
 x = torch.randn(3, 4, requires_grad=True)
 
-# (reentrant checkpoint + autograd.grad / backward(inputs=) error left out: requests13.md
-# "[lead] _is_checkpoint_valid")
+# reentrant checkpoint under autograd.grad / backward(inputs=): torch refuses both
+for how in ("grad", "inputs"):
+    yr = checkpoint(block, x, use_reentrant=True).sum()
+    try:
+        torch.autograd.grad(yr, x) if how == "grad" else yr.backward(inputs=[x])
+        print(how, "no error")
+    except RuntimeError as e:
+        print(how, str(e)[:60], block[0].weight.grad is None)
 y = checkpoint(block, x, use_reentrant=False)
 gx, = torch.autograd.grad(y.pow(2).sum(), x, create_graph=True)
 penalty = gx.pow(2).sum()
