@@ -488,7 +488,7 @@ def _module_case(L):
 def _sd_missing(L):
     m, watched = _module_case(L)
     sd = {"weight": L.zeros(2, 3)}
-    return (lambda: m.load_state_dict(sd)), watched
+    return (lambda: m.load_state_dict(sd)), []   # (torch loads the keys that fit first)
 
 
 @case("load_state_dict_unexpected", RuntimeError, "Error(s) in loading state_dict for Linear",
@@ -496,7 +496,7 @@ def _sd_missing(L):
 def _sd_unexpected(L):
     m, watched = _module_case(L)
     sd = {"weight": L.zeros(2, 3), "bias": L.zeros(2), "extra": L.zeros(1)}
-    return (lambda: m.load_state_dict(sd)), watched
+    return (lambda: m.load_state_dict(sd)), []   # (torch loads the keys that fit first)
 
 
 @case("load_state_dict_shape", RuntimeError, "size mismatch for weight: copying a param with "
@@ -505,7 +505,7 @@ def _sd_unexpected(L):
 def _sd_shape(L):
     m, watched = _module_case(L)
     sd = {"weight": L.zeros(3, 3), "bias": L.zeros(2)}
-    return (lambda: m.load_state_dict(sd)), watched
+    return (lambda: m.load_state_dict(sd)), []   # (torch loads the keys that fit first)
 
 
 @case("optimizer_non_leaf", ValueError, "can't optimize a non-leaf Tensor")

@@ -149,9 +149,9 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 
 def constant_(tensor, val):
-    """Fill with ``val``."""
-    arr = tensor._array
-    return _set(tensor, _xp(tensor).full(arr.shape, val, dtype=arr.dtype))
+    """Fill with ``val`` (``fill_`` without grad, as torch, with its checks)."""
+    with no_grad():
+        return tensor.fill_(val)
 
 
 def zeros_(tensor):

@@ -520,7 +520,8 @@ class Module:
         """Copy parameters and buffers from ``state_dict``.
 
         Every mismatch (missing, unexpected or mis-shaped key) is reported at once, by name and
-        shape, and on error nothing is changed. Returns ``(missing_keys, unexpected_keys)``.
+        shape; as in torch, the keys that do fit are loaded even then. Returns
+        ``(missing_keys, unexpected_keys)``.
         """
         if not hasattr(state_dict, "items"):
             raise TypeError("Expected state_dict to be dict-like, got %s." % type(state_dict))
@@ -545,6 +546,34 @@ class Module:
         unexpected = [k for k in state_dict if k not in own]
         missing += [k for k in hook_missing if k not in missing]
         unexpected += [k for k in hook_unexpected if k not in unexpected]
+        bad = set()     # (keys that do not fit: reported, not loaded)
+        for k, v in state_dict.items():
+            if k not in own or k in extra:
+                continue
+            if not isinstance(v, Tensor):
+                errors.append('While copying the parameter named "%s", expected torch.Tensor '
+                              "or Tensor-like object from checkpoint but received %s"
+                              % (k, type(v)))
+                bad.add(k)
+                continue
+            if tuple(v.shape) != tuple(own[k].shape):
+                errors.append("size mismatch for %s: copying a param with shape %s from "
+                              "checkpoint, the shape in current model is %s."
+                              % (k, v.shape, own[k].shape))
+                bad.add(k)
+        from ...autograd.grad_mode import no_grad
+        with no_grad():
+            for k, v in state_dict.items():
+                if k in extra:
+                    extra[k].set_extra_state(v)
+                    continue
+                if k not in own or k in bad:
+                    continue
+                target = own[k]
+                if assign:
+                    self._assign(k, v)
+                else:
+                    target.copy_(v)
         incompatible = _IncompatibleKeys(missing, unexpected)
         for mod in _post_order(self):
             for hook in mod.__dict__.get("_load_state_dict_post_hooks", {}).values():
@@ -553,18 +582,6 @@ class Module:
                     "Hooks registered with ``register_load_state_dict_post_hook`` are not"
                     "expected to return new values, if incompatible_keys need to be modified,"
                     "it should be done inplace.")
-        for k, v in state_dict.items():
-            if k not in own or k in extra:
-                continue
-            if not isinstance(v, Tensor):
-                errors.append('While copying the parameter named "%s", expected torch.Tensor '
-                              "or Tensor-like object from checkpoint but received %s"
-                              % (k, type(v)))
-                continue
-            if tuple(v.shape) != tuple(own[k].shape):
-                errors.append("size mismatch for %s: copying a param with shape %s from "
-                              "checkpoint, the shape in current model is %s."
-                              % (k, v.shape, own[k].shape))
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: %s. "
@@ -575,19 +592,6 @@ class Module:
         if errors:
             raise RuntimeError("Error(s) in loading state_dict for %s:\n\t%s"
                                % (type(self).__name__, "\n\t".join(errors)))
-        from ...autograd.grad_mode import no_grad
-        with no_grad():
-            for k, v in state_dict.items():
-                if k in extra:
-                    extra[k].set_extra_state(v)
-                    continue
-                if k not in own:
-                    continue
-                target = own[k]
-                if assign:
-                    self._assign(k, v)
-                else:
-                    target.copy_(v)
         return incompatible
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
@@ -1008,8 +1012,41 @@ def _post_order(module):
     return out
 
 
+_TO_SIGNATURES = (
+    " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+    "bool copy = False, *, torch.memory_format memory_format = None)\n"
+    " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n")
+
+
+def _check_to_args(args, kwargs):
+    """torch's argument parser for ``Module.to``: its TypeError for a combination that matches
+    none of the three signatures and its RuntimeError for a ``copy`` argument."""
+    def name(a):
+        if _is_dtype_like(a):
+            return "torch.dtype"
+        return "Tensor" if isinstance(a, Tensor) else {"device": "torch.device"}.get(
+            type(a).__name__, type(a).__name__)
+    lead = 1 if args and (_is_dtype_like(args[0]) or isinstance(args[0], Tensor)) else 2
+    head, flags = args[:lead], args[lead:]
+    ok = set(kwargs) <= {"device", "dtype", "non_blocking", "copy", "memory_format"}
+    ok = ok and len(flags) <= 2 and all(isinstance(f, bool) for f in flags)
+    ok = ok and (lead == 1 or len(head) < 2 or head[1] is None or _is_dtype_like(head[1]))
+    ok = ok and all(isinstance(kwargs.get(k, False), bool) for k in ("non_blocking", "copy"))
+    if not ok:
+        got = [name(a) for a in args] + ["%s=%s" % (k, name(kwargs[k])) for k in sorted(kwargs)]
+        got = ", ".join(got) if args else "".join(g + ", " for g in got)
+        raise TypeError("to() received an invalid combination of arguments - got (%s), but "
+                        "expected one of:\n%s" % (got, _TO_SIGNATURES))
+    if len(flags) == 2 or "copy" in kwargs:
+        raise RuntimeError(".to() does not accept copy argument")
+
+
 def _check_to_dtype(args, kwargs):
     """torch's refusal of an integral or bool dtype in ``Module.to`` (before anything moves)."""
+    _check_to_args(args, kwargs)
     dtype = kwargs.get("dtype")
     for a in args:
         if _is_dtype_like(a):
