@@ -158,3 +158,39 @@ def test_reentrant_checkpoint_refuses_grad_and_inputs(torch):
     a, b = run(torch), run(ember)
     assert a[:4] == b[:4]
     np.testing.assert_allclose(b[4], a[4], rtol=1e-6)
+
+
+@pytest.mark.parametrize("leaf", [True, False])
+def test_tensor_hook_results_are_checked(torch, leaf):
+    def run(lib):
+        out = []
+        for ret in (lambda g: 5, lambda g: [1, 2, 3], lambda g: g.view(3, 1),
+                    lambda g: g.double(), lambda g: g * 2, lambda g: None):
+            x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            y = x * 1
+            (x if leaf else y).register_hook(ret)
+            out.append(_outcome(lambda: (y.sum().backward(), x.grad.tolist())[1]))
+        return out
+    assert run(torch) == run(ember)
+
+
+def test_backward_checks_grad_output_dtype_and_grad_warns_on_only_inputs(torch):
+    import warnings
+
+    def run(lib):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        out = [_outcome(lambda: (x * 2).backward(lib.ones(3, dtype=lib.complex64))),
+               _outcome(lambda: ((x * 2).backward(lib.ones(3, dtype=lib.float64)),
+                                 x.grad.dtype)[1])]
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            lib.autograd.grad(x.sum(), x, only_inputs=False)
+            lib.autograd.grad(x.sum(), x, only_inputs=True)
+        return out + [(m.category.__name__, str(m.message)) for m in w]
+    assert run(torch) == run(ember)
+
+
+def test_hook_handle_class_lives_in_utils_hooks(torch):
+    got = [type(lib.ones(1, requires_grad=True).register_hook(lambda g: g)).__module__
+           for lib in (torch, ember)]
+    assert got == ["torch.utils.hooks", "ember.utils.hooks"]

@@ -22,6 +22,8 @@ from .dtypes import (bool, float, float16, float32, float64, double, half, int, 
 from .tensor import (Tensor, Size, FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
                      ShortTensor, CharTensor, ByteTensor, BoolTensor)
 from .tensor import _bind as _bind_tensor
+from .tensor import RemovableHandle as _Handle
+_Handle.__module__ = "ember.utils.hooks"        # (its public home, as torch.utils.hooks')
 from . import _torch_function  # noqa: E402  (before any Tensor subclass: see that file)
 from ._tensor_str import set_printoptions
 from .random import (Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state,

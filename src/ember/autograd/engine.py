@@ -8,6 +8,7 @@ backward called directly; one with hooks goes through ``_run_node``.
 """
 from __future__ import annotations
 
+import warnings
 import weakref
 from heapq import heappop as _heappop, heappush as _heappush
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
@@ -17,7 +18,7 @@ from ..dtypes import from_numpy_dtype
 from ..tensor import Tensor
 from ._sum_to import sum_to_size
 from .function import Stack, refresh_view
-from .graph import Node
+from .graph import Node, _type_name
 from .grad_mode import state as _state
 
 __all__ = ["backward", "grad", "queue_callback"]
@@ -49,6 +50,11 @@ def _make_grads(outputs, grad_outputs):
                                    "output[%d] has a shape of %r."
                                    % (i, g.shape, i, t.shape))
             if g._array.dtype != t._array.dtype:
+                if (g._array.dtype.kind == "c") != (t._array.dtype.kind == "c"):
+                    raise RuntimeError(
+                        "For complex Tensors, both grad_output and output are required to have "
+                        "the same dtype. Mismatch in dtype: grad_output[%d] has a dtype of %s "
+                        "and output[%d] has a dtype of %s." % (i, g.dtype, i, t.dtype))
                 g = Tensor._wrap(g._array.astype(t._array.dtype))
         grads.append(g)
     if n < len(outputs):    # (torch's engine check, after the per-gradient ones)
@@ -107,21 +113,20 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs: _Gra
         >>> ember.autograd.grad(dy, x)[0]
         tensor(12.)
     """
-    if isinstance(outputs, Tensor):
-        outputs = (outputs,)
-    if isinstance(inputs, Tensor):
-        inputs = (inputs,)
-    inputs = tuple(inputs)
+    outputs = (outputs,) if isinstance(outputs, Tensor) else outputs
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). "
+                      "To accumulate gradient for other parts of the graph, please use "
+                      "torch.autograd.backward.", FutureWarning, stacklevel=2)
     if isinstance(grad_outputs, Tensor):
         grad_outputs = (grad_outputs,)
     elif grad_outputs is not None:
         grad_outputs = tuple(grad_outputs)
-    if allow_unused is None:
-        allow_unused = materialize_grads
-    if retain_graph is None:
-        retain_graph = create_graph
+    allow_unused = materialize_grads if allow_unused is None else allow_unused
+    retain_graph = create_graph if retain_graph is None else retain_graph
     for i, t in enumerate(inputs):
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -597,11 +602,26 @@ def _pre_hooks(node, buf):
             if g is None:
                 continue
             for hook in list(hooks.values()):
-                r = hook(g)
-                if r is not None:
-                    g = r
+                g = _call_hook(hook, g)
             buf[nr] = g
     return buf
+
+
+def _call_hook(hook, g):
+    """A tensor hook's gradient, checked as torch's: None (keep ``g``) or a tensor of ``g``'s
+    size and type."""
+    r = hook(g)
+    if r is None:
+        return g
+    if not isinstance(r, Tensor):
+        raise TypeError("expected Variable, but hook returned '%s'" % type(r).__name__)
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if r.shape != g.shape:
+        raise RuntimeError("hook '%s' has changed the size of value" % name)
+    if _type_name(r) != _type_name(g):
+        raise RuntimeError("hook '%s' has changed the type of value (was %s got %s)"
+                           % (name, _type_name(g), _type_name(r)))
+    return r
 
 
 def _observe(node, buf, walk):
@@ -686,9 +706,7 @@ def _leaf(t, g, own, walk):
     if t._hooks:
         own = False     # a hook may keep the gradient it was given
         for hook in list(t._hooks.values()):
-            r = hook(g)
-            if r is not None:
-                g = r
+            g = _call_hook(hook, g)
     capture = walk.capture
     if capture is not None:
         if id(t) in capture:
