@@ -23,7 +23,6 @@ from .tensor import (Tensor, Size, FloatTensor, DoubleTensor, HalfTensor, LongTe
                      ShortTensor, CharTensor, ByteTensor, BoolTensor)
 from .tensor import _bind as _bind_tensor
 from .tensor import RemovableHandle as _Handle
-_Handle.__module__ = "ember.utils.hooks"        # (its public home, as torch.utils.hooks')
 from . import _torch_function  # noqa: E402  (before any Tensor subclass: see that file)
 from ._tensor_str import set_printoptions
 from .random import (Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
@@ -46,6 +45,7 @@ for _name in ("special", "fft", "sparse"):
     if type(globals().get(_name)) is type(dtypes):
         del globals()[_name]
 _bind_tensor(ops, autograd.engine)    # Tensor's methods dispatch into ops (see tensor.py)
+_Handle.__module__ = "ember.utils.hooks"        # (its public home, as torch.utils.hooks')
 
 
 def _prelu(self, weight):
