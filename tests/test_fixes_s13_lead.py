@@ -194,3 +194,15 @@ def test_hook_handle_class_lives_in_utils_hooks(torch):
     got = [type(lib.ones(1, requires_grad=True).register_hook(lambda g: g)).__module__
            for lib in (torch, ember)]
     assert got == ["torch.utils.hooks", "ember.utils.hooks"]
+
+
+def test_zero_grad_keeps_an_empty_coalesced_sparse_grad(torch):
+    def run(lib):
+        e = lib.nn.Embedding(6, 3, sparse=True)
+        e(lib.tensor([1, 2])).sum().backward()
+        e.zero_grad(set_to_none=False)
+        g = e.weight.grad
+        out = [g._nnz(), g.is_coalesced(), g.to_dense().abs().sum().item()]
+        e(lib.tensor([3, 3])).sum().backward()
+        return out + [e.weight.grad._indices().tolist(), e.weight.grad is g]
+    assert run(torch) == run(ember)

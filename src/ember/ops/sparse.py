@@ -290,6 +290,14 @@ class SparseCooTensor(Tensor):
     def coalesce(self):
         return self if self._sp_coalesced else Coalesce.apply(self)
 
+    def zero_(self):
+        """torch's ``zero_`` of a COO tensor: the same object, no stored element, coalesced."""
+        self._array[...] = 0
+        self._sp_indices, self._sp_values = self._sp_indices[:, :0], self._sp_values[:0]
+        self._sp_coalesced = True
+        self._bump()
+        return self
+
     def to_dense(self, dtype=None, *, masked_grad=None):
         out = ToDense.apply(self)
         return out if dtype is None else out.to(dtype)
