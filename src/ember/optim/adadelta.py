@@ -38,6 +38,8 @@ class Adadelta(Optimizer):
     def _updates_real_view(self, group):
         return False        # (torch updates the complex parameter itself)
 
+    _sparse_error = "Adadelta does not support sparse gradients"
+
     def _update(self, p, group, state):
         if not state:
             state["step"] = _scalar_state()

@@ -40,12 +40,20 @@ class Adafactor(Optimizer):
                         weight_decay=weight_decay, foreach=foreach, maximize=maximize)
         super().__init__(params, defaults)
 
-    _complex_as_real = False     # (complex parameters are refused in _update)
+    _complex_as_real = False     # (complex parameters are refused before any update)
+
+    def _params_with_grad(self, group):
+        """The group's parameters with a gradient, refusing a complex one or a sparse grad."""
+        params = super()._params_with_grad(group)
+        for p in params:
+            if p.is_complex():
+                raise RuntimeError("Adafactor does not support complex parameters")
+            if p._grad.is_sparse:
+                raise RuntimeError("Adafactor does not support sparse gradients")
+        return params
 
     def _update(self, p, group, state):
         xp = xp_of(p)
-        if p.is_complex():
-            raise RuntimeError("Adafactor does not support complex parameters")
         g = _grad_array(p, group["maximize"])
         if not state:
             state["step"] = _scalar_state()

@@ -77,6 +77,8 @@ class Adam(Optimizer):
         # (torch decays the complex parameter itself before viewing it as real)
         return not (group["decoupled_weight_decay"] and group["weight_decay"] != 0)
 
+    _sparse_error = "Adam does not support sparse gradients, please consider SparseAdam instead"
+
     def _update(self, p, group, state):
         if not state:
             state["step"] = _scalar_state()

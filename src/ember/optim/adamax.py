@@ -35,6 +35,8 @@ class Adamax(Optimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
+    _sparse_error = "Adamax does not support sparse gradients"
+
     def _update(self, p, group, state):
         if not state:
             state["step"] = _scalar_state()

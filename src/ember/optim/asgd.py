@@ -31,6 +31,8 @@ class ASGD(Optimizer):
 
     _capturable_names = ("params, mus, etas, and state_steps",) * 2
 
+    _sparse_error = "ASGD does not support sparse gradients"
+
     def _update(self, p, group, state):
         if not state:
             state["step"] = _scalar_state()

@@ -46,6 +46,8 @@ class NAdam(Optimizer):
     _capturable_names = ("params, mu_products and state_steps",
                          "params, mu_products, and state_steps")
 
+    _sparse_error = "NAdam does not support sparse gradients"
+
     def _update(self, p, group, state):
         if not state:
             state["step"] = _scalar_state()

@@ -228,7 +228,11 @@ class Optimizer:
                 else:
                     if p._grad.grad_fn is not None:
                         p._grad = p._grad.detach()
-                    p._grad._array[...] = 0
+                    g = p._grad
+                    g._array[...] = 0
+                    if g.is_sparse:     # (torch's zero_: no stored element, coalesced)
+                        g._sp_indices, g._sp_values = g._sp_indices[:, :0], g._sp_values[:0]
+                        g._sp_coalesced = True
 
     def _params_with_grad(self, group):
         return [p for p in group["params"] if p._grad is not None]
@@ -246,7 +250,10 @@ class Optimizer:
         with no_grad():
             for group in self.param_groups:
                 hyper = _scalar_hyperparameters(group)
-                for p in self._params_with_grad(group):
+                params = self._params_with_grad(group)
+                if self._sparse_error and any(p._grad.is_sparse for p in params):
+                    raise RuntimeError(self._sparse_error)
+                for p in params:
                     _check_step_flags(self, hyper, p)
                     if self._complex_as_real and p._array.dtype.kind == "c":
                         _update_real_view(self, p, hyper, self.state[p])
@@ -258,6 +265,9 @@ class Optimizer:
     # torch updates a complex parameter as the real tensor view_as_real(p) (its grad and state
     # likewise), the state staying complex; optimizers whose rule is complex-linear opt out.
     _complex_as_real = True
+    # torch's error for a sparse .grad, raised before any parameter of the group is updated
+    # (None where the optimizer supports sparse gradients)
+    _sparse_error = None
     # torch's capturable-device assertion: what it names (single-tensor, foreach) and whether
     # its device list holds 'xla' (single-tensor, foreach)
     _capturable_names = ("params and state_steps", "params and state_steps")

@@ -31,6 +31,8 @@ class RAdam(Optimizer):
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
+    _sparse_error = "RAdam does not support sparse gradients"
+
     def _update(self, p, group, state):
         if not state:
             state["step"] = _scalar_state()

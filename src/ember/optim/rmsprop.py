@@ -51,6 +51,8 @@ class RMSprop(Optimizer):
 
     _capturable_xla = (True, True)
 
+    _sparse_error = "RMSprop does not support sparse gradients"
+
     def _update(self, p, group, state):
         if not state:
             state["step"] = _scalar_state()

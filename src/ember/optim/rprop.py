@@ -30,6 +30,8 @@ class Rprop(Optimizer):
 
     _capturable_xla = (True, True)
 
+    _sparse_error = "Rprop does not support sparse gradients"
+
     def _update(self, p, group, state):
         xp = xp_of(p)
         if not state:

@@ -60,6 +60,8 @@ class SGD(Optimizer):
     _complex_as_real = False     # (torch updates a complex parameter as complex)
 
     def _update(self, p, group, state):
+        if group["momentum"] == 0 and not state:
+            del self.state[p]       # (torch keeps no state for SGD without momentum)
         if p._grad.is_sparse:
             return self._sparse_update(p, group, state)
         g = _with_weight_decay(_grad_array(p, group["maximize"]), p, group["weight_decay"])
