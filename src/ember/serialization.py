@@ -237,6 +237,9 @@ def _to_tensor(arr, storage, requires_grad, storage_offset=0):
     t = Tensor._wrap(arr)
     if storage_offset:
         t._soff = storage_offset        # torch's storage_offset() of the saved view
+    if storage.device.type == "cpu":    # the whole saved storage, for untyped_storage()
+        flat = storage.array
+        t._storage = flat if flat.dtype == arr.dtype else flat.view(arr.dtype)
     if requires_grad:
         if _dt.kind(arr.dtype) not in "fc":
             _fail("a tensor of dtype %s is marked requires_grad" % arr.dtype)
@@ -925,9 +928,7 @@ class _Loader:
             np_dtype = _np_dtype(dtype_name)
             arr = self.read_record(key, np_dtype, numel)
             if dtype_name == "bfloat16":
-                if self.legacy:
-                    _fail("bfloat16 storages in the legacy format are not supported")
-                arr = _widen_bf16(arr)
+                arr = _widen_bf16(arr)   # a view: the legacy reader fills ``arr`` later
             storage = self.restore(_Storage(arr, "cpu", dtype_name), location)
             self.storages[key] = storage
         if self.legacy and pid[5] is not None:
@@ -945,8 +946,8 @@ def _restore_device(location):
     try:
         dev = _device(location)
     except (RuntimeError, ValueError, TypeError):
-        _fail("don't know how to restore data location of torch.storage.UntypedStorage (tagged "
-              "with %s)" % location)
+        raise _TorchRuntimeError("don't know how to restore data location of torch.storage."
+                                 "UntypedStorage (tagged with %s)" % location) from None
     if dev.type == "cuda":
         try:
             backend_for(dev)
@@ -1204,6 +1205,7 @@ class _Storages:
         self.records = []           # [(key, flat host array)]
         self.keys = {}              # (id(root), dtype) -> key
         self.keep = []              # roots whose ids are keys
+        self.dtypes = {}            # id(root) -> the dtype its storage is saved as
 
     def _new(self, flat):
         key = str(len(self.records))
@@ -1264,6 +1266,9 @@ class _Storages:
             # torch's stride for a size-1 dim is the contiguous one; any value is valid.
             contiguous = _contiguous_strides(arr.shape)
             stride = [c if n == 1 else s for n, s, c in zip(arr.shape, stride, contiguous)]
+        if self.dtypes.setdefault(id(root), flat.dtype) != flat.dtype:
+            raise _TorchRuntimeError("Cannot save multiple tensors or storages that view the "
+                                     "same data as different types")
         rkey = (id(root), flat.dtype.str)
         key = self.keys.get(rkey)
         if key is None:
@@ -1415,7 +1420,9 @@ def _write_legacy(fh, obj, protocol):
     for _, flat in storages.records:
         fh.write(struct.pack("<q", flat.size))
         if flat.size:
-            fh.write(memoryview(_little_endian(flat)).cast("B"))
+            flat = _little_endian(flat)
+            fh.write(memoryview(flat.view(np.uint16) if flat.dtype.kind == "V" else flat)
+                     .cast("B"))
 
 
 def _encode(obj, path, tensors, names, depth):
@@ -1508,11 +1515,26 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         _save_safetensors(obj, f)
         return
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as fh:
+        with _open_for_save(f, _use_new_zipfile_serialization) as fh:
             _save(obj, fh, pickle_protocol, _use_new_zipfile_serialization,
                   os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive")
     else:
         _save(obj, f, pickle_protocol, _use_new_zipfile_serialization, "archive")
+
+
+def _open_for_save(f, zip_format):
+    """``open(f, "wb")``, failing as torch's zip writer does for a path it cannot open."""
+    name = os.fspath(f)
+    if not zip_format or not isinstance(name, str) or not name.isascii():
+        return open(f, "wb")
+    cut = max(name.rfind("/"), name.rfind("\\"))
+    if cut > 0 and not os.path.exists(name[:cut]):
+        raise RuntimeError("Parent directory %s does not exist." % name[:cut])
+    try:
+        return open(f, "wb")
+    except OSError as e:
+        raise RuntimeError("[enforce fail at inline_container.cc:747] . open file failed with "
+                           "strerror: %s" % e.strerror) from None
 
 
 def _save(obj, fh, protocol, zip_format, archive):
