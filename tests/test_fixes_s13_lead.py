@@ -206,3 +206,15 @@ def test_zero_grad_keeps_an_empty_coalesced_sparse_grad(torch):
         e(lib.tensor([3, 3])).sum().backward()
         return out + [e.weight.grad._indices().tolist(), e.weight.grad is g]
     assert run(torch) == run(ember)
+
+
+def test_sparse_only_methods_on_a_dense_tensor(torch):
+    def run(lib):
+        t = lib.ones(2, 2)
+        out = [_outcome(getattr(t, n)) for n in
+               ("coalesce", "indices", "values", "is_coalesced", "sparse_dim", "dense_dim",
+                "crow_indices", "col_indices", "ccol_indices", "row_indices", "xpu", "ipu")]
+        s = t.to_sparse()
+        return out + [s.sparse_dim(), s.dense_dim(), t.to_sparse_coo()._nnz(),
+                      s.to_sparse_coo().is_sparse]
+    assert run(torch) == run(ember)

@@ -81,6 +81,11 @@ class _Resize(Function):
         return _ops.reshape(grad_output, ctx.input_sizes), None
 
 
+def _layout_error(method: str, layout: str) -> RuntimeError:
+    """torch's error for a sparse-only method called on a dense (strided) tensor."""
+    return RuntimeError("%s expected %s tensor layout but got Strided" % (method, layout))
+
+
 class _Compat:
     _scalar_warned = [False]
 
@@ -138,6 +143,45 @@ class _Compat:
         """This tensor as a sparse COO tensor (``sparse_dim`` leading sparse dims)."""
         from .ops import sparse as _sparse     # (loaded on first use, as ember.sparse)
         return _sparse.to_sparse(self, *args, **kwargs)
+
+    def to_sparse_coo(self) -> Tensor:
+        return self.to_sparse()
+
+    def sparse_dim(self) -> int:
+        return 0
+
+    def dense_dim(self) -> int:
+        return self._array.ndim
+
+    def coalesce(self) -> Tensor:
+        raise _layout_error("coalesce", "sparse coordinate")
+
+    def indices(self) -> Tensor:
+        raise _layout_error("indices", "sparse coordinate")
+
+    def is_coalesced(self) -> bool:
+        raise _layout_error("is_coalesced", "sparse coordinate")
+
+    def values(self) -> Tensor:
+        raise _layout_error("values", "sparse")
+
+    def crow_indices(self) -> Tensor:
+        raise _layout_error("crow_indices", "sparse row compressed")
+
+    def col_indices(self) -> Tensor:
+        raise _layout_error("col_indices", "sparse row compressed")
+
+    def ccol_indices(self) -> Tensor:
+        raise _layout_error("ccol_indices", "sparse column compressed")
+
+    def row_indices(self) -> Tensor:
+        raise _layout_error("row_indices", "sparse column compressed")
+
+    def xpu(self, *args: Any, **kwargs: Any) -> Tensor:
+        raise AssertionError("Torch not compiled with XPU enabled")
+
+    def ipu(self, *args: Any, **kwargs: Any) -> Tensor:
+        raise RuntimeError("PyTorch is not linked with support for ipu devices")
 
     def record_stream(self, stream: Any) -> None:
         """Accepted for torch's code: CuPy's allocator keeps a block alive while a stream uses
