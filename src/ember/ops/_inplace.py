@@ -5,7 +5,7 @@ from ..autograd.function import Function
 from ..autograd.graph import Node
 from ..autograd.grad_mode import state as _state
 from ..tensor import Tensor
-from ._util import _OVERLAP_MSG, sum_to, writable, xp_of
+from ._util import _OVERLAP_MSG, cast, sum_to, writable, xp_of
 from ..backend import backend_of, quiet
 from ..backend._meta import MetaArray
 from .shape import (AsStrided, _positions, _storage_size, _strided_geometry,
@@ -304,7 +304,7 @@ def overwrite(t, value, op):
     arr = src._array if src is not None else xp.asarray(value, dtype=t._array.dtype)
     if arr.dtype != t._array.dtype:
         with quiet():      # (an overflow to inf, a nan to an integer: silent, as torch)
-            arr = arr.astype(t._array.dtype)
+            arr = cast(arr, t._array.dtype)
     if arr.shape != t._array.shape:
         check_into(t._array.shape, arr.shape)
     if _state.enabled and (t._requires_grad or (src is not None and src._requires_grad)):

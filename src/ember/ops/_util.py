@@ -1,4 +1,6 @@
 """Helpers shared by the op families: dims, broadcasting undo, scalars and dtypes."""
+import functools
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -35,6 +37,14 @@ def writable(arr):
     except ValueError:      # (memory NumPy holds read-only: not ours to write)
         return None
     return arr
+
+
+def cast(arr, np_dtype):
+    """``arr.astype(np_dtype)``, a bfloat16 to an integer through float32 as torch's cast
+    (ml_dtypes' own cast gives 0 for a negative or out-of-range number)."""
+    if arr.dtype.kind == "V" and np.dtype(np_dtype).kind in "iu":
+        arr = arr.astype(np.float32)
+    return arr.astype(np_dtype)
 
 
 def not_implemented_for(arr, kernel, kinds):
@@ -261,3 +271,19 @@ def check_real_grad(g, ctx, i):
     input is real and torch's formula has no complex-to-real step (its ``handle_r_to_c``)."""
     if g is not None and g._array.dtype.kind == "c" and ctx._input_meta(i)[1].kind != "c":
         raise RuntimeError(R_TO_C_MSG)
+
+
+@functools.lru_cache(maxsize=None)
+def cpu_has(kind):
+    """Whether torch's oneDNN takes ``kind`` ("fp16" or "bf16") convolutions on this CPU
+    (``mkldnn_fp16_device_check``/``mkldnn_bf16_device_check``: AVX512-FP16 or AVX2-VNNI-2 for
+    half, AVX512 core or AVX2-VNNI-2 for bfloat16)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = set(next((ln.split() for ln in f if ln.startswith("flags")), []))
+    except OSError:
+        return False
+    vnni2 = {"avx_ne_convert", "avx_vnni_int8", "avx_ifma"} <= flags
+    if kind == "fp16":
+        return vnni2 or "avx512_fp16" in flags or "amx_fp16" in flags
+    return vnni2 or {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags

@@ -213,7 +213,7 @@ class Mul(Function):
             return Tensor._wrap(xp_of(a).logical_and(aa, bb))
         s = opmath_scalar(aa, b)
         if s is not None:
-            return Tensor._wrap((aa.astype(np.float32) * s).astype(aa.dtype))
+            return Tensor._wrap(xp_of(a).multiply(aa, s, dtype=np.float32).astype(aa.dtype))
         return Tensor._wrap(aa * bb)
 
     @staticmethod
@@ -283,7 +283,7 @@ class Div(Function):
         s = opmath_scalar(aa, b)
         with errstate(divide="ignore", invalid="ignore"):
             if s is not None:
-                return Tensor._wrap((aa.astype(np.float32) / s).astype(aa.dtype))
+                return Tensor._wrap(xp_of(a).divide(aa, s, dtype=np.float32).astype(aa.dtype))
             return Tensor._wrap(aa / bb)
 
     @staticmethod
@@ -405,10 +405,12 @@ class PowScalar(Function):
                 return Tensor._wrap(_FAST_POW[e](xp_of(a), arr))
             if arr.dtype.kind == "V":     # (bfloat16)
                 # NOTE: torch's special exponents round each bfloat16 step (as ml_dtypes' ufuncs
-                # do); other exponents take float32's pow, rounded once.
+                # do); other exponents take float32's pow of a bfloat16 exponent (1.001 is 1),
+                # rounded once.
                 f = _FAST_POW.get(e) if e != 4 else None
                 if f is not None:
                     return Tensor._wrap(f(xp_of(a), arr))
+                e = np.float32(arr.dtype.type(e))
                 return Tensor._wrap(xp_of(a).power(arr.astype(np.float32), e).astype(arr.dtype))
             if arr.dtype.kind == "c":
                 return Tensor._wrap(_cpow(xp_of(a), arr, xp_of(a).asarray(e, arr.dtype), True))

@@ -11,7 +11,7 @@ from ..tensor import Tensor, _to_array
 from ._inplace import overwrite
 from ._index import copy_in_order, dense_order
 from .shape import Clone, CloneInOrder
-from ._util import checked_scalar, not_implemented_for
+from ._util import cast, checked_scalar, not_implemented_for
 
 __all__ = ["to", "clone", "contiguous", "detach", "device", "is_tensor", "is_floating_point",
            "numel", "is_nonzero", "copy_", "zero_", "fill_", "uniform_", "normal_",
@@ -31,11 +31,11 @@ class ToCopy(Function):
         if target is not None and target is not backend_of(arr):
             if np_dtype is not None:
                 with quiet():      # (an overflow to inf, a nan to an integer: silent, as torch)
-                    arr = arr.astype(np_dtype)
+                    arr = cast(arr, np_dtype)
             arr = target.asarray(arr)
         elif np_dtype is not None:
             with quiet():
-                arr = arr.astype(np_dtype)
+                arr = cast(arr, np_dtype)
         elif order is None:
             order = dense_order(arr)
             arr = arr.copy() if order is None else copy_in_order(arr, order)

@@ -2083,7 +2083,7 @@ def _map_checks(name, input, args):
 def map_(input, tensor, callable):
     """``input[i] = callable(input[i], tensor[i])`` element-wise (``tensor`` broadcast)."""
     _map_checks("map_", input, [("other", tensor)])
-    other = tensor.expand(*input.shape).contiguous()
+    other = tensor.expand(input.shape).contiguous()
     vals = [callable(a, b) for a, b in zip(_flat_list(input), _flat_list(other))]
     write(input, xp_of(input).asarray(vals, dtype=input._array.dtype).reshape(input.shape),
           "map_")
@@ -2093,8 +2093,8 @@ def map_(input, tensor, callable):
 def map2_(input, x, y, callable):
     """``input[i] = callable(input[i], x[i], y[i])`` element-wise."""
     _map_checks("map2_", input, [("x", x), ("y", y)])
-    xs = x.expand(*input.shape).contiguous()
-    ys = y.expand(*input.shape).contiguous()
+    xs = x.expand(input.shape).contiguous()
+    ys = y.expand(input.shape).contiguous()
     vals = [callable(a, b, c) for a, b, c in zip(_flat_list(input), _flat_list(xs),
                                                  _flat_list(ys))]
     write(input, xp_of(input).asarray(vals, dtype=input._array.dtype).reshape(input.shape),

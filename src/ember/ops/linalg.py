@@ -235,6 +235,8 @@ class LinalgVectorNorm(Function):
                 out = a.min(axis=dims, keepdims=keepdim)
             elif ord == 0:
                 out = (a != 0).sum(axis=dims, keepdims=keepdim)
+            elif math.prod(a.shape[d] for d in dims) == 1:     # (one element: |x|, as torch's
+                out = a.sum(axis=dims, keepdims=keepdim)        # kernel, for any ord, even nan)
             elif ord == 1:
                 out = a.sum(axis=dims, keepdims=keepdim)
             elif ord == 2:
@@ -620,7 +622,7 @@ class LinalgSolveTriangular(Function):
     @staticmethod
     def forward(ctx, a, b, upper, left, unitriangular):
         aa, ba = _tri_args("linalg.solve_triangular", a._array, b._array, left)
-        out = _tri_solve(aa, ba, upper, left, unitriangular)
+        out = _tri_solve(aa, ba, upper, left, unitriangular, True)
         ctx.upper, ctx.left, ctx.unit = upper, left, unitriangular
         out = _w(_colmajor(out))
         ctx.save_for_backward(a, out)
@@ -647,7 +649,8 @@ class TriangularSolve(Function):
     @staticmethod
     def forward(ctx, b, a, upper, transpose, unitriangular):
         aa, ba = _triangular_solve_args(a._array, b._array)
-        x = _tri_solve(aa.mT if transpose else aa, ba, upper != transpose, True, unitriangular)
+        x = _tri_solve(aa.mT if transpose else aa, ba, upper != transpose, True, unitriangular,
+                       True)
         ctx.flags = upper, transpose, unitriangular
         ctx.set_materialize_grads(False)
         x = _w(_colmajor(x))
@@ -677,16 +680,21 @@ class TriangularSolve(Function):
         return gb, ga, None, None, None
 
 
-def _tri_solve(aa, ba, upper, left, unit):
-    """Triangular solve on arrays (inf/nan for a zero diagonal, as LAPACK's trsm)."""
+def _tri_solve(aa, ba, upper, left, unit, trsm=False):
+    """Triangular solve on arrays (inf/nan for a zero diagonal, as LAPACK's trsm).
+
+    ``trsm``: a complex non-finite pivot gives NaN, as torch's triangular solves (not lu_solve).
+    """
     xp = get_array_module(aa)
     if aa.size == 0 or ba.size == 0:
         return xp.zeros(ba.shape, dtype=ba.dtype)
     if not left:
-        return _tri_solve(aa.mT, ba.mT, not upper, True, unit).mT.copy()
+        return _tri_solve(aa.mT, ba.mT, not upper, True, unit, trsm).mT.copy()
     n = aa.shape[-1]
     eye = xp.eye(n, dtype=bool)
     t = xp.triu(aa) if upper else xp.tril(aa)
+    if trsm and aa.dtype.kind == "c" and not unit:
+        t = xp.where(eye & ~xp.isfinite(t), aa.dtype.type(complex("nan+nanj")), t)
     with errstate(divide="ignore", invalid="ignore", over="ignore"):
         if n > 16:
             if unit:
@@ -949,6 +957,10 @@ class LinalgQr(Function):
             qc = m if mode == "complete" else k
             q = xp.broadcast_to(xp.eye(m, qc, dtype=arr.dtype), b + (m, qc)).copy()
             r = xp.zeros(b + (qc, n), dtype=arr.dtype)
+        elif arr.dtype.char == "F":       # (complex64 LAPACK, as torch's: NumPy's is complex128)
+            qr_ = backend_of(arr).scipy("linalg").qr
+            full = "full" if mode == "complete" else "economic"
+            q, r = _per_matrix(arr, lambda x: qr_(x, mode=full, check_finite=False))
         else:
             q, r = (xp.asarray(t) for t in xp.linalg.qr(arr, mode="complete" if mode ==
                                                          "complete" else "reduced"))
@@ -1461,11 +1473,10 @@ def cholesky(input, upper=False, *, out=None):
     return LinalgCholeskyEx.apply(input, upper, True, "cholesky")[0]
 
 
-def _cho_solve(ba, la, upper):
+def _cho_solve(ba, la, upper, trsm=False):
     """``A^{-1} B`` on arrays from the Cholesky factor of ``A``."""
-    if upper:
-        return _tri_solve(la, _tri_solve(la.mT.conj(), ba, False, True, False), True, True, False)
-    return _tri_solve(la.mT.conj(), _tri_solve(la, ba, False, True, False), True, True, False)
+    lo, up = (la.mT.conj(), la) if upper else (la, la.mT.conj())
+    return _tri_solve(up, _tri_solve(lo, ba, False, True, False, trsm), True, True, False, trsm)
 
 
 def _cholesky_solve_check(ba, la):
@@ -1494,7 +1505,7 @@ class CholeskySolve(Function):
     def forward(ctx, b, L, upper):
         _cholesky_solve_check(b._array, L._array)
         la, ba = _tri_args("cholesky_solve", L._array, b._array, kernel="cholesky_solve_cpu")
-        x = _w(_colmajor(_cho_solve(ba, la, upper)))
+        x = _w(_colmajor(_cho_solve(ba, la, upper, True)))
         ctx.upper = upper
         ctx.save_for_backward(L, x)
         return x

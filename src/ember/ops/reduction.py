@@ -14,6 +14,7 @@ from ..backend import errstate
 from ..tensor import Tensor
 from ._numpy_names import numpy_names
 from ._util import get_array_module, not_implemented_for, wrap_dim, wrap_dims, xp_of
+from .arithmetic import DivScalar
 from .conversion import to
 from .shape import Expand, _broadcast_scalar, expand, permute, reshape, unsqueeze, view
 from .sorting import _along, _ranks, _ScatterDim, _std_sort
@@ -123,8 +124,9 @@ class Mean(Function):
     @staticmethod
     def backward(ctx, grad_output):
         shape = ctx._input_meta(0)[0]
-        n = _prod(shape)
-        return expand(grad_output / n if n else grad_output, shape), None
+        n = _prod(shape)      # (expanded, then divided: a dense gradient, as torch's)
+        g = expand(grad_output, shape)
+        return DivScalar.apply(g, n) if n else g, None
 
 
 class MeanDim(Function):
@@ -155,8 +157,8 @@ class MeanDim(Function):
         n = 1
         for d in ctx.dims:
             n *= shape[d]
-        g = grad_output / n if n else grad_output
-        return _expand_back(g, shape, ctx.dims, ctx.keepdim), None, None, None
+        g = _expand_back(grad_output, shape, ctx.dims, ctx.keepdim)
+        return DivScalar.apply(g, n) if n else g, None, None, None
 
 
 def sum_to_size(input, *size):
@@ -984,7 +986,9 @@ class VectorNorm(Function):
         if _low(x):    # (computed in float32, rounded back)
             x = x.astype(np.float32)
         with errstate(over="ignore", invalid="ignore", divide="ignore"):
-            if p == 2:
+            if p != 0 and _prod(arr.shape[d] for d in dims) == 1:    # (one element: |x|, as
+                out = x.sum(axis=dims, keepdims=keepdim)             # torch's kernel, any p)
+            elif p == 2:
                 out = xp.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
             elif p == 1:
                 out = x.sum(axis=dims, keepdims=keepdim)
