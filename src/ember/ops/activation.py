@@ -21,6 +21,11 @@ from .unary import erf, exp, sigmoid, tanh
 __all__ = ["softmax", "log_softmax", "selu", "celu", "selu_", "celu_", "hardshrink"]
 
 
+
+def _dense(xp, arr):
+    """``arr`` in C order (a 0-d array stays 0-d, which ``ascontiguousarray`` would not keep)."""
+    return arr if arr.flags.c_contiguous else xp.ascontiguousarray(arr)
+
 def _kernel_check(name, arr, dim):
     # (torch dispatches on the dtype only when there is something to compute)
     if arr.size or arr.ndim == 0:
@@ -31,6 +36,16 @@ def _kernel_check(name, arr, dim):
 def _float_kernel(arr, kernel, complex_ok=False):
     """torch's NotImplementedError for a floating-only activation kernel (``"elu_cpu"``...)."""
     not_implemented_for(arr, kernel, "biu" if complex_ok else "biuc")
+
+
+def _keep_layout(out, x):
+    """``out`` (an array shaped as ``x``) laid out in ``x``'s memory order, as torch's
+    element-wise kernels give it (channels-last in, channels-last out)."""
+    if x.flags.c_contiguous or x.ndim < 2:
+        return out
+    res = get_array_module(x).empty_like(x, dtype=out.dtype)
+    res[...] = out
+    return res
 
 
 def _opmath(x):
@@ -57,7 +72,7 @@ class Softmax(Function):
                 out = (e / e.sum(axis=dim, keepdims=True)).reshape(arr.shape).astype(arr.dtype)
             else:
                 out = arr.copy()
-        out = Tensor._wrap(out)
+        out = Tensor._wrap(_dense(xp, out))     # (always contiguous, as torch)
         ctx.dim, ctx.given = dim, given
         ctx.save_for_backward(out)
         return out
@@ -113,7 +128,7 @@ class LogSoftmax(Function):
                 shifted = x - x.max(axis=dim, keepdims=True)
                 out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
                 out = out.reshape(arr.shape).astype(arr.dtype)
-        out = Tensor._wrap(out)
+        out = Tensor._wrap(_dense(xp, out))     # (always contiguous, as torch)
         ctx.dim, ctx.given = dim, given
         ctx.save_for_backward(out)
         return out
@@ -526,8 +541,8 @@ class Gelu(Function):
             ctx.save_for_backward(input)
             with _quiet():
                 inner = (x + x * x * x * _GELU_C) * _SQRT_2_PI
-                return Tensor._wrap((x * 0.5 * (xp.tanh(inner) + 1)).astype(x.dtype,
-                                                                              copy=False))
+                out = (x * 0.5 * (xp.tanh(inner) + 1)).astype(x.dtype, copy=False)
+                return Tensor._wrap(_keep_layout(out, x))
         ctx.save_for_backward(input)     # (the input only, as torch: a pack hook sees one)
         with _quiet():
             out = (x * _gelu_cdf(x)).astype(x.dtype, copy=False)
@@ -535,7 +550,7 @@ class Gelu(Function):
             # NOTE: torch's float32/half kernel gives NaN at +inf (its erf-based formula), its
             # float64 one +inf; -inf is NaN in both.
             out = xp.where(x == xp.inf, x.dtype.type(xp.nan), out)
-        return Tensor._wrap(out)
+        return Tensor._wrap(_keep_layout(out, x))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -896,7 +911,9 @@ class Pointwise(Function):
         ctx.kind, ctx.conf = kind, conf
         ctx.save_for_backward(input)
         with _quiet():
-            return Tensor._wrap(fwd(xp_of(input), x, conf).astype(x.dtype, copy=False))
+            out = fwd(xp_of(input), x, conf).astype(x.dtype, copy=False)
+        # NOTE: torch's log_sigmoid_forward writes a fresh contiguous output
+        return Tensor._wrap(_dense(xp_of(input), out) if kind == "logsigmoid" else out)
 
     @staticmethod
     def backward(ctx, grad_output):

@@ -15,8 +15,9 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import backend_of, get_array_module
 from ..tensor import Tensor
-from ._util import not_implemented_for
+from ._util import cpu_has as _cpu_has, not_implemented_for
 from .conversion import _in_order
+from .vision import _CL_ORDER, _channels_last_order, _in_layout
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d", "conv_tbc"]
@@ -147,8 +148,10 @@ def _narrow(arr, dtype):
 
 
 def _channels_last(arr):
-    """Whether a 4-d array is laid out channels-last (and not also C-contiguous): torch's
+    """Whether a 4-d (5-d) array is laid out channels-last (and not also C-contiguous): torch's
     ``suggest_memory_format``, which its convolutions give their output."""
+    if arr.ndim == 5:
+        return _channels_last_order(arr) is not None
     return arr.ndim == 4 and not arr.flags.c_contiguous and _in_order(arr, (0, 2, 3, 1))
 
 
@@ -158,9 +161,8 @@ def _as_input_layout(out, x, w):
 
 
 def _to_channels_last(arr):
-    """``arr`` (4-d) copied into channels-last order."""
-    xp = get_array_module(arr)
-    return xp.ascontiguousarray(arr.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+    """``arr`` (4-d or 5-d) copied into channels-last order (torch's strides for size-1 dims)."""
+    return _in_layout(arr, _CL_ORDER[arr.ndim])
 
 
 def _grads_layout(ctx, x, w, *grads):
@@ -453,7 +455,7 @@ class ConvolutionNd(Function):
         out = _narrow(out, low)
         ctx.save_for_backward(input, weight)
         ctx.conf = (stride, pads, dilation, groups)
-        return Tensor._wrap(out)
+        return Tensor._wrap(_as_input_layout(out, input._array, weight._array))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -500,7 +502,7 @@ class ConvTransposeNd(Function):
         out = _narrow(out, low)
         ctx.save_for_backward(input, weight)
         ctx.conf = (stride, padding, dilation, groups)
-        return Tensor._wrap(out)
+        return Tensor._wrap(_as_input_layout(out, input._array, weight._array))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -691,8 +693,8 @@ def _onednn(input, weight, nd, transposed, stride, dilation, output_padding, gro
     dt = np.finfo(input._array.dtype).dtype if input.is_complex() else input._array.dtype
     if transposed and any(o >= s for o, s in zip(output_padding, stride)):
         return False
-    if dt == np.float16 or dt.kind == "V":      # (float16, bfloat16)
-        return True
+    if dt == np.float16 or dt.kind == "V":      # (float16, bfloat16: where the CPU has them)
+        return _cpu_has("fp16" if dt == np.float16 else "bf16")
     if dt != np.float32:
         return False
     shape = (input.shape[:2] + (1,) if nd == 1 else input.shape[:3]) + input.shape[2:][-1:]

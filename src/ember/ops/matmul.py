@@ -14,7 +14,8 @@ from ..tensor import Tensor
 from ._out import _RESIZE_MSG
 from ._index import _iter_perm
 from ._inplace import _KIND_RANK
-from ._util import (R_TO_C_MSG, binary_arrays, check_real_grad, mm2d, not_implemented_for,
+from ._util import (R_TO_C_MSG, binary_arrays, check_real_grad, cpu_has, mm2d,
+                    not_implemented_for,
                     sum_to, wrap_dim, xp_of)
 from ..dtypes import from_numpy_dtype, get_default_dtype, kind as _kind, scalar_type_name as _tname
 from .shape import (Clone, Expand, Reshape, Squeeze, T, Transpose, Unsqueeze, reshape,
@@ -346,7 +347,8 @@ class _AddProduct(Function):
                     out *= alpha
                     if beta != 0:
                         out += base * beta
-            elif dtype is not None and cls is Addmv and a1.size <= 4096:
+            elif dtype is not None and cls is Addmv and (a1.size <= 4096 or not cpu_has(
+                    "fp16" if dtype == np.float16 else "bf16")):
                 out = _small_gemv(out, base, beta, alpha, dtype, ctx.layouts[0])
             else:
                 if alpha != 1:
@@ -396,9 +398,10 @@ def _low(dtype):
 
 def _small_gemv(acc, base, beta, alpha, dtype, col_major):
     """torch's own gemv loop for a half or bfloat16 ``addmv`` of at most 4096 matrix entries
-    (larger ones run oneDNN, rounded once): alpha and beta rounded to ``dtype``; a row-major
-    matrix rounds ``beta * input``, then the sum; a column-major one rounds ``alpha * acc``
-    and ``beta * input`` (beta not 1), then their sum. ``acc``, ``base``: float32."""
+    (larger ones run oneDNN, rounded once, where the CPU has its fp16/bf16 support): alpha and
+    beta rounded to ``dtype``; a row-major matrix rounds ``beta * input``, then the sum; a
+    column-major one rounds ``alpha * acc`` and ``beta * input`` (beta not 1), then their sum.
+    ``acc``, ``base``: float32."""
     xp = get_array_module(acc)
     a32, b32 = float(np.float32(dtype.type(alpha))), float(np.float32(dtype.type(beta)))
     acc = acc * a32

@@ -585,8 +585,8 @@ class AdaptiveAvgPool(Function):
     @staticmethod
     def backward(ctx, grad_output):
         input, = ctx.saved_tensors
-        _empty_grad_check("adaptive_avg_pool%dd" % len(ctx.outs), grad_output,
-                          input.dim() == len(ctx.outs) + 2)
+        # (torch checks the dims from 1 on, batched or not)
+        _empty_grad_check("adaptive_avg_pool%dd" % len(ctx.outs), grad_output, True)
         return AdaptiveAvgPoolGrad.apply(grad_output, input, ctx.outs), None
 
 
@@ -686,7 +686,7 @@ def _adaptive_avg_pool(op, input, output_size, nd):
     if input.dim() not in (k + 1, k + 2):
         raise RuntimeError("adaptive_avg_pool%dd(): Expected %dD or %dD tensor, but got %s"
                            % (k, k + 1, k + 2, list(input.shape)))
-    for a in range(1, input.dim()):
+    for a in range(1 if k == 3 else input.dim() - 2, input.dim()):     # (2-d: H and W only)
         if input.shape[a] == 0:
             raise RuntimeError("adaptive_avg_pool%dd(): Expected input to have non-zero size for "
                                "non-batch dimensions, but input has sizes %s with dimension %d "
@@ -1162,15 +1162,6 @@ def fractional_max_pool(input, kernel_size, output_size, output_ratio, return_in
     if output_size is None and output_ratio is None:
         raise ValueError("%s requires specifying either an output_size or an output_ratio"
                          % name)
-    if input.dim() not in (nd + 1, nd + 2):
-        raise RuntimeError("%s(): Expected %dD or %dD tensor, but got: %s"
-                           % (name, nd + 1, nd + 2, list(input.shape)))
-    where = name if nd == 2 else name + "_out"
-    for i in range(1, input.dim()):
-        if input.shape[i] == 0:
-            raise RuntimeError("%s(): Expected input to have non-zero size for non-batch "
-                               "dimensions, but got%s with dimension %d being empty."
-                               % (where, list(input.shape), i))
     sizes = tuple(input.shape[-nd:])
     k = _tuple(kernel_size, nd)
     if output_size is None and nd == 2:     # (torch's Python takes len() of a 2-d ratio)
@@ -1183,8 +1174,21 @@ def fractional_max_pool(input, kernel_size, output_size, output_ratio, return_in
         outs = tuple(int(sizes[a] * ratio[a]) for a in range(nd))
     else:
         outs = _tuple(output_size, nd)
-    if _random_samples is None and input._array.dtype.kind in "biu":
-        not_implemented_for(input._array, "check_uniform_bounds", "biu")   # (torch.rand's)
+    n = 1 if input.dim() == nd + 1 else input.shape[0]
+    if _random_samples is None:     # (torch's Python draws them before the kernel's checks)
+        if input._array.dtype.kind in "biu":
+            not_implemented_for(input._array, "check_uniform_bounds", "biu")   # (torch.rand's)
+        _random_samples = rand(n, input.size(-nd - 1), nd, dtype=input.dtype,
+                               device=input.device)
+    where = name if nd == 2 else name + "_out"
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError("%s(): Expected %dD or %dD tensor, but got: %s"
+                           % (where, nd + 1, nd + 2, list(input.shape)))
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError("%s(): Expected input to have non-zero size for non-batch "
+                               "dimensions, but got%s with dimension %d being empty."
+                               % (where, list(input.shape), i))
     for a in range(nd):
         # NOTE: torch's 3-d check is strict (a window may not end on the last element)
         if outs[a] + k[a] - 1 > sizes[a] - (nd == 3):
@@ -1192,10 +1196,6 @@ def fractional_max_pool(input, kernel_size, output_size, output_ratio, return_in
             raise RuntimeError("%s(): pool %s %d too large relative to input %s %d"
                                % (name if nd == 2 else name + "_out", what, k[a], what,
                                   sizes[a]))
-    n = 1 if input.dim() == nd + 1 else input.shape[0]
-    if _random_samples is None:
-        _random_samples = rand(n, input.shape[-nd - 1], nd, dtype=input.dtype,
-                               device=input.device)
     _check_samples(input, _random_samples, n, nd)
     if input.numel() and math.prod(outs):
         not_implemented_for(input._array, name + "_out_frame", "biuc")
