@@ -367,7 +367,11 @@ def _dropout_impl(input, p, train, feature=False, alpha=False):
         shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
     else:
         shape = tuple(input.shape)
-    noise = ops.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+    # NOTE: torch draws the noise into empty_like(input), so in the input's memory order;
+    # clone() keeps those strides (ember's empty_like does not yet).
+    noise = ops.empty(shape, dtype=input.dtype, device=input.device) if feature else \
+        input.detach().clone()
+    noise.bernoulli_(1 - p)
     if not alpha:
         noise.div_(1 - p)
         return input * noise
@@ -1832,6 +1836,8 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     if weight is not None:
         loss = loss * weight
     loss = loss.sum(dim=input.dim() - 1) / input.shape[-1]
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
     return _reduce(loss, reduction)
 
 
