@@ -99,7 +99,25 @@ def _plus_alpha(op, a, b, alpha):
         al = f32(aa.dtype.type(f32(alpha)))
         b32 = f32(aa.dtype.type(f32(bb))) if isinstance(bb, SCALAR_TYPES) else bb.astype(f32)
         return Tensor._wrap((aa.astype(f32) + al * b32).astype(aa.dtype))
+    if _f32s(aa, bb) and not isinstance(alpha, complex):
+        return Tensor._wrap(_fma32(np.float32(bb), np.float32(alpha), aa))
     return Tensor._wrap(aa + mul(Tensor._wrap(bb), alpha)._array)
+
+
+def _fma32(x, y, z):
+    """``x * y + z`` of float32 operands rounded once, as torch's CPU kernels fuse them (the
+    float32 product is exact in float64)."""
+    f = np.float64
+    with _quiet():
+        return (x.astype(f) * y.astype(f) + z.astype(f)).astype(np.float32)
+
+
+def _f32s(aa, bb):
+    """Whether both operands are float32 (where torch's kernel fuses a multiply-add); a real
+    Python number ``bb`` counts, in float32."""
+    if isinstance(bb, SCALAR_TYPES):
+        return aa.dtype == np.float32 and not isinstance(bb, complex)
+    return aa.dtype == np.float32 and bb.dtype == np.float32
 
 
 def _reduced_float(arr):
@@ -181,6 +199,8 @@ class Rsub(Function):
                 bb.astype(f32)
             out = b32 - f32(aa.dtype.type(f32(alpha))) * aa.astype(f32)
             return Tensor._wrap(xp.asarray(out.astype(aa.dtype)))
+        if alpha != 1 and _f32s(aa, bb) and not isinstance(alpha, complex):
+            return Tensor._wrap(_fma32(aa, -np.float32(alpha), np.float32(bb)))
         if alpha != 1:
             out = bb - aa * binary_arrays("rsub", Tensor._wrap(aa), alpha)[1]
             return Tensor._wrap(xp.asarray(out).astype(aa.dtype, copy=False))
@@ -653,8 +673,8 @@ def add(input, other, *args, alpha=1, out=None):
             return Add.apply(input, other if alpha else (
                 mul(other, False) if isinstance(other, Tensor) else False))
         if isinstance(other, Tensor) or input.is_complex() or isinstance(other, complex) or \
-                _reduced_float(input._array):
-            return AddAlpha.apply(input, other, alpha)
+                _reduced_float(input._array) or input._array.dtype == np.float32:
+            return AddAlpha.apply(input, other, alpha)     # (float32: torch's fma)
         other = other * alpha
     return Add.apply(input, other)
 
@@ -719,8 +739,8 @@ def _sub(input, other, alpha):
         _check_alpha(input, other, alpha)
     if alpha != 1:
         if isinstance(other, Tensor) or input.is_complex() or isinstance(other, complex) or \
-                _reduced_float(input._array):
-            return SubAlpha.apply(input, other, alpha)
+                _reduced_float(input._array) or input._array.dtype == np.float32:
+            return SubAlpha.apply(input, other, alpha)     # (float32: torch's fma)
         other = other * alpha
     return Sub.apply(input, other)
 
@@ -917,10 +937,17 @@ class Lerp(Function):
             check_shapes_broadcast("lerp", np.broadcast_shapes(aa.shape, ee.shape), w.shape)
             ctx.save_for_backward(a, end, weight)
             ctx.set_node_name("LerpBackward1")    # torch's name for a tensor weight
-            out = xp.where(xp.abs(w) < 0.5, aa + w * diff, ee - diff * (1 - w))
+            if dt == np.float32:    # (torch's kernel: fused multiply-adds)
+                out = xp.where(xp.abs(w) < 0.5, _fma32(w, diff, aa), _fma32(-diff, 1 - w, ee))
+            else:
+                out = xp.where(xp.abs(w) < 0.5, aa + w * diff, ee - diff * (1 - w))
         else:
             ctx.weight = w = weight
-            out = aa + w * diff if abs(w) < 0.5 else ee - diff * (1 - w)
+            if dt == np.float32 and not isinstance(w, complex):
+                w32 = np.float32(w)
+                out = _fma32(w32, diff, aa) if abs(w) < 0.5 else _fma32(-diff, 1 - w32, ee)
+            else:
+                out = aa + w * diff if abs(w) < 0.5 else ee - diff * (1 - w)
         return Tensor._wrap(xp.asarray(out, dtype=dt))
 
     @staticmethod
@@ -993,8 +1020,11 @@ class Addcmul(Function):
             v = value if d.kind == "c" else float(value.real if isinstance(value, complex)
                                                    else value)
         with _quiet():
-            prod = (xa * v) * ya if cls is Addcmul else (xa * v) / ya
-            out = aa + prod
+            if cls is Addcmul and d == np.float32:     # (torch's fma: value * t1 rounded)
+                out = _fma32(xa * np.float32(v), ya, aa)
+            else:
+                prod = (xa * v) * ya if cls is Addcmul else (xa * v) / ya
+                out = aa + prod
         return Tensor._wrap(xp.asarray(out).astype(d, copy=False))
 
     @staticmethod
