@@ -61,6 +61,8 @@ def _hash_tensor(self, dim=(), *, keepdim=False, mode=0):
 Tensor.prelu, Tensor.hash_tensor = _prelu, _hash_tensor     # (their ops live above ops/)
 from . import _tensor_compat  # noqa: E402  (torch's older Tensor methods; see that file)
 _tensor_compat.install(Tensor)
+from ._legacy_storage import *  # noqa: E402,F401,F403  (torch.FloatStorage, ...)
+from ._legacy_storage import Storage, TypedStorage, UntypedStorage  # noqa: E402,F401
 
 
 globals().update(ops.shape.FUNCTION_FORMS)   # torch.flip/permute/reshape/tile take one sequence
@@ -160,7 +162,7 @@ def typename(obj):
 _LAZY = ("nn", "optim", "utils", "viz", "datasets", "fft", "special", "distributions", "func",
          "distributed", "backends", "compiler", "_dynamo", "serialization", "testing",
          "signal", "jit", "version", "cpu", "functional", "amp", "multiprocessing", "profiler",
-         "types", "overrides", "hub", "accelerator", "mps", "xpu", "sparse")
+         "types", "overrides", "hub", "accelerator", "mps", "xpu", "sparse", "quasirandom")
 
 
 def save(obj, f, *args, **kwargs):

@@ -31,6 +31,7 @@ from .special import *  # noqa: F401,F403
 from .extra import *  # noqa: F401,F403
 from .view_copy import *  # noqa: F401,F403
 from .spectral import *  # noqa: F401,F403
+from .quant import *  # noqa: F401,F403
 
 # Families whose functions are also Tensor methods (conv, pooling, loss ... are not).
 _FAMILIES = (activation, arithmetic, comparison, _complex, _extra, conversion, indexing, linalg,
