@@ -10,7 +10,9 @@ from ..autograd.function import Function
 from ..backend import errstate, is_array
 from ..backend import quiet as _quiet
 from ..tensor import Tensor
+from ._index import _iter_perm
 from ._inplace import castable_into, inplace
+from .conversion import _dense, _in_order, restrided
 from ._util import (R_TO_C_MSG, SCALAR_TYPES, _int_scalar_for, big_int_check, binary_arrays,
                     check_real_grad,
                     check_shapes_broadcast,
@@ -36,13 +38,38 @@ def _same(g, arr):
     return g.shape == arr.shape and (g.dtype is arr.dtype or g.dtype == arr.dtype)
 
 
+def _laid(out, a, b=0):
+    """``out``, the element-wise result of tensors (or numbers) ``a`` and ``b``, laid out as
+    torch's TensorIterator lays it out (NumPy's order differs for mixed layouts)."""
+    if a._array.flags.c_contiguous and (not isinstance(b, Tensor) or b._array.flags.c_contiguous) \
+            or out.ndim < 2 or out.size == 0 or not is_array(out):
+        return out
+    aa, bb = a._array, b._array if isinstance(b, Tensor) else b
+    shape, arrs = out.shape, [x for x in (aa, bb) if is_array(x)]
+    ops = [(0,) * (out.ndim - x.ndim) + tuple(
+        0 if n == 1 and m != 1 else s // x.itemsize
+        for n, s, m in zip(x.shape, x.strides, shape[out.ndim - x.ndim:])) for x in arrs]
+    perm, target = _iter_perm(shape, ops), list(ops[0])
+    if all(getattr(x, "shape", ()) == shape for x in (aa, bb)):     # (torch's fast setup)
+        if out.ndim == 4 and all(_in_order(x, [0, 2, 3, 1]) for x in arrs):
+            perm = [1, 3, 2, 0]
+        elif ops.count(ops[0]) == len(ops) and _dense(shape, ops[0]):
+            perm = ()
+    step = 1
+    for d in perm:
+        target[d], step = step, step * shape[d]
+    if tuple(target) == tuple(s // out.itemsize for s in out.strides):
+        return out
+    return restrided(out, target)
+
+
 class Add(Function):
     node_name = "AddBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
         aa, bb = binary_arrays("add", a, b)
-        return Tensor._wrap(_plus(aa, bb, 1))
+        return Tensor._wrap(_laid(_plus(aa, bb, 1), a, b))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -59,7 +86,7 @@ class Sub(Function):
     def forward(ctx, a, b):
         _no_bool_sub(a, b)
         aa, bb = binary_arrays("sub", a, b)
-        return Tensor._wrap(_plus(aa, bb, -1))
+        return Tensor._wrap(_laid(_plus(aa, bb, -1), a, b))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -234,7 +261,7 @@ class Mul(Function):
         s = opmath_scalar(aa, b)
         if s is not None:
             return Tensor._wrap(xp_of(a).multiply(aa, s, dtype=np.float32).astype(aa.dtype))
-        return Tensor._wrap(aa * bb)
+        return Tensor._wrap(_laid(aa * bb, a, b))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -304,7 +331,7 @@ class Div(Function):
         with errstate(divide="ignore", invalid="ignore"):
             if s is not None:
                 return Tensor._wrap(xp_of(a).divide(aa, s, dtype=np.float32).astype(aa.dtype))
-            return Tensor._wrap(aa / bb)
+            return Tensor._wrap(_laid(aa / bb, a, b))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -355,7 +382,7 @@ class Neg(Function):
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
                                "If you are trying to invert a mask, use the `~` or "
                                "`logical_not()` operator instead.")
-        return Tensor._wrap(-a._array)
+        return Tensor._wrap(_laid(-a._array, a))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -1384,7 +1411,7 @@ class _MinMax(Function):
             return Tensor._wrap(xp.asarray(xp.where(keep_a, aa, bb)))
         # NOTE: the array module's maximum/minimum give the second operand at ties (-0.0 vs
         # 0.0); torch's element-wise kernel gives the first.
-        return Tensor._wrap(xp.asarray(getattr(xp, cls.kernel)(bb, aa)))
+        return Tensor._wrap(_laid(xp.asarray(getattr(xp, cls.kernel)(bb, aa)), a, b))
 
     @staticmethod
     def backward(ctx, grad_output):

@@ -6,10 +6,11 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..backend import backend_for, backend_of, device, quiet, to_host
+from ..backend._meta import MetaArray
 from ..random import _gen, _random_range, _sample_like
 from ..tensor import Tensor, _to_array
 from ._inplace import overwrite
-from ._index import copy_in_order, dense_order
+from ._index import _iter_perm
 from .shape import Clone, CloneInOrder
 from ._util import cast, checked_scalar, not_implemented_for
 
@@ -25,7 +26,7 @@ class ToCopy(Function):
     node_name = "ToCopyBackward0"
 
     @staticmethod
-    def forward(ctx, a, np_dtype, target, order=None):
+    def forward(ctx, a, np_dtype, target, strides=None):
         arr = a._array
         ctx.source = backend_of(arr).device
         if target is not None and target is not backend_of(arr):
@@ -36,11 +37,10 @@ class ToCopy(Function):
         elif np_dtype is not None:
             with quiet():
                 arr = cast(arr, np_dtype)
-        elif order is None:
-            order = dense_order(arr)
-            arr = arr.copy() if order is None else copy_in_order(arr, order)
-        if order is not None and list(order) != list(range(arr.ndim)):
-            arr = copy_in_order(arr, order)
+        if strides is not None:
+            arr = restrided(arr, strides)
+        elif arr is a._array or not arr.flags.c_contiguous:
+            arr = arr.copy()
         return Tensor._wrap(arr)
 
     @staticmethod
@@ -104,12 +104,11 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
         np_dtype = _dt.to_dtype(dtype).np
         if np_dtype == input._array.dtype:
             np_dtype = None
-    order = _memory_order(input._array, memory_format, "to")
-    if order is not None and _in_order(input._array, order):
-        order = None
-    if np_dtype is None and target is None and order is None:
-        return ToCopy.apply(input, None, None) if copy else input
-    return ToCopy.apply(input, np_dtype, target, order)
+    name = getattr(memory_format, "_name", "preserve_format")
+    if np_dtype is None and target is None and not copy and (
+            name == "preserve_format" or _suggest(input._array) == name):
+        return input
+    return ToCopy.apply(input, np_dtype, target, like_strides(input._array, memory_format))
 
 
 _CHANNELS_LAST = {"channels_last": (4, [0, 2, 3, 1]), "channels_last_3d": (5, [0, 2, 3, 4, 1])}
@@ -118,15 +117,81 @@ _CHANNELS_LAST = {"channels_last": (4, [0, 2, 3, 1]), "channels_last_3d": (5, [0
 def _memory_order(arr, memory_format, op):
     """The dims of ``arr`` slowest first in ``memory_format`` (None: C order, or for
     ``preserve_format`` the layout kept as it is)."""
-    name = getattr(memory_format, "_name", None)
+    name = getattr(memory_format, "_name", memory_format)
     if name in _CHANNELS_LAST:
         rank, order = _CHANNELS_LAST[name]
         if arr.ndim != rank:
             raise RuntimeError("required rank %d tensor to use %s format" % (rank, name))
         return order
-    if op == "clone" and name in (None, "preserve_format"):
-        return dense_order(arr)
     return None
+
+
+class CloneStrided(CloneInOrder):
+    """``clone`` with the given element strides."""
+
+    node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, a, strides):
+        return Tensor._wrap(restrided(a._array, strides))
+
+
+def restrided(arr, strides):
+    """A copy of ``arr`` with element ``strides`` (dense: a permutation of C order's)."""
+    b = backend_of(arr)
+    out = b.as_strided(b.xp.empty(arr.size, arr.dtype), arr.shape,
+                       tuple(s * arr.itemsize for s in strides))
+    out[...] = arr
+    return out
+
+
+def _dense(shape, st):
+    """torch's is_non_overlapping_and_dense for element strides ``st``."""
+    need = 1
+    for d in sorted((d for d in range(len(shape)) if shape[d] != 1), key=st.__getitem__):
+        if st[d] != need:
+            return False
+        need *= shape[d]
+    return True
+
+
+def _suggest(arr):
+    """torch's ``suggest_memory_format`` (its name) of array ``arr``."""
+    for name, (rank, order) in _CHANNELS_LAST.items():
+        if arr.ndim == rank and arr.strides[1] and _cl_like(arr.shape, arr.strides, order):
+            return name
+    return "contiguous_format"
+
+
+def _cl_like(shape, st, order):
+    """torch's is_channels_last_strides_2d/3d (strides in ``order``; ambiguous ones not)."""
+    low = 0
+    for d in reversed(order):
+        if shape[d] == 0 or st[d] < low or (d == 0 and low == st[1]):
+            return False
+        low = st[d] * shape[d]
+    return True
+
+
+def like_strides(arr, memory_format=None):
+    """The element strides of torch's ``empty_like(arr, memory_format=)`` (None: C order)."""
+    name = getattr(memory_format, "_name", "preserve_format")
+    if name == "preserve_format" and arr.flags.c_contiguous and 1 not in arr.shape or \
+            name in ("contiguous_format", "legacy_contiguous_format") or arr.size == 0 or \
+            type(arr) is MetaArray:
+        return None
+    shape, st, perm = arr.shape, [s // arr.itemsize for s in arr.strides], None
+    if name == "preserve_format" and not _dense(shape, st):
+        perm = _iter_perm(shape, [st])
+    elif name != "preserve_format":
+        perm = _memory_order(arr, name, "to")[::-1] if name in _CHANNELS_LAST else None
+    step = 1
+    for d in perm or ():
+        st[d], step = step, step * shape[d]
+    c = [1] * arr.ndim
+    for d in range(arr.ndim - 1, 0, -1):
+        c[d - 1] = c[d] * shape[d]
+    return None if st == c or name == "contiguous_format" else tuple(st)
 
 
 def _in_order(arr, order):
@@ -151,13 +216,15 @@ def _is_contiguous_in(arr, memory_format):
 def clone(input, *, memory_format=None):
     """A copy with its own memory (gradient flows back to ``input``); laid out as ``input``
     unless ``memory_format`` says otherwise."""
-    order = _memory_order(input._array, memory_format, "clone")
-    return Clone.apply(input) if order is None else CloneInOrder.apply(input, order)
+    strides = like_strides(input._array, memory_format)
+    return Clone.apply(input) if strides is None else CloneStrided.apply(input, strides)
 
 
 def contiguous(input, memory_format=None):
     """``input`` if contiguous in ``memory_format`` (C order by default), else a copy."""
     order = _memory_order(input._array, memory_format, "contiguous")
+    if memory_format is _dt.preserve_format and not input._array.flags.c_contiguous:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
     if order is None:
         return input if input._array.flags.c_contiguous else Clone.apply(input)
     return input if _in_order(input._array, order) else CloneInOrder.apply(input, order)

@@ -19,7 +19,7 @@ from ..autograd.function import Function, mark_inference
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor, _to_array
 from ._util import checked_scalar, not_implemented_for
-from .conversion import checked_fill_value
+from .conversion import checked_fill_value, like_strides, normal_, random_, uniform_
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace",
@@ -302,7 +302,11 @@ def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
           memory_format=None, pin_memory=False):
     """An uninitialised tensor of the given size (ember fills it with zeros)."""
     shape = _size(_size_kw(args, size, "empty"), "empty")
-    return _new(backend_for(device).xp.zeros(shape, dtype=_float_dtype(dtype).np), requires_grad)
+    t = _new(backend_for(device).xp.zeros(shape, dtype=_float_dtype(dtype).np), requires_grad)
+    if getattr(memory_format, "_name", None) == "preserve_format":
+        raise RuntimeError("unsupported memory format Preserve")
+    return t if memory_format is None else empty_like(t, memory_format=memory_format,
+                                                      requires_grad=requires_grad)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -359,23 +363,35 @@ def _like(input, dtype, device):
     return xp, arr.shape, (arr.dtype if dtype is None else _dt.to_dtype(dtype).np)
 
 
+def _laid(input, arr, memory_format):
+    """``arr`` (a new C-order array of one value, shaped like ``input``) laid out as torch's
+    ``empty_like`` lays out a result for ``input`` and ``memory_format``."""
+    strides = like_strides(input._array, memory_format)
+    if strides is None:
+        return arr
+    return backend_of(arr).as_strided(arr, arr.shape, tuple(s * arr.itemsize for s in strides))
+
+
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    """Zeros with the shape (and dtype and device, unless given) of ``input``."""
+    """Zeros with the shape (and dtype and device, unless given) of ``input``, laid out as
+    ``input`` (``memory_format``, by default torch's ``preserve_format``)."""
     xp, shape, d = _like(input, dtype, device)
-    return _new(xp.zeros(shape, dtype=d), requires_grad)
+    return _new(_laid(input, xp.zeros(shape, dtype=d), memory_format), requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    """Ones with the shape (and dtype and device, unless given) of ``input``."""
+    """Ones with the shape (and dtype and device, unless given) of ``input``, laid out as
+    ``input`` (``memory_format``)."""
     xp, shape, d = _like(input, dtype, device)
-    return _new(xp.ones(shape, dtype=d), requires_grad)
+    return _new(_laid(input, xp.ones(shape, dtype=d), memory_format), requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad,
+                      memory_format=memory_format)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -386,7 +402,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     xp, shape, d = _like(input, dtype, device)
     fill_value = checked_fill_value(fill_value, _dt.from_numpy_dtype(d),
                                     reduced=math.prod(shape) != 1)
-    return _new(xp.full(shape, fill_value, dtype=d), requires_grad)
+    return _new(_laid(input, xp.full(shape, fill_value, dtype=d), memory_format), requires_grad)
 
 
 def _num(x):
@@ -793,7 +809,11 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
-    """Uniform samples with the shape (and dtype and device, unless given) of ``input``."""
+    """Uniform samples with the shape (and dtype and device, unless given) of ``input``, drawn
+    in the memory order of its layout (``memory_format``)."""
+    if like_strides(input._array, memory_format) is not None:
+        return _random_like(input, dtype, device, memory_format, requires_grad,
+                            lambda t: uniform_(t, generator=generator))
     return rand(tuple(input._array.shape), generator=generator,
                 device=input.device if device is None else device,
                 dtype=dtype or input.dtype, requires_grad=requires_grad)
@@ -801,10 +821,20 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
-    """Normal samples with the shape (and dtype and device, unless given) of ``input``."""
+    """Normal samples with the shape (and dtype and device, unless given) of ``input``, drawn
+    in the memory order of its layout (``memory_format``)."""
+    if like_strides(input._array, memory_format) is not None:
+        return _random_like(input, dtype, device, memory_format, requires_grad,
+                            lambda t: normal_(t, generator=generator))
     return randn(tuple(input._array.shape), generator=generator,
                  device=input.device if device is None else device,
                  dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def _random_like(input, dtype, device, memory_format, requires_grad, fill):
+    """``fill`` (a random in-place fill) of ``empty_like(input, ...)``, as torch's ``*_like``."""
+    t = empty_like(input, dtype=dtype or input.dtype, device=device, memory_format=memory_format)
+    return _new(fill(t)._array, requires_grad)
 
 
 _RANDINT_LIKE_MISMATCH = "randint_like() received an invalid combination of arguments - got " \
@@ -830,6 +860,9 @@ def randint_like(input, low=None, high=None, *, generator=None, dtype=None, layo
             ["Tensor"] + [type(v).__name__ for v in given]))
     if high is None:
         low, high = 0, low
+    if like_strides(input._array, memory_format) is not None:
+        return _random_like(input, dtype, device, memory_format, requires_grad,
+                            lambda t: random_(t, low, high, generator=generator))
     return randint(low, high, tuple(input._array.shape), generator=generator,
                    device=input.device if device is None else device,
                    dtype=dtype or input.dtype, requires_grad=requires_grad)
