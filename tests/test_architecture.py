@@ -21,16 +21,17 @@ LAYERS = [
      "_lobpcg", "accelerator", "mps", "xpu"),
     ("nn", "optim", "utils", "serialization", "datasets", "distributions", "func", "distributed",
      "compiler", "_dynamo", "testing", "signal", "amp", "multiprocessing", "profiler", "hub",
-     "types"),
+     "types", "quasirandom"),
     ("viz", "_check", "_demo", "__main__", "__init__", "_torch_ns", "_tensor_compat", "jit",
-     "version", "cpu", "functional", "_torch_function", "overrides", "_saved_names"),
+     "version", "cpu", "functional", "_torch_function", "overrides", "_saved_names",
+     "_legacy_storage"),
 ]
 
 # Files whose job is host data: they may call NumPy on arrays. Elsewhere a line (or the first
 # line of its statement) marked ``# host: why`` works on host data by design.
 HOST_SIDE = ("_tensor_str.py", "serialization.py", "random.py", "utils/data/", "datasets/",
              "backend/", "viz/", "_demo.py", "_check.py", "autograd/gradcheck.py",
-             "distributed/", "testing/")
+             "distributed/", "testing/", "quasirandom.py")     # (Sobol state: CPU, as torch's)
 
 # NumPy names that are about dtypes and constants, not about tensor data.
 NP_ALLOWED = {

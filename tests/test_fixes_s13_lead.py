@@ -218,3 +218,31 @@ def test_sparse_only_methods_on_a_dense_tensor(torch):
         return out + [s.sparse_dim(), s.dense_dim(), t.to_sparse_coo()._nnz(),
                       s.to_sparse_coo().is_sparse]
     assert run(torch) == run(ember)
+
+
+def test_first_grad_under_create_graph_is_a_copy(torch):
+    def run(lib):
+        lib.manual_seed(0)
+        lin = lib.nn.Linear(3, 5)
+        x = lib.randn(4, 3)
+        lin(x).pow(2).sum().backward(create_graph=True)
+        g = lin.weight.grad
+        out = [type(g.grad_fn).__name__, g.stride(), g.requires_grad,
+               [type(f).__name__ if f else None for f, _ in g.grad_fn.next_functions]]
+        g.detach_()
+        lin(x).pow(2).sum().backward(create_graph=True)
+        return out + [g.requires_grad, type(lin.bias.grad.grad_fn).__name__]
+    assert run(torch) == run(ember)
+
+
+def test_float_under_no_grad_does_not_warn(torch):
+    import subprocess
+    import sys
+    code = ("import warnings, {0} as t\nwarnings.simplefilter('always')\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    with t.no_grad():\n        float(t.ones(1, requires_grad=True))\n"
+            "print(len(w))")
+    out = [subprocess.run([sys.executable, "-c", code.format(lib)], capture_output=True,
+                          text=True, check=True).stdout for lib in ("torch", "ember")]
+    assert out[0] == out[1]

@@ -687,7 +687,7 @@ class Tensor:
         return bool(self._array.item())
 
     def __float__(self) -> builtins.float:
-        if self._requires_grad:
+        if self._requires_grad and _engine._state.enabled:
             self._warn_scalar()         # (once per process, as torch's; in _tensor_compat)
         return float(self._scalar())
 

@@ -733,7 +733,9 @@ def _accumulate(t, g, create_graph, own):
         own = True
     old = t._grad
     if create_graph:
-        t._grad = g if old is None else old + g
+        # (torch's first .grad under create_graph: a copy laid out as the leaf, CopyBackwards)
+        t._grad = Tensor._wrap(get_array_module(arr).empty_like(t._array)).copy_(g) \
+            if old is None else old + g
     elif old is None:
         if not (own and _adoptable(arr, t._array)):
             arr = _copy_like(arr, t._array)
