@@ -527,25 +527,32 @@ class Module:
             raise TypeError("Expected state_dict to be dict-like, got %s." % type(state_dict))
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)    # (the modules' upgrades edit this copy only)
-        hook_missing, hook_unexpected, errors = [], [], []
+        hook_missing, hook_unexpected, errors = {}, {}, []
         for name, mod in self.named_modules(remove_duplicate=False):
             prefix = name + "." if name else ""
             local = {} if metadata is None else metadata.get(name, {})
-            mod._load_from_state_dict(state_dict, prefix, local, strict, hook_missing,
-                                      hook_unexpected, errors)
+            hook_missing[name], hook_unexpected[name] = [], []  # (hooks always see strict=True)
+            mod._load_from_state_dict(state_dict, prefix, local, True, hook_missing[name],
+                                      hook_unexpected[name], errors)
         own = OrderedDict()     # (what the modules hold, without the state_dict hooks)
         extra = {}      # (the extra-state keys a module restores with set_extra_state)
+        missing, unexpected = [], []    # (torch's order: module by module, hooks' keys first)
         for name, mod in self.named_modules(remove_duplicate=False):
             prefix = name + "." if name else ""
+            before = len(own)
             mod._save_to_state_dict(own, prefix, True)
             key = prefix + _EXTRA_STATE_KEY_SUFFIX
             own.pop(key, None)
             if type(mod).set_extra_state is not Module.set_extra_state:
                 own[key] = extra[key] = mod
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        missing += [k for k in hook_missing if k not in missing]
-        unexpected += [k for k in hook_unexpected if k not in unexpected]
+            mine = list(own)[before:]
+            missing += hook_missing[name] + [k for k in mine if k not in state_dict]
+            unexpected += hook_unexpected[name]
+            for k in state_dict:
+                head, dot, _ = k[len(prefix):].partition(".")
+                if k.startswith(prefix) and k != key and (
+                        head not in mod._modules if dot else k not in mine):
+                    unexpected.append(k)
         bad = set()     # (keys that do not fit: reported, not loaded)
         for k, v in state_dict.items():
             if k not in own or k in extra:

@@ -37,6 +37,15 @@ def weight_norm(module, name="weight", dim=0):
     _weight_norm_mod = _WeightNorm(dim)
     parametrize.register_parametrization(module, name, _weight_norm_mod, unsafe=True)
 
+    def _weight_norm_compat_hook(state_dict, prefix, local_metadata, strict, missing_keys,
+                                 unexpected_keys, error_msgs):
+        """Load a ``nn.utils.weight_norm`` state dict (``<name>_g``, ``<name>_v``)."""
+        g_key, v_key = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if g_key in state_dict and v_key in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g_key)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v_key)
+
+    module._register_load_state_dict_pre_hook(_weight_norm_compat_hook)
     return module
 
 

@@ -1,5 +1,5 @@
 """The hook-based ``spectral_norm`` / ``remove_spectral_norm`` (``<name>_orig``, ``_u``, ``_v``)."""
-from ... import ops
+from ... import linalg, ops
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..parameter import Parameter
@@ -42,6 +42,12 @@ class SpectralNorm:
         sigma = ops.dot(u, ops.mv(weight_mat, v))
         return weight / sigma
 
+    def _solve_v_and_rescale(self, weight_mat, u, target_sigma):
+        """A ``v`` with ``u = normalize(W @ v)`` and ``u @ W @ v = sigma`` (old state dicts)."""
+        v = linalg.multi_dot([weight_mat.t().mm(weight_mat).pinverse(), weight_mat.t(),
+                              u.unsqueeze(1)]).squeeze(1)
+        return v.mul_(target_sigma / ops.dot(u, ops.mv(weight_mat, v)))
+
     def remove(self, module):
         with no_grad():
             weight = self.compute_weight(module, do_power_iteration=False)
@@ -74,7 +80,56 @@ class SpectralNorm:
         module.register_buffer(fn.name + "_u", u)
         module.register_buffer(fn.name + "_v", v)
         module.register_forward_pre_hook(fn)
+        module._register_state_dict_hook(SpectralNormStateDictHook(fn))
+        module._register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(fn))
         return fn
+
+
+class SpectralNormLoadStateDictPreHook:
+    """Loads a version-0 state dict (``<name>`` and no ``<name>_v``) by solving for ``v``."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                 unexpected_keys, error_msgs):
+        fn = self.fn
+        version = local_metadata.get("spectral_norm", {}).get(fn.name + ".version", None)
+        if version is None or version < 1:
+            weight_key = prefix + fn.name
+            if (version is None and weight_key not in state_dict
+                    and all(weight_key + s in state_dict for s in ("_orig", "_u", "_v"))):
+                return
+            has_missing_keys = False
+            for suffix in ("_orig", "", "_u"):
+                if weight_key + suffix not in state_dict:
+                    has_missing_keys = True
+                    if strict:
+                        missing_keys.append(weight_key + suffix)
+            if has_missing_keys:
+                return
+            with no_grad():
+                weight_orig = state_dict[weight_key + "_orig"]
+                weight = state_dict.pop(weight_key)
+                sigma = (weight_orig / weight).mean()
+                weight_mat = fn.reshape_weight_to_matrix(weight_orig)
+                u = state_dict[weight_key + "_u"]
+                state_dict[weight_key + "_v"] = fn._solve_v_and_rescale(weight_mat, u, sigma)
+
+
+class SpectralNormStateDictHook:
+    """Records ``spectral_norm: {'<name>.version': 1}`` in the state dict's metadata."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, module, state_dict, prefix, local_metadata):
+        if "spectral_norm" not in local_metadata:
+            local_metadata["spectral_norm"] = {}
+        key = self.fn.name + ".version"
+        if key in local_metadata["spectral_norm"]:
+            raise RuntimeError(f"Unexpected key in metadata['spectral_norm']: {key}")
+        local_metadata["spectral_norm"][key] = self.fn._version
 
 
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
