@@ -20,7 +20,12 @@ def test_affine_grid_bitwise(size, align_corners):
     want = torch.nn.functional.affine_grid(th, size, align_corners=align_corners)
     got = ember.nn.functional.affine_grid(_t(th.numpy()), size, align_corners=align_corners)
     assert got.dtype == ember.float32
-    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    if size[0] * size[2] * size[3] * 3 * 2 // size[0] < 400:
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    else:
+        # (past torch's small-bmm kernel the products go to BLAS/oneDNN, whose rounding (fused
+        # or not) depends on the CPU: bit-equal on one machine, 1 ulp off on another)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=3e-7, atol=3e-7)
 
 
 def test_affine_grid_3d_and_float64():

@@ -75,7 +75,7 @@ deg = W.sum(1)
 Dm = torch.diag(deg.pow(-0.5))
 Lsym = torch.eye(30, dtype=torch.float64) - Dm @ W @ Dm
 ev, vec = torch.linalg.eigh(Lsym)
-print("laplacian eigenvalues", ev[:4])
+print("laplacian eigenvalues", ev[:4].clamp_min(0))    # (the first is 0 up to LAPACK's noise)
 fiedler = vec[:, 1]
 labels = (fiedler * fiedler[0].sign() > 0).long()
 print("labels", labels)

@@ -182,7 +182,7 @@ ref = torch.softmax((Q @ K[:, :, :6].transpose(-2, -1) * 0.5).masked_fill(
     torch.ones(6, 6, dtype=torch.bool).triu(1), float("-inf")), dim=-1) @ V[:, :, :6]
 print(torch.allclose(c, ref, atol=1e-6))
 c.sum().backward()
-print(Q.grad[0, 0, 0])
+print(Q.grad[0, 0, 0].abs().max() < 1e-5)    # (zero up to rounding noise, which is kernel-dependent)
 Kg, Vg = torch.randn(2, 2, 7, 8), torch.randn(2, 2, 7, 8)
 g = F.scaled_dot_product_attention(Q, Kg, Vg, enable_gqa=True)
 print(g.shape, g[1, 3, 0, :4])

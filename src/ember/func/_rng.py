@@ -62,7 +62,11 @@ def _rng_guard(randomness):
     before = _rng_state()
     full = None if isinstance(before, tuple) and isinstance(before[0], bytes) else \
         _random.get_rng_state()
-    yield
-    if _rng_state() != before:
-        _restore(before if full is None else full)
+    try:
+        yield
+    finally:        # (also when an op raised torch's error itself, after its draw)
+        moved = _rng_state() != before
+        if moved:
+            _restore(before if full is None else full)
+    if moved:
         raise RuntimeError(_RANDOM)

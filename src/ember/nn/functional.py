@@ -367,10 +367,9 @@ def _dropout_impl(input, p, train, feature=False, alpha=False):
         shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
     else:
         shape = tuple(input.shape)
-    # NOTE: torch draws the noise into empty_like(input), so in the input's memory order;
-    # clone() keeps those strides (ember's empty_like does not yet).
+    # NOTE: torch draws the noise into empty_like(input), so in the input's memory order
     noise = ops.empty(shape, dtype=input.dtype, device=input.device) if feature else \
-        input.detach().clone()
+        ops.empty_like(input)
     noise.bernoulli_(1 - p)
     if not alpha:
         noise.div_(1 - p)
