@@ -43,3 +43,21 @@ def test_fused_multiply_add_as_torch(torch, name):
         got.append((str(out.dtype), out.numpy()))
     assert got[0][0] == got[1][0]
     np.testing.assert_array_equal(got[1][1], got[0][1])
+
+
+def test_deprecated_value_first_overloads(torch):
+    """Pre-1.5 optimizer code: ``addcmul_(value, t1, t2)`` (torch warns and computes)."""
+    def run(lib):
+        x, a, b = lib.ones(3), lib.full((3,), 2.0), lib.full((3,), 4.0)
+        out = []
+        for f in (lambda: x.clone().addcmul_(0.5, a, b), lambda: x.clone().addcdiv_(-0.5, a, b),
+                  lambda: lib.addcmul(x, 0.5, a, b), lambda: lib.addcdiv(x, 0.5, a, b),
+                  lambda: x.addcmul(0.5, a, b), lambda: x.clone().addcmul_(a, b, 0.5)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    out.append(f().tolist())
+                except TypeError as e:
+                    out.append(str(e))
+        return out
+    assert run(torch) == run(ember)

@@ -1089,13 +1089,30 @@ class Addcdiv(Addcmul):
         return ga, g1, g2, None
 
 
-def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+def _deprecated_value(op, tensor1, tensor2, args, value):
+    """``(tensor1, tensor2, value)`` of torch's deprecated ``op(input, value, t1, t2)``."""
+    if not args:
+        return tensor1, tensor2, value
+    if len(args) > 1 or value != 1 or not is_scalar(tensor1):
+        n = 2 if op.endswith("_") else 3       # (an in-place one is a method: no input)
+        raise TypeError("%s() takes %d positional arguments but %d were given"
+                        % (op, n, n + len(args)))
+    warnings.warn("This overload of %s is deprecated:\n\t%s(Number value, Tensor tensor1, "
+                  "Tensor tensor2)\nConsider using one of the following signatures instead:\n"
+                  "\t%s(Tensor tensor1, Tensor tensor2, *, Number value = 1)" % (op, op, op),
+                  UserWarning, stacklevel=3)
+    return tensor2, args[0], tensor1
+
+
+def addcmul(input, tensor1, tensor2, *args, value=1, out=None):
     """``input + value * tensor1 * tensor2``. Matches ``torch.addcmul``."""
+    tensor1, tensor2, value = _deprecated_value("addcmul", tensor1, tensor2, args, value)
     return Addcmul.apply(input, tensor1, tensor2, value)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+def addcdiv(input, tensor1, tensor2, *args, value=1, out=None):
     """``input + value * tensor1 / tensor2``. Matches ``torch.addcdiv``."""
+    tensor1, tensor2, value = _deprecated_value("addcdiv", tensor1, tensor2, args, value)
     return Addcdiv.apply(input, tensor1, tensor2, value)
 
 
@@ -1209,11 +1226,13 @@ def lerp_(input, end, weight):
     return inplace(input, lerp, end, weight)
 
 
-def addcmul_(input, tensor1, tensor2, *, value=1):
+def addcmul_(input, tensor1, tensor2, *args, value=1):
+    tensor1, tensor2, value = _deprecated_value("addcmul_", tensor1, tensor2, args, value)
     return inplace(input, addcmul, tensor1, tensor2, value=value)
 
 
-def addcdiv_(input, tensor1, tensor2, *, value=1):
+def addcdiv_(input, tensor1, tensor2, *args, value=1):
+    tensor1, tensor2, value = _deprecated_value("addcdiv_", tensor1, tensor2, args, value)
     return inplace(input, addcdiv, tensor1, tensor2, value=value)
 
 
