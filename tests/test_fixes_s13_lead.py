@@ -246,3 +246,20 @@ def test_float_under_no_grad_does_not_warn(torch):
     out = [subprocess.run([sys.executable, "-c", code.format(lib)], capture_output=True,
                           text=True, check=True).stdout for lib in ("torch", "ember")]
     assert out[0] == out[1]
+
+
+def test_gradient_clipping_refuses_sparse_grads(torch):
+    def run(lib):
+        e = lib.nn.Embedding(5, 3, sparse=True)
+        e(lib.tensor([1, 2])).sum().backward()
+        out = []
+        for f in (lambda: lib.nn.utils.clip_grad_norm_(e.parameters(), 1.0),
+                  lambda: lib.nn.utils.clip_grad_value_(e.parameters(), 0.1),
+                  lambda: lib.nn.utils.get_total_norm([e.weight.grad])):
+            try:
+                f()
+                out.append("ok")
+            except NotImplementedError as ex:
+                out.append(str(ex)[:120])
+        return out + [e.weight.grad.to_dense().tolist()]
+    assert run(torch) == run(ember)

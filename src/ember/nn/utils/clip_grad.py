@@ -16,6 +16,16 @@ def _grads(parameters):
     return [p.grad for p in parameters if p.grad is not None]
 
 
+def _no_sparse(tensors, kernel):
+    """torch's error: the kernel has no sparse version (a sparse ``.grad`` from
+    ``Embedding(sparse=True)``)."""
+    if any(t.is_sparse for t in tensors):
+        raise NotImplementedError(
+            "Could not run 'aten::%s' with arguments from the 'SparseCPU' backend. This could be "
+            "because the operator doesn't exist for this backend, or was omitted during the "
+            "selective/custom build process (if using custom build)." % kernel)
+
+
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
                     foreach=None):
     """Scale all gradients together so that their joint ``norm_type`` norm is at most
@@ -27,6 +37,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     max_norm, norm_type = float(max_norm), float(norm_type)
     if not grads:
         return Tensor._wrap(backend_for(None).xp.asarray(0.0, dtype=np.float32))
+    _no_sparse(grads, "linalg_vector_norm")
     total = _total_norm_array(grads, norm_type, error_if_nonfinite)
     # Python floats are weak scalars: the arithmetic stays in the gradients' dtype.
     coef = get_array_module(total).minimum(max_norm / (total + 1e-6), 1.0)
@@ -41,6 +52,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 def clip_grad_value_(parameters, clip_value, foreach=None):
     """Clamp every gradient element into ``[-clip_value, clip_value]`` in place."""
     clip_value = float(clip_value)
+    _no_sparse(_grads(parameters), "clamp_min_" if clip_value else "clamp_")
     for g in _grads(parameters):
         get_array_module(g._array).clip(g._array, -clip_value, clip_value, out=g._array)
         g._bump()
@@ -82,6 +94,7 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     tensors = list(tensors)
     if not tensors:
         return Tensor._wrap(backend_for(None).xp.asarray(0.0, dtype=np.float32))
+    _no_sparse(tensors, "linalg_vector_norm")
     return Tensor._wrap(_total_norm_array(tensors, float(norm_type), error_if_nonfinite))
 
 
