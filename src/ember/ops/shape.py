@@ -930,6 +930,24 @@ def _stale_multi_view(msg):
     return replay
 
 
+def _cat_layout(xp, out, arrs):
+    """``out`` laid out as torch's cat/stack result: channels-last where every input suggests
+    the same channels-last format (NumPy keeps their order), else contiguous."""
+    if out.flags.c_contiguous and all(a.flags.c_contiguous for a in arrs):
+        return out
+    from .conversion import _CHANNELS_LAST, _suggest, restrided   # (it imports this module)
+    fmts = {_suggest(a) for a in arrs}
+    if len(fmts) > 1 or "contiguous_format" in fmts:
+        return out if out.flags.c_contiguous else xp.ascontiguousarray(out)
+    fmt = fmts.pop()
+    if _suggest(out) == fmt:
+        return out
+    st, step = [0] * out.ndim, 1
+    for d in reversed(_CHANNELS_LAST[fmt][1]):
+        st[d], step = step, step * out.shape[d]
+    return restrided(out, st)
+
+
 class Cat(Function):
     node_name = "CatBackward0"
 
@@ -942,7 +960,7 @@ class Cat(Function):
         keep = [a.astype(np_dtype, copy=False) for a in arrs if not (a.ndim == 1 and a.size == 0)]
         if not keep:
             return Tensor._wrap(xp.zeros((0,), dtype=np_dtype))
-        return Tensor._wrap(xp.concatenate(keep, axis=dim))
+        return Tensor._wrap(_cat_layout(xp, xp.concatenate(keep, axis=dim), keep))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -970,7 +988,9 @@ class Stack(Function):
     def forward(ctx, dim, np_dtype, *tensors):
         ctx.dim = dim
         arrs = [t._array.astype(np_dtype, copy=False) for t in tensors]
-        return Tensor._wrap(get_array_module(*arrs).stack(arrs, axis=dim))
+        xp = get_array_module(*arrs)
+        return Tensor._wrap(_cat_layout(xp, xp.stack(arrs, axis=dim),
+                                        [xp.expand_dims(a, dim) for a in arrs]))
 
     @staticmethod
     def backward(ctx, grad_output):
