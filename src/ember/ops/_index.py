@@ -3,7 +3,7 @@ indexing, scatter, shape and in-place ops (the lowest op module of the four)."""
 from ..autograd.function import Function
 from ..backend import backend_of, is_array
 from ..tensor import Tensor
-from ._util import sum_to
+from ._util import cast, sum_to
 from ..dtypes import scalar_type_name as dtype_name  # noqa: F401
 
 __all__ = []
@@ -217,7 +217,7 @@ class IndexPut(Function):
         out = base._array.copy()
         v = values._array if isinstance(values, Tensor) else values
         if is_array(v) and v.dtype != out.dtype:
-            v = v.astype(out.dtype)
+            v = cast(v, out.dtype)
         try:
             if accumulate:
                 backend_of(out).scatter_add(out, index, v)

@@ -142,7 +142,7 @@ def _recorded(t, fn, op, args, kwargs):
     if multi is not None:
         raise RuntimeError(multi)
     if t.grad_fn is None and t._requires_grad:
-        raise RuntimeError(_LEAF_MSG)
+        raise RuntimeError(_LEAF_MSG if t._base is None else "a view of " + _LEAF_MSG)
     base = t._base
     if base is not None:
         if base.grad_fn is None and base._requires_grad:

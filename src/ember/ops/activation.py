@@ -126,7 +126,14 @@ class LogSoftmax(Function):
             with errstate(invalid="ignore", over="ignore", divide="ignore"):
                 # NOTE: as torch, a row holding +inf, NaN or only -inf is all NaN (inf - inf).
                 shifted = x - x.max(axis=dim, keepdims=True)
-                out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+                lse = xp.exp(shifted).sum(axis=dim, keepdims=True)
+                if arr.dtype.itemsize == 2 and dim == arr.ndim - 1:
+                    # (torch's 16-bit last-dim kernel keeps the sum and its log in the dtype)
+                    lse = lse.astype(arr.dtype).astype(x.dtype)
+                    lse = xp.log(lse).astype(arr.dtype).astype(x.dtype)
+                else:
+                    lse = xp.log(lse)
+                out = shifted - lse
                 out = out.reshape(arr.shape).astype(arr.dtype)
         out = Tensor._wrap(_dense(xp, out))     # (always contiguous, as torch)
         ctx.dim, ctx.given = dim, given
@@ -537,15 +544,16 @@ class Gelu(Function):
         _float_kernel(x, "GeluKernelImpl")
         ctx.approximate = approximate
         xp = xp_of(input)
+        xf = x.astype(np.float32) if x.dtype.itemsize == 2 else x     # (torch's opmath)
         if approximate == "tanh":
             ctx.save_for_backward(input)
             with _quiet():
-                inner = (x + x * x * x * _GELU_C) * _SQRT_2_PI
-                out = (x * 0.5 * (xp.tanh(inner) + 1)).astype(x.dtype, copy=False)
+                inner = (xf + xf * xf * xf * _GELU_C) * _SQRT_2_PI
+                out = (xf * 0.5 * (xp.tanh(inner) + 1)).astype(x.dtype, copy=False)
                 return Tensor._wrap(_keep_layout(out, x))
         ctx.save_for_backward(input)     # (the input only, as torch: a pack hook sees one)
         with _quiet():
-            out = (x * _gelu_cdf(x)).astype(x.dtype, copy=False)
+            out = (xf * _gelu_cdf(xf)).astype(x.dtype, copy=False)
         if x.dtype.itemsize < 8:
             # NOTE: torch's float32/half kernel gives NaN at +inf (its erf-based formula), its
             # float64 one +inf; -inf is NaN in both.
@@ -563,13 +571,16 @@ class Gelu(Function):
 
     @staticmethod
     def array_backward(ctx, grad_output):
-        if ctx.approximate == "tanh":
-            return Gelu.backward(ctx, grad_output)
         input, = ctx.saved_tensors
-        x = input._array
+        x, g, dt = input._array, grad_output._array, input._array.dtype
+        if dt.itemsize == 2:     # (torch's 16-bit kernel: in float32, rounded once)
+            x, g = x.astype(np.float32), g.astype(np.float32)
         with _quiet():
-            pdf = xp_of(input).exp(x * x * -0.5) * _INV_SQRT_2PI
-            return Tensor._wrap(grad_output._array * (_gelu_cdf(x) + x * pdf)), None
+            if ctx.approximate == "tanh":
+                out = _gelu_tanh_grad(Tensor._wrap(g), Tensor._wrap(x))._array
+            else:
+                out = g * (_gelu_cdf(x) + x * (xp_of(input).exp(x * x * -0.5) * _INV_SQRT_2PI))
+        return Tensor._wrap(out.astype(dt, copy=False)), None
 
 
 def _gelu_cdf(x):
@@ -758,7 +769,8 @@ class RreluWithNoise(Function):
             ctx.save_for_backward(input, Tensor._wrap(noise_arr))
             return Tensor._wrap(x * noise_arr)
         ctx.slope = slope
-        out = Tensor._wrap(xp.where(x > 0, x, x * x.dtype.type(slope)))
+        # (torch's eval rrelu makes a contiguous output, whatever the input's layout)
+        out = Tensor._wrap(xp.ascontiguousarray(xp.where(x > 0, x, x * x.dtype.type(slope))))
         ctx.save_for_backward(out if is_result else input, None)
         return out
 

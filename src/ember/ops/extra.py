@@ -244,9 +244,9 @@ class Ldexp(Function):
         if ctx.needs_input_grad[1]:
             # (in place: the gradient is formed in the input's dtype, as torch's result)
             gb = _sum_back((grad_output * out.conj()) * _LN2, ctx._input_meta(1)[0])
+            check_real_grad(gb, ctx, 1)
             if ctx.into is not None:
                 gb = gb.to(b.dtype)
-            check_real_grad(gb, ctx, 1)
         return ga, gb, None
 
 
@@ -905,7 +905,7 @@ def _quantile(input, q, dim, keepdim, interpolation, name, ignore_nan):
             raise RuntimeError("%s() q values must be in the range [0, 1]" % name)
     if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
         raise RuntimeError("%s() interpolation must be one of linear, lower, higher, midpoint or "
-                           "nearest. Got %s" % (name, interpolation))
+                           "nearest, but got %s" % (name, interpolation))
     if input.numel() == 0:
         raise RuntimeError("%s() input tensor must be non-empty" % name)
     xp = xp_of(input)
@@ -1438,8 +1438,8 @@ def histc(input, bins=100, min=0, max=0):
     lo, hi = float(min), float(max)
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
-    if lo == hi and arr.size:
-        lo, hi = float(arr.min()), float(arr.max())
+    if lo == hi and arr.size:     # (a NaN of the data prints as torch's -nan)
+        lo, hi = (v if v == v else -abs(v) for v in (float(arr.min()), float(arr.max())))
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)):
@@ -1703,7 +1703,7 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
 
 
 def _g(v):
-    return "%g" % v
+    return "-nan" if v != v and math.copysign(1, v) < 0 else "%g" % v
 
 
 def block_diag(*tensors):

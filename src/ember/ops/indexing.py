@@ -12,7 +12,7 @@ from ..backend import backend_of, is_array
 from ..tensor import Tensor
 from ._index import Index, IndexPut, check_index_broadcast, dtype_name as _tname
 from ._inplace import inplace, overwrite
-from ._util import SCALAR_TYPES as _SCALARS, checked_scalar, writable, xp_of
+from ._util import SCALAR_TYPES as _SCALARS, cast, checked_scalar, writable, xp_of
 from .shape import _view_of, expand, reshape
 __all__ = ["nonzero", "argwhere", "index_put", "index_put_"]
 
@@ -345,7 +345,7 @@ def _setitem(t, index, value):
                       % (("masked_fill_", "mask", "scalar") if fill else
                          ("index_put_", "indices", "tensor")), UserWarning, stacklevel=3)
     if is_array(v) and v.dtype.kind in "fV" and arr.dtype.kind in "iub":
-        v = v.astype(arr.dtype)
+        v = cast(v, arr.dtype)
     try:
         arr[idx] = v
     except IndexError as e:

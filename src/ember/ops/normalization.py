@@ -369,10 +369,14 @@ def _norm_grads(ctx, grad_output):
         gb = bias.detach().new_zeros(bias.shape)
     if ctx.needs_input_grad[0] and ctx.bn:
         # NOTE: torch's order for batch norm (the weight is per channel): the centred
-        # gradient times weight * invstd.
+        # gradient times weight * invstd; in training ((dy - mean(dy) - xc * k) * invstd) * w
+        # with k = sum(xc * dy) * invstd^2 / N (which decides where 0 * inf gives NaN).
         scale = invstd * weight.reshape(pshape) if ctx.affine[0] else invstd
         if mean is None:
-            g = g - g.mean(axes, keepdim=True) - xhat * (g * xhat).mean(axes, keepdim=True)
+            n = max(math.prod(xs.shape[a] for a in axes), 1)
+            k = (g * xc).sum(axes, keepdim=True) * invstd * invstd / n
+            g = (g - g.sum(axes, keepdim=True) / n - xc * k) * invstd
+            scale = weight.reshape(pshape) if ctx.affine[0] else 1.0
         gx = g * scale
     elif ctx.needs_input_grad[0]:
         gy = g * weight.reshape(pshape) if ctx.affine[0] else g

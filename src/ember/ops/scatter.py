@@ -876,6 +876,9 @@ class MaskedScatter(Function):
 
 def masked_scatter(input, mask, source):
     """``input`` with the True positions of ``mask`` filled from ``source`` in row-major order."""
+    if source.dtype != input.dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
+                           "%s and %s" % (_tname(input.dtype), _tname(source.dtype)))
     m = _mask("masked_scatter_", mask, input)
     return MaskedScatter.apply(input, m, source)
 
