@@ -32,17 +32,13 @@ def _ones(ref):
 
 def _as_tuple(inp, arg_name, fn_name=None):
     Tensor = _tensor_cls()
-    is_tuple = isinstance(inp, (tuple, list))
+    is_tuple = isinstance(inp, tuple)
     items = tuple(inp) if is_tuple else (inp,)
     for i, el in enumerate(items):
         if not isinstance(el, Tensor):
-            if is_tuple:
-                raise TypeError("The %s given to %s must be either a Tensor or a tuple of Tensors "
-                                "but the value at index %d has type %s."
-                                % (arg_name, fn_name, i, type(el).__name__))
+            where = "value at index %d" % i if is_tuple else "given %s" % arg_name
             raise TypeError("The %s given to %s must be either a Tensor or a tuple of Tensors but "
-                            "the given %s has type %s."
-                            % (arg_name, fn_name, arg_name, type(el).__name__))
+                            "the %s has type %s." % (arg_name, fn_name, where, type(el)))
     return is_tuple, items
 
 
@@ -81,9 +77,9 @@ def _validate_v(v, other, is_other_tuple):
         raise RuntimeError("The given v should contain a single Tensor.")
     for idx, (el_v, el_other) in enumerate(zip(v, other)):
         if tuple(el_v.shape) != tuple(el_other.shape):
-            prepend = " at index %d" % idx if is_other_tuple else ""
-            raise RuntimeError("Mismatch in sizes between v%s: expected %s but got %s."
-                               % (prepend, tuple(el_other.shape), tuple(el_v.shape)))
+            prepend = "Entry %d in " % idx if is_other_tuple else ""
+            raise RuntimeError("%sv has invalid size: should be %s but got %s."
+                               % (prepend, el_other.size(), el_v.size()))
 
 
 def _check_requires_grad(inputs, input_type, strict):
@@ -99,12 +95,15 @@ def _check_requires_grad(inputs, input_type, strict):
             if input_type == "hessian":
                 raise RuntimeError("The hessian of the user-provided function with respect to "
                                    "input %d is independent of the input. This is not allowed in "
-                                   "strict mode." % i)
+                                   "strict mode. You should ensure that your function is thrice "
+                                   "differentiable and that the hessian depends on the inputs." % i)
             if input_type == "jacobian":
                 raise RuntimeError("While computing the hessian, found that the jacobian of the "
                                    "user-provided function with respect to input %d is "
                                    "independent of the input. This is not allowed in strict "
-                                   "mode." % i)
+                                   "mode. You should ensure that your function is twice "
+                                   "differentiable and that the jacobian depends on the inputs "
+                                   "(this would be violated by a linear function for example)." % i)
             if input_type == "grad_inputs":
                 raise RuntimeError("The gradient with respect to input %d is independent of the "
                                    "inputs of the user-provided function. This is not allowed in "
@@ -139,14 +138,17 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
                                        "backward trick to compute forward mode gradients. This "
                                        "is not allowed in strict mode." % i)
                 if stage == "double_back":
-                    raise RuntimeError("The jacobian of the user-provided function is "
-                                       "independent of input %d. This is not allowed in strict "
-                                       "mode." % i)
+                    raise RuntimeError("The jacobian of the user-provided function is independent "
+                                       "of input %d. This is not allowed in strict mode." % i)
                 raise RuntimeError("The hessian of the user-provided function is independent of "
                                    "entry %d in the grad_jacobian. This is not allowed in strict "
                                    "mode as it prevents from using the double backward trick to "
                                    "replace forward mode AD." % i)
             g = _zeros(r)
+        elif strict and create_graph and not g.requires_grad:
+            raise RuntimeError("The %s of the user-provided function is independent of input %d. "
+                               "This is not allowed in strict mode when create_graph=True."
+                               % ("hessian" if "double" in stage else "jacobian", i))
         res.append(g)
     return tuple(res)
 
@@ -160,6 +162,18 @@ def _prepare_v(v, outputs, is_outputs_tuple, fn_name):
         raise RuntimeError("The vector v can only be None if the user-provided function returns "
                            "a single Tensor with a single element.")
     return (_ones(outputs[0]),)
+
+
+def _prepare_input_v(v, inputs, is_inputs_tuple, fn_name):
+    """The tangents ``v`` of jvp/vhp/hvp checked against ``inputs`` (ones for a 1-element input)."""
+    if v is not None:
+        _, v = _as_tuple(v, "v", fn_name)
+        _validate_v(v, inputs, is_inputs_tuple)
+        return v
+    if len(inputs) != 1 or inputs[0].numel() != 1:
+        raise RuntimeError("The vector v can only be None if the input to the user-provided "
+                           "function is a single Tensor with a single element.")
+    return (_ones(inputs[0]),)
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
@@ -199,15 +213,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_preprocess(inputs, create_graph)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "jvp")
-            _validate_v(v, inputs, is_inputs_tuple)
-        else:
-            if len(inputs) != 1 or inputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the "
-                                   "user-provided function is a single Tensor with a single "
-                                   "element.")
-            v = (_ones(inputs[0]),)
+        v = _prepare_input_v(v, inputs, is_inputs_tuple, "jvp")
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                               "jvp")
@@ -227,11 +233,9 @@ def _jacfwd(func, inputs, strict, vectorize):
     """The Jacobian by forward-mode AD: one jvp per input element (torch batches them with
     vmap; the columns are the same)."""
     if strict:
-        raise RuntimeError(
-            "torch.autograd.functional.jacobian: `strict=True` "
-            'and `strategy="forward-mode"` are not supported together (yet). '
-            "Please either set `strict=False` or "
-            '`strategy="reverse-mode"`.')
+        raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="for'
+                           'ward-mode"` are not supported together (yet). Please either set '
+                           '`strict=False` or `strategy="reverse-mode"`.')
     if not vectorize:
         raise NotImplementedError(
             "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
@@ -294,9 +298,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     if strategy == "forward-mode":
         if create_graph:
             raise NotImplementedError(
-                "torch.autograd.functional.jacobian: `create_graph=True` "
-                'and `strategy="forward-mode"` are not supported together (yet). '
-                "Please either set `create_graph=False` or "
+                'torch.autograd.functional.jacobian: `create_graph=True` and `strategy="forward-mo'
+                'de"` are not supported together (yet). Please either set `create_graph=False` or '
                 '`strategy="reverse-mode"`.')
         return _jacfwd(func, inputs, strict, vectorize)
     Tensor = _tensor_cls()
@@ -330,6 +333,10 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                                                "independent of input %d. This is not allowed in "
                                                "strict mode." % (i, k))
                         g = _zeros(inp)
+                    elif strict and create_graph and not g.requires_grad:
+                        raise RuntimeError("The jacobian of the user-provided function is "
+                                           "independent of input %d. This is not allowed in "
+                                           "strict mode when create_graph=True." % i)
                     rows[k].append(g)
             jac_i = []
             for k, inp in enumerate(inputs):
@@ -387,14 +394,7 @@ def _second_order(func, inputs, v, create_graph, strict, fn_name):
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
         inputs = _grad_preprocess(inputs, create_graph)
-        if v is not None:
-            _, v = _as_tuple(v, "v", fn_name)
-            _validate_v(v, inputs, is_inputs_tuple)
-        elif len(inputs) != 1 or inputs[0].numel() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided "
-                               "function is a single Tensor with a single element.")
-        else:
-            v = (_ones(inputs[0]),)
+        v = _prepare_input_v(v, inputs, is_inputs_tuple, fn_name)
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                               fn_name)
