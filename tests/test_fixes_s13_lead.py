@@ -289,3 +289,26 @@ def test_cat_and_stack_layouts(torch, op):
                 out.append((a, b, r.stride(), r.sum().item()))
         return out
     assert run(torch) == run(ember)
+
+
+def test_clip_grad_value_takes_a_generator(torch):
+    """``parameters`` may be a generator (``model.parameters()``): read once."""
+    def run(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Linear(4, 3)
+        m(lib.randn(5, 4)).pow(2).sum().backward()
+        lib.nn.utils.clip_grad_value_(m.parameters(), 0.01)
+        return m.weight.grad.abs().max().item() <= 0.01 + 1e-9, m.bias.grad.tolist()
+    assert run(torch) == run(ember)
+
+
+def test_flash_attention_output_layout(torch):
+    """torch's CPU kernel lays its output out as empty_like(query)."""
+    def run(lib):
+        F = lib.nn.functional
+        lib.manual_seed(0)
+        q = lib.randn(2, 4, 5, 8, requires_grad=True)
+        qt = lib.randn(2, 5, 4, 8).transpose(1, 2)
+        qs = q.detach()[..., :4]
+        return [F.scaled_dot_product_attention(a, a * 2, a * 3).stride() for a in (q, qt, qs)]
+    assert run(torch) == run(ember)

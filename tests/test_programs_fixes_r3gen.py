@@ -145,9 +145,10 @@ def test_channels_last_through_a_generator_block():
         y = net(x)
         grads = lib.autograd.grad(y.pow(2).sum(), list(net.parameters()))
         return (tuple(y.stride()), y.is_contiguous(memory_format=lib.channels_last),
-                _strides(grads), round(grads[0].sum().item(), 4))
+                _strides(grads), grads[0].sum().item())
     e, t = _both(run)
-    assert e == t
+    assert e[:3] == t[:3]
+    assert abs(e[3] - t[3]) <= 1e-4 * abs(t[3])     # (float32 sums: the last bits may differ)
 
 
 def test_leaf_grad_takes_the_parameter_layout():

@@ -3,6 +3,7 @@ from ..autograd.function import Function, once_differentiable
 from ..backend import errstate
 from ..tensor import Tensor
 from ._util import xp_of
+from .conversion import like_strides, restrided
 
 __all__ = []
 
@@ -69,10 +70,10 @@ class FlashAttentionCpu(Function):
         if dt.itemsize == 2:
             e = e.astype(dt).astype(e.dtype)
         out = (xp.matmul(e, v) / total).astype(dt, copy=False)
-        # NOTE: laid out as (B, L, H, E) in memory, as torch's kernel writes it (a later
-        # permute(2, 0, 1, 3).reshape is then a view, as in torch's graph).
-        out = xp.ascontiguousarray(xp.swapaxes(out, 1, 2))
-        output = Tensor._wrap(xp.swapaxes(out, 1, 2))
+        # NOTE: laid out as torch's kernel lays it (empty_like(query): a (B, L, H, E) query
+        # seen as (B, H, L, E) gives that memory order, so a later reshape is a view)
+        st = like_strides(query._array)
+        output = Tensor._wrap(out if st is None else restrided(out, st))
         # torch's saved state, in its order: attn_mask, key, query, value, logsumexp, output
         ctx.save_for_backward(None if mask is None else Tensor._wrap(mask), key, query, value,
                               Tensor._wrap(lse), output)

@@ -11,7 +11,7 @@ from ..random import _gen, _random_range, _sample_like
 from ..tensor import Tensor, _to_array
 from ._inplace import overwrite
 from ._index import _iter_perm
-from .shape import Clone, CloneInOrder
+from .shape import _CHANNELS_LAST, Clone, CloneInOrder, _cl_like, _suggest, restrided  # noqa: F401
 from ._util import cast, checked_scalar, not_implemented_for
 
 __all__ = ["to", "clone", "contiguous", "detach", "device", "is_tensor", "is_floating_point",
@@ -111,9 +111,6 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
     return ToCopy.apply(input, np_dtype, target, like_strides(input._array, memory_format))
 
 
-_CHANNELS_LAST = {"channels_last": (4, [0, 2, 3, 1]), "channels_last_3d": (5, [0, 2, 3, 4, 1])}
-
-
 def _memory_order(arr, memory_format, op):
     """The dims of ``arr`` slowest first in ``memory_format`` (None: C order, or for
     ``preserve_format`` the layout kept as it is)."""
@@ -136,15 +133,6 @@ class CloneStrided(CloneInOrder):
         return Tensor._wrap(restrided(a._array, strides))
 
 
-def restrided(arr, strides):
-    """A copy of ``arr`` with element ``strides`` (dense: a permutation of C order's)."""
-    b = backend_of(arr)
-    out = b.as_strided(b.xp.empty(arr.size, arr.dtype), arr.shape,
-                       tuple(s * arr.itemsize for s in strides))
-    out[...] = arr
-    return out
-
-
 def _dense(shape, st):
     """torch's is_non_overlapping_and_dense for element strides ``st``."""
     need = 1
@@ -152,24 +140,6 @@ def _dense(shape, st):
         if st[d] != need:
             return False
         need *= shape[d]
-    return True
-
-
-def _suggest(arr):
-    """torch's ``suggest_memory_format`` (its name) of array ``arr``."""
-    for name, (rank, order) in _CHANNELS_LAST.items():
-        if arr.ndim == rank and arr.strides[1] and _cl_like(arr.shape, arr.strides, order):
-            return name
-    return "contiguous_format"
-
-
-def _cl_like(shape, st, order):
-    """torch's is_channels_last_strides_2d/3d (strides in ``order``; ambiguous ones not)."""
-    low = 0
-    for d in reversed(order):
-        if shape[d] == 0 or st[d] < low or (d == 0 and low == st[1]):
-            return False
-        low = st[d] * shape[d]
     return True
 
 

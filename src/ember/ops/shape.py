@@ -930,12 +930,41 @@ def _stale_multi_view(msg):
     return replay
 
 
+_CHANNELS_LAST = {"channels_last": (4, [0, 2, 3, 1]), "channels_last_3d": (5, [0, 2, 3, 4, 1])}
+
+
+def restrided(arr, strides):
+    """A copy of ``arr`` with element ``strides`` (dense: a permutation of C order's)."""
+    b = backend_of(arr)
+    out = b.as_strided(b.xp.empty(arr.size, arr.dtype), arr.shape,
+                       tuple(s * arr.itemsize for s in strides))
+    out[...] = arr
+    return out
+
+
+def _suggest(arr):
+    """torch's ``suggest_memory_format`` (its name) of array ``arr``."""
+    for name, (rank, order) in _CHANNELS_LAST.items():
+        if arr.ndim == rank and arr.strides[1] and _cl_like(arr.shape, arr.strides, order):
+            return name
+    return "contiguous_format"
+
+
+def _cl_like(shape, st, order):
+    """torch's is_channels_last_strides_2d/3d (strides in ``order``; ambiguous ones not)."""
+    low = 0
+    for d in reversed(order):
+        if shape[d] == 0 or st[d] < low or (d == 0 and low == st[1]):
+            return False
+        low = st[d] * shape[d]
+    return True
+
+
 def _cat_layout(xp, out, arrs):
     """``out`` laid out as torch's cat/stack result: channels-last where every input suggests
     the same channels-last format (NumPy keeps their order), else contiguous."""
     if out.flags.c_contiguous and all(a.flags.c_contiguous for a in arrs):
         return out
-    from .conversion import _CHANNELS_LAST, _suggest, restrided   # (it imports this module)
     fmts = {_suggest(a) for a in arrs}
     if len(fmts) > 1 or "contiguous_format" in fmts:
         return out if out.flags.c_contiguous else xp.ascontiguousarray(out)

@@ -548,6 +548,8 @@ class Module:
             mine = list(own)[before:]
             missing += hook_missing[name] + [k for k in mine if k not in state_dict]
             unexpected += hook_unexpected[name]
+            if key not in extra and key in state_dict:      # (no set_extra_state to take it)
+                unexpected.append(key)
             for k in state_dict:
                 head, dot, _ = k[len(prefix):].partition(".")
                 if k.startswith(prefix) and k != key and (

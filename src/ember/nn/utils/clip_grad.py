@@ -52,8 +52,9 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 def clip_grad_value_(parameters, clip_value, foreach=None):
     """Clamp every gradient element into ``[-clip_value, clip_value]`` in place."""
     clip_value = float(clip_value)
-    _no_sparse(_grads(parameters), "clamp_min_" if clip_value else "clamp_")
-    for g in _grads(parameters):
+    grads = _grads(parameters)      # (``parameters`` may be a generator: read once)
+    _no_sparse(grads, "clamp_min_" if clip_value else "clamp_")
+    for g in grads:
         get_array_module(g._array).clip(g._array, -clip_value, clip_value, out=g._array)
         g._bump()
 
