@@ -153,27 +153,20 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     return tuple(res)
 
 
-def _prepare_v(v, outputs, is_outputs_tuple, fn_name):
+def _prepare_v(v, tensors, is_tuple, fn_name, whose="user-provided function returns"):
+    """The vector ``v`` checked against ``tensors`` (the outputs, or for jvp/vhp/hvp the
+    inputs: ``whose`` says which); ones for a single 1-element tensor."""
     if v is not None:
         _, v = _as_tuple(v, "v", fn_name)
-        _validate_v(v, outputs, is_outputs_tuple)
+        _validate_v(v, tensors, is_tuple)
         return v
-    if len(outputs) != 1 or outputs[0].numel() != 1:
-        raise RuntimeError("The vector v can only be None if the user-provided function returns "
-                           "a single Tensor with a single element.")
-    return (_ones(outputs[0]),)
+    if len(tensors) != 1 or tensors[0].numel() != 1:
+        raise RuntimeError("The vector v can only be None if the %s a single Tensor with a "
+                           "single element." % whose)
+    return (_ones(tensors[0]),)
 
 
-def _prepare_input_v(v, inputs, is_inputs_tuple, fn_name):
-    """The tangents ``v`` of jvp/vhp/hvp checked against ``inputs`` (ones for a 1-element input)."""
-    if v is not None:
-        _, v = _as_tuple(v, "v", fn_name)
-        _validate_v(v, inputs, is_inputs_tuple)
-        return v
-    if len(inputs) != 1 or inputs[0].numel() != 1:
-        raise RuntimeError("The vector v can only be None if the input to the user-provided "
-                           "function is a single Tensor with a single element.")
-    return (_ones(inputs[0]),)
+_INPUT = "input to the user-provided function is"
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
@@ -213,7 +206,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_preprocess(inputs, create_graph)
-        v = _prepare_input_v(v, inputs, is_inputs_tuple, "jvp")
+        v = _prepare_v(v, inputs, is_inputs_tuple, "jvp", _INPUT)
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                               "jvp")
@@ -394,7 +387,7 @@ def _second_order(func, inputs, v, create_graph, strict, fn_name):
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
         inputs = _grad_preprocess(inputs, create_graph)
-        v = _prepare_input_v(v, inputs, is_inputs_tuple, fn_name)
+        v = _prepare_v(v, inputs, is_inputs_tuple, fn_name, _INPUT)
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                               fn_name)
