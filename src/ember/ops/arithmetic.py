@@ -41,8 +41,9 @@ def _same(g, arr):
 def _laid(out, a, b=0):
     """``out``, the element-wise result of tensors (or numbers) ``a`` and ``b``, laid out as
     torch's TensorIterator lays it out (NumPy's order differs for mixed layouts)."""
-    if a._array.flags.c_contiguous and (not isinstance(b, Tensor) or b._array.flags.c_contiguous) \
-            or out.ndim < 2 or out.size == 0 or not is_array(out):
+    if out.ndim < 2 or a._array.flags.c_contiguous and (
+            not isinstance(b, Tensor) or b._array.flags.c_contiguous) or out.size == 0 or \
+            not is_array(out):
         return out
     aa, bb = a._array, b._array if isinstance(b, Tensor) else b
     shape, arrs = out.shape, [x for x in (aa, bb) if is_array(x)]
