@@ -130,6 +130,7 @@ class Tensor:
     _retains_grad: bool = False
     _conj_bit: bool = False                     # (set by ``conj()``, as torch's lazy bit)
     _inference: bool = False                    # made inside ``inference_mode()``
+    _soff: int = 0                              # a detached view's storage offset
     __array_priority__ = 1000    # (NumPy's binary operators defer to the reflected ones)
 
     def __init__(self, *args: Any, _dtype: Optional[_dt.dtype] = None) -> None:
@@ -293,7 +294,7 @@ class Tensor:
 
     def storage_offset(self) -> int:
         root = self if self._base is None else self._base
-        off = root.__dict__.get("_soff", 0)     # a detached view keeps its offset
+        off = root._soff        # (a detached view keeps its offset)
         if root is not self:
             ptr = _backend.backend_of(self._array).data_ptr
             off += (ptr(self._array) - ptr(root._array)) // self._array.itemsize
@@ -303,7 +304,7 @@ class Tensor:
         """A new leaf over the same array, with this one's storage offset and inference mode."""
         t, off = Tensor._wrap(self._array), self.storage_offset()
         if off:
-            t.__dict__["_soff"] = off
+            t._soff = off
         if self._inference:
             t._inference = True
         return t

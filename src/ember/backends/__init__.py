@@ -148,11 +148,8 @@ class _Cpu(types.ModuleType):
     def get_cpu_capability(self):
         """The widest SIMD level of this CPU, as torch names its own ("AVX512", "AVX2" or
         "DEFAULT")."""
-        try:
-            with open("/proc/cpuinfo") as f:
-                flags = next((line.split() for line in f if line.startswith("flags")), [])
-        except OSError:
-            flags = []
+        from ..ops._util import cpu_flags
+        flags = cpu_flags()
         if "avx512f" in flags:
             return "AVX512"
         return "AVX2" if "avx2" in flags else "DEFAULT"

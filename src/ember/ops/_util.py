@@ -274,15 +274,21 @@ def check_real_grad(g, ctx, i):
 
 
 @functools.lru_cache(maxsize=None)
+def cpu_flags():
+    """The CPU's feature flags (/proc/cpuinfo; empty where there is none)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return frozenset(next((ln.split() for ln in f if ln.startswith("flags")), []))
+    except OSError:
+        return frozenset()
+
+
+@functools.lru_cache(maxsize=None)
 def cpu_has(kind):
     """Whether torch's oneDNN takes ``kind`` ("fp16" or "bf16") convolutions on this CPU
     (``mkldnn_fp16_device_check``/``mkldnn_bf16_device_check``: AVX512-FP16 or AVX2-VNNI-2 for
     half, AVX512 core or AVX2-VNNI-2 for bfloat16)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = set(next((ln.split() for ln in f if ln.startswith("flags")), []))
-    except OSError:
-        return False
+    flags = cpu_flags()
     vnni2 = {"avx_ne_convert", "avx_vnni_int8", "avx_ifma"} <= flags
     if kind == "fp16":
         return vnni2 or "avx512_fp16" in flags or "amx_fp16" in flags

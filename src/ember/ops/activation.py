@@ -22,7 +22,7 @@ __all__ = ["softmax", "log_softmax", "selu", "celu", "selu_", "celu_", "hardshri
 
 
 
-def _dense(xp, arr):
+def _c_order(xp, arr):
     """``arr`` in C order (a 0-d array stays 0-d, which ``ascontiguousarray`` would not keep)."""
     return arr if arr.flags.c_contiguous else xp.ascontiguousarray(arr)
 
@@ -72,7 +72,7 @@ class Softmax(Function):
                 out = (e / e.sum(axis=dim, keepdims=True)).reshape(arr.shape).astype(arr.dtype)
             else:
                 out = arr.copy()
-        out = Tensor._wrap(_dense(xp, out))     # (always contiguous, as torch)
+        out = Tensor._wrap(_c_order(xp, out))     # (always contiguous, as torch)
         ctx.dim, ctx.given = dim, given
         ctx.save_for_backward(out)
         return out
@@ -135,7 +135,7 @@ class LogSoftmax(Function):
                     lse = xp.log(lse)
                 out = shifted - lse
                 out = out.reshape(arr.shape).astype(arr.dtype)
-        out = Tensor._wrap(_dense(xp, out))     # (always contiguous, as torch)
+        out = Tensor._wrap(_c_order(xp, out))     # (always contiguous, as torch)
         ctx.dim, ctx.given = dim, given
         ctx.save_for_backward(out)
         return out
@@ -925,7 +925,7 @@ class Pointwise(Function):
         with _quiet():
             out = fwd(xp_of(input), x, conf).astype(x.dtype, copy=False)
         # NOTE: torch's log_sigmoid_forward writes a fresh contiguous output
-        return Tensor._wrap(_dense(xp_of(input), out) if kind == "logsigmoid" else out)
+        return Tensor._wrap(_c_order(xp_of(input), out) if kind == "logsigmoid" else out)
 
     @staticmethod
     def backward(ctx, grad_output):
