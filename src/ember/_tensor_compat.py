@@ -88,6 +88,7 @@ def _layout_error(method: str, layout: str) -> RuntimeError:
 
 class _Compat:
     _scalar_warned = [False]
+    _T_warned = [False]
 
     def _warn_scalar(self) -> None:
         """torch's warning, once per process, for ``float()`` of a tensor that requires grad."""
@@ -95,6 +96,16 @@ class _Compat:
             self._scalar_warned[0] = True
             warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
                           "unexpected behavior.\nConsider using tensor.detach() first.",
+                          UserWarning, stacklevel=3)
+
+    def _warn_T(self) -> None:
+        """torch's warning, once per process, for ``x.T`` of a tensor that is not 2-D."""
+        if not self._T_warned[0]:
+            self._T_warned[0] = True
+            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                          "shape is deprecated and it will throw an error in a future release. "
+                          "Consider `x.mT` to transpose batches of matrices or `x.permute(*torch."
+                          "arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
                           UserWarning, stacklevel=3)
 
     def _bad_grad(self, value: Any) -> None:
@@ -188,8 +199,9 @@ class _Compat:
         it, so there is nothing to record."""
 
     def module_load(self, other: Any, assign: builtins.bool = False) -> Any:
-        """What ``load_state_dict`` copies into this parameter: ``other`` itself."""
-        return other
+        """What ``load_state_dict`` puts in this parameter's place under swap mode: ``other``
+        (``assign=True``) or this tensor after copying ``other`` into it, detached."""
+        return other.detach() if assign else self.copy_(other).detach()
 
     def as_subclass(self, cls: type) -> Tensor:
         """This tensor's data (shared) and graph, as an instance of ``cls``."""

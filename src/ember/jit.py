@@ -12,6 +12,8 @@ __all__ = ["script", "trace", "trace_module", "ignore", "unused", "export", "int
            "enable_onednn_fusion", "onednn_fusion_enabled", "set_fusion_strategy",
            "optimized_execution", "strict_fusion", "script_method", "Future"]
 
+from .nn.modules.module import Module as _Module  # noqa: E402
+
 Final = typing.Final
 Error = RuntimeError
 
@@ -20,8 +22,9 @@ class TracerWarning(Warning):
     """A warning ``trace`` gives about Python control flow it cannot record."""
 
 
-class ScriptModule:
-    """Marker base: ``torch.jit.ScriptModule`` (ember never makes one)."""
+class ScriptModule(_Module):
+    """``torch.jit.ScriptModule``: an ``nn.Module`` (TorchScript-era code subclasses it; ember
+    runs its ``script_method``s eagerly)."""
 
 
 class ScriptFunction:

@@ -290,6 +290,8 @@ class Tensor:
         return self._array.flags.c_contiguous
 
     def data_ptr(self) -> int:
+        if not self._array.size:
+            return 0        # (torch's address of no elements)
         return _backend.backend_of(self._array).data_ptr(self._array)
 
     def storage_offset(self) -> int:
@@ -445,14 +447,14 @@ class Tensor:
         """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
         fn = self.grad_fn
         if gradient is None and inputs is None and fn is not None and self._base is None and \
-                not self._array.shape:   # loss.backward(): what engine.backward does, directly
+                not self._array.shape and not create_graph:
+            # loss.backward(): what engine.backward does, directly
             arr = self._array
             if arr.dtype.kind == "c":
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs "
                                    "but got %s" % self.dtype)
             ones = Tensor._wrap(_backend._XP.get(type(arr), np).asarray(1, dtype=arr.dtype))
-            return _engine._execute(((fn, self._output_nr),), (ones,), create_graph
-                                    if retain_graph is None else retain_graph, create_graph,
+            return _engine._execute(((fn, self._output_nr),), (ones,), bool(retain_graph), False,
                                     None, None)
         _engine.backward((self,), gradient, retain_graph, create_graph, inputs)
 
@@ -885,6 +887,8 @@ class Tensor:
 
     @property
     def T(self) -> Tensor:
+        if self._array.ndim != 2:
+            self._warn_T()
         return _ops.permute(self, tuple(range(self._array.ndim - 1, -1, -1)))
 
     @property

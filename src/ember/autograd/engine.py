@@ -89,6 +89,8 @@ def backward(tensors: _TensorOrTensors, grad_tensors: _GradTensors = None,
         grad_tensors = tuple(grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph and not _cycle_warned:
+        _warn_cycle()
     grads = _make_grads(tensors, grad_tensors)
     targets = None
     if inputs is not None:
@@ -96,8 +98,24 @@ def backward(tensors: _TensorOrTensors, grad_tensors: _GradTensors = None,
             inputs = (inputs,)
         if len(inputs) == 0:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        for t in inputs:        # (torch retains each input's grad: a non-leaf keeps its .grad)
+            t.retain_grad()
         targets = {id(t): t for t in inputs}
     _execute(_roots(tensors), grads, retain_graph, create_graph, targets, None)
+
+
+_cycle_warned = False
+
+
+def _warn_cycle() -> None:
+    """torch's warning, once per process, for ``backward(create_graph=True)``."""
+    global _cycle_warned
+    _cycle_warned = True
+    warnings.warn("Using backward() with create_graph=True will create a reference cycle between "
+                  "the parameter and its gradient which can cause a memory leak. We recommend "
+                  "using autograd.grad when creating the graph to avoid this. If you have to use "
+                  "this function, make sure to reset the .grad fields of your parameters to None "
+                  "after use to break the cycle and avoid the leak.", UserWarning, stacklevel=4)
 
 
 def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs: _GradTensors = None,
@@ -625,8 +643,8 @@ def _call_hook(hook, g):
 
 
 def _observe(node, buf, walk):
-    """Gradients of the node's outputs that are kept: ``retain_grad``, ``grad()``'s capture,
-    and ``backward(inputs=...)`` naming a non-leaf."""
+    """Gradients of the node's outputs that are kept: ``retain_grad`` (``backward(inputs=...)``
+    naming a non-leaf retains it) and ``grad()``'s capture."""
     if node._retains and walk.capture is None:
         for nr, ref in node._retains.items():
             t = ref()
@@ -637,10 +655,6 @@ def _observe(node, buf, walk):
             key = (id(node), nr)
             if key in walk.capture and g is not None:
                 walk.capture[key] = _add(walk.capture[key], g)
-    if walk.targets is not None:
-        for t in walk.targets.values():
-            if t.grad_fn is node and buf[t._output_nr] is not None:
-                _accumulate(t, buf[t._output_nr], walk.create_graph, False)
 
 
 def _validate(node, result):
@@ -756,7 +770,7 @@ def _adoptable(arr, leaf):
     """An owned gradient array that may become ``.grad`` as is: laid out as the leaf (C order,
     or the leaf's strides where they differ), and all of its memory (not a window)."""
     ok = arr.flags.c_contiguous if leaf.flags.c_contiguous else arr.strides == leaf.strides
-    return ok and (arr.base is None or arr.base.nbytes == arr.nbytes)
+    return ok and (arr.base is None or getattr(arr.base, "nbytes", -1) == arr.nbytes)
 
 
 def _copy_like(arr, leaf):

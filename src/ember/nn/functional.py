@@ -83,10 +83,16 @@ def linear(input, weight, bias=None):
     if _ac_state.autocast:
         input, weight, bias = _autocast.inputs("lower", (input, weight, bias))
     x = input._array
-    # NOTE: as torch, 2-D input (any bias) and contiguous input with a 1-D bias go through
-    # addmm (which rejects a bias of another dtype); the rest is matmul then an in-place add
-    if bias is not None and weight.dim() == 2 and \
-            (x.ndim == 2 or (x.ndim >= 1 and bias.dim() == 1 and x.flags.c_contiguous)):
+    if x.ndim == 0 or weight.dim() == 0:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are %dD "
+                           "and %dD" % (x.ndim, weight.dim()))
+    # NOTE: as torch, 2-D input (any bias) and contiguous 3-D input or input with a 1-D bias go
+    # through addmm (which rejects a bias of another dtype and a 1-D weight); the rest is
+    # matmul then an in-place add
+    if bias is not None and (x.ndim == 2 or x.flags.c_contiguous
+                             and (x.ndim == 3 or bias.dim() == 1)):
+        if weight.dim() == 1:
+            raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
         if x.shape[-1] != weight.shape[1]:
             raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)"
                                % (x.size // max(x.shape[-1], 1), x.shape[-1],

@@ -71,3 +71,24 @@ _PLAIN["repeat_interleave"] = _scatter._repeat_interleave_method   # (torch's me
 _PLAIN["broadcast_to"] = shape._broadcast_to_method
 _PLAIN["squeeze"] = shape._squeeze_method
 _PLAIN["squeeze_"] = shape._squeeze__method
+
+
+def _split_method(self, split_size, dim=0):
+    """``Tensor.split``: the method names its argument ``split_size`` (the function does not)."""
+    return shape.split(self, split_size, dim)
+
+
+_split_method.__name__, _split_method.__qualname__ = "split", "Tensor.split"
+_PLAIN["split"] = _split_method
+
+
+_custom_namespace = None    # (``ember.library`` sets it: its custom-op namespaces)
+
+
+def __getattr__(name):
+    """``ember.ops.<ns>``: operators from ``ember.library`` (``custom_op``, ``Library``)."""
+    import importlib.util
+    if (_custom_namespace is None or name.startswith("_")
+            or importlib.util.find_spec(__name__ + "." + name) is not None):   # (a submodule)
+        raise AttributeError("module 'ember.ops' has no attribute %r" % name)
+    return _custom_namespace(name)

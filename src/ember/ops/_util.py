@@ -1,5 +1,7 @@
 """Helpers shared by the op families: dims, broadcasting undo, scalars and dtypes."""
 import functools
+import sys
+import warnings
 
 import numpy as np
 
@@ -12,6 +14,21 @@ from ..tensor import Tensor, _to_array
 
 _ndarray = np.ndarray
 _np_generic = np.generic
+
+
+_DEPRECATED_WARNED = [False]
+
+
+def deprecated_overload(msg):
+    """torch's warning for a deprecated overload: once per process (whichever overload), at the
+    line of the caller outside ember."""
+    if _DEPRECATED_WARNED[0]:
+        return
+    _DEPRECATED_WARNED[0] = True
+    f, level = sys._getframe(1), 2
+    while f is not None and f.f_globals.get("__name__", "").startswith("ember."):
+        f, level = f.f_back, level + 1
+    warnings.warn(msg, UserWarning, stacklevel=level)
 
 
 def xp_of(t):
@@ -271,6 +288,17 @@ def check_real_grad(g, ctx, i):
     input is real and torch's formula has no complex-to-real step (its ``handle_r_to_c``)."""
     if g is not None and g._array.dtype.kind == "c" and ctx._input_meta(i)[1].kind != "c":
         raise RuntimeError(R_TO_C_MSG)
+
+
+@functools.lru_cache(maxsize=None)
+def cpu_vendor():
+    """The CPU's vendor_id ("GenuineIntel", "AuthenticAMD"; "" where /proc/cpuinfo is absent):
+    MKL takes other code paths on other vendors' CPUs."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((ln.split(":")[1].strip() for ln in f if ln.startswith("vendor_id")), "")
+    except OSError:
+        return ""
 
 
 @functools.lru_cache(maxsize=None)

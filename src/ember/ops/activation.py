@@ -770,7 +770,7 @@ class RreluWithNoise(Function):
             return Tensor._wrap(x * noise_arr)
         ctx.slope = slope
         # (torch's eval rrelu makes a contiguous output, whatever the input's layout)
-        out = Tensor._wrap(xp.ascontiguousarray(xp.where(x > 0, x, x * x.dtype.type(slope))))
+        out = Tensor._wrap(_c_order(xp, xp.where(x > 0, x, x * x.dtype.type(slope))))
         ctx.save_for_backward(out if is_result else input, None)
         return out
 

@@ -1,7 +1,6 @@
 """Arithmetic with broadcasting and Python scalars on either side: add, sub, mul, div, pow, ..."""
 import cmath
 import math
-import warnings
 
 import numpy as np
 
@@ -14,6 +13,7 @@ from ._index import _iter_perm
 from ._inplace import castable_into, inplace
 from .conversion import _dense, _in_order, restrided
 from ._util import (R_TO_C_MSG, SCALAR_TYPES, _int_scalar_for, big_int_check, binary_arrays,
+                    deprecated_overload,
                     check_real_grad,
                     check_shapes_broadcast,
                     is_scalar, need_tensors, not_implemented_for, opmath_scalar, scalar_like,
@@ -473,17 +473,16 @@ class PowScalar(Function):
         e = ctx.e
         if e == 0:    # (zeros, not grad * 0: an inf/nan upstream gradient still gives 0)
             return Tensor._wrap(xp_of(grad_output).zeros_like(grad_output._array)), None
-        if e == 1:
-            return grad_output, None
-        if e == 2:
-            return grad_output * _cj(a * 2.0), None
-        return grad_output * _cj(e * a ** (e - 1)), None
+        # (torch's formula: the number times a ** (e - 1), which keeps a's graph even for e == 1)
+        return grad_output * _cj(MulScalar.apply(a ** (e - 1), e)), None
 
     @staticmethod
     def array_backward(ctx, grad_output):
         a, = ctx.saved_tensors
         g = grad_output._array
         x = a._array
+        if ctx.e == 1 and g.dtype == x.dtype:
+            return grad_output, None
         if ctx.e == 2 and g.dtype == x.dtype and g.dtype.kind in "fV":
             return Tensor._wrap(g * (x * 2.0)), None
         return PowScalar._grad(ctx, grad_output, a)
@@ -717,7 +716,7 @@ def _deprecated_alpha(op, alpha, args, kw_alpha):
     if len(args) > 1 or kw_alpha != 1 or isinstance(kw_alpha, bool):
         raise TypeError("%s() takes 2 positional arguments but %d were given"
                         % (op, 2 + len(args)))
-    warnings.warn(_DEPRECATED % (op, op, op), UserWarning, stacklevel=3)
+    deprecated_overload(_DEPRECATED % (op, op, op))
     return args[0], alpha
 
 
@@ -1098,10 +1097,10 @@ def _deprecated_value(op, tensor1, tensor2, args, value):
         n = 2 if op.endswith("_") else 3       # (an in-place one is a method: no input)
         raise TypeError("%s() takes %d positional arguments but %d were given"
                         % (op, n, n + len(args)))
-    warnings.warn("This overload of %s is deprecated:\n\t%s(Number value, Tensor tensor1, "
-                  "Tensor tensor2)\nConsider using one of the following signatures instead:\n"
-                  "\t%s(Tensor tensor1, Tensor tensor2, *, Number value = 1)" % (op, op, op),
-                  UserWarning, stacklevel=3)
+    deprecated_overload("This overload of %s is deprecated:\n\t%s(Number value, Tensor "
+                        "tensor1, Tensor tensor2)\nConsider using one of the following signatures "
+                        "instead:\n\t%s(Tensor tensor1, Tensor tensor2, *, Number value = 1)"
+                        % (op, op, op))
     return tensor2, args[0], tensor1
 
 

@@ -6,12 +6,11 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..backend import backend_for, backend_of, device, quiet, to_host
-from ..backend._meta import MetaArray
 from ..random import _gen, _random_range, _sample_like
 from ..tensor import Tensor, _to_array
 from ._inplace import overwrite
-from ._index import _iter_perm
 from .shape import _CHANNELS_LAST, Clone, CloneInOrder, _cl_like, _suggest, restrided  # noqa: F401
+from .shape import _dense, _memory_order, like_strides  # noqa: F401
 from ._util import cast, checked_scalar, not_implemented_for
 
 __all__ = ["to", "clone", "contiguous", "detach", "device", "is_tensor", "is_floating_point",
@@ -111,18 +110,6 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False,
     return ToCopy.apply(input, np_dtype, target, like_strides(input._array, memory_format))
 
 
-def _memory_order(arr, memory_format, op):
-    """The dims of ``arr`` slowest first in ``memory_format`` (None: C order, or for
-    ``preserve_format`` the layout kept as it is)."""
-    name = getattr(memory_format, "_name", memory_format)
-    if name in _CHANNELS_LAST:
-        rank, order = _CHANNELS_LAST[name]
-        if arr.ndim != rank:
-            raise RuntimeError("required rank %d tensor to use %s format" % (rank, name))
-        return order
-    return None
-
-
 class CloneStrided(CloneInOrder):
     """``clone`` with the given element strides."""
 
@@ -131,37 +118,6 @@ class CloneStrided(CloneInOrder):
     @staticmethod
     def forward(ctx, a, strides):
         return Tensor._wrap(restrided(a._array, strides))
-
-
-def _dense(shape, st):
-    """torch's is_non_overlapping_and_dense for element strides ``st``."""
-    need = 1
-    for d in sorted((d for d in range(len(shape)) if shape[d] != 1), key=st.__getitem__):
-        if st[d] != need:
-            return False
-        need *= shape[d]
-    return True
-
-
-def like_strides(arr, memory_format=None):
-    """The element strides of torch's ``empty_like(arr, memory_format=)`` (None: C order)."""
-    name = getattr(memory_format, "_name", "preserve_format")
-    if name == "preserve_format" and arr.flags.c_contiguous and 1 not in arr.shape or \
-            name in ("contiguous_format", "legacy_contiguous_format") or arr.size == 0 or \
-            type(arr) is MetaArray:
-        return None
-    shape, st, perm = arr.shape, [s // arr.itemsize for s in arr.strides], None
-    if name == "preserve_format" and not _dense(shape, st):
-        perm = _iter_perm(shape, [st])
-    elif name != "preserve_format":
-        perm = _memory_order(arr, name, "to")[::-1] if name in _CHANNELS_LAST else None
-    step = 1
-    for d in perm or ():
-        st[d], step = step, step * shape[d]
-    c = [1] * arr.ndim
-    for d in range(arr.ndim - 1, 0, -1):
-        c[d - 1] = c[d] * shape[d]
-    return None if st == c or name == "contiguous_format" else tuple(st)
 
 
 def _in_order(arr, order):

@@ -846,20 +846,20 @@ _RANDINT_LIKE_MISMATCH = "randint_like() received an invalid combination of argu
         for gen in ("torch.Generator generator, ", ""))
 
 
-def randint_like(input, low=None, high=None, *, generator=None, dtype=None, layout=None,
-                 device=None, requires_grad=False, memory_format=None):
-    """Integers on [low, high) with the shape (and dtype and device) of ``input``."""
-    if high is None and isinstance(low, Tensor):
-        low = low.item()     # (torch's ``randint_like(input, Tensor high)``)
-        if not isinstance(low, int):
-            low = None
-    given = [v for v in (low, high) if v is not None]
-    if low is None or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                              for v in given):
+def randint_like(input, *args, generator=None, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None, **bounds):
+    """Integers on [low, high) with the shape (and dtype and device) of ``input``:
+    ``randint_like(input, high)`` or ``randint_like(input, low, high)``."""
+    given = list(args) + [bounds[k] for k in ("low", "high") if k in bounds]
+    if len(args) == 1 and not bounds and isinstance(args[0], Tensor):
+        given = [args[0].item()]     # (torch's ``randint_like(input, Tensor high)``)
+    if not (0 < len(given) <= 2 and set(bounds) <= {"low", "high"}
+            and ("low" not in bounds or "high" in bounds and not args)
+            and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in given)):
         raise TypeError(_RANDINT_LIKE_MISMATCH % ", ".join(
-            ["Tensor"] + [type(v).__name__ for v in given]))
-    if high is None:
-        low, high = 0, low
+            ["Tensor"] + [type(v).__name__ for v in args]
+            + ["%s=%s" % (k, type(v).__name__) for k, v in bounds.items()]))
+    low, high = ([0] + given)[-2:]
     if like_strides(input._array, memory_format) is not None:
         return _random_like(input, dtype, device, memory_format, requires_grad,
                             lambda t: random_(t, low, high, generator=generator))

@@ -26,8 +26,8 @@ from .matmul import addbmm, addmm, addmv, baddbmm, check_inplace_product
 from .reduction import cumsum, norm
 from .scatter import gather, masked_select
 from .complex import complex as _complex
-from .shape import (Squeeze, _reshaped_view, cat, chunk, diag_embed, flatten, narrow, split,
-                    split_with_sizes, stack, transpose_, tril, triu)
+from .shape import (Squeeze, _reshaped_view, c_order, cat, chunk, diag_embed, flatten, narrow,
+                    split, split_with_sizes, stack, transpose_, tril, triu)
 from .unary import _unary, _zero_grad, acosh, acosh_, asinh, asinh_, atanh, atanh_, clamp
 
 __all__ = [
@@ -1071,8 +1071,8 @@ class _CumExt(Function):
             upd = ~prev & (upd | xp.isnan(x))
         idx = xp.where(upd, pos, 0)
         idx = xp.maximum.accumulate(idx, axis=-1) if x.shape[-1] else idx
-        vals = xp.ascontiguousarray(xp.moveaxis(vals, -1, dim))
-        idx = xp.ascontiguousarray(xp.moveaxis(idx, -1, dim))
+        vals = c_order(xp.moveaxis(vals, -1, dim))
+        idx = c_order(xp.moveaxis(idx, -1, dim))
         ctx.dim = dim
         ctx.save_for_backward(Tensor._wrap(idx))
         return Tensor._wrap(vals), Tensor._wrap(idx)
@@ -1149,7 +1149,7 @@ class Logcumsumexp(Function):
             work = arr.astype(np.float32) if arr.dtype.itemsize < 4 else arr
             with errstate(invalid="ignore", over="ignore"):
                 out = xp.logaddexp.accumulate(work, axis=dim).astype(arr.dtype)
-        out = Tensor._wrap(out)
+        out = Tensor._wrap(c_order(out))
         ctx.dim = dim
         ctx.save_for_backward(a, out)
         return out

@@ -13,7 +13,7 @@ from ..backend import errstate
 from ..tensor import Tensor
 from .. import return_types as _rt
 from ..backend import backend_of
-from ._util import binary_arrays, get_array_module, sum_to, wrap_dim, wrap_dims, xp_of
+from ._util import binary_arrays, cpu_vendor, get_array_module, sum_to, wrap_dim, wrap_dims, xp_of
 from ._out import can_cast, with_out
 from .matmul import _check_batches, _shape_str, _tname, matmul, vdot
 
@@ -683,7 +683,8 @@ class TriangularSolve(Function):
 def _tri_solve(aa, ba, upper, left, unit, trsm=False):
     """Triangular solve on arrays (inf/nan for a zero diagonal, as LAPACK's trsm).
 
-    ``trsm``: a complex non-finite pivot gives NaN, as torch's triangular solves (not lu_solve).
+    ``trsm``: a complex non-finite pivot gives NaN, as torch's triangular solves (not lu_solve),
+    except complex128 with several columns on an Intel CPU (MKL's path there divides as NumPy).
     """
     xp = get_array_module(aa)
     if aa.size == 0 or ba.size == 0:
@@ -693,7 +694,8 @@ def _tri_solve(aa, ba, upper, left, unit, trsm=False):
     n = aa.shape[-1]
     eye = xp.eye(n, dtype=bool)
     t = xp.triu(aa) if upper else xp.tril(aa)
-    if trsm and aa.dtype.kind == "c" and not unit:
+    if trsm and aa.dtype.kind == "c" and not unit and (
+            ba.shape[-1] == 1 or aa.itemsize == 8 or cpu_vendor() != "GenuineIntel"):
         t = xp.where(eye & ~xp.isfinite(t), aa.dtype.type(complex("nan+nanj")), t)
     with errstate(divide="ignore", invalid="ignore", over="ignore"):
         if n > 16:
@@ -1450,7 +1452,7 @@ def linalg_cholesky(A, *, upper=False, out=None):
     return LinalgCholeskyEx.apply(A, upper, True, "linalg.cholesky")[0]
 
 
-_WARNED = set()
+_WARNED: set = set()
 
 
 def _warn_once(key, message):

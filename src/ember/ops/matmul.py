@@ -14,7 +14,7 @@ from ..tensor import Tensor
 from ._out import _RESIZE_MSG
 from ._index import _iter_perm
 from ._inplace import _KIND_RANK
-from ._util import (R_TO_C_MSG, binary_arrays, check_real_grad, cpu_has, mm2d,
+from ._util import (R_TO_C_MSG, binary_arrays, check_real_grad, cpu_has, deprecated_overload, mm2d,
                     not_implemented_for,
                     sum_to, wrap_dim, xp_of)
 from ..dtypes import from_numpy_dtype, get_default_dtype, kind as _kind, scalar_type_name as _tname
@@ -89,9 +89,19 @@ class Mm(Function):
     def backward(ctx, grad_output):
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
-        ga = mm(grad_output, _adj(b)) if need[0] else None
-        gb = mm(_adj(a), grad_output) if need[1] else None
+        ga = _mm1(grad_output, b, ctx.layouts[0]) if need[0] else None
+        gb = _mm2(a, grad_output, ctx.layouts[1]) if need[1] else None
         return ga, gb
+
+
+def _mm1(g, b, transposed):
+    """``g @ b^H`` in mat1's layout (torch's mm_mat1_backward; ``_mat1_grad`` on Tensors)."""
+    return mm(_conj(b), g.t()).t() if transposed else mm(g, _adj(b))
+
+
+def _mm2(a, g, transposed):
+    """``a^H @ g`` in mat2's layout (torch's mm_mat2_backward)."""
+    return mm(g.t(), _conj(a)).t() if transposed else mm(_adj(a), g)
 
 
 def _adj(t):
@@ -489,8 +499,8 @@ class Addmm(_AddProduct):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return Addmm._grads(ctx, grad_output, lambda g, b: mm(g, _adj(b)),
-                            lambda a, g: mm(_adj(a), g))
+        return Addmm._grads(ctx, grad_output, lambda g, b: _mm1(g, b, ctx.layouts[0]),
+                            lambda a, g: _mm2(a, g, ctx.layouts[1]))
 
 
 def _addmv_dtypes(ia, a1, a2):
@@ -760,26 +770,60 @@ def _scalar(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
-    """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape."""
+def _beta_first(op, pos, beta, alpha):
+    """``(input, m1, m2, beta, alpha)`` of torch's deprecated calls ``op(beta, input, [alpha,]
+    m1, m2)`` and ``input.op(beta, [alpha,] m1, m2)`` (``pos``: the positional arguments)."""
+    method = isinstance(pos[0], Tensor)
+    if len(pos) > 5 or beta != 1 or alpha != 1 or isinstance(pos[method], Tensor):
+        raise TypeError("%s() takes %d positional arguments but %d were given"
+                        % (op, 3 - method, len(pos) - method))
+    mats = "Tensor %s, Tensor %s" % {"addmm": ("mat1", "mat2"), "addmv": ("mat", "vec")}.get(
+        op, ("batch1", "batch2"))
+    old = ("(Number beta, " + ("" if method else "Tensor input, ")
+           + ("Number alpha, " if len(pos) == 5 else "") + mats + ("" if method else ", *, "
+                                                                  "Tensor out = None") + ")")
+    new = ["(%s, *, Number beta = 1, Number alpha = 1)" % mats] if method else [
+        "(Tensor input, %s%s, *, Number beta = 1, Number alpha = 1, Tensor out = None)"
+        % (mats, dt) for dt in ("", ", torch.dtype out_dtype")[:1 + (op in ("addmm", "baddbmm"))]]
+    deprecated_overload("This overload of %s is deprecated:\n\t%s%s\nConsider using one of the "
+                        "following signatures instead:%s" % (op, op, old, "".join(
+                            "\n\t" + op + n for n in new)))
+    rest = pos[2:] if len(pos) == 5 else (1,) + pos[2:]
+    return pos[0] if method else pos[1], rest[1], rest[2], pos[1] if method else pos[0], rest[0]
+
+
+def addmm(input, mat1, mat2, *args, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape.
+    torch's deprecated ``addmm(beta, input, [alpha,] mat1, mat2)`` forms are accepted."""
+    if args:
+        input, mat1, mat2, beta, alpha = _beta_first("addmm", (input, mat1, mat2) + args, beta,
+                                                     alpha)
     return _differentiable(Addmm.apply(input, mat1, mat2, _scalar(beta), _scalar(alpha)),
                            input, mat1, mat2)
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+def addmv(input, mat, vec, *args, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat @ vec)``."""
+    if args:    # (torch's deprecated beta-first forms)
+        input, mat, vec, beta, alpha = _beta_first("addmv", (input, mat, vec) + args, beta, alpha)
     return _differentiable(Addmv.apply(input, mat, vec, _scalar(beta), _scalar(alpha)),
                            input, mat, vec)
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def baddbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
     """``beta * input + alpha * bmm(batch1, batch2)``."""
+    if args:    # (torch's deprecated beta-first forms)
+        input, batch1, batch2, beta, alpha = _beta_first("baddbmm", (input, batch1, batch2)
+                                                             + args, beta, alpha)
     return _differentiable(Baddbmm.apply(input, batch1, batch2, _scalar(beta),
                                          _scalar(alpha)), input, batch1, batch2)
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def addbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
     """``beta * input + alpha * bmm(batch1, batch2).sum(0)``."""
+    if args:    # (torch's deprecated beta-first forms)
+        input, batch1, batch2, beta, alpha = _beta_first("addbmm", (input, batch1, batch2)
+                                                             + args, beta, alpha)
     from .reduction import sum as _sum
     input, batch1, batch2 = _autocast.inputs("lower", (input, batch1, batch2))
     ia, b1, b2 = input._array, batch1._array, batch2._array

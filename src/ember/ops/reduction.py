@@ -16,7 +16,8 @@ from ._numpy_names import numpy_names
 from ._util import get_array_module, not_implemented_for, wrap_dim, wrap_dims, xp_of
 from .arithmetic import DivScalar
 from .conversion import to
-from .shape import Expand, _broadcast_scalar, expand, permute, reshape, unsqueeze, view
+from .shape import (Expand, _broadcast_scalar, c_order, expand, permute, reshape, unsqueeze,
+                    view)
 from .sorting import _along, _ranks, _ScatterDim, _std_sort
 
 __all__ = ["sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax",
@@ -95,8 +96,8 @@ class SumDim(Function):
         ctx.dims, ctx.keepdim = dims, keepdim
         if arr.dtype.kind == "V":   # (bfloat16: accumulated in float32, rounded back)
             out = arr.astype(np.float32).sum(axis=dims, keepdims=keepdim)
-            return Tensor._wrap(xp_of(a).asarray(out).astype(arr.dtype))
-        return Tensor._wrap(arr.sum(axis=dims, keepdims=keepdim, dtype=arr.dtype))
+            return Tensor._wrap(c_order(xp_of(a).asarray(out).astype(arr.dtype)))
+        return Tensor._wrap(c_order(arr.sum(axis=dims, keepdims=keepdim, dtype=arr.dtype)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -147,9 +148,9 @@ class MeanDim(Function):
         with errstate(invalid="ignore", divide="ignore"):
             if _low(arr):    # (the float32 sum divided, then rounded)
                 s = arr.astype(np.float32).sum(axis=dims, keepdims=keepdim) / np.float32(n)
-                return Tensor._wrap(xp_of(a).asarray(s).astype(arr.dtype))
-            return Tensor._wrap(arr.sum(axis=dims, keepdims=keepdim, dtype=arr.dtype)
-                                / arr.dtype.type(n))
+                return Tensor._wrap(c_order(xp_of(a).asarray(s).astype(arr.dtype)))
+            return Tensor._wrap(c_order(arr.sum(axis=dims, keepdims=keepdim, dtype=arr.dtype)
+                                        / arr.dtype.type(n)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -376,7 +377,7 @@ class _SelectDim(Function):
         arr = a._array
         if arr.ndim == 0:
             arr = arr.reshape(1)
-        idx = kernel(arr, dim).astype(np.int64)
+        idx = c_order(kernel(arr, dim).astype(np.int64))
         values = get_array_module(arr).take_along_axis(arr, idx, axis=dim)
         if not keepdim or a._array.ndim == 0:
             values, idx = values.squeeze(dim), idx.squeeze(dim)
@@ -467,7 +468,7 @@ class _ExtremeAll(Function):
         kernel, name, ctx.nan_ties = _EXTREME[op]
         ctx.set_node_name(name)
         arr = a._array
-        out = Tensor._wrap(xp_of(a).asarray(kernel(arr, dims, keepdim), dtype=arr.dtype))
+        out = Tensor._wrap(c_order(xp_of(a).asarray(kernel(arr, dims, keepdim), dtype=arr.dtype)))
         ctx.dims, ctx.keepdim = dims, keepdim
         ctx.save_for_backward(a, out)
         return out
@@ -590,8 +591,8 @@ class Aminmax(Function):
     def forward(ctx, a, dims, keepdim):
         arr = a._array
         xp = xp_of(a)
-        lo = Tensor._wrap(xp.asarray(_min_all(arr, dims, keepdim), dtype=arr.dtype))
-        hi = Tensor._wrap(xp.asarray(_max_all(arr, dims, keepdim), dtype=arr.dtype))
+        lo = Tensor._wrap(c_order(xp.asarray(_min_all(arr, dims, keepdim), dtype=arr.dtype)))
+        hi = Tensor._wrap(c_order(xp.asarray(_max_all(arr, dims, keepdim), dtype=arr.dtype)))
         ctx.dims, ctx.keepdim = dims, keepdim
         ctx.save_for_backward(a, lo, hi)
         return lo, hi
@@ -675,9 +676,9 @@ class Prod(Function):
         with errstate(over="ignore", invalid="ignore"):
             if _low(arr):    # (accumulated in float32, rounded back)
                 out = xp_of(a).asarray(arr.astype(np.float32).prod(axis=axis, keepdims=keepdim))
-                out = Tensor._wrap(out.astype(arr.dtype))
+                out = Tensor._wrap(c_order(out.astype(arr.dtype)))
             else:
-                out = Tensor._wrap(arr.prod(axis=axis, keepdims=keepdim))
+                out = Tensor._wrap(c_order(arr.prod(axis=axis, keepdims=keepdim)))
         ctx.save_for_backward(a, out)
         return out
 
@@ -765,7 +766,7 @@ class Var(Function):
             else:
                 out = (dev * dev).sum(axis=dims, keepdims=keepdim) / denom.real
         ctx.save_for_backward(a)
-        return Tensor._wrap(xp_of(a).asarray(out, dtype=low or out.real.dtype))
+        return Tensor._wrap(c_order(xp_of(a).asarray(out, dtype=low or out.real.dtype)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -876,7 +877,7 @@ class VarMean(Function):
                     setattr(m, part, _welford_mean(comp, cm, dims, keepdim))
             else:
                 m = _welford_mean(arr, m, dims, keepdim)
-        return v, Tensor._wrap(m)
+        return v, Tensor._wrap(c_order(m))
 
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
@@ -946,7 +947,7 @@ class Logsumexp(Function):
             out = xp.log(xp.exp(arr - m).sum(axis=dims, keepdims=True)) + m
         if not keepdim:
             out = out.reshape(tuple(s for i, s in enumerate(arr.shape) if i not in dims))
-        out = Tensor._wrap(out.astype(out_dtype, copy=False))
+        out = Tensor._wrap(c_order(out.astype(out_dtype, copy=False)))
         ctx.dims, ctx.keepdim = dims, keepdim
         ctx.save_for_backward(a, out)
         return out
@@ -1006,7 +1007,7 @@ class VectorNorm(Function):
                                x.dtype)
             else:
                 out = (x ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
-        out = Tensor._wrap(xp.asarray(out).astype(out_dtype))   # (real for a complex input)
+        out = Tensor._wrap(c_order(xp.asarray(out).astype(out_dtype)))   # (real for complex)
         ctx.p, ctx.dims, ctx.keepdim, ctx.given = p, dims, keepdim, given   # (given: as passed)
         ctx.save_for_backward(a, out)
         return out
@@ -1143,7 +1144,7 @@ def _bool_reduce(op, input, dim, keepdim):
     fn = getattr(xp, op)
     dims = _dims_or_all(dim, arr.ndim, op)
     out = fn(arr, axis=dims, keepdims=keepdim) if arr.ndim else fn(arr)
-    return Tensor._wrap(xp.asarray(out, dtype=np.uint8 if arr.dtype == np.uint8 else bool))
+    return Tensor._wrap(c_order(xp.asarray(out, dtype=np.uint8 if arr.dtype == np.uint8 else bool)))
 
 
 def all(input, dim=None, keepdim=False, *, out=None):
@@ -1161,7 +1162,7 @@ def count_nonzero(input, dim=None):
     arr = input._array
     xp = xp_of(input)
     dims = _dims_or_all(dim, arr.ndim, "count_nonzero")
-    return Tensor._wrap(xp.asarray(xp.count_nonzero(arr, axis=dims), dtype=np.int64))
+    return Tensor._wrap(c_order(xp.asarray(xp.count_nonzero(arr, axis=dims), dtype=np.int64)))
 
 
 class Nansum(Function):
@@ -1225,9 +1226,9 @@ class Cumsum(Function):
         if arr.ndim == 0:
             return Tensor._wrap(arr.copy())
         if _low(arr):    # (accumulated in float32, each running sum rounded back)
-            return Tensor._wrap(xp_of(a).cumsum(arr.astype(np.float32), axis=dim)
-                                .astype(arr.dtype))
-        return Tensor._wrap(xp_of(a).cumsum(arr, axis=dim, dtype=arr.dtype))
+            return Tensor._wrap(c_order(xp_of(a).cumsum(arr.astype(np.float32), axis=dim)
+                                        .astype(arr.dtype)))
+        return Tensor._wrap(c_order(xp_of(a).cumsum(arr, axis=dim, dtype=arr.dtype)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -1265,12 +1266,12 @@ class Cumprod(Function):
             if arr.ndim == 0:
                 out = Tensor._wrap(arr.copy())
             elif _low(arr):    # (accumulated in float32, each running product rounded back)
-                out = Tensor._wrap(xp_of(a).cumprod(arr.astype(np.float32), axis=dim)
-                                   .astype(arr.dtype))
+                out = Tensor._wrap(c_order(xp_of(a).cumprod(arr.astype(np.float32), axis=dim)
+                                           .astype(arr.dtype)))
             else:
                 if arr.dtype.kind == "c" and arr.shape[dim]:
                     arr = _times_one_first(arr, dim)
-                out = Tensor._wrap(xp_of(a).cumprod(arr, axis=dim, dtype=arr.dtype))
+                out = Tensor._wrap(c_order(xp_of(a).cumprod(arr, axis=dim, dtype=arr.dtype)))
         ctx.save_for_backward(a, out)
         return out
 

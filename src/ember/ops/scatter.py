@@ -20,7 +20,7 @@ from ._util import (check_shapes_broadcast, not_implemented_for, sum_to,
 from .comparison import where
 from .conversion import checked_fill_value
 from .reduction import sum as _sum
-from .shape import Clone, _view_of, expand, movedim, reshape, unsqueeze, view
+from .shape import Clone, _view_of, c_order, expand, movedim, reshape, unsqueeze, view
 
 __all__ = ["gather", "scatter", "scatter_", "scatter_add", "scatter_add_", "scatter_reduce",
            "scatter_reduce_", "index_select", "index_add", "index_add_", "index_copy",
@@ -810,7 +810,7 @@ class MaskedFill(Function):
         xp = xp_of(a)
         out = xp.where(mask, xp.asarray(v, dtype=arr.dtype), arr)
         ctx.save_for_backward(Tensor._wrap(mask))
-        return Tensor._wrap(out)
+        return Tensor._wrap(c_order(out))     # (torch fills a contiguous clone)
 
     @staticmethod
     def backward(ctx, grad_output):

@@ -13,7 +13,8 @@ from ..autograd.graph import _type_name as _tensor_type
 from ..autograd.grad_mode import state as _grad_state
 from ..backend import backend_of, get_array_module
 from ..tensor import Size, Tensor
-from ._index import Index, IndexPut, copy_in_order
+from ._index import Index, IndexPut, _iter_perm, copy_in_order
+from ..backend._meta import MetaArray
 from ._numpy_names import numpy_names
 from ._util import check_shapes_broadcast, sum_to, wrap_dim, xp_of
 
@@ -942,6 +943,22 @@ def restrided(arr, strides):
     return out
 
 
+def c_order(arr):
+    """``arr``, or a copy of it, with torch's contiguous strides (size-1 dims' included)."""
+    if arr.flags.c_contiguous and 1 not in arr.shape or not arr.size or arr.strides == tuple(
+            arr.itemsize * math.prod(arr.shape[d + 1:]) for d in range(arr.ndim)):
+        return arr
+    return arr.copy()
+
+
+def like(out, arr):
+    """``out`` (shaped as ``arr``) laid out as torch's ``empty_like(arr)`` lays it out."""
+    st = like_strides(arr)
+    if st is None or tuple(s // out.itemsize for s in out.strides) == st:
+        return c_order(out) if st is None else out
+    return restrided(out, st)
+
+
 def _suggest(arr):
     """torch's ``suggest_memory_format`` (its name) of array ``arr``."""
     for name, (rank, order) in _CHANNELS_LAST.items():
@@ -1018,8 +1035,11 @@ class Stack(Function):
         ctx.dim = dim
         arrs = [t._array.astype(np_dtype, copy=False) for t in tensors]
         xp = get_array_module(*arrs)
-        return Tensor._wrap(_cat_layout(xp, xp.stack(arrs, axis=dim),
-                                        [xp.expand_dims(a, dim) for a in arrs]))
+        if dim == arrs[0].ndim:     # (torch: a cat of the inputs unsqueezed: contiguous)
+            return Tensor._wrap(c_order(xp.stack(arrs, axis=dim)))
+        # (torch: a cat along ``dim``, viewed with the new dim split off)
+        out = _cat_layout(xp, xp.concatenate(arrs, axis=dim), arrs)
+        return Tensor._wrap(out.reshape(out.shape[:dim] + (len(arrs),) + arrs[0].shape[dim:]))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -1377,7 +1397,7 @@ class Flip(Function):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
-        return Tensor._wrap(xp_of(a).flip(a._array, dims).copy())
+        return Tensor._wrap(like(xp_of(a).flip(a._array, dims), a._array))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -1424,7 +1444,12 @@ class Roll(Function):
             return Tensor._wrap(xp_of(a).roll(a._array, shifts[0]))
         if not a._array.size:
             return Tensor._wrap(a._array.copy())    # (torch checks no dim of an empty tensor)
-        return Tensor._wrap(xp_of(a).roll(a._array, shifts, dims))
+        xp = xp_of(a)
+        out = xp.roll(a._array, shifts, dims)
+        for s, d in zip(shifts, dims):  # (torch: per dim, a cat of two slices, laid out as cat's)
+            cut = (slice(None),) * d + (slice(-s % out.shape[d], None),)
+            out = _cat_layout(xp, out, [out[cut], out[cut[:-1] + (slice(0, cut[-1].start),)]])
+        return Tensor._wrap(out)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -1482,13 +1507,17 @@ class Rot90(Function):
     @staticmethod
     def forward(ctx, a, k, dims):
         ctx.args = (k, dims)
-        xp = xp_of(a)
-        return Tensor._wrap(xp.ascontiguousarray(xp.rot90(a._array, k, dims)))
+        if k == 0:
+            return Tensor._wrap(a._array.copy())
+        # (torch: a flip, laid out as the input, then for odd k a transposed view of it)
+        out = like(xp_of(a).flip(a._array, dims[1:] if k == 1 else dims[:1] if k == 3 else dims),
+                   a._array)
+        return Tensor._wrap(out.swapaxes(*dims) if k % 2 else out)
 
     @staticmethod
     def backward(ctx, grad_output):
         k, dims = ctx.args
-        return Rot90.apply(grad_output, -k, dims), None, None
+        return Rot90.apply(grad_output, -k % 4, dims), None, None
 
 
 def rot90(input, k=1, dims=(0, 1)):
@@ -1517,7 +1546,7 @@ class Tril(Function):
             ctx.set_node_name("TriuBackward0")
         ctx.args = (diagonal, upper)
         xp = xp_of(a)
-        return Tensor._wrap((xp.triu if upper else xp.tril)(a._array, diagonal))
+        return Tensor._wrap(c_order((xp.triu if upper else xp.tril)(a._array, diagonal)))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -1688,8 +1717,8 @@ def unflatten(input, dim, sizes):
 
 
 def ravel(input):
-    """The flattened tensor (a view when possible)."""
-    return reshape(input, (-1,))
+    """The flattened tensor (a view when ``input`` is contiguous, else a contiguous copy)."""
+    return reshape(input.contiguous(), (-1,))
 
 
 class Repeat(Function):
@@ -1701,7 +1730,7 @@ class Repeat(Function):
         arr = a._array
         arr = arr.reshape((1,) * (len(repeats) - arr.ndim) + arr.shape)
         # (a negative count on an empty dim gives that dim size 0, as in torch)
-        return Tensor._wrap(xp_of(a).tile(arr, tuple(max(r, 0) for r in repeats)))
+        return Tensor._wrap(c_order(xp_of(a).tile(arr, tuple(max(r, 0) for r in repeats))))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -1872,3 +1901,46 @@ def meshgrid(*tensors, indexing=None):
 
 # NumPy keyword names (axis=, keepdims=), as torch accepts them.
 numpy_names(globals(), __all__)
+
+
+def _memory_order(arr, memory_format, op):
+    """The dims of ``arr`` slowest first in ``memory_format`` (None: C order, or for
+    ``preserve_format`` the layout kept as it is)."""
+    name = getattr(memory_format, "_name", memory_format)
+    if name in _CHANNELS_LAST:
+        rank, order = _CHANNELS_LAST[name]
+        if arr.ndim != rank:
+            raise RuntimeError("required rank %d tensor to use %s format" % (rank, name))
+        return order
+    return None
+
+
+def _dense(shape, st):
+    """torch's is_non_overlapping_and_dense for element strides ``st``."""
+    need = 1
+    for d in sorted((d for d in range(len(shape)) if shape[d] != 1), key=st.__getitem__):
+        if st[d] != need:
+            return False
+        need *= shape[d]
+    return True
+
+
+def like_strides(arr, memory_format=None):
+    """The element strides of torch's ``empty_like(arr, memory_format=)`` (None: C order)."""
+    name = getattr(memory_format, "_name", "preserve_format")
+    if name == "preserve_format" and arr.flags.c_contiguous and 1 not in arr.shape or \
+            name in ("contiguous_format", "legacy_contiguous_format") or arr.size == 0 or \
+            type(arr) is MetaArray:
+        return None
+    shape, st, perm = arr.shape, [s // arr.itemsize for s in arr.strides], None
+    if name == "preserve_format" and not _dense(shape, st):
+        perm = _iter_perm(shape, [st])
+    elif name != "preserve_format":
+        perm = _memory_order(arr, name, "to")[::-1] if name in _CHANNELS_LAST else None
+    step = 1
+    for d in perm or ():
+        st[d], step = step, step * shape[d]
+    c = [1] * arr.ndim
+    for d in range(arr.ndim - 1, 0, -1):
+        c[d - 1] = c[d] * shape[d]
+    return None if st == c or name == "contiguous_format" else tuple(st)

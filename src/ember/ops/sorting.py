@@ -11,7 +11,7 @@ from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
 from ._numpy_names import numpy_names
 from ._util import get_array_module, not_implemented_for, wrap_dim, xp_of
-from .shape import unsqueeze
+from .shape import c_order, like, unsqueeze
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive",
            "searchsorted", "bucketize"]
@@ -370,7 +370,7 @@ class _Select(Function):
         out = get_array_module(arr).take_along_axis(arr, indices._array, axis=dim)
         if not keepdim:
             out = out.squeeze(dim)
-        return Tensor._wrap(out)
+        return Tensor._wrap(like(out, indices._array) if keepdim else out)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -384,7 +384,7 @@ class _Select(Function):
 
 def _indices(idx):
     """The int64 indices Tensor of an index array."""
-    return Tensor._wrap(idx.astype(np.int64))
+    return Tensor._wrap(idx.astype(np.int64, copy=False))
 
 
 def _no_complex_sort(input, op):
@@ -407,7 +407,7 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     d = wrap_dim(dim, arr.ndim, "sort")
     _no_complex_sort(input, "Sort")
     idx = _argsort(arr, d, descending) if stable else _torch_order(arr, d, descending)
-    ind = _indices(idx)
+    ind = _indices(like(idx, arr))
     return _sort_rt(_Select.apply(input, d, ind, True, "SortBackward0"), ind)
 
 
@@ -417,7 +417,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     _no_complex_sort(input, "Sort")
     arr = input._array
     idx = _argsort(arr, d, descending) if stable else _torch_order(arr, d, descending)
-    return _indices(idx)
+    return _indices(like(idx, arr))
 
 
 def msort(input, *, out=None):
@@ -596,7 +596,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         change[1:] = xp.any(flat[1:] != flat[:-1], axis=1)
         vals = xp.moveaxis(moved[change], 0, d)
         inv_shape = (arr.shape[d],)
-    out = [_values(xp.ascontiguousarray(vals), input, "UniqueConsecutiveBackward0",
+    out = [_values(c_order(vals), input, "UniqueConsecutiveBackward0",
                    "unique_consecutive")]
     if return_inverse:
         out.append(Tensor._wrap((xp.cumsum(change) - 1).astype(np.int64).reshape(inv_shape)))

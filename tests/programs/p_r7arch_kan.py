@@ -1,0 +1,350 @@
+"""Kolmogorov-Arnold network, shrunk from Blealtan/efficient-kan: src/efficient_kan/kan.py
+(KANLinear with the grid buffer, Cox-de Boor b_splines, curve2coeff via torch.linalg.lstsq,
+noise-initialised spline weights, scaled_spline_weight, update_grid from sorted samples,
+regularization_loss; KAN), tests/test_simple_math.py (fit (u+v)/(1+uv) with LBFGS and a closure
+that redraws its batch and updates the grid) and examples/mnist.py's AdamW + ExponentialLR loop
+(on a small synthetic 2-class task instead of MNIST)."""
+# ruff: noqa: E501  (upstream's own line lengths and names, kept)
+import importlib
+import math
+import os
+
+LIB = os.environ.get("TORCH_LIB", "torch")
+torch = importlib.import_module(LIB)
+nn = torch.nn
+F = importlib.import_module(LIB + ".nn.functional")
+
+
+class KANLinear(torch.nn.Module):
+    def __init__(
+        self,
+        in_features,
+        out_features,
+        grid_size=5,
+        spline_order=3,
+        scale_noise=0.1,
+        scale_base=1.0,
+        scale_spline=1.0,
+        enable_standalone_scale_spline=True,
+        base_activation=torch.nn.SiLU,
+        grid_eps=0.02,
+        grid_range=[-1, 1],
+    ):
+        super(KANLinear, self).__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.grid_size = grid_size
+        self.spline_order = spline_order
+
+        h = (grid_range[1] - grid_range[0]) / grid_size
+        grid = (
+            (
+                torch.arange(-spline_order, grid_size + spline_order + 1) * h
+                + grid_range[0]
+            )
+            .expand(in_features, -1)
+            .contiguous()
+        )
+        self.register_buffer("grid", grid)
+
+        self.base_weight = torch.nn.Parameter(torch.Tensor(out_features, in_features))
+        self.spline_weight = torch.nn.Parameter(
+            torch.Tensor(out_features, in_features, grid_size + spline_order)
+        )
+        if enable_standalone_scale_spline:
+            self.spline_scaler = torch.nn.Parameter(
+                torch.Tensor(out_features, in_features)
+            )
+
+        self.scale_noise = scale_noise
+        self.scale_base = scale_base
+        self.scale_spline = scale_spline
+        self.enable_standalone_scale_spline = enable_standalone_scale_spline
+        self.base_activation = base_activation()
+        self.grid_eps = grid_eps
+
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        torch.nn.init.kaiming_uniform_(self.base_weight, a=math.sqrt(5) * self.scale_base)
+        with torch.no_grad():
+            noise = (
+                (
+                    torch.rand(self.grid_size + 1, self.in_features, self.out_features)
+                    - 1 / 2
+                )
+                * self.scale_noise
+                / self.grid_size
+            )
+            self.spline_weight.data.copy_(
+                (self.scale_spline if not self.enable_standalone_scale_spline else 1.0)
+                * self.curve2coeff(
+                    self.grid.T[self.spline_order: -self.spline_order],
+                    noise,
+                )
+            )
+            if self.enable_standalone_scale_spline:
+                # torch.nn.init.constant_(self.spline_scaler, self.scale_spline)
+                torch.nn.init.kaiming_uniform_(self.spline_scaler, a=math.sqrt(5) * self.scale_spline)
+
+    def b_splines(self, x: torch.Tensor):
+        """
+        Compute the B-spline bases for the given input tensor.
+        """
+        assert x.dim() == 2 and x.size(1) == self.in_features
+
+        grid: torch.Tensor = (
+            self.grid
+        )  # (in_features, grid_size + 2 * spline_order + 1)
+        x = x.unsqueeze(-1)
+        bases = ((x >= grid[:, :-1]) & (x < grid[:, 1:])).to(x.dtype)
+        for k in range(1, self.spline_order + 1):
+            bases = (
+                (x - grid[:, : -(k + 1)])
+                / (grid[:, k:-1] - grid[:, : -(k + 1)])
+                * bases[:, :, :-1]
+            ) + (
+                (grid[:, k + 1:] - x)
+                / (grid[:, k + 1:] - grid[:, 1:(-k)])
+                * bases[:, :, 1:]
+            )
+
+        assert bases.size() == (
+            x.size(0),
+            self.in_features,
+            self.grid_size + self.spline_order,
+        )
+        return bases.contiguous()
+
+    def curve2coeff(self, x: torch.Tensor, y: torch.Tensor):
+        """
+        Compute the coefficients of the curve that interpolates the given points.
+        """
+        assert x.dim() == 2 and x.size(1) == self.in_features
+        assert y.size() == (x.size(0), self.in_features, self.out_features)
+
+        A = self.b_splines(x).transpose(
+            0, 1
+        )  # (in_features, batch_size, grid_size + spline_order)
+        B = y.transpose(0, 1)  # (in_features, batch_size, out_features)
+        solution = torch.linalg.lstsq(
+            A, B
+        ).solution  # (in_features, grid_size + spline_order, out_features)
+        result = solution.permute(
+            2, 0, 1
+        )  # (out_features, in_features, grid_size + spline_order)
+
+        assert result.size() == (
+            self.out_features,
+            self.in_features,
+            self.grid_size + self.spline_order,
+        )
+        return result.contiguous()
+
+    @property
+    def scaled_spline_weight(self):
+        return self.spline_weight * (
+            self.spline_scaler.unsqueeze(-1)
+            if self.enable_standalone_scale_spline
+            else 1.0
+        )
+
+    def forward(self, x: torch.Tensor):
+        assert x.size(-1) == self.in_features
+        original_shape = x.shape
+        x = x.reshape(-1, self.in_features)
+
+        base_output = F.linear(self.base_activation(x), self.base_weight)
+        spline_output = F.linear(
+            self.b_splines(x).view(x.size(0), -1),
+            self.scaled_spline_weight.view(self.out_features, -1),
+        )
+        output = base_output + spline_output
+
+        output = output.reshape(*original_shape[:-1], self.out_features)
+        return output
+
+    @torch.no_grad()
+    def update_grid(self, x: torch.Tensor, margin=0.01):
+        assert x.dim() == 2 and x.size(1) == self.in_features
+        batch = x.size(0)
+
+        splines = self.b_splines(x)  # (batch, in, coeff)
+        splines = splines.permute(1, 0, 2)  # (in, batch, coeff)
+        orig_coeff = self.scaled_spline_weight  # (out, in, coeff)
+        orig_coeff = orig_coeff.permute(1, 2, 0)  # (in, coeff, out)
+        unreduced_spline_output = torch.bmm(splines, orig_coeff)  # (in, batch, out)
+        unreduced_spline_output = unreduced_spline_output.permute(
+            1, 0, 2
+        )  # (batch, in, out)
+
+        # sort each channel individually to collect data distribution
+        x_sorted = torch.sort(x, dim=0)[0]
+        grid_adaptive = x_sorted[
+            torch.linspace(
+                0, batch - 1, self.grid_size + 1, dtype=torch.int64, device=x.device
+            )
+        ]
+
+        uniform_step = (x_sorted[-1] - x_sorted[0] + 2 * margin) / self.grid_size
+        grid_uniform = (
+            torch.arange(
+                self.grid_size + 1, dtype=torch.float32, device=x.device
+            ).unsqueeze(1)
+            * uniform_step
+            + x_sorted[0]
+            - margin
+        )
+
+        grid = self.grid_eps * grid_uniform + (1 - self.grid_eps) * grid_adaptive
+        grid = torch.concatenate(
+            [
+                grid[:1]
+                - uniform_step
+                * torch.arange(self.spline_order, 0, -1, device=x.device).unsqueeze(1),
+                grid,
+                grid[-1:]
+                + uniform_step
+                * torch.arange(1, self.spline_order + 1, device=x.device).unsqueeze(1),
+            ],
+            dim=0,
+        )
+
+        self.grid.copy_(grid.T)
+        self.spline_weight.data.copy_(self.curve2coeff(x, unreduced_spline_output))
+
+    def regularization_loss(self, regularize_activation=1.0, regularize_entropy=1.0):
+        l1_fake = self.spline_weight.abs().mean(-1)
+        regularization_loss_activation = l1_fake.sum()
+        p = l1_fake / regularization_loss_activation
+        regularization_loss_entropy = -torch.sum(p * p.log())
+        return (
+            regularize_activation * regularization_loss_activation
+            + regularize_entropy * regularization_loss_entropy
+        )
+
+
+class KAN(torch.nn.Module):
+    def __init__(
+        self,
+        layers_hidden,
+        grid_size=5,
+        spline_order=3,
+        scale_noise=0.1,
+        scale_base=1.0,
+        scale_spline=1.0,
+        base_activation=torch.nn.SiLU,
+        grid_eps=0.02,
+        grid_range=[-1, 1],
+    ):
+        super(KAN, self).__init__()
+        self.grid_size = grid_size
+        self.spline_order = spline_order
+
+        self.layers = torch.nn.ModuleList()
+        for in_features, out_features in zip(layers_hidden, layers_hidden[1:]):
+            self.layers.append(
+                KANLinear(
+                    in_features,
+                    out_features,
+                    grid_size=grid_size,
+                    spline_order=spline_order,
+                    scale_noise=scale_noise,
+                    scale_base=scale_base,
+                    scale_spline=scale_spline,
+                    base_activation=base_activation,
+                    grid_eps=grid_eps,
+                    grid_range=grid_range,
+                )
+            )
+
+    def forward(self, x: torch.Tensor, update_grid=False):
+        for layer in self.layers:
+            if update_grid:
+                layer.update_grid(x)
+            x = layer(x)
+        return x
+
+    def regularization_loss(self, regularize_activation=1.0, regularize_entropy=1.0):
+        return sum(
+            layer.regularization_loss(regularize_activation, regularize_entropy)
+            for layer in self.layers
+        )
+
+
+torch.manual_seed(0)
+
+layer = KANLinear(3, 2, grid_size=4)
+print("grid", layer.grid.shape, layer.grid[0])
+print("spline_weight", layer.spline_weight.shape, layer.spline_weight[0, 0])
+x = torch.rand(5, 3) * 2 - 1
+bases = layer.b_splines(x)
+print("bases", bases.shape, "partition of unity", torch.allclose(bases.sum(-1), torch.ones(5, 3), atol=1e-5))
+out = layer(x)
+print("out", out, out.grad_fn.name())
+out.pow(2).sum().backward()
+print("grads", ["%.6f" % layer.get_parameter(n).grad.norm().item()
+                for n in ["base_weight", "spline_weight", "spline_scaler"]])
+print("keys", list(layer.state_dict()))
+
+# update_grid keeps the function (least-squares refit on the new grid)
+xs = torch.randn(40, 3) * 0.5
+with torch.no_grad():
+    before = layer(xs)
+    layer.update_grid(xs)
+    after = layer(xs)
+print("new grid", layer.grid[1])
+print("refit err %.4f" % (before - after).abs().max().item())
+print("reg", layer.regularization_loss().item(), layer.regularization_loss(1, 0).item())
+
+# tests/test_simple_math.py test_mul, shrunk
+kan = KAN([2, 2, 1], base_activation=nn.Identity)
+optimizer = torch.optim.LBFGS(kan.parameters(), lr=1, max_iter=5)
+for i in range(3):
+    loss, reg_loss = None, None
+
+    def closure():
+        optimizer.zero_grad()
+        x = torch.rand(64, 2)
+        y = kan(x, update_grid=(i % 20 == 0))
+
+        assert y.shape == (64, 1)
+        nonlocal_vars["loss"] = None
+        u = x[:, 0]
+        v = x[:, 1]
+        loss = nn.functional.mse_loss(y.squeeze(-1), (u + v) / (1 + u * v))
+        reg_loss = kan.regularization_loss(1, 0)
+        (loss + 1e-5 * reg_loss).backward()
+        nonlocal_vars["loss"], nonlocal_vars["reg"] = loss, reg_loss
+        return loss + reg_loss
+
+    nonlocal_vars = {}
+    optimizer.step(closure)
+    print("lbfgs %d mse %.6f reg %.5f" % (i, nonlocal_vars["loss"].item(), nonlocal_vars["reg"].item()))
+print("lbfgs n_iter", optimizer.state[optimizer._params[0]]["n_iter"])
+
+# examples/mnist.py loop, on two Gaussian blobs in 6-d
+model = KAN([6, 8, 2], grid_size=3)
+print("params", sum(p.numel() for p in model.parameters()), "buffers", [n for n, _ in model.named_buffers()])
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=1e-4)
+scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.8)
+criterion = nn.CrossEntropyLoss()
+g = torch.Generator().manual_seed(5)
+labels = torch.randint(0, 2, (32,), generator=g)
+images = torch.randn(32, 6, generator=g) * 0.4 + (labels[:, None] * 2 - 1) * 0.3
+for epoch in range(3):
+    model.train()
+    for b in range(2):
+        xb, yb = images[b * 16:(b + 1) * 16], labels[b * 16:(b + 1) * 16]
+        optimizer.zero_grad()
+        output = model(xb.view(-1, 6))
+        loss = criterion(output, yb)
+        loss.backward()
+        optimizer.step()
+        accuracy = (output.argmax(dim=1) == yb).float().mean()
+    model.eval()
+    with torch.no_grad():
+        val_loss = criterion(model(images), labels).item()
+    scheduler.step()
+    print("Epoch {}, Loss: {:.5f}, Acc: {:.4f}, Val Loss: {:.5f}, lr {:.5f}".format(
+        epoch + 1, loss.item(), accuracy.item(), val_loss, scheduler.get_last_lr()[0]))

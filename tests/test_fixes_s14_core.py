@@ -1,0 +1,205 @@
+"""Session 14: core fixes, each checked against torch."""
+import pytest
+
+import ember
+
+
+def _names(fn, depth=0, out=None):
+    """The node names of a graph, depth first, with their depth."""
+    out = [] if out is None else out
+    if fn is None or depth > 6:
+        return out
+    out.append((depth, type(fn).__name__))
+    for f, _ in getattr(fn, "next_functions", ()):
+        _names(f, depth + 1, out)
+    return out
+
+
+@pytest.mark.parametrize("e", [1, 2, 3, 0.5, -1.5])
+def test_pow_scalar_higher_derivatives(torch, e):
+    """torch's pow gradient is ``e * x ** (e - 1)``: its graph keeps x even for e in (1, 2), so
+    the next derivatives require grad (zeros where the maths gives zero)."""
+    def probe(lib):
+        x = lib.tensor([1.5, 2.0, 0.75], dtype=lib.float64, requires_grad=True)
+        g, = lib.autograd.grad((x ** e).sum(), x, create_graph=True)
+        h, = lib.autograd.grad(g.sum(), x, create_graph=True)
+        k, = lib.autograd.grad(h.sum(), x, allow_unused=True) if h.requires_grad else (None,)
+        return (_names(g.grad_fn), _names(h.grad_fn), h.requires_grad, g.tolist(), h.tolist(),
+                None if k is None else k.tolist())
+    got, want = probe(ember), probe(torch)
+    assert got[:3] == want[:3]
+    for a, b in zip(got[3:], want[3:]):
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert a == pytest.approx(b, rel=1e-12)
+
+
+def _outcome(lib, fn):
+    """What ``fn(lib)`` gives: its result, or its error's class and message."""
+    try:
+        return fn(lib)
+    except Exception as e:      # noqa: BLE001 (the class and message are what is compared)
+        return type(e).__name__, str(e)
+
+
+def _same(torch, fn):
+    assert _outcome(ember, fn) == _outcome(torch, fn)
+
+
+@pytest.mark.parametrize("case", ["nograd_leaf", "detached_view", "nonleaf"])
+def test_backward_inputs_retain_grad(torch, case):
+    """``backward(inputs=)`` retains each input's gradient as ``retain_grad`` does."""
+    import warnings
+
+    def probe(lib):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        z = x * 1
+        t = {"nograd_leaf": lib.ones(3), "detached_view": x.detach()[:2], "nonleaf": z}[case]
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            (z * z).sum().backward(inputs=[t])
+            return t.grad.tolist(), t.retains_grad, x.grad, len(w)
+    _same(torch, probe)
+
+
+@pytest.mark.parametrize("args,kwargs", [
+    ((5,), {}), ((1, 5), {}), ((), {"high": 5}), ((), {"low": 1, "high": 5}), ((1,), {"high": 4}),
+    ((), {"low": 5}), ((1,), {"low": 2}), ((3, 4, 5), {}), ((2.5,), {}), ((1, 2), {"high": 3})])
+def test_randint_like_forms(torch, args, kwargs):
+    def probe(lib):
+        lib.manual_seed(0)
+        return lib.randint_like(lib.zeros(6), *args, **kwargs).tolist()
+    _same(torch, probe)
+
+
+@pytest.mark.parametrize("x,w,b", [((2, 3), (3,), (1,)), ((3,), (3,), (1,)),
+                                   ((2, 2, 3), (3,), (1,)),
+                                   ((2, 2, 3), (3,), None), ((2, 3), (), None), ((), (2, 3), None),
+                                   ((2, 3), (1, 2, 3), None), ((2, 3), (3,), ())])
+def test_linear_weight_dims(torch, x, w, b):
+    def probe(lib):
+        g = lib.Generator().manual_seed(0)
+        r = lib.nn.functional.linear(lib.randn(x, generator=g), lib.randn(w, generator=g),
+                                     None if b is None else lib.randn(b, generator=g))
+        return tuple(r.shape), [round(v, 5) for v in r.flatten().tolist()]
+    _same(torch, probe)
+
+
+@pytest.mark.parametrize("ml", [5, 1.5, [1]])
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_load_map_location_not_callable(torch, ml, weights_only):
+    import io
+
+    def probe(lib):
+        buf = io.BytesIO()
+        lib.save({"a": lib.ones(2)}, buf)
+        buf.seek(0)
+        return lib.load(buf, map_location=ml, weights_only=weights_only)
+    _same(torch, probe)
+
+
+def test_data_ptr_of_no_elements(torch):
+    def probe(lib):
+        x = lib.arange(4.0)
+        return [t.data_ptr() == 0 for t in (lib.zeros(0), lib.empty(2, 0, 3), x[4:], x[1:1], x)]
+    _same(torch, probe)
+
+
+def test_T_warns_once_for_other_than_2d(torch, monkeypatch):
+    import warnings
+    monkeypatch.setattr(ember.Tensor, "_T_warned", [False])
+
+    def probe(lib):
+        out = []
+        for shape in [(2, 3), (3,), (), (2, 3, 4)]:
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                lib.zeros(shape).T
+            out.append([str(m.message).split(" (Triggered")[0] for m in w])
+        return out
+    got = probe(ember)
+    assert got[0] == [] and got[2:] == [[], []] and len(got[1]) == 1
+    # torch warns once per process: compare the text with a fresh torch process's first warning
+    import subprocess
+    import sys
+    want = subprocess.run([sys.executable, "-W", "always", "-c", "import torch; torch.zeros(3).T"],
+                          capture_output=True, text=True).stderr
+    assert got[1][0] in want
+
+
+@pytest.mark.parametrize("code", [
+    "(x * 2).sum().backward(create_graph=True); (x * 2).sum().backward(create_graph=True)",
+    "(x ** 2).sum().backward(create_graph=True, inputs=[x])",
+    "torch.autograd.grad((x ** 2).sum(), x, create_graph=True)",
+    "(x ** 2).sum().backward()"])
+def test_create_graph_backward_warns_once(torch, code):
+    """torch warns once per process that backward(create_graph=True) makes a reference cycle."""
+    import os
+    import subprocess
+    import sys
+
+    def count(lib):
+        prog = "import %s as torch; x = torch.tensor([1., 2.], requires_grad=True); %s" % (
+            lib, code)
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(ember.__file__)))
+        err = subprocess.run([sys.executable, "-W", "always", "-c", prog], capture_output=True,
+                             text=True, env=env).stderr
+        return err.count("will create a reference cycle between the parameter and its gradient")
+    assert count("ember") == count("torch")
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, t: t.split(2), lambda lib, t: t.split(split_size=[2, 4], dim=-1),
+    lambda lib, t: lib.Tensor.split(t, 3), lambda lib, t: t.split(split_size_or_sections=2),
+    lambda lib, t: t.split(), lambda lib, t: lib.split(t, split_size=2),
+    lambda lib, t: lib.split(t, split_size_or_sections=4)])
+def test_tensor_split_argument_names(torch, call):
+    def probe(lib):
+        r = call(lib, lib.arange(6.0))
+        return [p.tolist() for p in r]
+    _same(torch, probe)
+
+
+@pytest.mark.parametrize("assign", [False, True])
+def test_module_load(torch, assign):
+    def probe(lib):
+        a = lib.ones(2)
+        b = lib.zeros(2, requires_grad=True)
+        r = a.module_load(b, assign=assign)
+        return r.tolist(), r is a, r is b, r.requires_grad, a.tolist(), type(a.grad_fn).__name__
+    _same(torch, probe)
+
+
+def test_foreach_names_resolve(torch):
+    names = sorted(n for n in dir(torch) if n.startswith("_foreach_"))
+    missing = [n for n in names if not hasattr(ember, n)]
+    assert len(missing) <= 2, missing     # (_foreach_mm, _foreach_powsum: not yet)
+    xs = [ember.ones(2), ember.full((3,), 2.0)]
+    ember._foreach_mul_(xs, 3.0)
+    assert [x.tolist() for x in xs] == [[3.0, 3.0], [6.0, 6.0, 6.0]]
+
+
+def test_script_module_is_a_module(torch):
+    def probe(lib):
+        class A(lib.jit.ScriptModule):
+            def __init__(self):
+                super().__init__()
+                self.lin = lib.nn.Linear(2, 2)
+
+            def forward(self, x):
+                return self.lin(x)
+        a = A()
+        return ([c.__name__ for c in lib.jit.ScriptModule.__mro__], list(a.state_dict()),
+                tuple(a(lib.ones(2)).shape), isinstance(a, lib.nn.Module))
+    _same(torch, probe)
+
+
+def test_repr_keeps_blank_lines_empty(torch):
+    """torch 2.13's module repr indents only non-blank lines of a child's repr."""
+    def probe(lib):
+        class Blank(lib.nn.Module):
+            def extra_repr(self):
+                return "a=1\n\n  b=2\n   "
+
+        return repr(lib.nn.Sequential(Blank(), lib.nn.Sequential(Blank())))
+    _same(torch, probe)
