@@ -21,10 +21,10 @@ LAYERS = [
      "_lobpcg", "accelerator", "mps", "xpu"),
     ("nn", "optim", "utils", "serialization", "datasets", "distributions", "func", "distributed",
      "compiler", "_dynamo", "testing", "signal", "amp", "multiprocessing", "profiler", "hub",
-     "types", "quasirandom"),
+     "types", "quasirandom", "__future__"),
     ("viz", "_check", "_demo", "__main__", "__init__", "_torch_ns", "_tensor_compat", "jit",
      "version", "cpu", "functional", "_torch_function", "overrides", "_saved_names",
-     "_legacy_storage"),
+     "_legacy_storage", "fx", "library", "nested", "masked"),
 ]
 
 # Files whose job is host data: they may call NumPy on arrays. Elsewhere a line (or the first

@@ -162,7 +162,8 @@ def typename(obj):
 _LAZY = ("nn", "optim", "utils", "viz", "datasets", "fft", "special", "distributions", "func",
          "distributed", "backends", "compiler", "_dynamo", "serialization", "testing",
          "signal", "jit", "version", "cpu", "functional", "amp", "multiprocessing", "profiler",
-         "types", "overrides", "hub", "accelerator", "mps", "xpu", "sparse", "quasirandom")
+         "types", "overrides", "hub", "accelerator", "mps", "xpu", "sparse", "quasirandom",
+         "fx", "library", "__future__", "nested", "masked")
 
 
 def save(obj, f, *args, **kwargs):
@@ -248,7 +249,8 @@ cuda.amp = _sys.modules["ember.cuda.amp"] = _LazyModule("ember.cuda.amp", "ember
 
 def __dir__():
     from . import _torch_ns
-    return sorted(set(globals()) | _torch_ns.NAMES)
+    from .optim import _foreach
+    return sorted(set(globals()) | _torch_ns.NAMES | set(_foreach.__all__))
 
 
 def __getattr__(name):
@@ -265,6 +267,10 @@ def __getattr__(name):
     if name in _LAZY:
         import importlib
         return importlib.import_module("ember." + name)
+    if name.startswith("_foreach_"):
+        from .optim import _foreach
+        if name in _foreach.__all__:
+            return getattr(_foreach, name)
     if not name.startswith("_"):
         # torch's C++-signature forms of nn.functional and the rest (``ember.kl_div``)
         import importlib
