@@ -203,3 +203,76 @@ def test_repr_keeps_blank_lines_empty(torch):
 
         return repr(lib.nn.Sequential(Blank(), lib.nn.Sequential(Blank())))
     _same(torch, probe)
+
+
+def test_inf_nan_arithmetic_is_silent():
+    """torch's kernels give inf/nan without a warning; NumPy's ufuncs inside ember must not
+    print RuntimeWarnings (a user's own NumPy calls still do)."""
+    import os
+    import subprocess
+    import sys
+    prog = ("import ember as t, numpy as np\n"
+            "a = t.tensor([0., float('inf')]); b = t.tensor([-float('inf'), float('inf')])\n"
+            "a * b; a - b; a + b; t.log(t.tensor([-1.])); t.tensor([3e38]) * 10\n"
+            "x = t.tensor([0., 1.], requires_grad=True); (x * b).sum().backward()\n"
+            "np.log(np.array([-1.]))\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(ember.__file__)))
+    err = subprocess.run([sys.executable, "-W", "always", "-c", prog], capture_output=True,
+                         text=True, env=env).stderr
+    assert err.count("RuntimeWarning") == 1 and "<string>" in err, err
+
+
+def test_grad_mode_decorators_without_parentheses(torch):
+    def probe(lib):
+        x = lib.ones(2, requires_grad=True)
+
+        @lib.no_grad
+        def f(a):
+            return a * 2
+
+        @lib.enable_grad
+        def g(a):
+            return a * 2
+
+        @lib.inference_mode
+        def h(a):
+            return a * 2
+
+        @lib.inference_mode(False)
+        def h2(a):
+            return a * 2
+        with lib.no_grad():
+            inner = g(x).requires_grad
+        return (f(x).requires_grad, f.__name__, h(x).is_inference(), h2(x).requires_grad, inner,
+                type(lib.no_grad()).__name__, type(lib.inference_mode()).__name__)
+    _same(torch, probe)
+
+
+def test_disabled_profiler_binds_none(torch):
+    def probe(lib):
+        with lib.autograd.profiler.profile(enabled=False) as prof:
+            pass
+        return prof
+    _same(torch, probe)
+
+
+def test_meta_creation_allocates_nothing(torch):
+    """The "Reasoning about Shapes" recipe makes a 48 TiB meta tensor: shapes and dtypes only."""
+    def probe(lib):
+        big = (2 ** 10, 3, 2 ** 16, 2 ** 16)
+        ts = [lib.rand(*big, device="meta"), lib.zeros(big, dtype=lib.int32, device="meta"),
+              lib.ones(*big, device="meta"), lib.full(big, 3, device="meta"),
+              lib.empty(big, device="meta")]
+        return [(tuple(t.shape), str(t.dtype), str(t.device)) for t in ts]
+    _same(torch, probe)
+
+
+def test_subclass_with_only_new(torch):
+    def probe(lib):
+        class Q(lib.Tensor):
+            @staticmethod
+            def __new__(cls, elem, scale):
+                return lib.Tensor._make_subclass(cls, elem)
+        q = Q(lib.ones(2), 0.5)
+        return type(q).__name__, q.tolist(), (q * 2).tolist()
+    _same(torch, probe)

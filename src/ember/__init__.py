@@ -6,6 +6,7 @@ them, ``backward()`` walks the graph, ``nn``, ``optim`` and ``utils.data`` train
 import builtins as _builtins
 import sys as _sys
 import types as _types
+import warnings as _warnings
 
 from . import dtypes
 from .dtypes import (bool, float, float16, float32, float64, double, half, int, int8, int16,
@@ -59,6 +60,9 @@ def _hash_tensor(self, dim=(), *, keepdim=False, mode=0):
 
 
 Tensor.prelu, Tensor.hash_tensor = _prelu, _hash_tensor     # (their ops live above ops/)
+# torch's kernels give inf/nan silently; NumPy's ufuncs called from ember's code would warn
+# (``0 * inf``): a filter, not an errstate per op, keeps that free on the hot path.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember\.")
 from . import _tensor_compat  # noqa: E402  (torch's older Tensor methods; see that file)
 _tensor_compat.install(Tensor)
 from ._legacy_storage import *  # noqa: E402,F401,F403  (torch.FloatStorage, ...)

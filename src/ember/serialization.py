@@ -22,6 +22,7 @@ import hashlib
 import io
 import json
 import math
+import mmap as _mmap
 import os
 import pickle
 import struct
@@ -37,7 +38,8 @@ from .backend import backend_for, device as _device, to_host
 from .tensor import Size, Tensor
 
 __all__ = ["save", "load", "CheckpointError", "SourceChangeWarning", "LoadEndianness",
-           "get_default_load_endianness", "set_default_load_endianness", "location_tag",
+           "get_default_load_endianness", "set_default_load_endianness", "get_default_mmap_options",
+           "set_default_mmap_options", "location_tag",
            "default_restore_location", "register_package", "DEFAULT_PROTOCOL",
            "get_unsafe_globals_in_checkpoint", "check_module_version_greater_or_equal"]
 
@@ -625,6 +627,8 @@ class _WeightsUnpickler:
             raise
         except (IndexError, KeyError, TypeError, ValueError, AttributeError, struct.error,
                 OverflowError, UnicodeError, EOFError, RecursionError) as e:
+            if getattr(e, "_ember_raw", False):
+                raise
             raise UnpicklingError("malformed pickle data (%s: %s)" % (type(e).__name__, e)) \
                 from None
 
@@ -906,9 +910,10 @@ class _Loader:
                 return result
             else:
                 _fail("map_location returned %s, not a storage or None" % type(result).__name__)
-        else:
-            raise TypeError("map_location should be a str, a device, a dict or a callable, got "
-                            "%s" % type(ml).__name__)
+        else:       # (torch calls it: the error is Python's, not the unpickler's)
+            e = TypeError("'%s' object is not callable" % type(ml).__name__)
+            e._ember_raw = True
+            raise e
         return storage._moved(_restore_device(target))
 
     def persistent_load(self, pid):
@@ -1051,9 +1056,10 @@ class _ZipRecords:
             got = self._guard(info, lambda: _readinto(self.zf, info, arr))
             if got != nbytes:
                 _fail("record %s ended after %d of its %d bytes" % (info.filename, got, nbytes))
-        if arr.dtype.byteorder not in "=|":
+        if not arr.dtype.isnative:      # (a native '<' view stays a view of the mapped file)
             arr = arr.astype(arr.dtype.newbyteorder("="))
-        return arr
+        return arr.view(arr.dtype.newbyteorder("=")) if arr.dtype.byteorder == "<" \
+            or arr.dtype.byteorder == ">" else arr
 
     def _memmap(self, info, dtype, numel):
         with open(self.path, "rb") as fh:
@@ -1065,13 +1071,15 @@ class _ZipRecords:
         offset = info.header_offset + 30 + n + m
         if offset + numel * dtype.itemsize > self.size:
             _fail("record %s runs past the end of the file" % info.filename)
-        return np.memmap(self.path, dtype=dtype, mode="c", offset=offset, shape=(numel,))
+        mode = "r+" if _LOAD_OPTIONS["mmap_flags"] == _mmap.MAP_SHARED else "c"
+        return np.memmap(self.path, dtype=dtype, mode=mode, offset=offset, shape=(numel,))
 
 
 def _readinto(zf, info, arr):
     view = memoryview(arr.reshape(-1)).cast("B")
     got = 0
     with zf.open(info) as r:
+        r._expected_crc = None      # torch reads without CRC-32 checks (MAP_SHARED edits data)
         while got < len(view):
             n = r.readinto(view[got:])
             if not n:
@@ -1677,7 +1685,7 @@ class LoadEndianness(enum.Enum):
     BIG = 3
 
 
-_LOAD_OPTIONS = {"endianness": None, "crc32": True, "mmap_flags": None}
+_LOAD_OPTIONS = {"endianness": None, "crc32": True, "mmap_flags": _mmap.MAP_PRIVATE}
 
 
 def get_default_load_endianness():
@@ -1690,6 +1698,30 @@ def set_default_load_endianness(endianness):
     if not isinstance(endianness, LoadEndianness) and endianness is not None:
         raise TypeError("Invalid argument type in function set_default_load_endianness")
     _LOAD_OPTIONS["endianness"] = endianness
+
+
+def get_default_mmap_options():
+    """The mmap flags ``load(..., mmap=True)`` maps files with (default ``mmap.MAP_PRIVATE``:
+    writes to the loaded tensors stay in memory; ``MAP_SHARED`` writes them to the file)."""
+    return _LOAD_OPTIONS["mmap_flags"]
+
+
+class set_default_mmap_options:
+    """Set the mmap flags for ``load(..., mmap=True)`` (``mmap.MAP_PRIVATE`` or
+    ``mmap.MAP_SHARED``); as a context manager, restore the old ones on exit."""
+
+    def __init__(self, flags):
+        if flags != _mmap.MAP_PRIVATE and flags != _mmap.MAP_SHARED:
+            raise ValueError("Invalid argument in function set_default_mmap_options, expected "
+                             f"mmap.MAP_PRIVATE or mmap.MAP_SHARED, but got {flags}")
+        self.prev = _LOAD_OPTIONS["mmap_flags"]
+        _LOAD_OPTIONS["mmap_flags"] = flags
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _LOAD_OPTIONS["mmap_flags"] = self.prev
 
 
 def get_crc32_options():

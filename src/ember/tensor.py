@@ -134,6 +134,8 @@ class Tensor:
     __array_priority__ = 1000    # (NumPy's binary operators defer to the reflected ones)
 
     def __init__(self, *args: Any, _dtype: Optional[_dt.dtype] = None) -> None:
+        if hasattr(self, "_array"):
+            return      # (built by a subclass's __new__: torch's __init__ ignores the arguments)
         arr = _legacy_data(args) if args else \
             _backend.backend_for(None).xp.zeros((0,), dtype=np.float32)
         d = _dtype or _dt.get_default_dtype()

@@ -75,7 +75,17 @@ class _Mode:
         return type(self)()
 
 
-class no_grad(_Mode):
+class _NoParam(_Mode):
+    """A switch that also decorates without parentheses (``@no_grad``), as torch's."""
+
+    def __new__(cls, orig_func: Any = None) -> Any:
+        return super().__new__(cls) if orig_func is None else cls()(orig_func)
+
+    def __init__(self, orig_func: Any = None) -> None:
+        pass
+
+
+class no_grad(_NoParam):
     """Context manager and decorator that turns off graph recording in this thread.
 
     Example:
@@ -89,12 +99,8 @@ class no_grad(_Mode):
 
     _target = False
 
-    def __init__(self, orig_func: Any = None) -> None:
-        if orig_func is not None and callable(orig_func):
-            raise TypeError("use @no_grad() with parentheses")
 
-
-class enable_grad(_Mode):
+class enable_grad(_NoParam):
     """Context manager and decorator that turns graph recording back on in this thread."""
 
     _target = True
@@ -131,6 +137,9 @@ class _Scoped(_Mode):
 class inference_mode(_Mode):
     """Like ``no_grad``, and the tensors made inside are inference tensors (``is_inference()``):
     they may not be saved for backward nor changed in place outside inference mode."""
+
+    def __new__(cls, mode: Any = True) -> Any:
+        return super().__new__(cls) if isinstance(mode, bool) else cls()(mode)
 
     def __init__(self, mode: bool = True) -> None:
         self._target = not mode

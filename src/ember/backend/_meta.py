@@ -137,11 +137,16 @@ def _by_mask(index: Any) -> bool:
 
 def _creation(fn: Any) -> Any:
     def call(*args: Any, **kwargs: Any) -> Any:
+        if fn.__name__ in _NO_VALUES and (args and not isinstance(args[0], np.ndarray)):
+            # (no values to keep: the broadcast zero, whatever the size, as torch's meta tensors)
+            probe = fn((), *_plain(args[1:]), **_plain(kwargs))
+            return empty(args[0], probe.dtype)
         return _meta(fn(*_plain(args), **_plain(kwargs)))
     call.__name__ = fn.__name__
     return call
 
 
+_NO_VALUES = {"empty", "zeros", "ones", "full"}
 _CREATION = {"empty", "zeros", "ones", "full", "arange", "eye", "identity", "linspace",
              "logspace", "geomspace", "tri", "indices", "asarray", "array",
              "ascontiguousarray", "frombuffer", "fromiter"}

@@ -9,8 +9,28 @@ __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer
            "UninitializedTensorMixin"]
 
 
-class Parameter(Tensor):
-    """A Tensor that is a module parameter; requires grad by default.
+class _ParameterMeta(type):
+    """``isinstance(t, Parameter)`` is also true for a user Tensor subclass instance made a
+    parameter by ``Parameter(t)`` (marked ``_is_param``, as torch's ``_ParameterMeta``)."""
+
+    def __instancecheck__(cls, instance):
+        if super().__instancecheck__(instance):
+            return True
+        return cls is Parameter and type(instance) is not Tensor and \
+            isinstance(instance, Tensor) and \
+            getattr(instance, "__dict__", {}).get("_is_param", False)
+
+
+def _user_subclass(data):
+    """A Tensor subclass defined outside ember (ember's own, like sparse, act as torch.Tensor)."""
+    t = type(data)
+    return t is not Tensor and not t.__module__.startswith("ember.")
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
+    """A Tensor that is a module parameter; requires grad by default. ``Parameter(t)`` of a
+    user Tensor subclass instance returns ``t.detach()`` (still of that subclass) marked as a
+    parameter, as torch does.
 
     Example:
         >>> import ember
@@ -28,6 +48,17 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError("Parameter data must be a Tensor, got %s" % type(data).__name__)
+        if cls is Parameter and _user_subclass(data) and not isinstance(data, Parameter):
+            t = data.detach().requires_grad_(requires_grad)
+            if type(t) is not type(data):
+                raise RuntimeError(
+                    f"Creating a Parameter from an instance of type {type(data).__name__} "
+                    "requires that detach() returns an instance of the same type, but return "
+                    f"type {type(t).__name__} was found instead. To use the type as a "
+                    "Parameter, please correct the detach() semantics defined by its "
+                    "__torch_dispatch__() implementation.")
+            t._is_param = True
+            return t
         p = Tensor.__new__(cls)
         p._array = data._array
         p._requires_grad = False

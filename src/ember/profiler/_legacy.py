@@ -290,7 +290,7 @@ class profile:      # noqa: N801 (torch's name)
 
     def __enter__(self):
         if not self.enabled:
-            return self
+            return None     # (torch binds ``as prof`` to None when disabled)
         if self.entered:
             raise RuntimeError("Profiler context manager is not reentrant")
         self.entered = True

@@ -147,7 +147,7 @@ def _addindent(s, n):
     lines = s.split("\n")
     if len(lines) == 1:
         return s
-    return lines[0] + "\n" + "\n".join(" " * n + line for line in lines[1:])
+    return lines[0] + "\n" + "\n".join(" " * n + line if line.strip() else "" for line in lines[1:])
 
 
 class Module:
@@ -571,6 +571,7 @@ class Module:
                               % (k, v.shape, own[k].shape))
                 bad.add(k)
         from ...autograd.grad_mode import no_grad
+        from ... import __future__ as _future
         with no_grad():
             for k, v in state_dict.items():
                 if k in extra:
@@ -579,7 +580,16 @@ class Module:
                 if k not in own or k in bad:
                     continue
                 target = own[k]
-                if assign:
+                if target.is_meta and not v.is_meta and not assign:
+                    warnings.warn(
+                        f"for {k}: copying from a non-meta parameter in the checkpoint to a meta "
+                        "parameter in the current model, which is a no-op. (Did you mean to "
+                        "pass `assign=True` to assign items in the state dictionary to their "
+                        "corresponding key in the module instead of copying them in place?)",
+                        stacklevel=2)
+                if _future.get_swap_module_params_on_conversion():
+                    _swap_in(target, v, assign)
+                elif assign:
                     self._assign(k, v)
                 else:
                     target.copy_(v)
@@ -657,19 +667,46 @@ class Module:
         return self
 
     def _apply(self, fn, recurse=True):
+        """Replace each parameter, gradient and buffer ``t`` by ``fn(t)``: in place by default,
+        as new Parameters or by ``swap_tensors`` when ``ember.__future__`` says so."""
         if recurse:
             for m in self.children():
                 m._apply(fn)
+        from ... import __future__ as future
+        from ...autograd.grad_mode import no_grad
+        from ._swap import swap_tensors
+        swap = future.get_swap_module_params_on_conversion()
+        set_data = not future.get_overwrite_module_params_on_conversion()
         for key, p in self._parameters.items():
             if p is None:
                 continue
-            from ...autograd.grad_mode import no_grad
             with no_grad():
                 new = fn(p)
-            if new is not p:
-                p._array = new._array
-                if p._grad is not None:
-                    p._grad = fn(p._grad)
+            grad, out = p._grad, p
+            if swap:
+                try:
+                    p._grad = None
+                    swap_tensors(p, Parameter(new, requires_grad=p.requires_grad))
+                except Exception as e:
+                    p._grad = grad
+                    raise RuntimeError("_apply(): Couldn't swap %s.%s"
+                                       % (self._get_name(), key)) from e
+            elif set_data:
+                if new is not p:
+                    p._array = new._array
+            else:
+                out = self._parameters[key] = Parameter(new, p.requires_grad)
+            if grad is not None:
+                with no_grad():
+                    new_grad = fn(grad)
+                if swap:
+                    new_grad.requires_grad_(grad.requires_grad)
+                    swap_tensors(grad, new_grad)
+                    out._grad = grad
+                elif set_data:
+                    grad._array = new_grad._array
+                else:
+                    out._grad = new_grad.requires_grad_(grad.requires_grad)
         for key, b in self._buffers.items():
             if b is not None:
                 self._buffers[key] = fn(b)
@@ -1005,6 +1042,25 @@ class _WrappedHook:
         import weakref
         self.hook = state["hook"]
         self.module = weakref.ref(state["module"])
+
+
+def _swap_in(param, value, assign):
+    """``load_state_dict`` under swap_module_params_on_conversion: swap
+    ``param.module_load(value, assign)`` into ``param`` (as torch's ``_load_from_state_dict``)."""
+    from ._swap import swap_tensors
+    if type(param).module_load is Tensor.module_load:     # (torch's default rule)
+        new = value.detach() if assign else param.copy_(value).detach()
+    else:
+        new = param.module_load(value, assign=assign)
+    if new is value or new is param:
+        raise RuntimeError("module_load returned one of self or other, please .detach() the "
+                           "result if returning one of the inputs in module_load")
+    if isinstance(param, Parameter):
+        if isinstance(new, Parameter):
+            new.requires_grad_(param.requires_grad)
+        else:
+            new = Parameter(new, requires_grad=param.requires_grad)
+    swap_tensors(param, new)
 
 
 def _post_order(module):
