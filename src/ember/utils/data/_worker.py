@@ -5,6 +5,8 @@ import random
 import sys
 import traceback
 
+import numpy as np
+
 __all__ = ["WorkerInfo", "get_worker_info"]
 
 _worker_info = None
@@ -67,6 +69,13 @@ class _IterableDatasetStop:
         self.worker_id = worker_id
 
 
+def _generate_state(base_seed, worker_id):
+    """torch's per-worker NumPy seed: numpy's SeedSequence over (worker id, the two 32-bit
+    halves of the base seed, 0), four uint32 words (torch spells the same hash out by hand)."""
+    entropy = [worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32, 0]
+    return np.random.SeedSequence(entropy).generate_state(4).tolist()
+
+
 def _worker_loop(dataset, is_iterable, index_queue, result_queue, collate_fn, auto_collation,
                  batch_size, drop_last, worker_id, num_workers, seed, worker_init_fn,
                  parent_pid):
@@ -76,6 +85,7 @@ def _worker_loop(dataset, is_iterable, index_queue, result_queue, collate_fn, au
     _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
     manual_seed(seed)
     random.seed(seed)
+    np.random.seed(_generate_state(seed - worker_id, worker_id))
     init_error = None
     try:
         if worker_init_fn is not None:
