@@ -106,4 +106,5 @@ def test_as_subclass_and_module_load():
     s.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0])
     o = ember.zeros(2)
-    assert ember.ones(2).module_load(o) is o
+    r = ember.ones(2).module_load(o, assign=True)      # (torch: o.detach(), a new object)
+    assert r is not o and r.tolist() == [0.0, 0.0]

@@ -2,7 +2,7 @@
 (``torch.FloatStorage(3)``, ``torch.FloatStorage([1, 2])``: a ``TypedStorage`` of that dtype)."""
 import builtins as _builtins
 
-from ._tensor_compat import TypedStorage, UntypedStorage
+from ._tensor_compat import TypedStorage, UntypedStorage, _warn_typed_storage_removal
 from .dtypes import (bfloat16, bool, complex64, complex128, float16, float32, float64, int8,
                      int16, int32, int64, uint8)
 from .ops import tensor, zeros
@@ -18,6 +18,7 @@ class _LegacyStorage(TypedStorage, metaclass=_LegacyStorageMeta):
     ``TypedStorage`` of the class's dtype (and ``isinstance`` checks that dtype)."""
 
     def __new__(cls, *args):
+        _warn_typed_storage_removal(stacklevel=3)
         if not args:
             data = []
         elif len(args) == 1 and isinstance(args[0], _builtins.int) and not isinstance(

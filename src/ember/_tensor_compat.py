@@ -361,11 +361,7 @@ class _Compat:
 
     def storage(self) -> "TypedStorage":
         """The tensor's memory as a flat typed storage (torch's deprecated ``TypedStorage``)."""
-        warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
-                      "UntypedStorage will be the only storage class. This should only matter "
-                      "to you if you are using storages directly.  To access UntypedStorage "
-                      "directly, use tensor.untyped_storage() instead of tensor.storage()",
-                      UserWarning, stacklevel=2)
+        _warn_typed_storage_removal(stacklevel=3)
         return TypedStorage(self)
 
     def to_sparse_csr(self, dense_dim: Optional[int] = None) -> Tensor:
@@ -406,6 +402,22 @@ def _storage_tensor(t: Tensor) -> Tensor:
         return Tensor._wrap(base.__dict__["_storage"])
     return Tensor._wrap(base._array.reshape(-1)) if base._array.flags.c_contiguous \
         else Tensor._wrap(base._array.copy().reshape(-1))
+
+
+def _warn_typed_storage_removal(stacklevel: int = 2) -> None:
+    """torch's TypedStorage deprecation warning: once per process (its ``has_warned`` flag)."""
+    if _warn_typed_storage_removal.__dict__.get("has_warned"):
+        return
+    warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
+                  "UntypedStorage will be the only storage class. This should only matter "
+                  "to you if you are using storages directly.  To access UntypedStorage "
+                  "directly, use tensor.untyped_storage() instead of tensor.storage()",
+                  UserWarning, stacklevel=stacklevel)
+    _warn_typed_storage_removal.__dict__["has_warned"] = True
+
+
+def _reset_warn_typed_storage_removal() -> None:
+    _warn_typed_storage_removal.__dict__["has_warned"] = False
 
 
 class TypedStorage:

@@ -318,13 +318,10 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if not training:
         empty = input.new_empty((0,))
         return out, empty, empty
-    dims = [0] + list(range(2, input.dim()))
-    x = input.detach()      # (torch's node passes no gradient back through the statistics)
-    mean = x.mean(dims)
-    var = x.var(dims, unbiased=False)
-    invstd = (var + eps).rsqrt()
-    # (torch's batch-norm InvStd: 0 where the variance and eps are both 0)
-    return out, mean, invstd.masked_fill(var == 0, 0.0) if eps == 0 else invstd
+    dims = (0,) + tuple(range(2, input.dim()))
+    # (torch's CPU statistics, no gradient back through them)
+    mean, invstd = _normalization.batch_stats(input._array, weight, bias, dims, eps)
+    return out, Tensor._wrap(mean.reshape(-1)), Tensor._wrap(invstd.reshape(-1))
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):

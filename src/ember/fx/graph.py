@@ -1,5 +1,7 @@
 """``torch.fx.Graph``: a list of Nodes, its printing and the Python code it stands for."""
 import builtins
+import contextlib
+import copy
 import inspect
 import keyword
 import math
@@ -8,7 +10,7 @@ import warnings
 
 from .node import Node, _get_qualified_name, _type_repr, map_arg
 
-__all__ = ["Graph", "PythonCode"]
+__all__ = ["Graph", "PythonCode", "CodeGen"]
 
 _name_regex = re.compile(r"^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$")
 _illegal_char_regex = re.compile("[^0-9a-zA-Z_]+")
@@ -74,6 +76,36 @@ class PythonCode:
         self.globals = globals_
 
 
+class CodeGen:
+    """How a Graph becomes Python source: subclass it and ``Graph.set_codegen`` it to change
+    the ``def`` line, the ``return`` statement or the globals the code sees."""
+
+    def __init__(self):
+        self._body_transformer = None
+        self._func_name = "forward"
+
+    def gen_fn_def(self, free_vars, maybe_return_annotation):
+        """The ``def`` line, e.g. ``def forward(self, x):``."""
+        if not free_vars or free_vars[0] != "self":
+            free_vars.insert(0, "self")
+        return "def %s(%s)%s:" % (self._func_name, ", ".join(free_vars),
+                                  maybe_return_annotation)
+
+    def generate_output(self, output_args):
+        """The ``return`` statement (not indented)."""
+        return "return %r" % (output_args,)
+
+    def process_inputs(self, *args):
+        return args
+
+    def process_outputs(self, outputs):
+        return outputs
+
+    def additional_globals(self):
+        """``(name, value)`` pairs the generated code needs as globals."""
+        return []
+
+
 def _format_target(base, target):
     r = base
     for e in target.split("."):
@@ -133,6 +165,7 @@ class Graph:
         self._owning_module = owning_module
         self._tracer_cls = tracer_cls
         self._tracer_extras = tracer_extras
+        self._codegen = CodeGen()
 
     @property
     def owning_module(self):
@@ -246,6 +279,17 @@ class Graph:
             val_map[node] = self.node_copy(node, lambda n: val_map[n])
         return None
 
+    def __deepcopy__(self, memo=None):
+        """A copy of the Nodes (``memo`` maps old Nodes to new), not of the owning module."""
+        memo = memo if memo else {}
+        g = Graph(tracer_cls=self._tracer_cls)
+        out = g.graph_copy(self, val_map=memo, return_output_node=True)
+        g._codegen = copy.deepcopy(self._codegen)
+        if out is not None:
+            value, old = out
+            g.output(value, type_expr=getattr(old, "type", None)).meta = copy.copy(old.meta)
+        return g
+
     def eliminate_dead_code(self, is_impure_node=None):
         """Erase the Nodes whose value nothing uses and that have no side effect; returns
         whether any went."""
@@ -297,9 +341,15 @@ class Graph:
         return "graph():" + "".join("\n    " + s for s in lines if s)
 
     def print_tabular(self):
+        """Print the Nodes as a table (needs the ``tabulate`` package, as torch's)."""
+        try:
+            from tabulate import tabulate
+        except ImportError:
+            print("`print_tabular` relies on the library `tabulate`, which could not be found "
+                  "on this machine. Run `pip install tabulate` to install the library.")
+            raise
         rows = [[n.op, n.name, n.target, n.args, n.kwargs] for n in self.nodes]
-        print("\n".join("  ".join(str(c) for c in r) for r in
-                        [["opcode", "name", "target", "args", "kwargs"]] + rows))
+        print(tabulate(rows, headers=["opcode", "name", "target", "args", "kwargs"]))
 
     def python_code(self, root_module, *, verbose=False, include_stride=False,
                     include_device=False, colored=False):
@@ -307,13 +357,34 @@ class Graph:
         namespace = _Namespace()
         for node in self.nodes:
             namespace.create_name(node.name, node)
-        return _gen_python_code(list(self.nodes), root_module, namespace, verbose)
+        return _gen_python_code(self._codegen, list(self.nodes), root_module, namespace,
+                                verbose)
+
+    def set_codegen(self, codegen):
+        self._codegen = codegen
+
+    def process_inputs(self, *args):
+        return self._codegen.process_inputs(*args)
+
+    def process_outputs(self, out):
+        return self._codegen.process_outputs(out)
 
     def on_generate_code(self, make_transformer):
-        raise NotImplementedError("on_generate_code is not supported")
+        """Install ``make_transformer(current)``, a function over the list of generated
+        body lines; the returned context manager puts the previous one back on exit."""
+        old = self._codegen._body_transformer
+        self._codegen._body_transformer = make_transformer(old)
+
+        @contextlib.contextmanager
+        def restore():
+            try:
+                yield
+            finally:
+                self._codegen._body_transformer = old
+        return restore()
 
 
-def _gen_python_code(nodes, root_module, namespace, verbose=False):
+def _gen_python_code(codegen, nodes, root_module, namespace, verbose=False):
     import ember
     free_vars, body = [], []
     globals_ = {"inf": math.inf, "nan": math.nan, "NoneType": type(None), "torch": _TORCH,
@@ -420,7 +491,10 @@ def _gen_python_code(nodes, root_module, namespace, verbose=False):
         elif node.op == "output":
             if node.type is not None:
                 return_ann[0] = " -> %s" % type_repr(node.type)
-            body.append("return %s" % get_repr(node.args[0]))
+            if type(codegen).generate_output is CodeGen.generate_output:
+                body.append("return %s" % get_repr(node.args[0]))
+            else:
+                body.append(codegen.generate_output(node.args[0]))
         else:
             raise NotImplementedError("node: %s %s" % (node.op, node.target))
 
@@ -439,12 +513,14 @@ def _gen_python_code(nodes, root_module, namespace, verbose=False):
     if wrapped:
         wname = add_global("wrap", wrap)
         wrap_stmts = "\n".join('%s("%s")' % (wname, n) for n in wrapped)
-    if not free_vars or free_vars[0] != "self":
-        free_vars.insert(0, "self")
+    if codegen._body_transformer:
+        body = codegen._body_transformer(body)
+    for name, value in codegen.additional_globals():
+        add_global(name, value)
+    prologue = codegen.gen_fn_def(free_vars, return_ann[0])
     code = "".join(body).lstrip("\n")
     code = "\n".join("    " + line for line in code.split("\n"))
-    src = "\n%s\n\ndef forward(%s)%s:\n%s" % (wrap_stmts, ", ".join(free_vars), return_ann[0],
-                                             code)
+    src = "\n%s\n\n%s\n%s" % (wrap_stmts, prologue, code)
     return PythonCode(src, globals_)
 
 

@@ -133,7 +133,6 @@ class Proxy:
 
     @classmethod
     def __torch_function__(cls, orig_method, types, args=None, kwargs=None):
-        from ember.overrides import is_tensor_method_or_property
         args = args if args else ()
         kwargs = kwargs if kwargs else {}
         tracers = {}
@@ -146,12 +145,29 @@ class Proxy:
             raise RuntimeError("Found multiple different tracers %s while trying to trace "
                                "operations %s" % (list(tracers), orig_method))
         tracer = next(iter(tracers))
-        if is_tensor_method_or_property(orig_method):
-            return tracer.create_proxy("call_method", orig_method.__name__, args, kwargs)
+        if _is_tensor_method(orig_method):
+            name = orig_method.__name__
+            return tracer.create_proxy("call_method", _METHOD_NAMES.get(name, name), args,
+                                       kwargs)
         kind, args, kwargs = _functional_call(orig_method, args, kwargs)
         if kind == "call_method":
             return tracer.create_proxy(kind, orig_method.__name__, args, kwargs)
         return tracer.create_proxy("call_function", orig_method, args, kwargs)
+
+
+_TENSOR_METHODS: dict = {}
+_METHOD_NAMES = {"__eq__": "eq"}     # (torch's name for Tensor's operator)
+
+
+def _is_tensor_method(fn):
+    """Whether ``fn`` is one of Tensor's methods or operators (``t + proxy`` dispatches as
+    Tensor's ``__add__``, recorded as the method ``add``)."""
+    import ember
+    attrs = vars(ember.Tensor)
+    if _TENSOR_METHODS.get("n") != len(attrs):
+        _TENSOR_METHODS.clear()
+        _TENSOR_METHODS.update({id(f): True for f in attrs.values()}, n=len(attrs))
+    return id(fn) in _TENSOR_METHODS
 
 
 def _functional_call(fn, args, kwargs):

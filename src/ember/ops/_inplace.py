@@ -1,4 +1,7 @@
 """In-place ops: write the result into the tensor's memory, bump its version, rebase its grad_fn."""
+import sys
+import warnings
+
 import numpy as np
 
 from ..autograd.function import Function
@@ -6,7 +9,7 @@ from ..autograd.graph import Node
 from ..autograd.grad_mode import state as _state
 from ..tensor import Tensor
 from ._util import _OVERLAP_MSG, cast, sum_to, writable, xp_of
-from ..backend import backend_of, quiet
+from ..backend import backend_of, is_array, quiet
 from ..backend._meta import MetaArray
 from .shape import (AsStrided, _positions, _storage_size, _strided_geometry,
                     _strided_positions, take_flat, zero_flat)
@@ -21,6 +24,10 @@ _INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode 
                       "You can make a clone to get a normal tensor before doing inplace update."
                       "See https://github.com/pytorch/rfcs/pull/17 for more details.")
 _LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
+# The in-place ops torch still runs on an expanded tensor (each written element lands in the
+# memory its aliases share; backward through it raises), and the example of its warning
+_EXPANDED_OK = {"masked_fill_": "tensor[mask] = scalar", "index_fill_": "tensor[mask] = scalar",
+                "index_put_": "tensor[indices] = tensor", "fill_": None, "zero_": None}
 
 
 def write(t, arr, op):
@@ -38,6 +45,9 @@ def write(t, arr, op):
         t._version_ref[0] += 1
         return
     if writable(dst) is None:
+        if _write_expanded(dst, arr, op):
+            t._version_ref[0] += 1
+            return
         raise RuntimeError(_OVERLAP_MSG)
     if arr.dtype == dst.dtype:
         xp_of(t).copyto(dst, arr)
@@ -45,6 +55,52 @@ def write(t, arr, op):
         with quiet():      # (an overflow to inf, a nan to an integer: silent, as torch)
             xp_of(t).copyto(dst, arr, casting="unsafe")
     t._version_ref[0] += 1
+
+
+def _write_expanded(dst, arr, op):
+    """Write the elements of ``arr`` that differ from the expanded ``dst``'s into the memory
+    they share (the last one wins, as torch's serial kernel), for the ops of ``_EXPANDED_OK``
+    (with torch's deprecation warning); False for other ops or memory not ours to write."""
+    alias = _expanded_alias(dst) if op in _EXPANDED_OK else None
+    if alias is None:
+        return False
+    if _EXPANDED_OK[op]:
+        frame, level = sys._getframe(1), 2      # (attributed to the caller outside ember)
+        while frame is not None and frame.f_globals.get("__name__", "").startswith("ember."):
+            frame, level = frame.f_back, level + 1
+        warnings.warn("Use of %s on expanded tensors is deprecated. Please clone() the tensor "
+                      "before performing this operation. This also applies to advanced indexing "
+                      "e.g. %s" % (op, _EXPANDED_OK[op]), UserWarning, stacklevel=level)
+    xp = backend_of(dst).xp
+    arr = xp.broadcast_to(cast(arr, dst.dtype), dst.shape)
+    same = arr == dst
+    if dst.dtype.kind == "f":    # (a -0.0 over 0.0 is a change; NaN over NaN is not)
+        same = (same & (xp.signbit(arr) == xp.signbit(dst))) | (xp.isnan(arr) & xp.isnan(dst))
+    alias[~same] = arr[~same]
+    return True
+
+
+def _expanded_alias(arr):
+    """A writable array on the memory of the expanded (read-only, 0-stride) ``arr``, or None.
+
+    NOTE: torch still writes ``t[indices] = v`` into an expanded tensor (deprecated, with a
+    warning); each written element lands in the memory its aliases share."""
+    if 0 not in arr.strides:
+        return None
+    owner = arr
+    while getattr(owner, "base", None) is not None:
+        owner = owner.base
+    if not is_array(owner) or not owner.flags.writeable or not owner.flags.c_contiguous:
+        return None
+    backend = backend_of(owner)
+    offset = backend.data_ptr(arr) - backend.data_ptr(owner)
+    if offset % arr.itemsize or owner.dtype != arr.dtype:
+        return None
+    try:
+        start = owner.reshape(-1)[offset // arr.itemsize:]
+        return backend.as_strided(start, arr.shape, arr.strides)
+    except (TypeError, ValueError):
+        return None
 
 
 def castable_into(input, *others, numbers=True):
@@ -200,19 +256,22 @@ class CopySlices(Function):
     node_name = "CopySlices"
 
     @staticmethod
-    def forward(ctx, base, new_view, index):
+    def forward(ctx, base, new_view, index, overlap=False):
         ctx.save_for_backward(Tensor._wrap(index))
+        ctx.overlap = overlap
         return Tensor._wrap(base._array)
 
     @staticmethod
     def backward(ctx, grad_output):
+        if ctx.overlap:     # (torch copies the view's gradient into the base's: an overlap)
+            raise RuntimeError(_OVERLAP_MSG)
         idx = ctx.saved_tensors[0]._array
         g_base = g_view = None
         if ctx.needs_input_grad[0]:
             g_base = zero_flat(grad_output, idx)
         if ctx.needs_input_grad[1]:
             g_view = take_flat(grad_output, idx)
-        return g_base, g_view, None
+        return g_base, g_view, None, None
 
 
 def _copy_slices_next(node):
@@ -240,7 +299,8 @@ def _recorded_view(t, base, fn, op, args, kwargs):
     write(t, out._array, op)
     _saved_output_is(out, t)
     _output_dtype_is(out, t)
-    new_base = CopySlices.apply(old_base, out, idx)
+    new_base = CopySlices.apply(old_base, out, idx,
+                                t._array.size > 0 and writable(t._array) is None)
     base.grad_fn = new_base.grad_fn
     base._output_nr = 0
     base._requires_grad = new_base._requires_grad

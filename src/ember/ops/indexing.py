@@ -11,7 +11,7 @@ from ..autograd.grad_mode import state as _state
 from ..backend import backend_of, is_array
 from ..tensor import Tensor
 from ._index import Index, IndexPut, check_index_broadcast, dtype_name as _tname
-from ._inplace import inplace, overwrite
+from ._inplace import _expanded_alias, inplace, overwrite
 from ._util import SCALAR_TYPES as _SCALARS, cast, checked_scalar, writable, xp_of
 from .shape import _view_of, expand, reshape
 __all__ = ["nonzero", "argwhere", "index_put", "index_put_"]
@@ -358,29 +358,6 @@ def _setitem(t, index, value):
                            "indexing result of shape %s"
                            % (list(getattr(v, "shape", ())), list(arr[idx].shape))) from e
     t._version_ref[0] += 1
-
-
-def _expanded_alias(arr):
-    """A writable array on the memory of the expanded (read-only, 0-stride) ``arr``, or None.
-
-    NOTE: torch still writes ``t[indices] = v`` into an expanded tensor (deprecated, with a
-    warning); each written element lands in the memory its aliases share."""
-    if 0 not in arr.strides:
-        return None
-    owner = arr
-    while getattr(owner, "base", None) is not None:
-        owner = owner.base
-    if not is_array(owner) or not owner.flags.writeable or not owner.flags.c_contiguous:
-        return None
-    backend = backend_of(owner)
-    offset = backend.data_ptr(arr) - backend.data_ptr(owner)
-    if offset % arr.itemsize or owner.dtype != arr.dtype:
-        return None
-    try:
-        start = owner.reshape(-1)[offset // arr.itemsize:]
-        return backend.as_strided(start, arr.shape, arr.strides)
-    except (TypeError, ValueError):
-        return None
 
 
 def _index_put_fn(old, idx, value, accumulate=False):

@@ -154,6 +154,28 @@ def rowwise_moments(x):
         return acc[1], acc[2] / t(size)
 
 
+def batch_stats(x, weight, bias, axes, eps):
+    """torch's CPU batch-norm statistics in training of array ``x`` over ``axes``: ``(mean,
+    invstd)`` (kept dims) in ``x``'s dtype, float32 with parameters of another dtype (torch's
+    mixed-type kernel). Double accumulation; 16-bit dtypes follow torch's kernels (below)."""
+    sdt = x.dtype
+    if any(p is not None and p.numel() and p._array.dtype != x.dtype for p in (weight, bias)):
+        sdt = np.dtype(np.float32)
+    x64 = x.astype(np.float64)
+    m64 = x64.mean(axis=axes, keepdims=True)
+    mean = m64.astype(sdt)
+    # (a dense input's kernels: float16 keeps float statistics; bfloat16 rounds the sum of
+    # squares and the variance to it, taken about the rounded mean unless the input is
+    # contiguous with spatial dims; a strided input's mean comes rounded, from at::mean)
+    half = sdt.itemsize == 2 and not _strided(x)
+    bf = half and sdt != np.float16
+    n = math.prod(x.shape[a] for a in axes)
+    d = x64 - (m64 if half and (not bf or x.flags.c_contiguous and n > x.shape[0]) else mean)
+    var = (d * d).sum(axis=axes, keepdims=True)
+    var = (var.astype(sdt).astype(np.float64) / n).astype(sdt) if bf else var / n
+    return mean, _inv_std(var, eps).astype(sdt)
+
+
 class Norm(Function):
     """Batch, layer and group norm in one node, as torch's ``NativeBatchNormBackward0``,
     ``NativeLayerNormBackward0`` and ``NativeGroupNormBackward0``: standardise over ``axes``
@@ -199,16 +221,7 @@ class Norm(Function):
         xp = xp_of(input)
         xs = x if gshape is None else x.reshape(gshape)
         if stats is None and name == "NativeBatchNormBackward0" and x.dtype.itemsize <= 4:
-            # (torch's CPU batch norm statistics: double accumulation, stored in the dtype)
-            # (float32 with float32 parameters of a 16-bit input: torch's mixed-type kernel)
-            sdt = x.dtype
-            if any(p.numel() and p._array.dtype != x.dtype for p in (weight, bias)):
-                sdt = np.dtype(np.float32)
-            x64 = xs.astype(np.float64)
-            mean = x64.mean(axis=axes, keepdims=True).astype(sdt)
-            d = x64 - mean
-            var = (d * d).mean(axis=axes, keepdims=True)
-            invstd = _inv_std(var, eps).astype(sdt)
+            mean, invstd = batch_stats(x, weight, bias, axes, eps)
             xc = xs - mean
             ctx.save_for_backward(input, weight, bias, None, None, None, None)
         elif stats is None:
