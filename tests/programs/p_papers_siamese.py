@@ -1,6 +1,9 @@
 """A Siamese network with ContrastiveLoss (the well-known harveyslash/Facial-Similarity-with-
 Siamese-Networks-in-Pytorch notebook), shrunk: synthetic 1x20x20 'faces', pairs sampled like
 SiameseNetworkDataset."""
+# Training amplifies last-bit differences of float32 matrix products (torch's MKL on an
+# Intel CPU rounds skinny GEMMs differently from NumPy's OpenBLAS):
+# compare: rtol=1e-3 atol=5e-4
 import importlib
 import os
 import random

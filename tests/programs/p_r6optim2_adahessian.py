@@ -6,6 +6,9 @@ grad_outputs and only_inputs, spatial averaging of conv kernels, the
 checked against the exact Hessian from torch.autograd.functional.hessian. (randint_like(p, 2)
 stands for the repo's randint_like(p, high=2) and grad.detach() for its grad.detach_(), both
 logged for ember.)"""
+# Training amplifies last-bit differences of float32 matrix products (torch's MKL on an
+# Intel CPU rounds skinny GEMMs differently from NumPy's OpenBLAS):
+# compare: rtol=1e-3 atol=1e-4
 import importlib
 import math
 import os
