@@ -323,7 +323,9 @@ def test_cuda_without_cupy_raises_clear_errors(torch):
     # Memory statistics and empty_cache answer without CUDA, as torch's.
     assert ember.cuda.memory_allocated() == torch.cuda.memory_allocated() == 0
     assert ember.cuda.max_memory_allocated() == 0 and ember.cuda.memory_reserved() == 0
-    assert ember.cuda.empty_cache() is None and ember.cuda.synchronize() is None
+    assert ember.cuda.empty_cache() is None
+    with pytest.raises(AssertionError, match="CuPy"):    # (torch: not compiled with CUDA)
+        ember.cuda.synchronize()
     for query in (ember.cuda.current_device, ember.cuda.get_device_name,
                   ember.cuda.get_device_capability, lambda: ember.cuda.set_device(0)):
         with pytest.raises(AssertionError, match=r"CuPy.*pip install \"ember\[gpu\]\""):

@@ -276,3 +276,45 @@ def test_subclass_with_only_new(torch):
         q = Q(lib.ones(2), 0.5)
         return type(q).__name__, q.tolist(), (q * 2).tolist()
     _same(torch, probe)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+def test_tanh_backward_rounds_as_torch(torch, dtype):
+    """torch's tanh_backward fuses ``1 - y*y`` (one rounding) and works in float for 16-bit
+    types: bit for bit, given the same forward output."""
+    import numpy as np
+    g = torch.Generator().manual_seed(0)
+    h = torch.tanh(torch.randn(4000, generator=g) * 2).to(getattr(torch, dtype))
+    up = torch.randn(4000, generator=g).to(getattr(torch, dtype))
+    want = torch.ops.aten.tanh_backward(up, h).double().numpy()
+    from ember.ops.unary import TanhGrad
+    got = TanhGrad.apply(ember.tensor(up.double().numpy()).to(getattr(ember, dtype)),
+                         ember.tensor(h.double().numpy()).to(getattr(ember, dtype)))
+    np.testing.assert_array_equal(got.double().numpy(), want)
+
+
+_AUTOCAST_CASES = {
+    "conv_chain": lambda L, x: L.nn.Sequential(L.nn.Conv2d(4, 4, 3), L.nn.BatchNorm2d(4),
+                                               L.nn.ReLU(), L.nn.Conv2d(4, 2, 3))(x.float()),
+    "conv_bf16_input": lambda L, x: L.nn.Conv2d(4, 2, 3)(x),
+    "conv_transpose": lambda L, x: L.nn.ConvTranspose2d(4, 2, 3)(x),
+    "conv1d": lambda L, x: L.nn.Conv1d(4, 2, 3)(x[:, :, 0]),
+    "prelu": lambda L, x: L.nn.PReLU()(x),
+    "bilinear_cpu_not_cast": lambda L, x: L.nn.Bilinear(6, 6, 2)(x[0, 0], x[0, 1]),
+    "baddbmm_rounds_once": lambda L, x: L.baddbmm(L.randn(4, 6, 2), x[0], L.randn(4, 6, 2)),
+    "addbmm": lambda L, x: L.addbmm(L.randn(6, 2), x[0], L.randn(4, 6, 2)),
+    "addmm": lambda L, x: L.addmm(L.randn(6, 2), x[0, 0], L.randn(6, 2)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_AUTOCAST_CASES))
+def test_cpu_autocast_layers(torch, case):
+    """CPU autocast casts before the layers' dtype checks, and a product inside an op is not
+    cast again (one rounding, as torch's kernels)."""
+    def probe(lib):
+        lib.manual_seed(0)
+        x = lib.randn(2, 4, 6, 6).to(lib.bfloat16)
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            y = _AUTOCAST_CASES[case](lib, x)
+        return str(y.dtype), y.float().flatten().tolist()
+    _same(torch, probe)

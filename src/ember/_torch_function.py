@@ -11,7 +11,7 @@ Objects that are not tensors but define ``__torch_function__`` are dispatched th
 the protocol is on. ember's own subclasses (``Parameter``, ...) opt out, as torch's
 ``Parameter`` does.
 """
-import functools
+import functools  # noqa: F401  (used by the dispatchers, compiled below)
 import types as _types
 
 from .tensor import Tensor
@@ -137,6 +137,14 @@ def overloaded_args(values):
     return found
 
 
+def _is_method(f):
+    return Tensor.__dict__.get(f.__name__) is f
+
+
+# The dispatchers' frames sit between a caller and ember's function: compiled under a file name
+# that Python's warnings machinery treats as internal (as importlib._bootstrap's), so a
+# warning's ``stacklevel`` inside the function still points at the caller's line.
+_SRC = r'''
 def _dispatch(public, args, kwargs):
     over = overloaded_args(tuple(args) + tuple(kwargs.values()))
     if not over:
@@ -154,10 +162,6 @@ def _dispatch(public, args, kwargs):
                         "  - tensor subclass %s" % t for t in types)))
 
 
-def _is_method(f):
-    return Tensor.__dict__.get(f.__name__) is f
-
-
 def _dispatcher(fn):
     def public(*args, **kwargs):
         if _off[0]:
@@ -165,6 +169,11 @@ def _dispatcher(fn):
         return _dispatch(public, args, kwargs)
     functools.update_wrapper(public, fn)
     return public
+'''
+_NS: dict = {}
+exec(compile(_SRC, "<ember._torch_function dispatch (importlib._bootstrap-style frames)>", "exec"),
+     globals(), _NS)
+_dispatch, _dispatcher = _NS["_dispatch"], _NS["_dispatcher"]
 
 
 # Tensor attributes that stay as they are: the protocol itself, construction, attribute access,

@@ -703,12 +703,17 @@ def init_num_threads():
     return None
 
 
+_DEFAULT_TYPE_WARNED = [False]
+
+
 def set_default_tensor_type(t):
     """torch's deprecated form of ``set_default_dtype``: ``torch.DoubleTensor`` or its name."""
     from . import dtypes, set_default_dtype
-    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
-                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
-                  UserWarning, stacklevel=2)
+    if not _DEFAULT_TYPE_WARNED[0]:     # (once per process, as torch's TORCH_WARN_ONCE)
+        _DEFAULT_TYPE_WARNED[0] = True
+        warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
+                      "use torch.set_default_dtype() and torch.set_default_device() as "
+                      "alternatives.", UserWarning, stacklevel=2)
     name = t if isinstance(t, str) else getattr(t, "__name__", "")
     name = name.rsplit(".", 1)[-1]
     for d in (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.bfloat16):
@@ -1022,8 +1027,7 @@ class Event:
         return (end_event._t - self._t) * 1000.0
 
 
-class OutOfMemoryError(RuntimeError):
-    """Raised when the device runs out of memory (CuPy's allocator on the GPU)."""
+from .cuda import OutOfMemoryError  # noqa: E402,F401  (torch.OutOfMemoryError)
 
 
 class AcceleratorError(RuntimeError):

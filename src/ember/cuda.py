@@ -4,7 +4,8 @@
 first query, never at ``import ember``, and the answer is kept. Without CUDA, device queries
 (``current_device``, ``get_device_name``, ...) raise :class:`CudaUnavailableError` saying
 whether CuPy or a GPU is missing, as torch raises "Torch not compiled with CUDA enabled";
-memory statistics are 0 and ``empty_cache``/``synchronize`` do nothing, as in torch.
+memory statistics are 0 and ``empty_cache`` does nothing, as in CPU-only torch (whose
+``synchronize`` raises, as ember's does).
 
 Memory statistics come from CuPy's default memory pool, which ember's CUDA arrays use.
 
@@ -13,6 +14,7 @@ Example:
     >>> isinstance(ember.cuda.is_available(), bool)
     True
 """
+import contextlib as _contextlib
 import importlib
 import sys as _sys
 import types as _types
@@ -22,6 +24,10 @@ from . import dtypes as _dt
 from . import random as _random
 from .backend import CudaUnavailableError
 from .tensor import Tensor
+
+
+class OutOfMemoryError(RuntimeError):
+    """Raised when the device runs out of memory (CuPy's allocator on the GPU)."""
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "device",
            "device_of", "get_device_name", "get_device_capability", "get_device_properties",
@@ -35,7 +41,13 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "devi
            "initial_seed", "is_bf16_supported", "is_tf32_supported", "get_arch_list",
            "mem_get_info", "memory_stats", "memory_cached", "max_memory_cached",
            "set_per_process_memory_fraction", "ipc_collect", "StreamContext", "nvtx",
-           "random"]
+           "random", "memory_summary", "memory_snapshot", "memory_stats_as_nested_dict",
+           "host_memory_stats", "host_memory_stats_as_nested_dict", "list_gpu_processes",
+           "reset_accumulated_memory_stats", "reset_max_memory_cached", "get_gencode_flags",
+           "get_per_process_memory_fraction", "get_sync_debug_mode", "set_sync_debug_mode",
+           "can_device_access_peer", "caching_allocator_enable", "caching_allocator_disabled",
+           "clock_rate", "device_memory_used", "memory_usage", "power_draw", "temperature",
+           "utilization", "set_stream", "OutOfMemoryError", "current_blas_handle"]
 
 _INVALID_ID = "Invalid device id"
 _tensor = importlib.import_module(".tensor", __package__)   # (``ember.tensor`` is the function)
@@ -44,6 +56,19 @@ _tensor = importlib.import_module(".tensor", __package__)   # (``ember.tensor`` 
 def _cp():
     """CuPy (the CUDA backend's array module); raises ``CudaUnavailableError`` without it."""
     return _backend.backend_for("cuda").xp
+
+
+class _CudaUnavailableAttributeError(CudaUnavailableError, AttributeError):
+    """The ``CudaUnavailableError`` of the calls CPU-only torch fails with an AttributeError
+    (its missing ``torch._C._cuda_*`` binding): catchable as either."""
+
+
+def _cp_attr():
+    """``_cp()``, raising ``_CudaUnavailableAttributeError`` without CUDA."""
+    try:
+        return _cp()
+    except CudaUnavailableError as e:
+        raise _CudaUnavailableAttributeError(str(e)) from None
 
 
 def _index(dev, optional=True):
@@ -56,6 +81,9 @@ def _index(dev, optional=True):
     if isinstance(dev, _backend.device):
         if dev.type != "cuda":
             raise ValueError("Expected a cuda device, but got: %s" % dev)
+        if dev.index is None and not optional:
+            raise ValueError("Expected a torch.device with a specified index or an integer, "
+                             "but got:%s" % dev)
         return _cp().cuda.runtime.getDevice() if dev.index is None else dev.index
     if isinstance(dev, int) and not isinstance(dev, bool):
         return _cp().cuda.runtime.getDevice() if dev < 0 and optional else dev
@@ -64,6 +92,7 @@ def _index(dev, optional=True):
 
 
 def _checked_index(dev):
+    _cp()       # (CUDA is set up before the index is checked, as torch's ``_lazy_init``)
     i = _index(dev)
     if i < 0 or i >= device_count():
         raise AssertionError(_INVALID_ID)
@@ -98,8 +127,8 @@ def current_device():
 def set_device(device):
     """Make ``device`` (an index, ``'cuda:N'`` or a device) the current CUDA device; a
     negative index does nothing, as in torch."""
-    cp = _cp()
-    i = _index(device)
+    i = _index(device, optional=False)
+    cp = _cp_attr()
     if i >= 0:
         if i >= cp.cuda.runtime.getDeviceCount():
             raise RuntimeError(_backend_cupy().ORDINAL)
@@ -218,13 +247,30 @@ max_memory_reserved = max_memory_allocated
 
 def reset_peak_memory_stats(device=None):
     """Start the peak statistics again from the memory in use now (frees CuPy's cached
-    blocks; no-op without CUDA)."""
-    p = _pool()
-    if p is not None:
-        p.free_all_blocks()
+    blocks; raises without CUDA, as CPU-only torch)."""
+    _cp_attr().get_default_memory_pool().free_all_blocks()
 
 
-reset_max_memory_allocated = reset_peak_memory_stats
+def reset_accumulated_memory_stats(device=None):
+    """Reset the accumulated counters (CuPy keeps none: nothing to reset with CUDA)."""
+    _cp_attr()
+
+
+def _reset_warned(old, device):
+    import warnings
+    warnings.warn("torch.cuda.%s now calls torch.cuda.reset_peak_memory_stats, which resets "
+                  "/all/ peak memory stats." % old, FutureWarning, stacklevel=3)
+    return reset_peak_memory_stats(device)
+
+
+def reset_max_memory_allocated(device=None):
+    """Deprecated spelling of ``reset_peak_memory_stats`` (FutureWarning, as torch)."""
+    return _reset_warned("reset_max_memory_allocated", device)
+
+
+def reset_max_memory_cached(device=None):
+    """Deprecated spelling of ``reset_peak_memory_stats`` (FutureWarning, as torch)."""
+    return _reset_warned("reset_max_memory_cached", device)
 
 
 def empty_cache():
@@ -237,17 +283,19 @@ def empty_cache():
 
 
 def synchronize(device=None):
-    """Wait for all queued GPU work (no-op without CUDA)."""
-    if is_available():
-        _cp().cuda.runtime.deviceSynchronize()
+    """Wait for all queued GPU work (raises without CUDA, as torch)."""
+    _cp().cuda.runtime.deviceSynchronize()
 
 
 def manual_seed(seed):
-    """No-op: ember draws random numbers from one generator for every device
-    (``ember.manual_seed`` seeds it)."""
+    """Checks ``seed`` as torch does, nothing more: ember draws random numbers from one
+    generator for every device (``ember.manual_seed`` seeds it)."""
+    int(seed)
 
 
-manual_seed_all = manual_seed
+def manual_seed_all(seed):
+    """As ``manual_seed``."""
+    int(seed)
 
 
 def seed():
@@ -309,7 +357,7 @@ def default_stream(device=None):
     return Stream(_cupy_stream=_cp().cuda.Stream.null)
 
 
-class stream:
+class StreamContext:
     """Context manager: queue the enclosed CUDA work on ``stream`` (None: no change)."""
 
     def __init__(self, stream):
@@ -381,7 +429,9 @@ class _CudaLegacyType(type):
 
 
 def _legacy(name, d):
-    return _CudaLegacyType(name, (), {"_legacy_dtype": d, "_legacy_device": "cuda",
+    return _CudaLegacyType(name, (), {"_legacy_dtype": d, "_legacy_device": "cuda", "dtype": d,
+                                      "layout": _dt.strided, "is_cuda": True, "is_sparse": False,
+                                      "is_sparse_csr": False,
                                       "__module__": "ember.cuda",
                                       "__doc__": "Legacy constructor for CUDA %r tensors." % d})
 
@@ -405,7 +455,9 @@ def get_rng_state(device="cuda"):
 
 
 def set_rng_state(new_state, device="cuda"):
-    """No-op, as ``manual_seed``: ``ember.set_rng_state`` sets the one generator."""
+    """Copies ``new_state`` as torch does, nothing more (as ``manual_seed``):
+    ``ember.set_rng_state`` sets the one generator."""
+    new_state.clone()
 
 
 def get_rng_state_all():
@@ -486,8 +538,177 @@ def ipc_collect():
     _cp()
 
 
-class StreamContext(stream):
-    """``torch.cuda.StreamContext``: the context manager ``stream(s)`` returns."""
+def memory_stats_as_nested_dict(device=None):
+    """``memory_stats`` with its dotted keys nested (``{}`` without CUDA, as torch)."""
+    out = {}
+    for key, value in memory_stats(device).items():
+        d = out
+        *parents, last = key.split(".")
+        for part in parents:
+            d = d.setdefault(part, {})
+        d[last] = value
+    return out
+
+
+def memory_summary(device=None, abbreviated=False):
+    """A printable table of ``memory_stats`` (a KeyError without CUDA, where the statistics
+    are empty, as torch)."""
+    stats = memory_stats(device)
+    rows = ["%-24s | %14d | %14d" % (title, stats[key + ".all.current"], stats[key + ".all.peak"])
+            for title, key in (("Allocated memory", "allocated_bytes"),
+                               ("GPU reserved memory", "reserved_bytes"))]
+    lines = ["=" * 60, " PyTorch CUDA memory summary, device ID %d" % _checked_index(device),
+             "-" * 60, "%-24s | %14s | %14s" % ("Metric", "Cur Usage", "Peak Usage")] + rows
+    return "\n".join(lines + ["=" * 60]) + "\n"
+
+
+def memory_snapshot(mempool_id=None):
+    """The allocator's segments (CuPy keeps no such record: ``[]`` with CUDA; raises without
+    it, as CPU-only torch)."""
+    _cp_attr()
+    return []
+
+
+def host_memory_stats():
+    """Statistics of the pinned host memory (empty: ember keeps none, as torch without
+    CUDA)."""
+    import collections
+    return collections.OrderedDict()
+
+
+def host_memory_stats_as_nested_dict():
+    """``host_memory_stats`` nested by its dotted keys (``{}``)."""
+    return {}
+
+
+def list_gpu_processes(device=None):
+    """The processes using the GPU, through nvidia-ml-py (a note saying it is missing, as
+    torch)."""
+    try:
+        import pynvml
+    except ModuleNotFoundError:
+        return "pynvml module not found, please install nvidia-ml-py"
+    pynvml.nvmlInit()
+    handle = pynvml.nvmlDeviceGetHandleByIndex(_checked_index(device))
+    procs = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
+    lines = ["GPU:%d" % _checked_index(device)]
+    if not procs:
+        lines.append("no processes are running")
+    for p in procs:
+        lines.append("process %10d uses %12.3f MB GPU memory" % (p.pid, p.usedGpuMemory / 2 ** 20))
+    return "\n".join(lines)
+
+
+def _nvml(query, device):
+    """``pynvml.<query>`` of ``device``'s handle (ModuleNotFoundError without nvidia-ml-py,
+    as torch)."""
+    try:
+        import pynvml
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError("nvidia-ml-py does not seem to be installed or it can't be "
+                                  "imported.") from None
+    pynvml.nvmlInit()
+    handle = pynvml.nvmlDeviceGetHandleByIndex(_checked_index(device))
+    return query(pynvml, handle)
+
+
+def clock_rate(device=None):
+    """The SM clock speed in MHz (nvidia-ml-py)."""
+    return _nvml(lambda nv, h: nv.nvmlDeviceGetClockInfo(h, 1), device)
+
+
+def device_memory_used(device=None):
+    """The GPU memory in use, in bytes, as the driver counts it (nvidia-ml-py)."""
+    return _nvml(lambda nv, h: nv.nvmlDeviceGetMemoryInfo(h).used, device)
+
+
+def memory_usage(device=None):
+    """The percent of time the GPU memory was read or written (nvidia-ml-py)."""
+    return _nvml(lambda nv, h: nv.nvmlDeviceGetUtilizationRates(h).memory, device)
+
+
+def power_draw(device=None):
+    """The power drawn, in milliwatts (nvidia-ml-py)."""
+    return _nvml(lambda nv, h: nv.nvmlDeviceGetPowerUsage(h), device)
+
+
+def temperature(device=None):
+    """The GPU temperature in degrees Celsius (nvidia-ml-py)."""
+    return _nvml(lambda nv, h: nv.nvmlDeviceGetTemperature(h, 0), device)
+
+
+def utilization(device=None):
+    """The percent of time a kernel ran (nvidia-ml-py)."""
+    return _nvml(lambda nv, h: nv.nvmlDeviceGetUtilizationRates(h).gpu, device)
+
+
+def get_gencode_flags():
+    """The nvcc gencode flags of this build (ember compiles none: ``''``)."""
+    return ""
+
+
+def get_per_process_memory_fraction(device=None):
+    """The cap ``set_per_process_memory_fraction`` put on CuPy's pool, as a fraction of the
+    GPU's memory (1.0 when none)."""
+    limit = _cp().get_default_memory_pool().get_limit()
+    return 1.0 if limit == 0 else limit / mem_get_info(device)[1]
+
+
+_sync_debug_mode = [0]
+
+
+def get_sync_debug_mode():
+    """The CUDA sync debug mode (kept, not acted on: CuPy has no such check)."""
+    _cp()
+    return _sync_debug_mode[0]
+
+
+def set_sync_debug_mode(debug_mode):
+    """Set the sync debug mode (0/"default", 1/"warn", 2/"error"; kept, not acted on)."""
+    _cp()
+    if isinstance(debug_mode, str):
+        modes = {"default": 0, "warn": 1, "error": 2}
+        if debug_mode not in modes:
+            raise RuntimeError("invalid value of debug_mode, expected one of `default`, "
+                               "`warn`, `error`")
+        debug_mode = modes[debug_mode]
+    _sync_debug_mode[0] = debug_mode
+
+
+def can_device_access_peer(device, peer_device):
+    """Whether ``device`` can read ``peer_device``'s memory directly."""
+    i, j = _checked_index(device), _index(peer_device)
+    if j < 0 or j >= device_count():
+        raise AssertionError("Invalid peer device id")
+    return bool(_cp().cuda.runtime.deviceCanAccessPeer(i, j))
+
+
+def current_blas_handle():
+    """The cuBLAS handle CuPy uses on the current device."""
+    return _cp().cuda.device.get_cublas_handle()
+
+
+def caching_allocator_enable(value=True):
+    """Turn the caching allocator on or off (CuPy's pool stays on; kept for torch's API)."""
+
+
+@_contextlib.contextmanager
+def caching_allocator_disabled():
+    """Context manager that would run the enclosed code without the caching allocator (CuPy's
+    pool stays on)."""
+    yield
+
+
+def stream(stream):
+    """The context manager (a ``StreamContext``) that queues the enclosed CUDA work on
+    ``stream`` (None: no change)."""
+    return StreamContext(stream)
+
+
+def set_stream(stream):
+    """Make ``stream`` the current stream (None: no change)."""
+    if stream is not None:
+        stream._s.use()
 
 
 class _Nvtx:

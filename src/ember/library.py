@@ -264,7 +264,15 @@ def namespace(ns: str) -> _OpNamespace:
     return _NAMESPACES[ns]
 
 
-setattr(_ops_package, "_custom_namespace", namespace)
+def _defined_namespace(ns: str):
+    """``namespace(ns)`` once an operator of ``ns`` is defined, else None (``ember.ops`` then
+    has no such attribute: tools probing module attributes, such as doctest, see none)."""
+    prefix = ns + "::"
+    return namespace(ns) if ns in _NAMESPACES or any(q.startswith(prefix) for q in _OPS) \
+        else None
+
+
+setattr(_ops_package, "_custom_namespace", _defined_namespace)
 
 
 def _op_packet(qualname: str) -> OpOverloadPacket:

@@ -2,7 +2,8 @@
 available"; device work raises as torch does without the MPS backend)."""
 __all__ = ["is_available", "device_count", "synchronize", "manual_seed", "seed",
            "empty_cache", "current_allocated_memory", "driver_allocated_memory",
-           "set_per_process_memory_fraction", "recommended_max_memory"]
+           "set_per_process_memory_fraction", "recommended_max_memory", "get_rng_state",
+           "set_rng_state"]
 
 
 def is_available():
@@ -22,7 +23,19 @@ def manual_seed(seed):
 
 
 def seed():
-    """No-op without MPS, as torch."""
+    """Raises without MPS, as torch."""
+    raise RuntimeError("Cannot execute getDefaultGenerator() without MPS backend.")
+
+
+def get_rng_state(device="mps"):
+    """Raises without MPS, as torch."""
+    raise RuntimeError("Cannot execute getDefaultGenerator() without MPS backend.")
+
+
+def set_rng_state(new_state, device="mps"):
+    """Raises without MPS, as torch."""
+    new_state.clone()
+    raise RuntimeError("Cannot execute getDefaultGenerator() without MPS backend.")
 
 
 def empty_cache():
@@ -42,4 +55,6 @@ def recommended_max_memory():
 
 
 def set_per_process_memory_fraction(fraction):
+    if not isinstance(fraction, float):
+        raise TypeError("Invalid type for fraction argument, must be `float`")
     raise RuntimeError("Cannot execute setMemoryFraction() without MPS backend.")

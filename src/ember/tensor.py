@@ -1283,14 +1283,18 @@ class _LegacyType(type):
     def __instancecheck__(cls, obj):
         return isinstance(obj, Tensor) and obj._array.dtype == cls._legacy_dtype.np
 
-    def __call__(cls, *args):
-        t = _new(Tensor)
-        Tensor.__init__(t, *args, _dtype=cls._legacy_dtype)
-        return t
+    def __call__(cls, *args, **kwargs):
+        if len(args) == 1 and isinstance(args[0], Tensor) and "device" in kwargs:
+            raise RuntimeError("Legacy tensor constructor of the form torch.Tensor(tensor, "
+                               "device=device) is not supported.  Use torch.tensor(...) or "
+                               "torch.as_tensor(...) instead.")
+        # torch's rules are ``Tensor.new``'s: data, sizes, or an alias of a tensor of this dtype
+        return _ops.empty(0, dtype=cls._legacy_dtype).new(*args, **kwargs)
 
 
 def _legacy_type(name, d):
-    return _LegacyType(name, (), {"_legacy_dtype": d,
+    return _LegacyType(name, (), {"_legacy_dtype": d, "dtype": d, "layout": _dt.strided,
+                                  "is_cuda": False, "is_sparse": False, "is_sparse_csr": False,
                                   "__doc__": "Legacy constructor for %r tensors." % d})
 
 

@@ -4,24 +4,34 @@ import types
 import warnings
 
 from .. import dtypes
-from .autocast_mode import autocast as _autocast, custom_bwd, custom_fwd
+from .autocast_mode import autocast as _autocast
+from .autocast_mode import custom_bwd as _amp_custom_bwd
+from .autocast_mode import custom_fwd as _amp_custom_fwd
 from .grad_scaler import GradScaler as _GradScaler
 
 
-def _cuda_custom_fwd(fwd=None, *, cast_inputs=None):
+def _cuda_custom_fwd(*args, **kwargs):
     """``torch.cuda.amp.custom_fwd``: ``torch.amp.custom_fwd(..., device_type="cuda")``."""
     warnings.warn("`torch.cuda.amp.custom_fwd(args...)` is deprecated. Please use "
                   "`torch.amp.custom_fwd(args..., device_type='cuda')` instead.", FutureWarning,
                   stacklevel=2)
-    return custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
+
+    def custom_fwd(fwd=None, *, cast_inputs=None):
+        return _amp_custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
+    custom_fwd.__qualname__ = "custom_fwd"      # (for the TypeError of a bad call)
+    return custom_fwd(*args, **kwargs)
 
 
-def _cuda_custom_bwd(bwd):
+def _cuda_custom_bwd(*args, **kwargs):
     """``torch.cuda.amp.custom_bwd``: ``torch.amp.custom_bwd(..., device_type="cuda")``."""
     warnings.warn("`torch.cuda.amp.custom_bwd(args...)` is deprecated. Please use "
                   "`torch.amp.custom_bwd(args..., device_type='cuda')` instead.", FutureWarning,
                   stacklevel=2)
-    return custom_bwd(bwd, device_type="cuda")
+
+    def custom_bwd(bwd):
+        return _amp_custom_bwd(bwd, device_type="cuda")
+    custom_bwd.__qualname__ = "custom_bwd"
+    return custom_bwd(*args, **kwargs)
 
 
 def _module(device, default_dtype):
@@ -51,6 +61,7 @@ def _module(device, default_dtype):
     autocast.__module__ = GradScaler.__module__ = mod.__name__
     if device == "cuda":
         mod.custom_fwd, mod.custom_bwd = _cuda_custom_fwd, _cuda_custom_bwd
+        _cuda_custom_fwd.__name__, _cuda_custom_bwd.__name__ = "custom_fwd", "custom_bwd"
     mod.__all__ = [n for n in ("autocast", "GradScaler", "custom_fwd", "custom_bwd")
                    if hasattr(mod, n)]
     return mod

@@ -36,6 +36,9 @@ def _parse_type(device_type):
 
 def is_autocast_available(device_type):
     """True where ember runs autocast for ``device_type`` ("cpu" and "cuda")."""
+    if not isinstance(device_type, str):
+        raise TypeError("_is_autocast_available(): argument 'device_type' (position 1) must be "
+                        "str, not %s" % type(device_type).__name__)
     return _parse_type(device_type) in _DEFAULT
 
 

@@ -65,12 +65,94 @@ class _Cudnn(_Flags):
 
 class _Matmul:
     """``torch.backends.cuda.matmul``: TF32 and reduced-precision switches (CuPy honours its
-    own settings; on the CPU they change nothing)."""
+    own settings; on the CPU they change nothing). ``allow_tf32`` and ``fp32_precision``
+    follow ``torch.set_float32_matmul_precision`` ("highest": off), as torch's."""
+
+    _NAMES = ("allow_fp16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction")
 
     def __init__(self):
-        self.allow_tf32 = False
-        self.allow_fp16_reduced_precision_reduction = True
-        self.allow_bf16_reduced_precision_reduction = True
+        object.__setattr__(self, "_state", {
+            "allow_fp16_reduced_precision_reduction": (True, True),
+            "allow_bf16_reduced_precision_reduction": (True, True),
+            "allow_fp16_accumulation": False})
+
+    @staticmethod
+    def _precision():
+        from .. import _flags
+        return _flags
+
+    def __getattr__(self, name):
+        if name == "allow_tf32":
+            return self._precision()["matmul_precision"] != "highest"
+        if name == "fp32_precision":
+            return "none" if self._precision()["matmul_precision"] == "highest" else "tf32"
+        if name in self._NAMES:
+            return self._state[name][0]
+        if name.endswith("_split_k") and name[:-8] in self._NAMES:
+            return self._state[name[:-8]][1]
+        if name == "allow_fp16_accumulation":
+            return self._state[name]
+        raise AttributeError("Unknown attribute " + name)
+
+    def __setattr__(self, name, value):
+        if name == "allow_tf32":
+            self._precision()["matmul_precision"] = "high" if value else "highest"
+        elif name == "fp32_precision":
+            if value not in ("none", "tf32", "ieee"):
+                raise RuntimeError("Invalid precision %s" % value)
+            self._precision()["matmul_precision"] = "high" if value == "tf32" else "highest"
+        elif name in self._NAMES:
+            self._state[name] = _reduction_setting(value, name)
+        elif name == "allow_fp16_accumulation":
+            self._state[name] = value
+        else:
+            raise AttributeError("Unknown attribute " + name)
+
+
+def _reduction_setting(value, attr_name):
+    """``(allow_reduced_precision, allow_splitk)`` from a bool or a 1-2 tuple of bools, with
+    torch's errors."""
+    def ensure_bool(obj, which):
+        if isinstance(obj, bool):
+            return obj
+        raise TypeError("%s expects a bool for %s, but got %r" % (attr_name, which, type(obj)))
+
+    if isinstance(value, bool):
+        return value, True
+    if not isinstance(value, (list, tuple)):
+        raise TypeError("%s expects a bool or a tuple/list of bools, but got %r"
+                        % (attr_name, type(value)))
+    if not value:
+        raise TypeError("%s expects at least one boolean argument" % attr_name)
+    if len(value) > 2:
+        raise TypeError("%s expects at most two boolean arguments" % attr_name)
+    reduced = ensure_bool(value[0], "allow_reduced_precision")
+    splitk = True if len(value) == 1 else ensure_bool(value[1], "allow_splitk")
+    if reduced and not splitk:
+        raise RuntimeError("allow_splitk=False is not supported when reduced precision "
+                           "reductions are enabled")
+    return reduced, splitk
+
+
+class _LinalgBackend(enum.IntEnum):
+    Default = 0
+    Cusolver = 1
+    Magma = 2
+
+
+class _BlasBackend(enum.IntEnum):
+    Default = 0
+    Cublas = 1
+    Cublaslt = 2
+    Ck = 3
+
+
+def _bool_flag(setter, value, typo=""):
+    """Raise torch's error unless ``value`` is a bool (``typo``: the stray "%s" of torch's
+    cuDNN message)."""
+    if not isinstance(value, bool):
+        raise RuntimeError("%s expects a bool, but got %s%s" % (setter, typo,
+                                                              type(value).__name__))
 
 
 class SDPBackend(enum.IntEnum):
@@ -96,6 +178,9 @@ class _Cuda(types.ModuleType):
     def __init__(self):
         super().__init__("ember.backends.cuda")
         self.matmul = _Matmul()
+        self._linalg = _LinalgBackend.Default
+        self._blas = _BlasBackend.Cublas
+        self._fp16_math_sdp = False
 
     def is_built(self):
         """Whether CuPy (ember's CUDA array library) can be imported."""
@@ -103,7 +188,46 @@ class _Cuda(types.ModuleType):
         return importlib.util.find_spec("cupy") is not None
 
     def preferred_linalg_library(self, backend=None):
-        return "default"
+        """The linear-algebra library CUDA ops prefer (a flag here: CuPy chooses)."""
+        if backend is not None:
+            if not isinstance(backend, (str, _LinalgBackend)):
+                raise RuntimeError("Unknown input value type.")
+            if isinstance(backend, str):
+                if backend not in ("default", "cusolver", "magma"):
+                    raise RuntimeError("Unknown input value. Choose from: default, cusolver, "
+                                       "magma.")
+                backend = _LinalgBackend[backend.capitalize()]
+            self._linalg = backend
+        return self._linalg
+
+    def preferred_blas_library(self, backend=None):
+        """The BLAS library CUDA matrix products prefer (a flag here: CuPy chooses)."""
+        if backend is not None:
+            if not isinstance(backend, (str, _BlasBackend)):
+                raise RuntimeError("Unknown input value type.")
+            names = {"default": _BlasBackend.Cublas, "cublas": _BlasBackend.Cublas,
+                     "cublaslt": _BlasBackend.Cublaslt, "ck": _BlasBackend.Ck}
+            if isinstance(backend, str) and backend not in names:
+                raise RuntimeError("Unknown input value. Choose from: default, cublas, "
+                                   "hipblas, cublaslt, hipblaslt, ck.")
+            self._blas = names[backend] if isinstance(backend, str) else backend
+        return self._blas
+
+    def is_flash_attention_available(self):
+        """False: ember has no FlashAttention kernel."""
+        return False
+
+    def is_ck_sdpa_available(self):
+        """False: ember has no Composable Kernel attention."""
+        return False
+
+    def allow_fp16_bf16_reduction_math_sdp(self, enabled):
+        """Let the math attention kernel reduce in 16 bits (a flag here)."""
+        _bool_flag("set_sdp_use_math", enabled)
+        self._fp16_math_sdp = enabled
+
+    def fp16_bf16_reduction_math_sdp_allowed(self):
+        return self._fp16_math_sdp
 
     def flash_sdp_enabled(self):
         return _SDP[SDPBackend.FLASH_ATTENTION]
@@ -118,30 +242,43 @@ class _Cuda(types.ModuleType):
         return _SDP[SDPBackend.CUDNN_ATTENTION]
 
     def enable_flash_sdp(self, enabled):
+        _bool_flag("set_sdp_use_math", enabled)
         _SDP[SDPBackend.FLASH_ATTENTION] = enabled
 
     def enable_math_sdp(self, enabled):
+        _bool_flag("set_sdp_use_math", enabled)
         _SDP[SDPBackend.MATH] = enabled
 
     def enable_mem_efficient_sdp(self, enabled):
+        _bool_flag("set_sdp_use_math", enabled)
         _SDP[SDPBackend.EFFICIENT_ATTENTION] = enabled
 
     def enable_cudnn_sdp(self, enabled):
+        _bool_flag("set_sdp_use_cudnn", enabled, "%s")
         _SDP[SDPBackend.CUDNN_ATTENTION] = enabled
 
-    @contextlib.contextmanager
     def sdp_kernel(self, enable_flash=True, enable_math=True, enable_mem_efficient=True,
                    enable_cudnn=True):
         """Turn the attention kernels on or off inside a ``with`` block (deprecated in torch
-        for ``torch.nn.attention.sdpa_kernel``)."""
-        old = dict(_SDP)
-        _SDP.update({SDPBackend.FLASH_ATTENTION: enable_flash, SDPBackend.MATH: enable_math,
-                     SDPBackend.EFFICIENT_ATTENTION: enable_mem_efficient,
-                     SDPBackend.CUDNN_ATTENTION: enable_cudnn})
-        try:
-            yield {}
-        finally:
-            _SDP.update(old)
+        for ``torch.nn.attention.sdpa_kernel``, with a FutureWarning)."""
+        import warnings
+        warnings.warn("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this "
+                      "context manager will be removed. Please see "
+                      "`torch.nn.attention.sdpa_kernel()` for the new context manager, with "
+                      "updated signature.", FutureWarning, stacklevel=2)
+        return _sdp_kernel({SDPBackend.FLASH_ATTENTION: enable_flash, SDPBackend.MATH: enable_math,
+                            SDPBackend.EFFICIENT_ATTENTION: enable_mem_efficient,
+                            SDPBackend.CUDNN_ATTENTION: enable_cudnn})
+
+
+@contextlib.contextmanager
+def _sdp_kernel(enabled):
+    old = dict(_SDP)
+    _SDP.update(enabled)
+    try:
+        yield {}
+    finally:
+        _SDP.update(old)
 
 
 class _Cpu(types.ModuleType):
@@ -174,14 +311,18 @@ class _Mha(types.ModuleType):
 
 
 cudnn = _Cudnn("cudnn", enabled=True, benchmark=False, deterministic=False, allow_tf32=True,
-               benchmark_limit=10)
-mkldnn = _Flags("mkldnn", enabled=True, deterministic=False)
+               benchmark_limit=None, fp32_precision="none")
+cudnn.__dict__.update(conv=types.SimpleNamespace(fp32_precision="tf32"),
+                      rnn=types.SimpleNamespace(fp32_precision="tf32"))
+mkldnn = _Flags("mkldnn", enabled=True, deterministic=False, fp32_precision="none")
 class _Mps(_Flags):
     def is_macos13_or_newer(self, minor=0):
-        return False
+        """Raises without MPS, as torch."""
+        return self.is_macos_or_newer(13, minor)
 
     def is_macos_or_newer(self, major, minor):
-        return False
+        """Raises without MPS, as torch."""
+        raise RuntimeError("Cannot execute isOnMacOSorNewer() without MPS backend.")
 
 
 mps = _Mps("mps")

@@ -86,11 +86,10 @@ def linear(input, weight, bias=None):
     if x.ndim == 0 or weight.dim() == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are %dD "
                            "and %dD" % (x.ndim, weight.dim()))
-    # NOTE: as torch, 2-D input (any bias) and contiguous 3-D input or input with a 1-D bias go
-    # through addmm (which rejects a bias of another dtype and a 1-D weight); the rest is
-    # matmul then an in-place add
-    if bias is not None and (x.ndim == 2 or x.flags.c_contiguous
-                             and (x.ndim == 3 or bias.dim() == 1)):
+    # NOTE: as torch, 2-D input (any bias) and contiguous input with a 1-D bias go through
+    # addmm (which rejects a bias of another dtype and a 1-D weight); the rest is matmul then
+    # an in-place add
+    if bias is not None and (x.ndim == 2 or x.flags.c_contiguous and bias.dim() == 1):
         if weight.dim() == 1:
             raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
         if x.shape[-1] != weight.shape[1]:
@@ -111,7 +110,7 @@ def linear(input, weight, bias=None):
 
 def bilinear(input1, input2, weight, bias=None):
     """``y_k = x1 @ W_k @ x2 + b_k``. Matches ``torch.nn.functional.bilinear``."""
-    if _ac_state.autocast:
+    if _ac_state.autocast and input1.device.type == "cuda":     # (on torch's CUDA list only)
         input1, input2, weight, bias = _autocast.inputs("promote", (input1, input2, weight,
                                                                     bias))
     if not (input1.dtype == input2.dtype == weight.dtype) or \
@@ -204,6 +203,8 @@ _leaky_relu_result.__name__ = "leaky_relu"
 
 def prelu(input, weight):
     """Leaky ReLU with a learned slope per channel (dim 1)."""
+    if _ac_state.autocast:
+        input, weight = _autocast.inputs("lower", (input, weight))
     if input.dtype != weight.dtype:
         raise RuntimeError("prelu: Type promoting not supported. Got %s and %s"
                            % (_dt.scalar_type_name(input._array.dtype),
@@ -1711,18 +1712,27 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
 
 
+def _warn_upsample(name):
+    """torch's deprecation warning of the ``upsample`` functions (on every call)."""
+    _warnings.warn("`nn.functional.%s` is deprecated. Use `nn.functional.interpolate` instead."
+                   % name, stacklevel=3)
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of ``interpolate``."""
+    _warn_upsample("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
     """Deprecated: ``interpolate(..., mode='nearest')``."""
+    _warn_upsample("upsample_nearest")
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
     """Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)``."""
+    _warn_upsample("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 

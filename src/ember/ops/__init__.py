@@ -73,7 +73,11 @@ _PLAIN["squeeze"] = shape._squeeze_method
 _PLAIN["squeeze_"] = shape._squeeze__method
 
 
-def _split_method(self, split_size, dim=0):
+from ..tensor import Tensor as _Tensor  # noqa: E402
+
+
+def _split_method(self, split_size: "int | list[int] | tuple[int, ...]",
+                  dim: int = 0) -> "tuple[_Tensor, ...]":
     """``Tensor.split``: the method names its argument ``split_size`` (the function does not)."""
     return shape.split(self, split_size, dim)
 
@@ -88,7 +92,8 @@ _custom_namespace = None    # (``ember.library`` sets it: its custom-op namespac
 def __getattr__(name):
     """``ember.ops.<ns>``: operators from ``ember.library`` (``custom_op``, ``Library``)."""
     import importlib.util
-    if (_custom_namespace is None or name.startswith("_")
-            or importlib.util.find_spec(__name__ + "." + name) is not None):   # (a submodule)
+    ns = None if (_custom_namespace is None or name.startswith("_") or importlib.util.find_spec(
+        __name__ + "." + name) is not None) else _custom_namespace(name)    # (not a submodule)
+    if ns is None:
         raise AttributeError("module 'ember.ops' has no attribute %r" % name)
-    return _custom_namespace(name)
+    return ns

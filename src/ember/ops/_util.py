@@ -31,6 +31,16 @@ def deprecated_overload(msg):
     warnings.warn(msg, UserWarning, stacklevel=level)
 
 
+_WARNED: set = set()
+
+
+def warn_once(key, message, stacklevel=3):
+    """torch's ``TORCH_WARN_ONCE``: a UserWarning the first time only, per process."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, stacklevel=stacklevel)
+
+
 def xp_of(t):
     """The array module of tensor ``t``'s device (NumPy on the CPU)."""
     return _XP.get(type(t._array), np)

@@ -12,7 +12,8 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd import _autocast
+from ..autograd.grad_mode import is_grad_enabled, state as _grad_state
 from ..backend import backend_of, get_array_module
 from ..tensor import Tensor
 from ._util import cpu_has as _cpu_has, not_implemented_for
@@ -735,6 +736,8 @@ _WARNED_SAME = [False]
 
 
 def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups, cxx=False):
+    if _grad_state.autocast:    # (autocast casts before torch's dtype checks)
+        input, weight, bias = _autocast.inputs("lower", (input, weight, bias))
     if not cxx and bias is not None and isinstance(input, Tensor) and \
             bias._array.dtype != input._array.dtype:
         raise RuntimeError("Input type (%s) and bias type (%s) should be the same"
@@ -868,6 +871,8 @@ def _check_view(shape):
 
 def _conv_t(op, nd, input, weight, bias, stride, padding, output_padding, groups, dilation,
             cxx=False):
+    if _grad_state.autocast:
+        input, weight, bias = _autocast.inputs("lower", (input, weight, bias))
     unbatched = _check_input(op, input, weight, nd, transposed=True, groups=groups,
                              geometry=(stride, padding, output_padding, dilation), bias=bias)
     outs = _transposed_size(input, weight, nd, unbatched, stride, padding, output_padding,

@@ -20,11 +20,22 @@ __all__ = ["nonzero", "argwhere", "index_put", "index_put_"]
 _INDEX_DTYPES = frozenset(map(np.dtype, (np.int64, np.int32, np.uint8, np.bool_)))
 
 
-def _convert(index, data, zero_dim_as_int=False):
+def _convert(index, data, zero_dim_as_int=False, fill=None):
     """Turn a user index into an index of the array ``data`` (index arrays on its device);
     checks dtypes and bounds with torch's wording.
 
-    With ``zero_dim_as_int`` a 0-d integer tensor is an int (a select, as in ``t[i]``)."""
+    With ``zero_dim_as_int`` a 0-d integer tensor is an int (a select, as in ``t[i]``). ``fill``
+    is the value of a put that does not accumulate: with one uint8 mask and one element torch
+    takes masked_fill_'s path, which rejects the mask."""
+    if isinstance(index, list) and len(index) < 32 and any(
+            isinstance(i, (Tensor, list, tuple, range, slice)) or i is None or i is Ellipsis or
+            is_array(i) for i in index):
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and "
+                      "will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In "
+                      "pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
+                      "which will result either in an error or a different result", UserWarning,
+                      stacklevel=4)
+        index = tuple(index)     # (torch's, and NumPy's old, reading of such a list)
     if not isinstance(index, tuple):
         if data.ndim == 0 and isinstance(index, (int, np.integer, slice)) and index is not True \
                 and index is not False:
@@ -33,7 +44,7 @@ def _convert(index, data, zero_dim_as_int=False):
                 "Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         index = (index,)
     out = []
-    advanced = False
+    advanced = byte = 0     # (index tensors; uint8 masks: torch warns for each, every call)
     for item in index:
         if isinstance(item, Tensor):
             arr = item._array
@@ -46,11 +57,12 @@ def _convert(index, data, zero_dim_as_int=False):
                                  "tensors")
             if arr.dtype == np.uint8:
                 arr = arr.astype(bool)
+                byte += arr.ndim > 0 or not zero_dim_as_int
             if type(arr) is not type(data):     # (indices may live on the host, as in torch)
                 arr = backend_of(data).asarray(arr)
             out.append(arr)
-            advanced = True
-        elif isinstance(item, (list, range)) or is_array(item):
+            advanced += 1
+        elif isinstance(item, (list, tuple, range)) or is_array(item):
             arr = backend_of(data).asarray(item)
             if arr.dtype.kind in "fV":  # (torch reads it as a long tensor: floats truncated)
                 arr = arr.astype(np.int64)
@@ -58,10 +70,10 @@ def _convert(index, data, zero_dim_as_int=False):
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
                                  "tensors")
             out.append(arr)
-            advanced = True
+            advanced += 1
         elif isinstance(item, (bool, np.bool_)):
             out.append(backend_of(data).xp.asarray(item))
-            advanced = True
+            advanced += 1
         elif isinstance(item, slice):
             if item.step is not None and item.step <= 0:
                 if item.step == 0:
@@ -76,7 +88,14 @@ def _convert(index, data, zero_dim_as_int=False):
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
                              "byte Variables are valid indices (got %s)" % type(item).__name__)
     _check_bounds(out, data.shape)
-    return tuple(out), advanced
+    if byte == advanced == 1 and fill is not None and \
+            (fill._array.size if isinstance(fill, Tensor) else 1) == 1:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           "unsigned char")
+    for _ in range(byte):
+        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                      "torch.bool instead.", UserWarning, stacklevel=4)
+    return tuple(out), advanced > 0
 
 
 def _check_bounds(index, shape):
@@ -301,7 +320,7 @@ def _setitem(t, index, value):
             else tp.__module__ + "." + tp.__name__, t.type()))
     if isinstance(value, _SCALARS):
         value = checked_scalar(value, _dt._BY_NP[t._array.dtype], reduced=False)
-    idx, advanced = _convert(index, t._array, True)
+    idx, advanced = _convert(index, t._array, True, value)
     basic, rest = _split(idx, t._array.shape)
     if advanced and not (isinstance(index, Tensor) and index._array.dtype == np.bool_ and
                          isinstance(value, Tensor) and value._array.ndim == 0):
@@ -369,14 +388,14 @@ _index_put_fn.__name__ = "index_put"
 
 def index_put(input, indices, values, accumulate=False):
     """``input`` with ``input[indices] = values`` (``+=`` when ``accumulate``), out of place."""
-    idx, _ = _convert(tuple(indices), input._array)
+    idx, _ = _convert(tuple(indices), input._array, fill=None if accumulate else values)
     _check_put_dtype(input, values)
     return IndexPut.apply(input, idx, values, accumulate)
 
 
 def index_put_(input, indices, values, accumulate=False):
     """In-place ``index_put``."""
-    idx, _ = _convert(tuple(indices), input._array)
+    idx, _ = _convert(tuple(indices), input._array, fill=None if accumulate else values)
     _check_put_dtype(input, values)
     return inplace(input, _index_put_fn, idx, values, accumulate)
 

@@ -13,7 +13,8 @@ from ..backend import errstate
 from ..tensor import Tensor
 from .. import return_types as _rt
 from ..backend import backend_of
-from ._util import binary_arrays, cpu_vendor, get_array_module, sum_to, wrap_dim, wrap_dims, xp_of
+from ._util import (binary_arrays, cpu_vendor, get_array_module, sum_to, warn_once as _warn_once,
+                    wrap_dim, wrap_dims, xp_of)
 from ._out import can_cast, with_out
 from .matmul import _check_batches, _shape_str, _tname, matmul, vdot
 
@@ -1069,12 +1070,19 @@ def _lu_backward(gL, gU, P, L, U):
     return matmul(P, cat([ga1, ga2], -2))
 
 
+def _lu_dims(op, arr):
+    if arr.ndim < 2:
+        raise RuntimeError("%s: Expected tensor with 2 or more dimensions. Got size: %s instead"
+                           % (op, list(arr.shape)))
+
+
 class LinalgLuFactorEx(Function):
     node_name = "LinalgLuFactorExBackward0"
 
     @staticmethod
     def forward(ctx, a, pivot, check_errors, op):
         arr = a._array
+        _lu_dims("torch.lu_factor", arr)
         _matrix_check(op, arr, "lu_cpu", False)
         if not pivot:
             raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
@@ -1106,6 +1114,7 @@ class LinalgLu(Function):
     @staticmethod
     def forward(ctx, a, pivot):
         arr = a._array
+        _lu_dims("linalg.lu", arr)
         _matrix_check("linalg.lu", arr, "lu_cpu", False)
         if not pivot:
             raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
@@ -1452,17 +1461,6 @@ def linalg_cholesky(A, *, upper=False, out=None):
     return LinalgCholeskyEx.apply(A, upper, True, "linalg.cholesky")[0]
 
 
-_WARNED: set = set()
-
-
-def _warn_once(key, message):
-    """torch's ``TORCH_WARN_ONCE``: a UserWarning the first time only, per process."""
-    if key not in _WARNED:
-        import warnings
-        _WARNED.add(key)
-        warnings.warn(message, stacklevel=3)
-
-
 def cholesky(input, upper=False, *, out=None):
     """``torch.cholesky``: the Cholesky factor (lower unless ``upper``; deprecated, as in
     torch)."""
@@ -1647,7 +1645,11 @@ def linalg_qr(A, mode="reduced", *, out=None):
 
 
 def qr(input, some=True, *, out=None):
-    """``torch.qr``: ``(Q, R)``, reduced unless ``some=False``."""
+    """``torch.qr``: ``(Q, R)``, reduced unless ``some=False`` (deprecated, as in torch)."""
+    _warn_once("qr", "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a "
+               "future PyTorch release.\nThe boolean parameter 'some' has been replaced with a "
+               "string parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, "
+               "R = torch.linalg.qr(A, 'reduced' if some else 'complete')")
     return _rt.qr(*LinalgQr.apply(input, "reduced" if some else "complete"))
 
 
@@ -1669,8 +1671,15 @@ def linalg_lu(A, *, pivot=True, out=None):
 
 
 def lu(A, pivot=True, get_infos=False, out=None):
-    """``torch.lu``: ``(LU, pivots)`` (and ``infos`` when ``get_infos``)."""
-    LU, piv, info = LinalgLuFactorEx.apply(A, pivot, not get_infos, "torch.linalg.lu_factor")
+    """``torch.lu``: ``(LU, pivots)`` (and ``infos`` when ``get_infos``; deprecated, as in torch).
+    A singular ``A`` does not raise: torch's ``_lu_with_info`` ignores ``check_errors``."""
+    _warn_once("lu", "torch.lu is deprecated in favor of torch.linalg.lu_factor / "
+               "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.\nLU, "
+               "pivots = torch.lu(A, compute_pivots)\nshould be replaced with\nLU, pivots = "
+               "torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
+               "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+               "torch.linalg.lu_factor_ex(A, compute_pivots)")
+    LU, piv, info = LinalgLuFactorEx.apply(A, pivot, False, "torch.linalg.lu_factor")
     return (LU, piv, info) if get_infos else (LU, piv)
 
 

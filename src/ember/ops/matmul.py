@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd._sum_to import sum_to_array
 from ..autograd import _autocast
-from ..autograd.function import Function
+from ..autograd.function import Function, plain_apply  # (a product inside an op: no autocast)
 from ..autograd.grad_mode import state as _grad_state
 from ..backend import errstate, get_array_module, same_device
 from ..tensor import Tensor
@@ -321,7 +321,7 @@ class _AddProduct(Function):
     """``beta * input + alpha * prod(m1, m2)`` for addmm, addmv, baddbmm (input broadcast)."""
 
     node_name = "AddmmBackward0"
-    prod = staticmethod(lambda a, b: mm(a, b))
+    prod = staticmethod(lambda a, b: plain_apply(Mm, (a, b), {}))
 
     @classmethod
     def _run(cls, ctx, inp, m1, m2, beta, alpha):
@@ -557,7 +557,7 @@ def check_inplace_product(op, input, a, b):
 
 class Addmv(_AddProduct):
     node_name = "AddmvBackward0"
-    prod = staticmethod(lambda m, v: mv(m, v))
+    prod = staticmethod(lambda m, v: plain_apply(Mv, (m, v), {}))
     _check_dtypes = staticmethod(_addmv_dtypes)
 
     @staticmethod
@@ -583,7 +583,7 @@ class Addmv(_AddProduct):
 
 class Baddbmm(_AddProduct):
     node_name = "BaddbmmBackward0"
-    prod = staticmethod(lambda a, b: Bmm.apply(a, b, "baddbmm"))
+    prod = staticmethod(lambda a, b: plain_apply(Bmm, (a, b, "baddbmm"), {}))
     _check_dtypes = staticmethod(_baddbmm_dtypes)
 
     @staticmethod
@@ -929,6 +929,10 @@ def _expand_input(xp, ia, shape):
 
 def chain_matmul(*matrices, out=None):
     """``matrices[0] @ matrices[1] @ ...`` (deprecated in torch in favour of linalg.multi_dot)."""
+    from ._util import warn_once as _warn_once
+    _warn_once("chain_matmul", "torch.chain_matmul is deprecated and will be removed in a future "
+               "PyTorch release. Use torch.linalg.multi_dot instead, which accepts a list of two "
+               "or more tensors rather than multiple parameters.")
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
         matrices = tuple(matrices[0])
     if not matrices:

@@ -1870,8 +1870,9 @@ def meshgrid(*tensors, indexing=None):
     """Coordinate grids from 1-D tensors (``indexing='ij'`` by default, or ``'xy'``)."""
     tensors = list(_dims_arg(tensors))
     if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
-                      "indexing argument.", UserWarning, stacklevel=2)
+        from ._util import warn_once as _warn_once      # (torch's TORCH_WARN_ONCE)
+        _warn_once("meshgrid", "torch.meshgrid: in an upcoming release, it will be required to "
+                   "pass the indexing argument.")
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError("torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "

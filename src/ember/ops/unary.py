@@ -279,8 +279,13 @@ class TanhGrad(Function):
     @staticmethod
     def forward(ctx, grad_output, out):
         ctx.save_for_backward(grad_output, out)
-        y = out._array
-        return Tensor._wrap(grad_output._array * _cj_arr(1 - y * y))
+        y, g = out._array, grad_output._array
+        if y.dtype.kind in "fV" and y.dtype.itemsize <= 4 and g.dtype == y.dtype:
+            # NOTE: torch's kernel fuses 1 - y*y (one rounding) and works in float for 16-bit
+            one_m = (1 - y.astype(np.float64) ** 2).astype(np.float32)
+            out = g.astype(np.float32, copy=False) * one_m
+            return Tensor._wrap(out.astype(y.dtype, copy=False))
+        return Tensor._wrap(g * _cj_arr(1 - y * y))
 
     @staticmethod
     def backward(ctx, grad):

@@ -24,7 +24,9 @@ class _LegacySparseType(type):
 def _legacy(name, dtype):
     def __new__(cls, indices, values, size=None):
         return sparse_coo_tensor(indices, values, size, dtype=dtype)
-    return _LegacySparseType(name, (), {"__new__": __new__, "_dtype": dtype,
+    return _LegacySparseType(name, (), {"__new__": __new__, "_dtype": dtype, "dtype": dtype,
+                                        "layout": _dt.sparse_coo, "is_cuda": False,
+                                        "is_sparse": True, "is_sparse_csr": False,
                                         "__module__": "torch.sparse",
                                         "__doc__": "Legacy ``torch.sparse.%s(indices, values, "
                                                    "size)``: a COO tensor of %r." % (name, dtype)})

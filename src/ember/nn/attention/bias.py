@@ -95,7 +95,8 @@ class CausalBias(Tensor):
         if kwargs is None:
             kwargs = {}
         if getattr(func, "__name__", None) == "scaled_dot_product_attention" and \
-                func is F.scaled_dot_product_attention:
+                getattr(func, "__wrapped__", func) is getattr(
+                    F.scaled_dot_product_attention, "__wrapped__", F.scaled_dot_product_attention):
             return cls._dispatch(*args, **kwargs)
         return super().__torch_function__(func, types, args, kwargs)
 

@@ -238,9 +238,10 @@ def _relu_or_gelu(activation):
     """torch's tag of the activation: 1 for relu, 2 for gelu, 0 for anything else."""
     # (the classes by name: activation.py imports this module)
     names = {c.__name__ for c in type(activation).__mro__ if c.__module__.startswith("ember.")}
-    if activation is F.relu or "ReLU" in names:
+    fn = getattr(activation, "__wrapped__", activation)     # (__torch_function__'s dispatcher)
+    if fn is getattr(F.relu, "__wrapped__", F.relu) or "ReLU" in names:
         return 1
-    if activation is F.gelu or "GELU" in names:
+    if fn is getattr(F.gelu, "__wrapped__", F.gelu) or "GELU" in names:
         return 2
     return 0
 
