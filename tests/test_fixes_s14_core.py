@@ -318,3 +318,45 @@ def test_cpu_autocast_layers(torch, case):
             y = _AUTOCAST_CASES[case](lib, x)
         return str(y.dtype), y.float().flatten().tolist()
     _same(torch, probe)
+
+
+def test_sparse_inplace_arithmetic(torch):
+    """pytorch3d's ``L += L.t()`` / ``L -= eye``: in-place COO ops keep indices and values."""
+    def probe(lib):
+        i = lib.tensor([[0, 1, 2], [1, 2, 0]])
+        L = lib.sparse_coo_tensor(i, lib.tensor([1.0, 2.0, 3.0]), (3, 3))
+        same = L
+        L += L.t()
+        L -= lib.sparse_coo_tensor(lib.tensor([[0, 1, 2], [0, 1, 2]]), lib.ones(3), (3, 3))
+        L.mul_(2)
+        L.div_(4)
+        c = L.coalesce()
+        return (same is L, L._nnz(), c.indices().tolist(), c.values().tolist(),
+                lib.sparse.mm(L, lib.ones(3, 1)).flatten().tolist(), L._version > 0)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(torch, probe)
+
+
+@pytest.mark.parametrize("code", [
+    "torch.sparse_coo_tensor(i, v, (3, 3)); torch.sparse_coo_tensor(i, v, (3, 3))",
+    "torch.sparse_coo_tensor(i, v, (3, 3), check_invariants=False)",
+    "torch.eye(3).to_sparse()",
+    "torch.sparse_csr_tensor(torch.tensor([0, 1, 2, 3]), torch.tensor([1, 2, 0]), v, (3, 3))",
+    "s = torch.sparse_coo_tensor(i, v, check_invariants=True); s.clone(); s.double(); s + s"])
+def test_sparse_invariants_warning(torch, code):
+    """torch warns once per process when a user builds a sparse tensor without choosing
+    ``check_invariants``; its own operations never do."""
+    import os
+    import subprocess
+    import sys
+
+    def count(lib):
+        prog = ("import %s as torch; i = torch.tensor([[0, 1, 2], [1, 2, 0]]); "
+                "v = torch.tensor([1., 2., 3.]); %s" % (lib, code))
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(ember.__file__)))
+        err = subprocess.run([sys.executable, "-W", "always", "-c", prog], capture_output=True,
+                             text=True, env=env).stderr
+        return err.count("Sparse invariant checks are implicitly disabled")
+    assert count("ember") == count("torch")

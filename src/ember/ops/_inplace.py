@@ -1,5 +1,4 @@
 """In-place ops: write the result into the tensor's memory, bump its version, rebase its grad_fn."""
-import sys
 import warnings
 
 import numpy as np
@@ -8,7 +7,7 @@ from ..autograd.function import Function
 from ..autograd.graph import Node
 from ..autograd.grad_mode import state as _state
 from ..tensor import Tensor
-from ._util import _OVERLAP_MSG, cast, sum_to, writable, xp_of
+from ._util import _OVERLAP_MSG, caller_stacklevel, cast, sum_to, writable, xp_of
 from ..backend import backend_of, is_array, quiet
 from ..backend._meta import MetaArray
 from .shape import (AsStrided, _positions, _storage_size, _strided_geometry,
@@ -65,12 +64,10 @@ def _write_expanded(dst, arr, op):
     if alias is None:
         return False
     if _EXPANDED_OK[op]:
-        frame, level = sys._getframe(1), 2      # (attributed to the caller outside ember)
-        while frame is not None and frame.f_globals.get("__name__", "").startswith("ember."):
-            frame, level = frame.f_back, level + 1
         warnings.warn("Use of %s on expanded tensors is deprecated. Please clone() the tensor "
                       "before performing this operation. This also applies to advanced indexing "
-                      "e.g. %s" % (op, _EXPANDED_OK[op]), UserWarning, stacklevel=level)
+                      "e.g. %s" % (op, _EXPANDED_OK[op]), UserWarning,
+                      stacklevel=caller_stacklevel())
     xp = backend_of(dst).xp
     arr = xp.broadcast_to(cast(arr, dst.dtype), dst.shape)
     same = arr == dst

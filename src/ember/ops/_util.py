@@ -25,10 +25,30 @@ def deprecated_overload(msg):
     if _DEPRECATED_WARNED[0]:
         return
     _DEPRECATED_WARNED[0] = True
-    f, level = sys._getframe(1), 2
-    while f is not None and f.f_globals.get("__name__", "").startswith("ember."):
-        f, level = f.f_back, level + 1
-    warnings.warn(msg, UserWarning, stacklevel=level)
+    warnings.warn(msg, UserWarning, stacklevel=caller_stacklevel())
+
+
+def called_by_user(up=0):
+    """Whether the function calling this one (or the one ``up`` frames above it) was called
+    from outside ember."""
+    f = sys._getframe(2 + up)
+    while f is not None and "importlib" in f.f_code.co_filename \
+            and "_bootstrap" in f.f_code.co_filename:     # (hidden dispatcher frames)
+        f = f.f_back
+    return f is None or not f.f_globals.get("__name__", "").startswith("ember.")
+
+
+def caller_stacklevel():
+    """The ``stacklevel`` that attributes a warning, issued by the function calling this one,
+    to the first caller outside ember (as warnings counts: frames it hides do not count)."""
+    f, level = sys._getframe(2), 1
+    while f is not None:
+        name = f.f_code.co_filename
+        level += not ("importlib" in name and "_bootstrap" in name)
+        if not f.f_globals.get("__name__", "").startswith("ember."):
+            break
+        f = f.f_back
+    return level
 
 
 _WARNED: set = set()

@@ -12,6 +12,8 @@ from ``values`` gathers them at ``indices``.
 
 import math
 
+import warnings
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -19,7 +21,7 @@ from .._tensor_str import PRINT_OPTS, tensor_repr
 from ..autograd.function import Function, once_differentiable
 from ..autograd.grad_mode import no_grad
 from ..tensor import Size, Tensor
-from ._util import backend_of, xp_of
+from ._util import backend_of, called_by_user, caller_stacklevel, xp_of
 from .creation import as_tensor
 from .shape import cat
 
@@ -391,6 +393,26 @@ class SparseCooTensor(Tensor):
     def __neg__(self):
         return _with_values(self, -self._values(), self._sp_coalesced, "NegBackward0")
 
+    def _inplace(self, other, op, alpha=1):
+        """``add_``/``sub_``/``mul_``/``div_``: the result's contents in this tensor."""
+        _assign_sparse_(self, self._binary(other, op, alpha).detach())
+        self._bump()
+        return self
+
+    def add_(self, other, *, alpha=1):
+        return self._inplace(other, "add", alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return self._inplace(other, "sub", alpha)
+
+    def mul_(self, other):
+        return self._inplace(other, "mul")
+
+    def div_(self, other):
+        return self._inplace(other, "div")
+
+    __iadd__, __isub__, __imul__, __itruediv__ = add_, sub_, mul_, div_
+
     neg = __neg__
 
     __str__ = __repr__
@@ -695,6 +717,22 @@ def _rebuild_sparse_coo(indices, values, size, coalesced, requires_grad=False):
                              requires_grad=requires_grad)
 
 
+def _invariants_warning(check_invariants):
+    """torch's warning, once per process, for a sparse tensor built by the user without
+    ``check_invariants``."""
+    if check_invariants is None and not _INVARIANTS_WARNED[0] and called_by_user(1):
+        _INVARIANTS_WARNED[0] = True
+        warnings.warn("Sparse invariant checks are implicitly disabled. Memory errors (e.g. "
+                      "SEGFAULT) will occur when operating on a sparse tensor which violates the "
+                      "invariants, but checks incur performance overhead. To silence this "
+                      "warning, explicitly opt in or out. See `torch.sparse.check_sparse_tensor_"
+                      "invariants.__doc__` for guidance.", UserWarning,
+                      stacklevel=caller_stacklevel())
+
+
+_INVARIANTS_WARNED = [False]
+
+
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None, is_coalesced=None):
     """A sparse COO tensor with ``values`` at ``indices`` (sparse_dim, nnz). Matches
@@ -707,6 +745,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         tensor([[0., 2.],
                 [3., 0.]])
     """
+    _invariants_warning(check_invariants)
     if not isinstance(indices, Tensor):
         indices = as_tensor(indices, dtype=_dt.int64)
     if not isinstance(values, Tensor):
@@ -1091,6 +1130,7 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
         tensor([[0., 5.],
                 [6., 0.]])
     """
+    _invariants_warning(check_invariants)
     crow = crow_indices if isinstance(crow_indices, Tensor) else \
         as_tensor(crow_indices, dtype=_dt.int64)
     col = col_indices if isinstance(col_indices, Tensor) else \
