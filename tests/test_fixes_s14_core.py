@@ -360,3 +360,35 @@ def test_sparse_invariants_warning(torch, code):
                              text=True, env=env).stderr
         return err.count("Sparse invariant checks are implicitly disabled")
     assert count("ember") == count("torch")
+
+
+@pytest.mark.parametrize("expr", [
+    "L.ones(2).new([1+2j])", "L.FloatTensor([1+2j])", "L.DoubleTensor([1, 2+0j])",
+    "L.Tensor([1+2j])", "L.tensor([1+2j], dtype=L.float32)", "L.tensor(1+2j, dtype=L.float64)",
+    "L.tensor([1, 2+0j], dtype=L.int64)", "L.as_tensor([1+2j], dtype=L.float32)",
+    "L.tensor([1+2j], dtype=L.bfloat16)", "L.tensor([[1, 2], [3, 4+1j]], dtype=L.float16)",
+    "L.IntTensor([1j])", "L.tensor([1+2j], dtype=L.complex64)"])
+def test_complex_data_for_a_real_dtype(torch, expr):
+    """Python complex numbers made into a real tensor: torch's TypeError (not the real part)."""
+    def probe(lib):
+        r = eval(expr, {"L": lib})
+        return str(r.dtype), r.tolist()
+    _same(torch, probe)
+
+
+def test_fp32_precision_reads_ieee_once_set(torch):
+    import os
+    import subprocess
+    import sys
+    prog = ("import %s as torch\nout = [torch.backends.cuda.matmul.fp32_precision]\n"
+            "for p in ['high', 'medium', 'highest']:\n"
+            "    torch.set_float32_matmul_precision(p)\n"
+            "    out.append((torch.backends.cuda.matmul.fp32_precision,"
+            " torch.backends.cuda.matmul.allow_tf32, torch.get_float32_matmul_precision()))\n"
+            "print(out)\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(ember.__file__)))
+
+    def run(lib):
+        return subprocess.run([sys.executable, "-c", prog % lib], capture_output=True, text=True,
+                              env=env).stdout
+    assert run("ember") == run("torch") != ""

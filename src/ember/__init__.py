@@ -126,6 +126,7 @@ def set_float32_matmul_precision(precision):
                       "setFloat32MatmulPrecision call has no effect." % precision)
         return
     _flags["matmul_precision"] = precision
+    _flags["matmul_precision_set"] = True       # ("highest" then reads as "ieee", not "none")
 
 
 def get_float32_matmul_precision():

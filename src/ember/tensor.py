@@ -1100,6 +1100,10 @@ def _to_array(data, d=None):
         arr = arr.astype(_dt.get_default_dtype().np)
     elif d is None and arr.dtype.kind == "c" and not given:
         arr = arr.astype(_dt.default_complex_dtype().np)
+    if d is not None and arr.dtype.kind == "c" and d.np.kind in "fiuV" and not given and not (
+            isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data)):
+        raise TypeError("must be real number, not complex" if d.np.kind in "fV" else
+                        "'complex' object cannot be interpreted as an integer")
     if d is not None and arr.dtype != d.np:
         arr = arr.astype(d.np)
     if d is None and arr.dtype.kind == "i" and arr.dtype != np.int64 and \

@@ -85,7 +85,9 @@ class _Matmul:
         if name == "allow_tf32":
             return self._precision()["matmul_precision"] != "highest"
         if name == "fp32_precision":
-            return "none" if self._precision()["matmul_precision"] == "highest" else "tf32"
+            flags = self._precision()
+            return "tf32" if flags["matmul_precision"] != "highest" else \
+                "ieee" if flags.get("matmul_precision_set") else "none"
         if name in self._NAMES:
             return self._state[name][0]
         if name.endswith("_split_k") and name[:-8] in self._NAMES:
@@ -101,6 +103,7 @@ class _Matmul:
             if value not in ("none", "tf32", "ieee"):
                 raise RuntimeError("Invalid precision %s" % value)
             self._precision()["matmul_precision"] = "high" if value == "tf32" else "highest"
+            self._precision()["matmul_precision_set"] = value != "none"
         elif name in self._NAMES:
             self._state[name] = _reduction_setting(value, name)
         elif name == "allow_fp16_accumulation":
