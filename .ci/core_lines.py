@@ -62,9 +62,10 @@ import tokenize
 # overloads and legacy warnings with shared once-per-process helpers, in-place writes into
 # expanded views (CopySlices defers the overlap error to backward), torch's CPU batch-norm
 # statistics for 16-bit inputs, autocast before the convolutions' dtype checks, MKL's complex
-# triangular solve per CPU vendor; and about 25 to the machinery: backward(inputs=) retains
+# triangular solve per CPU vendor; and about 35 to the machinery: backward(inputs=) retains
 # its inputs' grads as torch's, torch's create_graph reference-cycle warning, @no_grad/
-# @enable_grad/@inference_mode without parentheses, torch's legacy-constructor rules.
+# @enable_grad/@inference_mode without parentheses, torch's legacy-constructor rules
+# (Tensor(t) aliases t; complex data for a real dtype raises).
 BUDGETS = {"machinery": 4150, "ops": 21550}
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "src" / "ember"
 

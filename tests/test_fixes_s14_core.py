@@ -392,3 +392,18 @@ def test_fp32_precision_reads_ieee_once_set(torch):
         return subprocess.run([sys.executable, "-c", prog % lib], capture_output=True, text=True,
                               env=env).stdout
     assert run("ember") == run("torch") != ""
+
+
+@pytest.mark.parametrize("make", ["float64", "int64", "float32", "grad"])
+def test_legacy_tensor_of_a_tensor_is_an_alias(torch, make):
+    """``torch.Tensor(t)`` aliases ``t`` and keeps its dtype (a view: writes reach ``t``)."""
+    def probe(lib):
+        a = {"float64": lambda: lib.ones(2, dtype=lib.float64), "int64": lambda: lib.arange(3),
+             "float32": lambda: lib.ones(2),
+             "grad": lambda: lib.ones(2, requires_grad=True)}[make]()
+        b = lib.Tensor(a)
+        if not a.requires_grad:
+            b.add_(1)
+        return (str(b.dtype), b.tolist(), a.tolist(), b._base is a, b.requires_grad,
+                type(b.grad_fn).__name__, a._version, b._version)
+    _same(torch, probe)

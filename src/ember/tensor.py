@@ -133,6 +133,11 @@ class Tensor:
     _soff: int = 0                              # a detached view's storage offset
     __array_priority__ = 1000    # (NumPy's binary operators defer to the reflected ones)
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls is Tensor and len(args) == 1 and isinstance(args[0], Tensor) and not kwargs:
+            return args[0][...]     # (torch's Tensor(t): an alias of t, its dtype kept)
+        return _new(cls)
+
     def __init__(self, *args: Any, _dtype: Optional[_dt.dtype] = None) -> None:
         if hasattr(self, "_array"):
             return      # (built by a subclass's __new__: torch's __init__ ignores the arguments)
