@@ -107,7 +107,7 @@ def test_data_ptr_of_no_elements(torch):
 
 def test_T_warns_once_for_other_than_2d(torch, monkeypatch):
     import warnings
-    monkeypatch.setattr(ember.Tensor, "_T_warned", [False])
+    monkeypatch.setattr(ember.ops._util, "_WARNED", set())
 
     def probe(lib):
         out = []

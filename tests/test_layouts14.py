@@ -128,7 +128,7 @@ def _torch_warnings(call):
 def test_deprecated_beta_first_overloads(torch, form, monkeypatch):
     call = _DEPRECATED[form]
     want_msgs, want_sum = _torch_warnings(call)
-    monkeypatch.setattr(sys.modules["ember.ops._util"], "_DEPRECATED_WARNED", [False])
+    monkeypatch.setattr(sys.modules["ember.ops._util"], "_WARNED", set())
     scope = {"L": ember}
     exec(_SETUP, scope)
     with warnings.catch_warnings(record=True) as w:

@@ -16,6 +16,8 @@ from . import backend as _backend
 from . import dtypes as _dt
 from . import _torch_function
 from . import ops as _ops
+from .ops import _util
+from .ops._util import warn_once as _warn_once
 from .autograd.function import Function
 from .autograd.grad_mode import state as _grad_state
 from .tensor import Size, Tensor
@@ -87,26 +89,18 @@ def _layout_error(method: str, layout: str) -> RuntimeError:
 
 
 class _Compat:
-    _scalar_warned = [False]
-    _T_warned = [False]
-
     def _warn_scalar(self) -> None:
         """torch's warning, once per process, for ``float()`` of a tensor that requires grad."""
-        if not self._scalar_warned[0]:
-            self._scalar_warned[0] = True
-            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
-                          "unexpected behavior.\nConsider using tensor.detach() first.",
-                          UserWarning, stacklevel=3)
+        _warn_once("scalar of a tensor that requires grad", "Converting a tensor with "
+                   "requires_grad=True to a scalar may lead to unexpected behavior.\nConsider "
+                   "using tensor.detach() first.", 4)
 
     def _warn_T(self) -> None:
         """torch's warning, once per process, for ``x.T`` of a tensor that is not 2-D."""
-        if not self._T_warned[0]:
-            self._T_warned[0] = True
-            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
-                          "shape is deprecated and it will throw an error in a future release. "
-                          "Consider `x.mT` to transpose batches of matrices or `x.permute(*torch."
-                          "arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
-                          UserWarning, stacklevel=3)
+        _warn_once("x.T", "The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                   "shape is deprecated and it will throw an error in a future release. Consider "
+                   "`x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - "
+                   "1, -1, -1))` to reverse the dimensions of a tensor.", 4)
 
     def _bad_grad(self, value: Any) -> None:
         """torch's error for ``self.grad = value`` of another type, dtype or size."""
@@ -406,18 +400,14 @@ def _storage_tensor(t: Tensor) -> Tensor:
 
 def _warn_typed_storage_removal(stacklevel: int = 2) -> None:
     """torch's TypedStorage deprecation warning: once per process (its ``has_warned`` flag)."""
-    if _warn_typed_storage_removal.__dict__.get("has_warned"):
-        return
-    warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
-                  "UntypedStorage will be the only storage class. This should only matter "
-                  "to you if you are using storages directly.  To access UntypedStorage "
-                  "directly, use tensor.untyped_storage() instead of tensor.storage()",
-                  UserWarning, stacklevel=stacklevel)
-    _warn_typed_storage_removal.__dict__["has_warned"] = True
+    _warn_once("TypedStorage", "TypedStorage is deprecated. It will be removed in the future and "
+               "UntypedStorage will be the only storage class. This should only matter to you if "
+               "you are using storages directly.  To access UntypedStorage directly, use "
+               "tensor.untyped_storage() instead of tensor.storage()", stacklevel + 1)
 
 
 def _reset_warn_typed_storage_removal() -> None:
-    _warn_typed_storage_removal.__dict__["has_warned"] = False
+    _util._WARNED.discard("TypedStorage")
 
 
 class TypedStorage:

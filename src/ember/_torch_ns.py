@@ -16,7 +16,7 @@ from .nn import functional as F
 from ._tensor_compat import REMOVED
 from .tensor import Tensor
 from .ops import creation as _creation
-from .ops._util import not_implemented_for as _not_implemented_for
+from .ops._util import not_implemented_for as _not_implemented_for, warn_once as _warn_once
 from .ops.conv import convolution_cxx as _convolution_cxx
 from .ops.loss import BroadcastNoBackward as _BroadcastNoBackward
 from .ops.normalization import batch_norm_cxx as _batch_norm_cxx
@@ -703,17 +703,12 @@ def init_num_threads():
     return None
 
 
-_DEFAULT_TYPE_WARNED = [False]
-
-
 def set_default_tensor_type(t):
     """torch's deprecated form of ``set_default_dtype``: ``torch.DoubleTensor`` or its name."""
     from . import dtypes, set_default_dtype
-    if not _DEFAULT_TYPE_WARNED[0]:     # (once per process, as torch's TORCH_WARN_ONCE)
-        _DEFAULT_TYPE_WARNED[0] = True
-        warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
-                      "use torch.set_default_dtype() and torch.set_default_device() as "
-                      "alternatives.", UserWarning, stacklevel=2)
+    _warn_once("set_default_tensor_type", "torch.set_default_tensor_type() is deprecated as of "
+               "PyTorch 2.1, please use torch.set_default_dtype() and "
+               "torch.set_default_device() as alternatives.")
     name = t if isinstance(t, str) else getattr(t, "__name__", "")
     name = name.rsplit(".", 1)[-1]
     for d in (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.bfloat16):

@@ -16,26 +16,40 @@ _ndarray = np.ndarray
 _np_generic = np.generic
 
 
-_DEPRECATED_WARNED = [False]
+_WARNED: set = set()
+
+
+def warn_once(key, message, stacklevel=3):
+    """torch's ``TORCH_WARN_ONCE``: a UserWarning the first time only (per ``key``), per
+    process."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, stacklevel=stacklevel)
 
 
 def deprecated_overload(msg):
-    """torch's warning for a deprecated overload: once per process (whichever overload), at the
-    line of the caller outside ember."""
-    if _DEPRECATED_WARNED[0]:
-        return
-    _DEPRECATED_WARNED[0] = True
-    warnings.warn(msg, UserWarning, stacklevel=caller_stacklevel())
+    """torch's warning for a deprecated overload: once per process (one flag for all of them),
+    at the line of the caller outside ember."""
+    warn_once("deprecated overload", msg, caller_stacklevel() + 1)
+
+
+def _hidden(f):
+    """Whether warnings skips frame ``f`` when it counts a ``stacklevel`` (importlib's
+    bootstrap frames, and ember's ``__torch_function__`` dispatchers compiled as such)."""
+    return "importlib" in f.f_code.co_filename and "_bootstrap" in f.f_code.co_filename
+
+
+def _in_ember(f):
+    return f.f_globals.get("__name__", "").startswith("ember.")
 
 
 def called_by_user(up=0):
     """Whether the function calling this one (or the one ``up`` frames above it) was called
     from outside ember."""
     f = sys._getframe(2 + up)
-    while f is not None and "importlib" in f.f_code.co_filename \
-            and "_bootstrap" in f.f_code.co_filename:     # (hidden dispatcher frames)
+    while f is not None and _hidden(f):
         f = f.f_back
-    return f is None or not f.f_globals.get("__name__", "").startswith("ember.")
+    return f is None or not _in_ember(f)
 
 
 def caller_stacklevel():
@@ -43,22 +57,11 @@ def caller_stacklevel():
     to the first caller outside ember (as warnings counts: frames it hides do not count)."""
     f, level = sys._getframe(2), 1
     while f is not None:
-        name = f.f_code.co_filename
-        level += not ("importlib" in name and "_bootstrap" in name)
-        if not f.f_globals.get("__name__", "").startswith("ember."):
+        level += not _hidden(f)
+        if not _in_ember(f):
             break
         f = f.f_back
     return level
-
-
-_WARNED: set = set()
-
-
-def warn_once(key, message, stacklevel=3):
-    """torch's ``TORCH_WARN_ONCE``: a UserWarning the first time only, per process."""
-    if key not in _WARNED:
-        _WARNED.add(key)
-        warnings.warn(message, stacklevel=stacklevel)
 
 
 def xp_of(t):
@@ -321,24 +324,26 @@ def check_real_grad(g, ctx, i):
 
 
 @functools.lru_cache(maxsize=None)
-def cpu_vendor():
-    """The CPU's vendor_id ("GenuineIntel", "AuthenticAMD"; "" where /proc/cpuinfo is absent):
-    MKL takes other code paths on other vendors' CPUs."""
+def _cpuinfo(key):
+    """The value of ``key`` for the first CPU in /proc/cpuinfo ("" where there is none)."""
     try:
         with open("/proc/cpuinfo") as f:
-            return next((ln.split(":")[1].strip() for ln in f if ln.startswith("vendor_id")), "")
+            return next((ln.split(":", 1)[1].strip() for ln in f
+                         if ln.split(":", 1)[0].strip() == key), "")
     except OSError:
         return ""
 
 
+def cpu_vendor():
+    """The CPU's vendor_id ("GenuineIntel", "AuthenticAMD"): MKL takes other code paths on
+    other vendors' CPUs."""
+    return _cpuinfo("vendor_id")
+
+
 @functools.lru_cache(maxsize=None)
 def cpu_flags():
-    """The CPU's feature flags (/proc/cpuinfo; empty where there is none)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            return frozenset(next((ln.split() for ln in f if ln.startswith("flags")), []))
-    except OSError:
-        return frozenset()
+    """The CPU's feature flags (empty where /proc/cpuinfo is absent)."""
+    return frozenset(_cpuinfo("flags").split())
 
 
 @functools.lru_cache(maxsize=None)

@@ -15,16 +15,11 @@ from ..tensor import Tensor
 from ._inplace import inplace
 from ._util import checked_scalar, not_implemented_for, sum_to, wrap_dim, xp_of
 from .comparison import where
-from .shape import cat, narrow
+from .shape import c_order, cat, narrow
 from .unary import erf, exp, sigmoid, tanh
 
 __all__ = ["softmax", "log_softmax", "selu", "celu", "selu_", "celu_", "hardshrink"]
 
-
-
-def _c_order(xp, arr):
-    """``arr`` in C order (a 0-d array stays 0-d, which ``ascontiguousarray`` would not keep)."""
-    return arr if arr.flags.c_contiguous else xp.ascontiguousarray(arr)
 
 def _kernel_check(name, arr, dim):
     # (torch dispatches on the dtype only when there is something to compute)
@@ -72,7 +67,7 @@ class Softmax(Function):
                 out = (e / e.sum(axis=dim, keepdims=True)).reshape(arr.shape).astype(arr.dtype)
             else:
                 out = arr.copy()
-        out = Tensor._wrap(_c_order(xp, out))     # (always contiguous, as torch)
+        out = Tensor._wrap(c_order(out))     # (always contiguous, as torch)
         ctx.dim, ctx.given = dim, given
         ctx.save_for_backward(out)
         return out
@@ -135,7 +130,7 @@ class LogSoftmax(Function):
                     lse = xp.log(lse)
                 out = shifted - lse
                 out = out.reshape(arr.shape).astype(arr.dtype)
-        out = Tensor._wrap(_c_order(xp, out))     # (always contiguous, as torch)
+        out = Tensor._wrap(c_order(out))     # (always contiguous, as torch)
         ctx.dim, ctx.given = dim, given
         ctx.save_for_backward(out)
         return out
@@ -770,7 +765,7 @@ class RreluWithNoise(Function):
             return Tensor._wrap(x * noise_arr)
         ctx.slope = slope
         # (torch's eval rrelu makes a contiguous output, whatever the input's layout)
-        out = Tensor._wrap(_c_order(xp, xp.where(x > 0, x, x * x.dtype.type(slope))))
+        out = Tensor._wrap(c_order(xp.where(x > 0, x, x * x.dtype.type(slope))))
         ctx.save_for_backward(out if is_result else input, None)
         return out
 
@@ -925,7 +920,7 @@ class Pointwise(Function):
         with _quiet():
             out = fwd(xp_of(input), x, conf).astype(x.dtype, copy=False)
         # NOTE: torch's log_sigmoid_forward writes a fresh contiguous output
-        return Tensor._wrap(_c_order(xp_of(input), out) if kind == "logsigmoid" else out)
+        return Tensor._wrap(c_order(out) if kind == "logsigmoid" else out)
 
     @staticmethod
     def backward(ctx, grad_output):

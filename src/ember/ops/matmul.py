@@ -15,8 +15,7 @@ from ._out import _RESIZE_MSG
 from ._index import _iter_perm
 from ._inplace import _KIND_RANK
 from ._util import (R_TO_C_MSG, binary_arrays, check_real_grad, cpu_has, deprecated_overload, mm2d,
-                    not_implemented_for,
-                    sum_to, wrap_dim, xp_of)
+                    not_implemented_for, sum_to, warn_once, wrap_dim, xp_of)
 from ..dtypes import from_numpy_dtype, get_default_dtype, kind as _kind, scalar_type_name as _tname
 from .shape import (Clone, Expand, Reshape, Squeeze, T, Transpose, Unsqueeze, reshape,
                     view_strides)
@@ -929,10 +928,9 @@ def _expand_input(xp, ia, shape):
 
 def chain_matmul(*matrices, out=None):
     """``matrices[0] @ matrices[1] @ ...`` (deprecated in torch in favour of linalg.multi_dot)."""
-    from ._util import warn_once as _warn_once
-    _warn_once("chain_matmul", "torch.chain_matmul is deprecated and will be removed in a future "
-               "PyTorch release. Use torch.linalg.multi_dot instead, which accepts a list of two "
-               "or more tensors rather than multiple parameters.")
+    warn_once("chain_matmul", "torch.chain_matmul is deprecated and will be removed in a future "
+              "PyTorch release. Use torch.linalg.multi_dot instead, which accepts a list of two "
+              "or more tensors rather than multiple parameters.")
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
         matrices = tuple(matrices[0])
     if not matrices:

@@ -16,7 +16,7 @@ from ..tensor import Size, Tensor
 from ._index import Index, IndexPut, _iter_perm, copy_in_order
 from ..backend._meta import MetaArray
 from ._numpy_names import numpy_names
-from ._util import check_shapes_broadcast, sum_to, wrap_dim, xp_of
+from ._util import check_shapes_broadcast, sum_to, warn_once, wrap_dim, xp_of
 
 __all__ = ["view", "reshape", "transpose", "swapaxes", "swapdims", "permute", "t", "squeeze",
            "unsqueeze", "expand", "expand_as", "flatten", "unbind", "view_as", "reshape_as",
@@ -941,6 +941,49 @@ def restrided(arr, strides):
                        tuple(s * arr.itemsize for s in strides))
     out[...] = arr
     return out
+
+
+def _memory_order(arr, memory_format, op):
+    """The dims of ``arr`` slowest first in ``memory_format`` (None: C order, or for
+    ``preserve_format`` the layout kept as it is)."""
+    name = getattr(memory_format, "_name", memory_format)
+    if name in _CHANNELS_LAST:
+        rank, order = _CHANNELS_LAST[name]
+        if arr.ndim != rank:
+            raise RuntimeError("required rank %d tensor to use %s format" % (rank, name))
+        return order
+    return None
+
+
+def _dense(shape, st):
+    """torch's is_non_overlapping_and_dense for element strides ``st``."""
+    need = 1
+    for d in sorted((d for d in range(len(shape)) if shape[d] != 1), key=st.__getitem__):
+        if st[d] != need:
+            return False
+        need *= shape[d]
+    return True
+
+
+def like_strides(arr, memory_format=None):
+    """The element strides of torch's ``empty_like(arr, memory_format=)`` (None: C order)."""
+    name = getattr(memory_format, "_name", "preserve_format")
+    if name == "preserve_format" and arr.flags.c_contiguous and 1 not in arr.shape or \
+            name in ("contiguous_format", "legacy_contiguous_format") or arr.size == 0 or \
+            type(arr) is MetaArray:
+        return None
+    shape, st, perm = arr.shape, [s // arr.itemsize for s in arr.strides], None
+    if name == "preserve_format" and not _dense(shape, st):
+        perm = _iter_perm(shape, [st])
+    elif name != "preserve_format":
+        perm = _memory_order(arr, name, "to")[::-1] if name in _CHANNELS_LAST else None
+    step = 1
+    for d in perm or ():
+        st[d], step = step, step * shape[d]
+    c = [1] * arr.ndim
+    for d in range(arr.ndim - 1, 0, -1):
+        c[d - 1] = c[d] * shape[d]
+    return None if st == c or name == "contiguous_format" else tuple(st)
 
 
 def c_order(arr):
@@ -1870,9 +1913,8 @@ def meshgrid(*tensors, indexing=None):
     """Coordinate grids from 1-D tensors (``indexing='ij'`` by default, or ``'xy'``)."""
     tensors = list(_dims_arg(tensors))
     if indexing is None:
-        from ._util import warn_once as _warn_once      # (torch's TORCH_WARN_ONCE)
-        _warn_once("meshgrid", "torch.meshgrid: in an upcoming release, it will be required to "
-                   "pass the indexing argument.")
+        warn_once("meshgrid", "torch.meshgrid: in an upcoming release, it will be required to "
+                  "pass the indexing argument.")
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError("torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
@@ -1902,46 +1944,3 @@ def meshgrid(*tensors, indexing=None):
 
 # NumPy keyword names (axis=, keepdims=), as torch accepts them.
 numpy_names(globals(), __all__)
-
-
-def _memory_order(arr, memory_format, op):
-    """The dims of ``arr`` slowest first in ``memory_format`` (None: C order, or for
-    ``preserve_format`` the layout kept as it is)."""
-    name = getattr(memory_format, "_name", memory_format)
-    if name in _CHANNELS_LAST:
-        rank, order = _CHANNELS_LAST[name]
-        if arr.ndim != rank:
-            raise RuntimeError("required rank %d tensor to use %s format" % (rank, name))
-        return order
-    return None
-
-
-def _dense(shape, st):
-    """torch's is_non_overlapping_and_dense for element strides ``st``."""
-    need = 1
-    for d in sorted((d for d in range(len(shape)) if shape[d] != 1), key=st.__getitem__):
-        if st[d] != need:
-            return False
-        need *= shape[d]
-    return True
-
-
-def like_strides(arr, memory_format=None):
-    """The element strides of torch's ``empty_like(arr, memory_format=)`` (None: C order)."""
-    name = getattr(memory_format, "_name", "preserve_format")
-    if name == "preserve_format" and arr.flags.c_contiguous and 1 not in arr.shape or \
-            name in ("contiguous_format", "legacy_contiguous_format") or arr.size == 0 or \
-            type(arr) is MetaArray:
-        return None
-    shape, st, perm = arr.shape, [s // arr.itemsize for s in arr.strides], None
-    if name == "preserve_format" and not _dense(shape, st):
-        perm = _iter_perm(shape, [st])
-    elif name != "preserve_format":
-        perm = _memory_order(arr, name, "to")[::-1] if name in _CHANNELS_LAST else None
-    step = 1
-    for d in perm or ():
-        st[d], step = step, step * shape[d]
-    c = [1] * arr.ndim
-    for d in range(arr.ndim - 1, 0, -1):
-        c[d - 1] = c[d] * shape[d]
-    return None if st == c or name == "contiguous_format" else tuple(st)

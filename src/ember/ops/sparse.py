@@ -12,7 +12,6 @@ from ``values`` gathers them at ``indices``.
 
 import math
 
-import warnings
 
 import numpy as np
 
@@ -21,7 +20,7 @@ from .._tensor_str import PRINT_OPTS, tensor_repr
 from ..autograd.function import Function, once_differentiable
 from ..autograd.grad_mode import no_grad
 from ..tensor import Size, Tensor
-from ._util import backend_of, called_by_user, caller_stacklevel, xp_of
+from ._util import backend_of, called_by_user, caller_stacklevel, warn_once, xp_of
 from .creation import as_tensor
 from .shape import cat
 
@@ -720,17 +719,12 @@ def _rebuild_sparse_coo(indices, values, size, coalesced, requires_grad=False):
 def _invariants_warning(check_invariants):
     """torch's warning, once per process, for a sparse tensor built by the user without
     ``check_invariants``."""
-    if check_invariants is None and not _INVARIANTS_WARNED[0] and called_by_user(1):
-        _INVARIANTS_WARNED[0] = True
-        warnings.warn("Sparse invariant checks are implicitly disabled. Memory errors (e.g. "
-                      "SEGFAULT) will occur when operating on a sparse tensor which violates the "
-                      "invariants, but checks incur performance overhead. To silence this "
-                      "warning, explicitly opt in or out. See `torch.sparse.check_sparse_tensor_"
-                      "invariants.__doc__` for guidance.", UserWarning,
-                      stacklevel=caller_stacklevel())
-
-
-_INVARIANTS_WARNED = [False]
+    if check_invariants is None and called_by_user(1):
+        warn_once("sparse invariants", "Sparse invariant checks are implicitly disabled. Memory "
+                  "errors (e.g. SEGFAULT) will occur when operating on a sparse tensor which "
+                  "violates the invariants, but checks incur performance overhead. To silence "
+                  "this warning, explicitly opt in or out. See `torch.sparse.check_sparse_"
+                  "tensor_invariants.__doc__` for guidance.", caller_stacklevel() + 1)
 
 
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
